@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Every test of kubectl-arc, from a fresh clone: the README's test command, and what .ci/run calls.
+#
+# Builds (or reuses, from .cache/) a real etcd and kube-apiserver and the Go oracle from the Go module
+# proxy, starts the test bed on 127.0.0.1, runs the lints and every Rust and Go test against it, and
+# always stops the test bed again. A test bed that cannot start fails the run.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+t0=$SECONDS
+scripts/testbed.sh build
+echo "test: build step took $((SECONDS - t0))s" >&2
+
+mkdir -p .cache/testbed
+run=$(mktemp -d "$root/.cache/testbed/run.XXXXXX")
+trap 'scripts/testbed.sh down "$run"' EXIT INT TERM
+t1=$SECONDS
+scripts/testbed.sh up "$run" >/dev/null
+echo "test: test bed up in $((SECONDS - t1))s" >&2
+# shellcheck disable=SC1091
+source "$run/env"
+
+cargo fmt --all -- --check
+cargo clippy --all-targets --locked -- -D warnings
+cargo test --all-targets --locked
+
+if [ -f tests/oracle/go.mod ]; then
+  (
+    cd tests/oracle
+    test -z "$(gofmt -l .)" || { gofmt -l . >&2; echo "test: gofmt reports unformatted Go files" >&2; exit 1; }
+    for mod in go.mod go.v*.mod; do
+      go vet -modfile="$mod" ./...
+      go test -modfile="$mod" ./...
+    done
+  )
+fi
+echo "test: all done in $((SECONDS - t0))s" >&2

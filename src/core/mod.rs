@@ -1,0 +1,6 @@
+//! The pure core: what kubectl-arc shares with ARC's Go controller.
+//!
+//! Everything here takes data and returns data: no I/O, no clock, no tokio. Each shared rule names
+//! the Go function it mirrors, and differential tests compare it with the Go oracle (tests/oracle).
+
+pub mod arc;

@@ -1,0 +1,11 @@
+//! kubectl-arc: make actions-runner-controller's runner-spec revisions visible and safe to operate.
+//!
+//! Three layers:
+//! - [`core`]: pure, Go-compatible logic shared with ARC (value model, equalities, legacy hash,
+//!   revision rules). No I/O, no tokio.
+//! - [`cluster`]: the only place that talks to a Kubernetes API server.
+//! - [`cli`]: thin commands that turn arguments into a plan, run it and hand a report to a renderer.
+
+pub mod cli;
+pub mod cluster;
+pub mod core;
