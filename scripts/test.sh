@@ -29,10 +29,12 @@ if [ -f tests/oracle/go.mod ]; then
   (
     cd tests/oracle
     test -z "$(gofmt -l .)" || { gofmt -l . >&2; echo "test: gofmt reports unformatted Go files" >&2; exit 1; }
+    # Every layout is vetted; the Go self-test runs on ARC's pin (go.mod), against the recorded
+    # outputs of ARC's own code. The other layouts are checked from the Rust tests.
     for mod in go.mod go.v*.mod; do
       go vet -modfile="$mod" ./...
-      go test -modfile="$mod" ./...
     done
+    go test ./...
   )
 fi
 echo "test: all done in $((SECONDS - t0))s" >&2

@@ -1,12 +1,19 @@
 //! Command-line layer: argument parsing (clap) and the thin commands.
 //!
 //! Each command turns its arguments into a plan, runs it through the core and the cluster layer and
-//! hands a report to a renderer. Output goes only through the writers passed in.
+//! hands a report to a renderer. Output goes only through the writers passed in: data to `out`,
+//! diagnostics to `err`.
+
+pub mod diff;
 
 use std::ffi::OsString;
 use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::cluster::ConnectOptions;
 
 /// Exit code: success, or nothing to report (like `kubectl diff` with no differences).
 pub const EXIT_OK: u8 = 0;
@@ -15,23 +22,136 @@ pub const EXIT_DRIFT: u8 = 1;
 /// Exit code: usage or runtime error.
 pub const EXIT_ERROR: u8 = 2;
 
-/// kubectl-arc: see and operate actions-runner-controller's runner-spec revisions.
+/// See and operate actions-runner-controller's runner-spec revisions.
 #[derive(Debug, Parser)]
-#[command(name = "kubectl-arc", bin_name = "kubectl arc", version, about, long_about = None)]
+#[command(
+    name = "kubectl-arc",
+    bin_name = "kubectl arc",
+    version,
+    about,
+    long_about = "kubectl arc: see and operate actions-runner-controller's runner-spec revisions.\n\n\
+ARC recycles idle and pending runners when an AutoscalingRunnerSet's runner spec changes under Go's \
+Semantic equality. kubectl arc shows that drift exactly as ARC's controller computes it.",
+    propagate_version = true
+)]
 pub struct Cli {
+    #[command(flatten)]
+    pub kube: KubeFlags,
     #[command(subcommand)]
     pub command: Command,
 }
 
+/// kubectl's global flags.
+#[derive(Debug, Clone, Args)]
+pub struct KubeFlags {
+    /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub kubeconfig: Option<PathBuf>,
+    /// The kubeconfig context to use.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub context: Option<String>,
+    /// The kubeconfig cluster to use.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub cluster: Option<String>,
+    /// The kubeconfig user to use.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub user: Option<String>,
+    /// The namespace (default: the context's namespace).
+    #[arg(short = 'n', long, global = true, value_name = "NS")]
+    pub namespace: Option<String>,
+    /// Username to impersonate.
+    #[arg(long = "as", global = true, value_name = "USER")]
+    pub as_user: Option<String>,
+    /// Group to impersonate (repeatable).
+    #[arg(long = "as-group", global = true, value_name = "GROUP")]
+    pub as_group: Vec<String>,
+    /// How long to wait for one request to the server (e.g. 10s, 1m; 0 means no limit).
+    #[arg(long, global = true, value_name = "DURATION", value_parser = parse_duration)]
+    pub request_timeout: Option<Duration>,
+    /// Log verbosity on stderr (0-9, like kubectl).
+    #[arg(
+        short = 'v',
+        long = "v",
+        global = true,
+        value_name = "LEVEL",
+        default_value_t = 0
+    )]
+    pub verbosity: u8,
+}
+
+impl KubeFlags {
+    pub fn connect_options(&self) -> ConnectOptions {
+        ConnectOptions {
+            kubeconfig: self.kubeconfig.clone(),
+            context: self.context.clone(),
+            cluster: self.cluster.clone(),
+            user: self.user.clone(),
+            impersonate: self.as_user.clone(),
+            impersonate_groups: self.as_group.clone(),
+            request_timeout: self.request_timeout.filter(|d| !d.is_zero()),
+        }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Print the version and the supported ARC and k8s.io/api layouts.
+    /// Show the drift between AutoscalingRunnerSets and their EphemeralRunnerSets, as ARC sees it.
+    Diff(diff::DiffArgs),
+    /// Print the version and the supported k8s.io/api layouts.
     Version,
+}
+
+/// When to colour output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// What the process knows about its terminal, handed in by `main` (the library never asks).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Terminal {
+    /// stdout is a terminal.
+    pub stdout_is_tty: bool,
+    /// `NO_COLOR` is set to a non-empty value.
+    pub no_color: bool,
+}
+
+impl Terminal {
+    /// Whether to colour, per `--color` and the NO_COLOR convention.
+    pub fn color(&self, choice: ColorChoice) -> bool {
+        match choice {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => self.stdout_is_tty && !self.no_color,
+        }
+    }
+}
+
+/// `kubectl --request-timeout` syntax: a number with a unit (`s`, `m`, `h`, `ms`), or bare seconds.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let n: f64 = num
+        .parse()
+        .map_err(|_| format!("{s:?} is not a duration (examples: 30s, 2m, 1h)"))?;
+    let secs = match unit {
+        "" | "s" => n,
+        "ms" => n / 1000.0,
+        "m" => n * 60.0,
+        "h" => n * 3600.0,
+        _ => return Err(format!("{s:?}: unknown unit {unit:?} (use ms, s, m or h)")),
+    };
+    Ok(Duration::from_secs_f64(secs))
 }
 
 /// Parse `args` and run the command, writing data to `out` and diagnostics to `err`.
 /// Returns the process exit code.
-pub fn main<I, T>(args: I, out: &mut dyn Write, err: &mut dyn Write) -> u8
+pub fn main<I, T>(args: I, term: Terminal, out: &mut dyn Write, err: &mut dyn Write) -> u8
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
@@ -40,22 +160,90 @@ where
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { EXIT_ERROR } else { EXIT_OK };
-            let rendered = e.render();
+            let rendered = if term.color(ColorChoice::Auto) {
+                e.render().ansi().to_string()
+            } else {
+                e.render().to_string()
+            };
             let target: &mut dyn Write = if e.use_stderr() { err } else { out };
-            let _ = write!(target, "{}", rendered.ansi());
+            let _ = write!(target, "{rendered}");
             return code;
         }
     };
     let result = match cli.command {
-        Command::Version => writeln!(out, "kubectl-arc {}", env!("CARGO_PKG_VERSION")),
+        Command::Diff(args) => diff::run(&cli.kube, args, term, out, err),
+        Command::Version => version(out).map(|()| EXIT_OK),
     };
     match result {
-        Ok(()) => EXIT_OK,
-        // A closed pipe (`kubectl arc ... | head`) is not an error.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_OK,
+        Ok(code) => code,
+        Err(e) if is_broken_pipe(&e) => EXIT_OK,
         Err(e) => {
-            let _ = writeln!(err, "error: {e}");
+            let _ = writeln!(err, "error: {e:#}");
             EXIT_ERROR
         }
+    }
+}
+
+fn version(out: &mut dyn Write) -> anyhow::Result<()> {
+    writeln!(out, "kubectl-arc {}", env!("CARGO_PKG_VERSION"))?;
+    writeln!(
+        out,
+        "ARC: actions-runner-controller scale-set mode, actions.github.com/v1alpha1 (integrity-hash and actionable-revision eras)"
+    )?;
+    let layouts: Vec<&str> = crate::core::layout::Layout::shipped_versions().collect();
+    writeln!(
+        out,
+        "k8s.io/api layouts: {} (default {}, ARC's pin)",
+        layouts.join(", "),
+        layouts[0]
+    )?;
+    Ok(())
+}
+
+/// A closed pipe (`kubectl arc ... | head`) is not an error.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// A single-threaded runtime for the commands that talk to a cluster.
+pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_like_kubectl() {
+        assert_eq!(parse_duration("30s").unwrap(), Duration::from_secs(30));
+        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_duration("5").unwrap(), Duration::from_secs(5));
+        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
+        assert!(parse_duration("soon").is_err());
+        assert!(parse_duration("3d").is_err());
+    }
+
+    #[test]
+    fn no_color_and_terminals() {
+        let tty = Terminal {
+            stdout_is_tty: true,
+            no_color: false,
+        };
+        assert!(tty.color(ColorChoice::Auto));
+        assert!(
+            !Terminal {
+                no_color: true,
+                ..tty
+            }
+            .color(ColorChoice::Auto)
+        );
+        assert!(!Terminal::default().color(ColorChoice::Auto));
+        assert!(Terminal::default().color(ColorChoice::Always));
     }
 }

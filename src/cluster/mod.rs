@@ -75,3 +75,118 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Connection> {
         default_namespace,
     })
 }
+
+/// An object as the API server sent it, with `spec` and `status` kept as the exact JSON text (so
+/// the Go-faithful decoder sees the bytes ARC's controller sees).
+#[derive(Debug, serde::Deserialize)]
+pub struct RawObject {
+    #[serde(default)]
+    pub metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    #[serde(default)]
+    pub spec: Option<Box<serde_json::value::RawValue>>,
+    #[serde(default)]
+    pub status: Option<Box<serde_json::value::RawValue>>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct RawList {
+    #[serde(default)]
+    metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta,
+    items: Vec<RawObject>,
+}
+
+/// Where ARC's resources live: `/apis/actions.github.com/v1alpha1[/namespaces/NS]/PLURAL`.
+pub fn arc_path(plural: &str, namespace: Option<&str>) -> String {
+    let base = format!("/apis/{}", crate::core::arc::API_VERSION);
+    match namespace {
+        Some(ns) => format!("{base}/namespaces/{ns}/{plural}"),
+        None => format!("{base}/{plural}"),
+    }
+}
+
+/// How many objects a list page asks for.
+pub const PAGE_SIZE: u32 = 500;
+
+/// List ARC objects of `plural` (in `namespace`, or all namespaces), following `continue` tokens
+/// page by page and handing each object to `each`, so memory stays bounded by one page.
+pub async fn list_each(
+    client: &Client,
+    plural: &str,
+    namespace: Option<&str>,
+    selector: Option<&str>,
+    mut each: impl FnMut(RawObject) -> Result<()>,
+) -> Result<()> {
+    let request = kube::core::Request::new(arc_path(plural, namespace));
+    let mut params = kube::api::ListParams::default().limit(PAGE_SIZE);
+    if let Some(s) = selector {
+        params = params.labels(s);
+    }
+    loop {
+        let req = request
+            .list(&params)
+            .context("cannot build a list request")?;
+        let page: RawList = client
+            .request(req)
+            .await
+            .map_err(|e| describe_api_error(e, "list", plural, namespace, None))?;
+        for item in page.items {
+            each(item)?;
+        }
+        match page.metadata.continue_ {
+            Some(token) if !token.is_empty() => params.continue_token = Some(token),
+            _ => return Ok(()),
+        }
+    }
+}
+
+/// Get one ARC object; `None` when it does not exist.
+pub async fn get(
+    client: &Client,
+    plural: &str,
+    namespace: &str,
+    name: &str,
+) -> Result<Option<RawObject>> {
+    let req = kube::core::Request::new(arc_path(plural, Some(namespace)))
+        .get(name, &kube::api::GetParams::default())
+        .context("cannot build a get request")?;
+    match client.request::<RawObject>(req).await {
+        Ok(o) => Ok(Some(o)),
+        Err(kube::Error::Api(s)) if s.code == 404 => Ok(None),
+        Err(e) => Err(describe_api_error(
+            e,
+            "get",
+            plural,
+            Some(namespace),
+            Some(name),
+        )),
+    }
+}
+
+/// An API error as a sentence that names the verb, the resource and what to do.
+pub fn describe_api_error(
+    err: kube::Error,
+    verb: &str,
+    plural: &str,
+    namespace: Option<&str>,
+    name: Option<&str>,
+) -> anyhow::Error {
+    let what = match (namespace, name) {
+        (Some(ns), Some(n)) => format!("{plural} {ns}/{n}"),
+        (Some(ns), None) => format!("{plural} in namespace {ns}"),
+        (None, _) => format!("{plural} in all namespaces"),
+    };
+    match &err {
+        kube::Error::Api(s) if s.code == 403 => anyhow::anyhow!(
+            "forbidden: cannot {verb} {what}: {} (ask for RBAC permission to {verb} {plural}.{})",
+            s.message,
+            crate::core::arc::GROUP
+        ),
+        kube::Error::Api(s) if s.code == 404 && name.is_none() => anyhow::anyhow!(
+            "the server does not know {plural}.{}: are ARC's CRDs installed? ({})",
+            crate::core::arc::GROUP,
+            s.message
+        ),
+        kube::Error::Api(s) => anyhow::anyhow!("cannot {verb} {what}: {} ({})", s.message, s.code),
+        _ => anyhow::Error::new(err).context(format!("cannot {verb} {what}")),
+    }
+}

@@ -4,3 +4,13 @@
 //! the Go function it mirrors, and differential tests compare it with the Go oracle (tests/oracle).
 
 pub mod arc;
+pub mod desired;
+pub mod drift;
+pub mod equality;
+pub mod gotime;
+pub mod json;
+pub mod layout;
+pub mod legacy_hash;
+pub mod quantity;
+pub mod selector;
+pub mod value;

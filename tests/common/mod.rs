@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod oracle;
+pub mod specgen;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -1,0 +1,152 @@
+//! The desired EphemeralRunnerSet runner spec, built from an AutoscalingRunnerSet as ARC builds it,
+//! and ARC's verdict on drift.
+//!
+//! Pure core. Mirrors the spec part of `(*ResourceBuilder).newEphemeralRunnerSet`
+//! (ARC controllers/actions.github.com/resourcebuilder.go): `RunnerScaleSetID` is
+//! `strconv.Atoi` of the ARS annotation `runner-scale-set-id`; `GitHubConfigURL`,
+//! `GitHubConfigSecret`, `Proxy`, `GitHubServerTLS`, `VaultConfig` (`AutoscalingRunnerSet.VaultConfig()`
+//! returns `Spec.VaultConfig`) and `EphemeralRunnerConfigSecretMetadata` are copied from the ARS
+//! spec, and the inline `PodTemplateSpec` is `Spec.Template`. Everything else stays zero (notably
+//! `ProxySecretRef`, which the ERS controller sets on runners, not on the set). The value is built in
+//! memory from the decoded ARS, exactly like ARC: it is never re-encoded, so an `env: []` in the
+//! template stays an empty, non-nil slice here while the stored ERS reads it back as nil.
+//!
+//! The revision-era ARS controller (ARC PR #4638) bumps `spec.actionableRevision` when
+//! `apiequality.Semantic.DeepEqual(current, desired)` is false: [`would_bump`].
+
+use crate::core::arc::ANNOTATION_RUNNER_SCALE_SET_ID;
+use crate::core::equality;
+use crate::core::layout::{Kind, Layout};
+use crate::core::value::{DecodeError, Value, decode};
+
+/// Why no desired spec can be built from an AutoscalingRunnerSet (ARC logs and gives up too).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DesiredError {
+    /// The `runner-scale-set-id` annotation is absent: the listener has not registered the set yet.
+    #[error(
+        "annotation {ANNOTATION_RUNNER_SCALE_SET_ID} is missing: ARC has not registered this scale set with GitHub yet, so it builds no EphemeralRunnerSet"
+    )]
+    MissingScaleSetId,
+    /// The annotation is not an integer as Go's `strconv.Atoi` reads one.
+    #[error(
+        "annotation {ANNOTATION_RUNNER_SCALE_SET_ID}={0:?} is not an integer (strconv.Atoi fails)"
+    )]
+    BadScaleSetId(String),
+    /// The spec does not decode into ARC's Go types.
+    #[error("spec does not decode into ARC's Go types: {0}")]
+    Decode(#[from] DecodeError),
+}
+
+/// `strconv.Atoi`: an optional sign and decimal digits, within int64 (Go's `int` on 64-bit).
+pub fn go_atoi(s: &str) -> Option<i64> {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let n: i128 = digits.parse().ok()?;
+    let n = if s.starts_with('-') { -n } else { n };
+    i64::try_from(n).ok()
+}
+
+/// Build the desired `EphemeralRunnerSpec` value from an ARS's `spec` JSON text and its
+/// `runner-scale-set-id` annotation.
+pub fn desired_runner_spec(
+    layout: &Layout,
+    ars_spec_json: &str,
+    scale_set_id_annotation: Option<&str>,
+) -> Result<Value, DesiredError> {
+    let id_text = scale_set_id_annotation.ok_or(DesiredError::MissingScaleSetId)?;
+    let id = go_atoi(id_text).ok_or_else(|| DesiredError::BadScaleSetId(id_text.to_string()))?;
+    let ars = decode(layout, layout.autoscaling_runner_set_spec, ars_spec_json)?;
+    Ok(build(layout, ars, id))
+}
+
+fn build(layout: &Layout, ars: Value, scale_set_id: i64) -> Value {
+    let Kind::Struct(ars_fields) = &layout.ty(layout.autoscaling_runner_set_spec).kind else {
+        unreachable!("AutoscalingRunnerSetSpec is a struct")
+    };
+    let Value::Struct(ars_values) = ars else {
+        unreachable!("struct value")
+    };
+    let mut ars_values: Vec<Value> = ars_values.into_vec();
+    let mut take = |go_name: &str| -> Value {
+        let i = ars_fields
+            .iter()
+            .position(|f| f.name == go_name)
+            .unwrap_or_else(|| panic!("AutoscalingRunnerSetSpec has no field {go_name}"));
+        std::mem::replace(&mut ars_values[i], Value::Bool(false))
+    };
+    let mut spec = Value::zero(layout, layout.ephemeral_runner_spec);
+    let Kind::Struct(ers_fields) = &layout.ty(layout.ephemeral_runner_spec).kind else {
+        unreachable!("EphemeralRunnerSpec is a struct")
+    };
+    let values = spec.fields_mut().expect("struct");
+    for (i, f) in ers_fields.iter().enumerate() {
+        values[i] = match f.name.as_str() {
+            "RunnerScaleSetID" => Value::Int(scale_set_id),
+            "GitHubConfigURL" => take("GitHubConfigUrl"),
+            "GitHubConfigSecret" => take("GitHubConfigSecret"),
+            "Proxy" => take("Proxy"),
+            "GitHubServerTLS" => take("GitHubServerTLS"),
+            "PodTemplateSpec" => take("Template"),
+            "VaultConfig" => take("VaultConfig"),
+            "EphemeralRunnerConfigSecretMetadata" => take("EphemeralRunnerConfigSecretMetadata"),
+            _ => continue,
+        };
+    }
+    spec
+}
+
+/// ARC's revision-era verdict: the ARS controller bumps `spec.actionableRevision` (and so the ERS
+/// controller recycles idle and pending runners) iff the specs are not Semantic-equal.
+pub fn would_bump(layout: &Layout, desired: &Value, current: &Value) -> bool {
+    !equality::semantic_equal(layout, layout.ephemeral_runner_spec, desired, current)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atoi_is_go_strconv_atoi() {
+        assert_eq!(go_atoi("7"), Some(7));
+        assert_eq!(go_atoi("+7"), Some(7));
+        assert_eq!(go_atoi("-7"), Some(-7));
+        assert_eq!(go_atoi("007"), Some(7));
+        assert_eq!(go_atoi("9223372036854775807"), Some(i64::MAX));
+        assert_eq!(go_atoi("9223372036854775808"), None);
+        assert_eq!(go_atoi("-9223372036854775808"), Some(i64::MIN));
+        for bad in ["", " 7", "7 ", "0x7", "1e3", "+", "7.0"] {
+            assert_eq!(go_atoi(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn env_empty_in_the_template_is_strict_only_drift() {
+        let l = Layout::arc();
+        let ars = r#"{"githubConfigUrl":"https://github.com/o","githubConfigSecret":"s",
+            "template":{"spec":{"containers":[{"name":"runner","image":"img","env":[]}]}}}"#;
+        let desired = desired_runner_spec(l, ars, Some("3")).unwrap();
+        let stored = r#"{"githubConfigUrl":"https://github.com/o","githubConfigSecret":"s","runnerScaleSetId":3,
+            "spec":{"containers":[{"name":"runner","image":"img"}]}}"#;
+        let current = decode(l, l.ephemeral_runner_spec, stored).unwrap();
+        assert!(!would_bump(l, &desired, &current));
+        let c = equality::compare(l, l.ephemeral_runner_spec, &desired, &current);
+        assert!(!c.reflect_equal());
+        assert_eq!(c.differences.len(), 1);
+        assert_eq!(c.differences[0].path, "spec.containers[0].env");
+    }
+
+    #[test]
+    fn missing_or_bad_scale_set_id() {
+        let l = Layout::arc();
+        assert_eq!(
+            desired_runner_spec(l, "{}", None).unwrap_err(),
+            DesiredError::MissingScaleSetId
+        );
+        assert!(matches!(
+            desired_runner_spec(l, "{}", Some("x")).unwrap_err(),
+            DesiredError::BadScaleSetId(_)
+        ));
+    }
+}

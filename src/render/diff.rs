@@ -1,0 +1,230 @@
+//! The `diff` report and its renderers: text (verdict lines and a coloured unified YAML diff),
+//! JSON and YAML.
+//!
+//! Rendering layer: takes a report, writes to the writer it is given.
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+
+use owo_colors::OwoColorize;
+use serde::Serialize;
+use similar::{ChangeTag, TextDiff};
+
+use crate::core::equality::{Difference, Reason};
+use crate::render::display::Line;
+
+/// The whole report of one `diff` run. Its JSON and YAML shape is documented in the README.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiffReport {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    /// The k8s.io/api layout the comparison used.
+    pub layout: String,
+    pub items: Vec<ScaleSetDiff>,
+}
+
+/// The drift of one scale set.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScaleSetDiff {
+    pub namespace: String,
+    pub name: String,
+    /// Whether ARC will bump `spec.actionableRevision` and recycle idle and pending runners.
+    /// Absent when the comparison could not be made (see `error`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub semantic_drift: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reflect_equal: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cmp_equal: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub semantic_equal: Option<bool>,
+    /// How many differences only a strict comparison sees.
+    pub strict_only_differences: usize,
+    pub differences: Vec<DifferenceReport>,
+    /// What went wrong, naming the object and field.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Where the desired spec came from (`AutoscalingRunnerSet ns/name` or a file).
+    pub desired_from: String,
+    /// Where the current spec came from.
+    pub current_from: String,
+    /// The rendered specs, for the text diff.
+    #[serde(skip)]
+    pub desired_lines: Vec<Line>,
+    #[serde(skip)]
+    pub current_lines: Vec<Line>,
+}
+
+/// One difference in the report.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DifferenceReport {
+    pub path: String,
+    pub reason: Reason,
+    /// Whether ARC (Semantic equality) acts on this difference.
+    pub semantic: bool,
+}
+
+impl From<&Difference> for DifferenceReport {
+    fn from(d: &Difference) -> Self {
+        DifferenceReport {
+            path: d.path.clone(),
+            reason: d.reason,
+            semantic: !d.reason.semantic_equal(),
+        }
+    }
+}
+
+/// Options of the text renderer.
+#[derive(Debug, Clone, Copy)]
+pub struct TextOptions {
+    /// Lines of context around each change.
+    pub context: usize,
+    pub color: bool,
+}
+
+/// Write the text report.
+pub fn write_text(report: &DiffReport, opts: TextOptions, out: &mut dyn Write) -> io::Result<()> {
+    for (i, item) in report.items.iter().enumerate() {
+        if i > 0 {
+            writeln!(out)?;
+        }
+        write_item(item, opts, out)?;
+    }
+    Ok(())
+}
+
+fn write_item(item: &ScaleSetDiff, opts: TextOptions, out: &mut dyn Write) -> io::Result<()> {
+    let id = format!("{}/{}", item.namespace, item.name);
+    let paint =
+        |s: &str, style: fn(&str) -> String| if opts.color { style(s) } else { s.to_string() };
+    if let Some(err) = &item.error {
+        return writeln!(
+            out,
+            "{}: {}",
+            paint(&id, |s| s.bold().to_string()),
+            paint(&format!("error: {err}"), |s| s.red().to_string())
+        );
+    }
+    let semantic = item.differences.iter().filter(|d| d.semantic).count();
+    let strict = item.strict_only_differences;
+    let verdict = if item.semantic_drift == Some(true) {
+        paint(
+            &format!(
+                "semantic drift: ARC will bump spec.actionableRevision and recycle idle and pending runners ({semantic} semantic {}, {strict} strict-only)",
+                plural(semantic, "difference", "differences")
+            ),
+            |s| s.yellow().bold().to_string(),
+        )
+    } else if strict > 0 {
+        paint(
+            &format!(
+                "no semantic drift; {strict} strict-only {} (ARC will not act)",
+                plural(strict, "difference", "differences")
+            ),
+            |s| s.green().to_string(),
+        )
+    } else {
+        paint("no drift", |s| s.green().to_string())
+    };
+    writeln!(out, "{}: {verdict}", paint(&id, |s| s.bold().to_string()))?;
+    if item.differences.is_empty() {
+        return Ok(());
+    }
+    let reasons: HashMap<&str, Reason> = item
+        .differences
+        .iter()
+        .filter(|d| !d.semantic)
+        .map(|d| (d.path.as_str(), d.reason))
+        .collect();
+    let old: Vec<&str> = item.current_lines.iter().map(|l| l.text.as_str()).collect();
+    let new: Vec<&str> = item.desired_lines.iter().map(|l| l.text.as_str()).collect();
+    let diff = TextDiff::configure().diff_slices(&old, &new);
+    writeln!(
+        out,
+        "{}",
+        paint(&format!("--- current: {}", item.current_from), |s| s
+            .red()
+            .to_string())
+    )?;
+    writeln!(
+        out,
+        "{}",
+        paint(&format!("+++ desired: {}", item.desired_from), |s| s
+            .green()
+            .to_string())
+    )?;
+    // Strict-only differences are not line changes when the two sides print alike (a quantity in
+    // another notation), so hunks include every line that carries a strict-only mark.
+    let marked_old: Vec<usize> = (0..old.len())
+        .filter(|&i| reasons.contains_key(item.current_lines[i].path.as_str()))
+        .collect();
+    for group in diff.grouped_ops(opts.context) {
+        let first = group.first().expect("non-empty group");
+        let last = group.last().expect("non-empty group");
+        let (os, oe) = (first.old_range().start, last.old_range().end);
+        let (ns, ne) = (first.new_range().start, last.new_range().end);
+        writeln!(
+            out,
+            "{}",
+            paint(
+                &format!("@@ -{},{} +{},{} @@", os + 1, oe - os, ns + 1, ne - ns),
+                |s| s.cyan().to_string()
+            )
+        )?;
+        for op in &group {
+            for change in diff.iter_changes(op) {
+                let (sign, line) = match change.tag() {
+                    ChangeTag::Delete => ("-", &item.current_lines[change.old_index().unwrap()]),
+                    ChangeTag::Insert => ("+", &item.desired_lines[change.new_index().unwrap()]),
+                    ChangeTag::Equal => (" ", &item.desired_lines[change.new_index().unwrap()]),
+                };
+                let mark = reasons
+                    .get(line.path.as_str())
+                    .map(|r| format!("  # strict-only: {}", r.explain()));
+                let text = format!("{sign}{}", line.text);
+                let text = match change.tag() {
+                    ChangeTag::Delete => paint(&text, |s| s.red().to_string()),
+                    ChangeTag::Insert => paint(&text, |s| s.green().to_string()),
+                    ChangeTag::Equal => text,
+                };
+                match mark {
+                    Some(m) => writeln!(out, "{text}{}", paint(&m, |s| s.dimmed().to_string()))?,
+                    None => writeln!(out, "{text}")?,
+                }
+            }
+        }
+    }
+    // Strict-only differences on lines that read the same on both sides (no hunk shows them).
+    let shown_in_hunks = |i: usize| {
+        diff.grouped_ops(opts.context)
+            .iter()
+            .any(|g| g.iter().any(|op| op.old_range().contains(&i)))
+    };
+    for i in marked_old {
+        if !shown_in_hunks(i) {
+            let line = &item.current_lines[i];
+            let r = reasons[line.path.as_str()];
+            writeln!(
+                out,
+                "{}",
+                paint(
+                    &format!(
+                        "  {}: {}  # strict-only: {}",
+                        line.path,
+                        line.text.trim(),
+                        r.explain()
+                    ),
+                    |s| s.dimmed().to_string()
+                )
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 { one } else { many }
+}

@@ -1,0 +1,4 @@
+//! Renderers: reports in, text out, through the writer they are given.
+
+pub mod diff;
+pub mod display;

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	kjson "sigs.k8s.io/json"
+
+	"kubectl-arc/oracle/arc/v1alpha1"
+)
+
+// decodeRealistic decodes testdata/realistic-spec.json the way
+// controller-runtime does.
+func decodeRealistic(b *testing.B, raw []byte) v1alpha1.EphemeralRunnerSpec {
+	b.Helper()
+	var spec v1alpha1.EphemeralRunnerSpec
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, &spec); err != nil {
+		b.Fatal(err)
+	}
+	return spec
+}
+
+// BenchmarkSemanticDeepEqual compares two separately decoded, equal copies
+// of a realistic runner spec (no drift: the full walk is done).
+func BenchmarkSemanticDeepEqual(b *testing.B) {
+	raw := readTestdata(b)
+	x, y := decodeRealistic(b, raw), decodeRealistic(b, raw)
+	if !equality.Semantic.DeepEqual(x, y) {
+		b.Fatal("copies differ")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		equality.Semantic.DeepEqual(x, y)
+	}
+}
+
+// BenchmarkLegacyHash is ARC's legacy integrity hash of a decoded spec.
+func BenchmarkLegacyHash(b *testing.B) {
+	spec := decodeRealistic(b, readTestdata(b))
+	b.ReportAllocs()
+	for b.Loop() {
+		hashSpec(spec)
+	}
+}
+
+// BenchmarkDecode decodes the realistic spec into a fresh value.
+func BenchmarkDecode(b *testing.B) {
+	raw := readTestdata(b)
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		decodeRealistic(b, raw)
+	}
+}
