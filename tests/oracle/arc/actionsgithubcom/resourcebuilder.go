@@ -6,64 +6,54 @@ import (
 	"kubectl-arc/oracle/arc/v1alpha1"
 )
 
-// runnerScaleSetIDAnnotationKey mirrors the constant of the same name in ARC
-// controllers/actions.github.com/autoscalingrunnerset_controller.go.
-const runnerScaleSetIDAnnotationKey = "runner-scale-set-id"
+// scaleSetIDAnnotation is the AutoscalingRunnerSet annotation ARC reads the runner scale set ID
+// from (runnerScaleSetIDAnnotationKey in ARC's controller package).
+const scaleSetIDAnnotation = "runner-scale-set-id"
 
-// EphemeralRunnerSetIntegrityHash mirrors ephemeralRunnerSetIntegrityHash in
-// ARC controllers/actions.github.com/resourcebuilder.go, exactly: a copy of
-// the spec in a function-local struct, hashed through a pointer.
+// integrityWrapper returns the value ARC's ephemeralRunnerSetIntegrityHash
+// (controllers/actions.github.com/resourcebuilder.go) hands to the hash: a pointer to a struct
+// type declared inside a function of this package, named data, whose one field holds the spec.
+// go-spew prints its type as (*actionsgithubcom.data).
+func integrityWrapper(spec v1alpha1.EphemeralRunnerSpec) interface{} {
+	type data struct {
+		EphemeralRunnerSpec v1alpha1.EphemeralRunnerSpec `json:"ephemeralRunnerSpec"`
+	}
+	return &data{EphemeralRunnerSpec: spec}
+}
+
+// EphemeralRunnerSetIntegrityHash is the legacy actions.github.com/integrity-hash ARC computes
+// for an EphemeralRunnerSet.
 func EphemeralRunnerSetIntegrityHash(ers *v1alpha1.EphemeralRunnerSet) string {
-	type data struct {
-		EphemeralRunnerSpec v1alpha1.EphemeralRunnerSpec `json:"ephemeralRunnerSpec"`
-	}
-
-	d := data{
-		EphemeralRunnerSpec: ers.Spec.EphemeralRunnerSpec,
-	}
-	return ComputeTemplateHash(&d)
+	return ComputeTemplateHash(integrityWrapper(ers.Spec.EphemeralRunnerSpec))
 }
 
-// EphemeralRunnerSetIntegritySpew returns the spew text that
-// EphemeralRunnerSetIntegrityHash hashes. Its local type has the same
-// declaration and package, so it prints as the same
-// "(*actionsgithubcom.data)".
+// EphemeralRunnerSetIntegritySpew is the text EphemeralRunnerSetIntegrityHash hashes.
 func EphemeralRunnerSetIntegritySpew(ers *v1alpha1.EphemeralRunnerSet) string {
-	type data struct {
-		EphemeralRunnerSpec v1alpha1.EphemeralRunnerSpec `json:"ephemeralRunnerSpec"`
-	}
-
-	d := data{
-		EphemeralRunnerSpec: ers.Spec.EphemeralRunnerSpec,
-	}
-	return TemplateSpew(&d)
+	return TemplateSpew(integrityWrapper(ers.Spec.EphemeralRunnerSpec))
 }
 
-// NewEphemeralRunnerSetSpec mirrors the spec part of newEphemeralRunnerSet in
-// ARC controllers/actions.github.com/resourcebuilder.go: the desired
-// EphemeralRunnerSetSpec built in memory from the (decoded) AutoscalingRunnerSet.
-// The labels, annotations, GitHub URL labels (applyGitHubURLLabels, which can
-// also fail on an unparsable githubConfigUrl) and the owner reference that
-// newEphemeralRunnerSet adds are not mirrored: none of them enter the hash.
-func NewEphemeralRunnerSetSpec(autoscalingRunnerSet *v1alpha1.AutoscalingRunnerSet) (v1alpha1.EphemeralRunnerSetSpec, error) {
-	runnerScaleSetID, err := strconv.Atoi(autoscalingRunnerSet.Annotations[runnerScaleSetIDAnnotationKey])
+// NewEphemeralRunnerSetSpec builds the desired EphemeralRunnerSetSpec the way the spec part of
+// ARC's newEphemeralRunnerSet (resourcebuilder.go) does, in memory from the decoded
+// AutoscalingRunnerSet: the scale set ID is strconv.Atoi of the annotation (an error stops ARC),
+// the GitHub settings, proxy, TLS, vault and secret metadata are copied, the pod template is
+// embedded, and replicas start at 0. Labels, annotations, GitHub URL labels and the owner
+// reference are not built here: none of them enter the runner spec.
+func NewEphemeralRunnerSetSpec(ars *v1alpha1.AutoscalingRunnerSet) (v1alpha1.EphemeralRunnerSetSpec, error) {
+	id, err := strconv.Atoi(ars.Annotations[scaleSetIDAnnotation])
 	if err != nil {
 		return v1alpha1.EphemeralRunnerSetSpec{}, err
 	}
-
-	spec := v1alpha1.EphemeralRunnerSetSpec{
-		Replicas: 0,
-		EphemeralRunnerSpec: v1alpha1.EphemeralRunnerSpec{
-			RunnerScaleSetID:                    runnerScaleSetID,
-			GitHubConfigURL:                     autoscalingRunnerSet.Spec.GitHubConfigUrl,
-			GitHubConfigSecret:                  autoscalingRunnerSet.Spec.GitHubConfigSecret,
-			Proxy:                               autoscalingRunnerSet.Spec.Proxy,
-			GitHubServerTLS:                     autoscalingRunnerSet.Spec.GitHubServerTLS,
-			PodTemplateSpec:                     autoscalingRunnerSet.Spec.Template,
-			VaultConfig:                         autoscalingRunnerSet.VaultConfig(),
-			EphemeralRunnerConfigSecretMetadata: autoscalingRunnerSet.Spec.EphemeralRunnerConfigSecretMetadata,
-		},
-		EphemeralRunnerMetadata: autoscalingRunnerSet.Spec.EphemeralRunnerMetadata,
-	}
-	return spec, nil
+	var runner v1alpha1.EphemeralRunnerSpec
+	runner.RunnerScaleSetID = id
+	runner.GitHubConfigURL = ars.Spec.GitHubConfigUrl
+	runner.GitHubConfigSecret = ars.Spec.GitHubConfigSecret
+	runner.Proxy = ars.Spec.Proxy
+	runner.GitHubServerTLS = ars.Spec.GitHubServerTLS
+	runner.PodTemplateSpec = ars.Spec.Template
+	runner.VaultConfig = ars.VaultConfig()
+	runner.EphemeralRunnerConfigSecretMetadata = ars.Spec.EphemeralRunnerConfigSecretMetadata
+	return v1alpha1.EphemeralRunnerSetSpec{
+		EphemeralRunnerSpec:     runner,
+		EphemeralRunnerMetadata: ars.Spec.EphemeralRunnerMetadata,
+	}, nil
 }
