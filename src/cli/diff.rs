@@ -56,7 +56,7 @@ pub struct DiffArgs {
     pub output: DiffOutput,
     /// Lines of context around each change in the text diff.
     #[arg(short = 'U', long = "unified", value_name = "N", default_value_t = 3)]
-    pub context: usize,
+    pub unified: usize,
     /// When to colour the text output (NO_COLOR is honoured for auto).
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
@@ -162,7 +162,7 @@ pub fn run(
         DiffOutput::Text => write_text(
             &report,
             TextOptions {
-                context: args.context,
+                context: args.unified,
                 color: term.color(args.color),
             },
             out,

@@ -220,6 +220,12 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_command_line_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+
+    #[test]
     fn durations_like_kubectl() {
         assert_eq!(parse_duration("30s").unwrap(), Duration::from_secs(30));
         assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));

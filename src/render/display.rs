@@ -276,10 +276,12 @@ fn plain_safe(s: &str) -> bool {
             c.is_ascii_alphanumeric()
                 || matches!(
                     c,
-                    b'_' | b'-' | b'.' | b'/' | b'$' | b'(' | b')' | b'=' | b'+' | b'@'
+                    b'_' | b'-' | b'.' | b'/' | b'$' | b'(' | b')' | b'=' | b'+' | b'@' | b':'
                 )
         })
-        && !s.starts_with(['-', '.', '+'])
+        && !s.starts_with(['-', '.', '+', ':'])
+        && !s.ends_with(':')
+        && !s.contains("://")
 }
 
 fn looks_like_other_scalar(s: &str) -> bool {

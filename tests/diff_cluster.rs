@@ -1,0 +1,297 @@
+//! `kubectl arc diff` end to end against the real API server with ARC's CRDs: what ARC's
+//! controller would conclude for objects that went through the API server, and the same report
+//! offline from a dump of those objects.
+
+mod common;
+
+use kube::api::{
+    Api, ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams, PostParams,
+};
+use serde_json::{Value, json};
+
+fn ars_api(client: &kube::Client, ns: &str) -> Api<DynamicObject> {
+    let ar = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("actions.github.com", "v1alpha1", "AutoscalingRunnerSet"),
+        "autoscalingrunnersets",
+    );
+    Api::namespaced_with(client.clone(), ns, &ar)
+}
+
+fn template(image: &str) -> Value {
+    json!({
+        "metadata": {"labels": {"team": "platform"}},
+        "spec": {
+            "restartPolicy": "Never",
+            "containers": [{
+                "name": "runner",
+                "image": image,
+                "command": ["/home/runner/run.sh"],
+                "env": [],
+                "resources": {"limits": {"cpu": "1000m", "memory": "4Gi"}}
+            }]
+        }
+    })
+}
+
+/// The runner spec as ARC's controller writes it: Go's encoding/json drops the empty env
+/// (omitempty) and writes the canonical quantity.
+fn stored_runner_spec(image: &str) -> Value {
+    json!({
+        "githubConfigUrl": "https://github.com/my-org",
+        "githubConfigSecret": "gh-secret",
+        "runnerScaleSetId": 7,
+        "metadata": {"labels": {"team": "platform"}},
+        "spec": {
+            "restartPolicy": "Never",
+            "containers": [{
+                "name": "runner",
+                "image": image,
+                "command": ["/home/runner/run.sh"],
+                "resources": {"limits": {"cpu": "1", "memory": "4Gi"}}
+            }]
+        }
+    })
+}
+
+async fn create_pair(client: &kube::Client, ns: &str, name: &str, image: &str) {
+    let ars: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "actions.github.com/v1alpha1",
+        "kind": "AutoscalingRunnerSet",
+        "metadata": {"name": name, "annotations": {"runner-scale-set-id": "7"}},
+        "spec": {
+            "githubConfigUrl": "https://github.com/my-org",
+            "githubConfigSecret": "gh-secret",
+            "template": template(image),
+        }
+    }))
+    .unwrap();
+    ars_api(client, ns)
+        .create(&PostParams::default(), &ars)
+        .await
+        .unwrap();
+    let ers = common::ers_object(name, stored_runner_spec(image));
+    common::ers_api(client, ns)
+        .create(&PostParams::default(), &ers)
+        .await
+        .unwrap();
+}
+
+/// Run the CLI in-process; (exit code, stdout, stderr).
+fn run(args: &[&str]) -> (u8, String, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let mut argv = vec!["kubectl-arc"];
+    argv.extend_from_slice(args);
+    let code = kubectl_arc::cli::main(argv, Default::default(), &mut out, &mut err);
+    (
+        code,
+        String::from_utf8(out).unwrap(),
+        String::from_utf8(err).unwrap(),
+    )
+}
+
+fn report(stdout: &str) -> Value {
+    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn nil_vs_empty_is_strict_only_and_an_image_change_is_semantic_drift() {
+    let kubeconfig = common::revision_kubeconfig();
+    let client = common::client(&kubeconfig).await;
+    let ns = common::namespace(&client, "arc-diff").await;
+    create_pair(
+        &client,
+        &ns,
+        "runners",
+        "ghcr.io/actions/actions-runner:2.328.0",
+    )
+    .await;
+    let kc = kubeconfig.to_str().unwrap().to_string();
+    let ns2 = ns.clone();
+
+    let (code, out, err) = tokio::task::spawn_blocking(move || {
+        run(&["diff", "--kubeconfig", &kc, "-n", &ns2, "-o", "json"])
+    })
+    .await
+    .unwrap();
+    assert_eq!(code, 0, "no semantic drift → exit 0\n{out}\n{err}");
+    let r = report(&out);
+    let item = &r["items"][0];
+    assert_eq!(item["name"], "runners");
+    assert_eq!(item["semanticDrift"], false);
+    assert_eq!(item["semanticEqual"], true);
+    assert_eq!(item["reflectEqual"], false);
+    assert_eq!(item["cmpEqual"], false);
+    assert_eq!(item["strictOnlyDifferences"], 2, "{item}");
+    let reasons: Vec<(String, String)> = item["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap().into(),
+                d["reason"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            (
+                "spec.containers[0].env".to_string(),
+                "nilVsEmpty".to_string()
+            ),
+            (
+                "spec.containers[0].resources.limits.cpu".to_string(),
+                "quantityNotation".to_string()
+            ),
+        ]
+    );
+
+    // The user changes the runner image in the AutoscalingRunnerSet: ARC will act.
+    ars_api(&client, &ns)
+        .patch(
+            "runners",
+            &PatchParams::default(),
+            &Patch::Merge(
+                json!({"spec": {"template": template("ghcr.io/actions/actions-runner:2.329.0")}}),
+            ),
+        )
+        .await
+        .unwrap();
+    let kc = kubeconfig.to_str().unwrap().to_string();
+    let ns2 = ns.clone();
+    let (code, out, _) = tokio::task::spawn_blocking(move || {
+        run(&[
+            "diff",
+            "--kubeconfig",
+            &kc,
+            "-n",
+            &ns2,
+            "runners",
+            "--color",
+            "never",
+        ])
+    })
+    .await
+    .unwrap();
+    assert_eq!(code, 1, "semantic drift → exit 1\n{out}");
+    assert!(
+        out.contains(&format!("{ns}/runners: semantic drift")),
+        "{out}"
+    );
+    assert!(
+        out.contains("-    image: ghcr.io/actions/actions-runner:2.328.0"),
+        "{out}"
+    );
+    assert!(
+        out.contains("+    image: ghcr.io/actions/actions-runner:2.329.0"),
+        "{out}"
+    );
+    assert!(out.contains("env: []  # strict-only"), "{out}");
+
+    // A dump of both objects gives the same report offline (no kubeconfig at all).
+    let mut items = Vec::new();
+    for plural in ["autoscalingrunnersets", "ephemeralrunnersets"] {
+        let path = format!("/apis/actions.github.com/v1alpha1/namespaces/{ns}/{plural}/runners");
+        let req = http::Request::get(path).body(Vec::new()).unwrap();
+        let text = client.request_text(req).await.unwrap();
+        items.push(serde_json::from_str::<Value>(&text).unwrap());
+    }
+    let dir = std::env::temp_dir().join(common::unique_name("arc-dump"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let dump = dir.join("dump.json");
+    std::fs::write(
+        &dump,
+        json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string(),
+    )
+    .unwrap();
+    let kc = kubeconfig.to_str().unwrap().to_string();
+    let ns2 = ns.clone();
+    let dump2 = dump.to_str().unwrap().to_string();
+    let (online, offline) = tokio::task::spawn_blocking(move || {
+        let online = run(&["diff", "--kubeconfig", &kc, "-n", &ns2, "-o", "json"]);
+        let offline = run(&[
+            "diff",
+            "--kubeconfig",
+            "/nonexistent",
+            "-f",
+            &dump2,
+            "-o",
+            "json",
+        ]);
+        (online, offline)
+    })
+    .await
+    .unwrap();
+    assert_eq!(online.0, 1);
+    assert_eq!(offline.0, 1, "{}", offline.2);
+    let strip = |mut v: Value| {
+        for item in v["items"].as_array_mut().unwrap() {
+            let o = item.as_object_mut().unwrap();
+            o.remove("desiredFrom");
+            o.remove("currentFrom");
+        }
+        v
+    };
+    assert_eq!(strip(report(&online.1)), strip(report(&offline.1)));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn missing_objects_and_forbidden_reads_are_errors_naming_the_object() {
+    let kubeconfig = common::revision_kubeconfig();
+    let client = common::client(&kubeconfig).await;
+    let ns = common::namespace(&client, "arc-diff-err").await;
+    create_pair(&client, &ns, "complete", "img:1").await;
+    // An ARS whose ERS ARC has not created yet.
+    let lonely: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingRunnerSet",
+        "metadata": {"name": "lonely", "annotations": {"runner-scale-set-id": "8"}},
+        "spec": {"githubConfigUrl": "https://github.com/o", "githubConfigSecret": "s", "template": template("img:1")}
+    }))
+    .unwrap();
+    ars_api(&client, &ns)
+        .create(&PostParams::default(), &lonely)
+        .await
+        .unwrap();
+    let kc = kubeconfig.to_str().unwrap().to_string();
+    let ns2 = ns.clone();
+    let (code, out, _) = tokio::task::spawn_blocking(move || {
+        run(&["diff", "--kubeconfig", &kc, "-n", &ns2, "-o", "json"])
+    })
+    .await
+    .unwrap();
+    assert_eq!(code, 2, "an error → exit 2, others still reported: {out}");
+    let r = report(&out);
+    let items = r["items"].as_array().unwrap();
+    assert_eq!(items.len(), 2);
+    assert_eq!(items[0]["name"], "complete");
+    assert_eq!(items[0]["semanticDrift"], false);
+    assert!(
+        items[1]["error"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("EphemeralRunnerSet {ns}/lonely not found")),
+        "{}",
+        items[1]
+    );
+
+    // The read-only user can diff; a user without any access is told what is forbidden.
+    let restricted = common::restricted_kubeconfig()
+        .to_str()
+        .unwrap()
+        .to_string();
+    let admin = kubeconfig.to_str().unwrap().to_string();
+    let ns2 = ns.clone();
+    let (code, _, err) = tokio::task::spawn_blocking(move || {
+        let ok = run(&["diff", "--kubeconfig", &restricted, "-n", &ns2, "complete"]);
+        assert_eq!(ok.0, 0, "{}", ok.2);
+        run(&["diff", "--kubeconfig", &admin, "--as", "nobody", "-n", &ns2])
+    })
+    .await
+    .unwrap();
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("forbidden: cannot list autoscalingrunnersets"),
+        "the message names the verb and the resource: {err}"
+    );
+}
