@@ -3,6 +3,9 @@
 //! Commands hand it a [`ConnectOptions`] built from kubectl's global flags; it hands back a client
 //! and the namespace the context defaults to.
 
+pub mod preflight;
+pub mod write;
+
 use std::path::PathBuf;
 use std::time::Duration;
 

@@ -43,7 +43,8 @@ pub const GO_ERR_SUFFIX: &str = "unable to parse quantity's suffix";
 
 /// The largest power of ten the slow path of [`Quantity::parse`] will multiply by when it rounds a
 /// value to scale 9 (Go would multiply by any power, taking minutes and gigabytes near 10^(2^31)).
-/// Only inputs with more than 18 significant digits *and* an exponent above this limit hit it.
+/// Only inputs with more than 18 digits (leading zeros of the integer part aside) *and* an
+/// exponent above this limit hit it; inputs with up to 18 digits take the int64 fast path.
 pub const MAX_SLOW_PATH_UPSCALE: i32 = 100_000;
 
 /// `maxInt64Factors` in math.go: the decimal digits an int64 can always hold.
@@ -302,45 +303,23 @@ impl Quantity {
     /// [`Quantity::parse`]. Numbers are parsed from their literal text (`1e3` is `"1e3"`).
     /// Raw text that is not valid JSON is rejected, as Go's decoder would reject the document.
     pub fn from_json(raw: &str) -> Result<Quantity, QuantityError> {
-        let mut q = Quantity::default();
-        q.unmarshal_json(raw)?;
-        Ok(q)
+        match json_quantity_text(raw)? {
+            None => Ok(Quantity::default()),
+            Some(text) => Quantity::parse(go_trim_space(text)),
+        }
     }
 
     /// Mirrors `(*Quantity).UnmarshalJSON` on an existing value: `null` resets `i` and `d` but
     /// leaves `s` and `Format` as they were; anything else replaces the whole value on success
     /// and leaves it untouched on error.
     pub fn unmarshal_json(&mut self, raw: &str) -> Result<(), QuantityError> {
-        let raw = raw.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
-        let bytes = raw.as_bytes();
-        if bytes == b"null" {
-            self.d = None;
-            self.i = Int64Amount::default();
-            return Ok(());
+        match json_quantity_text(raw)? {
+            None => {
+                self.d = None;
+                self.i = Int64Amount::default();
+            }
+            Some(text) => *self = Quantity::parse(go_trim_space(text))?,
         }
-        let text = match bytes.first() {
-            Some(b'"') => {
-                if !valid_json_string(bytes) {
-                    return Err(QuantityError::InvalidJson { input: raw.into() });
-                }
-                &raw[1..raw.len() - 1]
-            }
-            Some(b'-' | b'0'..=b'9') => {
-                if !valid_json_number(bytes) {
-                    return Err(QuantityError::InvalidJson { input: raw.into() });
-                }
-                raw
-            }
-            _ => {
-                // true, false, an object or an array: Go hands the raw bytes to UnmarshalJSON,
-                // and ParseQuantity rejects them.
-                if serde_json::from_str::<serde::de::IgnoredAny>(raw).is_err() {
-                    return Err(QuantityError::InvalidJson { input: raw.into() });
-                }
-                raw
-            }
-        };
-        *self = Quantity::parse(text.trim())?;
         Ok(())
     }
 
@@ -633,6 +612,11 @@ impl Quantity {
         match &self.d {
             None => {
                 let a = self.i;
+                if a.scale > MAX_SLOW_PATH_UPSCALE {
+                    // Go would print value * 10^scale in full; no decoded BinarySI int64 amount has
+                    // a scale other than 0, so fall back to DecimalSI instead.
+                    return None;
+                }
                 if a.scale >= 0 {
                     return Some(Rounded::Int(a));
                 }
@@ -730,6 +714,48 @@ impl fmt::Display for Quantity {
         } else {
             f.write_str(self.s.as_str())
         }
+    }
+}
+
+/// The text `UnmarshalJSON` hands to `ParseQuantity` (before trimming): `None` for `null`, the
+/// raw bytes between the quotes for a string, the literal itself otherwise. Rejects raw text that
+/// is not one valid JSON value.
+fn json_quantity_text(raw: &str) -> Result<Option<&str>, QuantityError> {
+    let is_json_space = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r');
+    let mut raw = raw;
+    if raw.bytes().next().is_some_and(is_json_space)
+        || raw.bytes().last().is_some_and(is_json_space)
+    {
+        raw = raw.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
+    }
+    let bytes = raw.as_bytes();
+    let valid = match bytes.first() {
+        Some(b'"') => {
+            if valid_json_string(bytes) {
+                return Ok(Some(&raw[1..raw.len() - 1]));
+            }
+            false
+        }
+        Some(b'n') if bytes == b"null" => return Ok(None),
+        Some(b'-' | b'0'..=b'9') => valid_json_number(bytes),
+        // true, false, an object or an array: Go hands the raw bytes to UnmarshalJSON, and
+        // ParseQuantity rejects them.
+        _ => serde_json::from_str::<serde::de::IgnoredAny>(raw).is_ok(),
+    };
+    if valid {
+        Ok(Some(raw))
+    } else {
+        Err(QuantityError::InvalidJson { input: raw.into() })
+    }
+}
+
+/// `strings.TrimSpace` (Unicode white space, as Rust's `str::trim`), skipping the work when the
+/// ends are plain ASCII non-space bytes.
+fn go_trim_space(s: &str) -> &str {
+    let plain = |c: u8| c.is_ascii() && !c.is_ascii_whitespace() && c != 0x0b;
+    match (s.bytes().next(), s.bytes().last()) {
+        (Some(a), Some(b)) if plain(a) && plain(b) => s,
+        _ => s.trim(),
     }
 }
 
@@ -1243,8 +1269,8 @@ fn write_int_base1024(a: Int64Amount, out: &mut String) -> i32 {
         }
         None => {
             // infDecAmount{a.AsDec()}.AsCanonicalBase1024Bytes: value * 10^scale, exactly.
-            let mag = BigUint::from(a.value.unsigned_abs())
-                * pow10(a.scale.clamp(0, MAX_SLOW_PATH_UPSCALE) as u32);
+            // The scale is in 0..=MAX_SLOW_PATH_UPSCALE (see `as_scale_zero`).
+            let mag = BigUint::from(a.value.unsigned_abs()) * pow10(a.scale as u32);
             write_big_base1024(a.value < 0, &mag, out)
         }
     }
@@ -1484,6 +1510,66 @@ mod tests {
         assert!(!x.go_reflect_eq(&q("\"1000m\"")));
         assert!(!q("\"1\"").go_reflect_eq(&q("\"1000m\"")));
         assert!(q("\"1\"").go_reflect_eq(&q("1")));
+    }
+
+    /// Replays `tests/data/quantity/go_cases.tsv`: outputs of the real Go code (see its header).
+    #[test]
+    fn go_generated_cases() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/quantity/go_cases.tsv"
+        );
+        let text = std::fs::read_to_string(path)
+            .unwrap_or_else(|e| panic!("Go-generated cases {path} must exist: {e}"));
+        let (mut parses, mut cmps) = (0, 0);
+        for line in text
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+        {
+            let f: Vec<&str> = line.split('\t').collect();
+            match f[..] {
+                ["P", raw, "ok", want_spew, want_string] => {
+                    let x = q(raw);
+                    assert_eq!(spew(&x), want_spew, "spew of {raw}");
+                    assert_eq!(x.canonical_string(), want_string, "String() of {raw}");
+                    parses += 1;
+                }
+                ["P", raw, "err", go_err] => {
+                    let err = Quantity::from_json(raw).expect_err(raw);
+                    match err.go_message() {
+                        Some(m) => assert_eq!(m, go_err, "error of {raw}"),
+                        // A JSON syntax error in Go.
+                        None => assert!(
+                            matches!(err, QuantityError::InvalidJson { .. }),
+                            "{raw}: Go says {go_err}, we say {err}"
+                        ),
+                    }
+                    parses += 1;
+                }
+                ["P", raw, "panic"] => {
+                    let err = Quantity::from_json(raw).expect_err(raw);
+                    assert!(matches!(err, QuantityError::GoPanic { .. }), "{raw}: {err}");
+                    parses += 1;
+                }
+                ["C", a, b, want] => {
+                    let got = q(a).go_cmp_checked(&q(b));
+                    let want = match want {
+                        "-1" => Ok(Ordering::Less),
+                        "0" => Ok(Ordering::Equal),
+                        "1" => Ok(Ordering::Greater),
+                        "panic" => Err(()),
+                        other => panic!("bad result {other:?} in {line}"),
+                    };
+                    assert_eq!(got.map_err(|_| ()), want, "Cmp({a}, {b})");
+                    cmps += 1;
+                }
+                _ => panic!("malformed line {line:?}"),
+            }
+        }
+        assert!(
+            parses >= 500 && cmps >= 1000,
+            "{parses} parses, {cmps} comparisons"
+        );
     }
 
     #[test]

@@ -1,0 +1,218 @@
+//! Checks before any write: the installed CRD has the revision fields, the caller may do what the
+//! command needs, and (for `migrate`) no ARC controller is running.
+//!
+//! Cluster layer. Each check answers with a sentence that names what is wrong and what to do.
+
+use anyhow::{Context as _, Result};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::authorization::v1::{
+    ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
+};
+use kube::Client;
+use kube::api::{Api, ListParams, PostParams};
+use serde_json::Value;
+
+use crate::core::arc;
+
+/// The name of ARC's EphemeralRunnerSet CRD.
+pub const ERS_CRD: &str = "ephemeralrunnersets.actions.github.com";
+
+/// What the installed EphemeralRunnerSet CRD says about the revision fields.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CrdRevisionFields {
+    /// Both `spec.actionableRevision` and `status.appliedActionableRevision` are in the schema.
+    Present,
+    /// One or both are missing: the API server would prune writes of them.
+    Missing(Vec<&'static str>),
+    /// The CRD is not installed at all.
+    NotInstalled,
+}
+
+/// Inspect the CRD's `v1alpha1` schema for the two revision fields.
+pub fn revision_fields_in_crd(crd: &Value) -> CrdRevisionFields {
+    let versions = crd
+        .pointer("/spec/versions")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let Some(v) = versions
+        .iter()
+        .find(|v| v.get("name").and_then(Value::as_str) == Some(arc::VERSION))
+    else {
+        return CrdRevisionFields::Missing(vec![
+            "spec.actionableRevision",
+            "status.appliedActionableRevision",
+        ]);
+    };
+    let schema = v.pointer("/schema/openAPIV3Schema/properties");
+    let has = |path: &str| schema.and_then(|s| s.pointer(path)).is_some();
+    let mut missing = Vec::new();
+    if !has("/spec/properties/actionableRevision") {
+        missing.push("spec.actionableRevision");
+    }
+    if !has("/status/properties/appliedActionableRevision") {
+        missing.push("status.appliedActionableRevision");
+    }
+    if missing.is_empty() {
+        CrdRevisionFields::Present
+    } else {
+        CrdRevisionFields::Missing(missing)
+    }
+}
+
+/// Read the installed EphemeralRunnerSet CRD. `Ok(None)` when the caller may not read CRDs (the
+/// writes are still guarded by strict field validation and a read-back).
+pub async fn ers_crd_revision_fields(client: &Client) -> Result<Option<CrdRevisionFields>> {
+    let req = http::Request::get(format!(
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{ERS_CRD}"
+    ))
+    .body(Vec::new())
+    .context("cannot build a request")?;
+    match client.request::<Value>(req).await {
+        Ok(crd) => Ok(Some(revision_fields_in_crd(&crd))),
+        Err(kube::Error::Api(s)) if s.code == 404 => Ok(Some(CrdRevisionFields::NotInstalled)),
+        Err(kube::Error::Api(s)) if s.code == 403 => Ok(None),
+        Err(e) => Err(anyhow::Error::new(e).context(format!("cannot read the CRD {ERS_CRD}"))),
+    }
+}
+
+/// The message for a CRD without the revision fields.
+pub fn crd_refusal(fields: &CrdRevisionFields) -> Option<String> {
+    match fields {
+        CrdRevisionFields::Present => None,
+        CrdRevisionFields::NotInstalled => Some(format!(
+            "the CRD {ERS_CRD} is not installed: install ARC's CRDs first (server-side apply: kubectl apply --server-side -f <ARC's crds>)"
+        )),
+        CrdRevisionFields::Missing(fields) => Some(format!(
+            "the installed EphemeralRunnerSet CRD has no {}: the API server would silently drop the write. \
+             Upgrade ARC's CRDs first (Helm does not upgrade CRDs): kubectl apply --server-side -f <ARC's crds for the revision-era release>",
+            fields.join(" and no ")
+        )),
+    }
+}
+
+/// One permission a command needs.
+#[derive(Debug, Clone)]
+pub struct Permission {
+    pub verb: &'static str,
+    pub resource: &'static str,
+    pub group: &'static str,
+    pub subresource: Option<&'static str>,
+}
+
+impl Permission {
+    pub const fn arc(verb: &'static str, resource: &'static str) -> Permission {
+        Permission {
+            verb,
+            resource,
+            group: arc::GROUP,
+            subresource: None,
+        }
+    }
+}
+
+/// Ask the API server (SelfSubjectAccessReview) whether the caller has each permission in
+/// `namespace` (`None`: all namespaces). Returns the denied ones as `verb resource.group`.
+pub async fn denied_permissions(
+    client: &Client,
+    namespace: Option<&str>,
+    needed: &[Permission],
+) -> Result<Vec<String>> {
+    let api: Api<SelfSubjectAccessReview> = Api::all(client.clone());
+    let mut denied = Vec::new();
+    for p in needed {
+        let review = SelfSubjectAccessReview {
+            spec: SelfSubjectAccessReviewSpec {
+                resource_attributes: Some(ResourceAttributes {
+                    namespace: namespace.map(str::to_string),
+                    verb: Some(p.verb.to_string()),
+                    group: Some(p.group.to_string()),
+                    resource: Some(p.resource.to_string()),
+                    subresource: p.subresource.map(str::to_string),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let answer = api
+            .create(&PostParams::default(), &review)
+            .await
+            .context("cannot ask the API server what this user may do (SelfSubjectAccessReview)")?;
+        if !answer.status.is_some_and(|s| s.allowed) {
+            let sub = p.subresource.map(|s| format!("/{s}")).unwrap_or_default();
+            denied.push(format!("{} {}{sub}.{}", p.verb, p.resource, p.group));
+        }
+    }
+    Ok(denied)
+}
+
+/// ARC controller Deployments with ready replicas (the gha-runner-scale-set-controller chart
+/// labels them `app.kubernetes.io/name=gha-rs-controller`). `Ok(None)` when deployments cannot
+/// be listed (the caller decides whether that blocks).
+pub async fn running_arc_controllers(client: &Client) -> Result<Option<Vec<String>>> {
+    let api: Api<Deployment> = Api::all(client.clone());
+    let lp = ListParams::default().labels("app.kubernetes.io/name=gha-rs-controller");
+    match api.list(&lp).await {
+        Ok(list) => Ok(Some(
+            list.items
+                .iter()
+                .filter(|d| {
+                    d.status
+                        .as_ref()
+                        .and_then(|s| s.ready_replicas)
+                        .unwrap_or(0)
+                        > 0
+                        || d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1) > 0
+                })
+                .map(|d| {
+                    format!(
+                        "{}/{}",
+                        d.metadata.namespace.as_deref().unwrap_or(""),
+                        d.metadata.name.as_deref().unwrap_or("")
+                    )
+                })
+                .collect(),
+        )),
+        Err(kube::Error::Api(s)) if s.code == 403 => Ok(None),
+        Err(e) => {
+            Err(anyhow::Error::new(e)
+                .context("cannot list Deployments to look for ARC's controller"))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn crd(dir: &str) -> Value {
+        let path = format!(
+            "{}/../shared/arc/crds/{dir}/actions.github.com_ephemeralrunnersets.yaml",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        serde_saphyr::from_str(&text).unwrap()
+    }
+
+    #[test]
+    fn the_two_eras_of_arcs_crd() {
+        assert_eq!(
+            revision_fields_in_crd(&crd("revision")),
+            CrdRevisionFields::Present
+        );
+        let legacy = revision_fields_in_crd(&crd("legacy"));
+        assert_eq!(
+            legacy,
+            CrdRevisionFields::Missing(vec![
+                "spec.actionableRevision",
+                "status.appliedActionableRevision"
+            ])
+        );
+        assert!(
+            crd_refusal(&legacy)
+                .unwrap()
+                .contains("Helm does not upgrade CRDs")
+        );
+    }
+}

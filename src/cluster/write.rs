@@ -1,0 +1,335 @@
+//! Guarded writes: every write kubectl-arc makes goes through [`guarded_patch`].
+//!
+//! Cluster layer. A write is a JSON merge patch that carries the `metadata.resourceVersion` it was
+//! decided on (so the API server answers 409 Conflict if anything changed in between), is sent with
+//! `fieldValidation=Strict` (so a field the installed CRD lacks fails with 422 instead of being
+//! pruned silently), and is read back and verified. On a conflict, or on a failure after which it is
+//! not known whether the write landed, the object is read again and the decision is made again;
+//! decisions recognise their own completed work, so no request is ever applied twice. Retries
+//! follow client-go's `retry.DefaultBackoff` (4 steps from 10ms, factor 5, jitter 0.1).
+
+use std::time::Duration;
+
+use anyhow::Context as _;
+use kube::Client;
+use kube::api::{Patch, PatchParams};
+use serde_json::Value;
+
+use super::{arc_path, describe_api_error};
+
+/// How a command writes: for real, not at all, or through the API server's dry run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum DryRun {
+    /// Write.
+    #[default]
+    None,
+    /// Decide and report, send nothing.
+    Client,
+    /// Send with `dryRun=All`: the API server validates and answers, and persists nothing.
+    Server,
+}
+
+/// An object as read for a decision: its exact JSON text and the parsed value.
+#[derive(Debug, Clone)]
+pub struct ObjectText {
+    pub text: String,
+    pub value: Value,
+}
+
+impl ObjectText {
+    pub fn resource_version(&self) -> Option<&str> {
+        self.value
+            .pointer("/metadata/resourceVersion")
+            .and_then(Value::as_str)
+    }
+}
+
+/// Checks the stored object after a write; the error says what is not as written.
+pub type Verify = Box<dyn Fn(&Value) -> Result<(), String> + Send>;
+
+/// What to do with the object just read.
+pub enum Decision {
+    /// Nothing to write (already done, or nothing to do); the reason is for the report.
+    Skip(String),
+    /// Write this merge patch (without `metadata.resourceVersion`: the guard adds it), then check
+    /// the stored object with `verify`.
+    Patch { body: Value, verify: Verify },
+    /// Refuse, with a reason naming the object and field.
+    Refuse(String),
+}
+
+/// What a guarded write did.
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    /// Nothing was written.
+    Skipped { before: ObjectText, reason: String },
+    /// Written (or, with a dry run, would have been), verified.
+    Written {
+        before: ObjectText,
+        after: Value,
+        patch: Value,
+        attempts: u32,
+    },
+    /// Refused by the decision.
+    Refused { before: ObjectText, reason: String },
+}
+
+/// A write that did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    /// The object does not exist.
+    #[error("{0} not found")]
+    NotFound(String),
+    /// Every attempt met a concurrent change.
+    #[error(
+        "{what}: conflict: the object changed during each of {attempts} attempts (another writer is active); nothing was written by this request, re-run to retry"
+    )]
+    Conflict { what: String, attempts: u32 },
+    /// The stored object is not what was written.
+    #[error("{what}: the write did not persist as expected: {reason}")]
+    Verify { what: String, reason: String },
+    /// Any other failure, described.
+    #[error(transparent)]
+    Other(#[from] anyhow::Error),
+}
+
+/// client-go `retry.DefaultBackoff`: Steps 4, Duration 10ms, Factor 5.0, Jitter 0.1.
+#[derive(Debug, Clone, Copy)]
+pub struct Backoff {
+    pub steps: u32,
+    pub initial: Duration,
+    pub factor: f64,
+    pub jitter: f64,
+}
+
+impl Default for Backoff {
+    fn default() -> Self {
+        Backoff {
+            steps: 4,
+            initial: Duration::from_millis(10),
+            factor: 5.0,
+            jitter: 0.1,
+        }
+    }
+}
+
+impl Backoff {
+    fn delay(&self, attempt: u32, seed: u64) -> Duration {
+        let base = self.initial.as_secs_f64() * self.factor.powi(attempt as i32);
+        // A cheap, seeded jitter in [0, jitter): no clock-derived randomness needed.
+        let mut z = seed
+            .wrapping_add(attempt as u64)
+            .wrapping_mul(0x9E3779B97F4A7C15);
+        z ^= z >> 31;
+        let frac = (z % 1000) as f64 / 1000.0;
+        Duration::from_secs_f64(base * (1.0 + self.jitter * frac))
+    }
+}
+
+/// Options of a guarded write.
+#[derive(Debug, Clone)]
+pub struct WriteOptions {
+    pub dry_run: DryRun,
+    pub field_manager: String,
+    pub backoff: Backoff,
+    /// Seeds the jitter (a per-request value, so concurrent writers spread out).
+    pub jitter_seed: u64,
+}
+
+/// Read an ARC object's exact JSON; `None` when it does not exist.
+pub async fn read(
+    client: &Client,
+    plural: &str,
+    namespace: &str,
+    name: &str,
+) -> Result<Option<ObjectText>, anyhow::Error> {
+    let req = kube::core::Request::new(arc_path(plural, Some(namespace)))
+        .get(name, &kube::api::GetParams::default())
+        .context("cannot build a get request")?;
+    match client.request_text(req).await {
+        Ok(text) => {
+            let value = serde_json::from_str(&text).with_context(|| {
+                format!("{plural} {namespace}/{name}: the server sent invalid JSON")
+            })?;
+            Ok(Some(ObjectText { text, value }))
+        }
+        Err(kube::Error::Api(s)) if s.code == 404 => Ok(None),
+        Err(e) => Err(describe_api_error(
+            e,
+            "get",
+            plural,
+            Some(namespace),
+            Some(name),
+        )),
+    }
+}
+
+/// Whether a failed request may be retried after re-reading (its outcome is unknown or it was
+/// refused for load): 429, 5xx, and transport errors. 4xx answers are final.
+fn retryable(err: &kube::Error) -> bool {
+    match err {
+        kube::Error::Api(s) => s.code == 429 || s.code >= 500,
+        kube::Error::HyperError(_) | kube::Error::Service(_) => true,
+        _ => false,
+    }
+}
+
+/// Read, decide, and write with a resourceVersion precondition, retrying as described above.
+pub async fn guarded_patch(
+    client: &Client,
+    plural: &str,
+    namespace: &str,
+    name: &str,
+    opts: &WriteOptions,
+    mut decide: impl FnMut(&ObjectText) -> Decision,
+) -> Result<Outcome, WriteError> {
+    let what = format!("{plural} {namespace}/{name}");
+    let request = kube::core::Request::new(arc_path(plural, Some(namespace)));
+    let mut attempts = 0u32;
+    let mut conflicts = 0u32;
+    loop {
+        let before = match read(client, plural, namespace, name).await {
+            Ok(Some(o)) => o,
+            Ok(None) => return Err(WriteError::NotFound(what)),
+            Err(e) if attempts < opts.backoff.steps && is_retryable_anyhow(&e) => {
+                tokio::time::sleep(opts.backoff.delay(attempts, opts.jitter_seed)).await;
+                attempts += 1;
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let (mut body, verify) = match decide(&before) {
+            Decision::Skip(reason) => return Ok(Outcome::Skipped { before, reason }),
+            Decision::Refuse(reason) => return Ok(Outcome::Refused { before, reason }),
+            Decision::Patch { body, verify } => (body, verify),
+        };
+        let rv = before
+            .resource_version()
+            .ok_or_else(|| anyhow::anyhow!("{what}: the server sent no metadata.resourceVersion"))?
+            .to_string();
+        body["metadata"]["resourceVersion"] = Value::String(rv);
+        if opts.dry_run == DryRun::Client {
+            let after = json_merge(&before.value, &body);
+            verify(&after).map_err(|reason| WriteError::Verify {
+                what: what.clone(),
+                reason,
+            })?;
+            return Ok(Outcome::Written {
+                before,
+                after,
+                patch: body,
+                attempts: attempts + 1,
+            });
+        }
+        let mut params = PatchParams {
+            field_manager: Some(opts.field_manager.clone()),
+            ..Default::default()
+        }
+        .validation_strict();
+        if opts.dry_run == DryRun::Server {
+            params = params.dry_run();
+        }
+        let req = request
+            .patch(name, &params, &Patch::Merge(&body))
+            .context("cannot build a patch request")?;
+        attempts += 1;
+        match client.request_text(req).await {
+            Ok(text) => {
+                let after: Value = serde_json::from_str(&text)
+                    .with_context(|| format!("{what}: the server sent invalid JSON"))?;
+                verify(&after).map_err(|reason| WriteError::Verify {
+                    what: what.clone(),
+                    reason,
+                })?;
+                if opts.dry_run == DryRun::None {
+                    // Read back what was stored, as a second reader would see it.
+                    let stored = read(client, plural, namespace, name)
+                        .await?
+                        .ok_or_else(|| WriteError::NotFound(what.clone()))?;
+                    verify(&stored.value).map_err(|reason| WriteError::Verify {
+                        what: what.clone(),
+                        reason: format!("read back: {reason}"),
+                    })?;
+                }
+                return Ok(Outcome::Written {
+                    before,
+                    after,
+                    patch: body,
+                    attempts,
+                });
+            }
+            Err(kube::Error::Api(s)) if s.code == 409 => {
+                conflicts += 1;
+                if conflicts > opts.backoff.steps {
+                    return Err(WriteError::Conflict {
+                        what,
+                        attempts: conflicts,
+                    });
+                }
+                tokio::time::sleep(opts.backoff.delay(conflicts - 1, opts.jitter_seed)).await;
+            }
+            Err(e) if retryable(&e) && attempts <= opts.backoff.steps => {
+                // The outcome is unknown: read again; the decision sees whether the write landed.
+                tokio::time::sleep(opts.backoff.delay(attempts - 1, opts.jitter_seed)).await;
+            }
+            Err(e) => {
+                return Err(
+                    describe_api_error(e, "patch", plural, Some(namespace), Some(name)).into(),
+                );
+            }
+        }
+    }
+}
+
+fn is_retryable_anyhow(e: &anyhow::Error) -> bool {
+    e.chain()
+        .any(|c| c.downcast_ref::<kube::Error>().is_some_and(retryable))
+}
+
+/// RFC 7386 JSON merge patch, for client-side dry runs.
+pub fn json_merge(target: &Value, patch: &Value) -> Value {
+    match patch {
+        Value::Object(p) => {
+            let mut out = match target {
+                Value::Object(t) => t.clone(),
+                _ => serde_json::Map::new(),
+            };
+            for (k, v) in p {
+                if v.is_null() {
+                    out.shift_remove(k);
+                } else {
+                    let merged = json_merge(out.get(k).unwrap_or(&Value::Null), v);
+                    out.insert(k.clone(), merged);
+                }
+            }
+            Value::Object(out)
+        }
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn merge_patch_follows_rfc_7386() {
+        let t = json!({"a": 1, "m": {"x": 1, "y": 2}, "keep": true});
+        let p = json!({"a": 2, "m": {"x": null, "z": 3}, "new": [1]});
+        assert_eq!(
+            json_merge(&t, &p),
+            json!({"a": 2, "m": {"y": 2, "z": 3}, "keep": true, "new": [1]})
+        );
+    }
+
+    #[test]
+    fn backoff_grows_like_client_go_default() {
+        let b = Backoff::default();
+        let d: Vec<u128> = (0..4).map(|i| b.delay(i, 7).as_millis()).collect();
+        assert!(d[0] >= 10 && d[0] <= 11, "{d:?}");
+        assert!(d[1] >= 50 && d[1] <= 55, "{d:?}");
+        assert!(d[2] >= 250 && d[2] <= 275, "{d:?}");
+        assert!(d[3] >= 1250 && d[3] <= 1375, "{d:?}");
+    }
+}
