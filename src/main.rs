@@ -9,6 +9,7 @@ fn main() -> ExitCode {
     let stderr = std::io::stderr();
     let term = kubectl_arc::cli::Terminal {
         stdout_is_tty: stdout.is_terminal(),
+        stderr_is_tty: stderr.is_terminal(),
         no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
     };
     let code = kubectl_arc::cli::main(

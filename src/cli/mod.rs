@@ -5,6 +5,7 @@
 //! diagnostics to `err`.
 
 pub mod diff;
+pub mod migrate;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -97,6 +98,8 @@ impl KubeFlags {
 pub enum Command {
     /// Show the drift between AutoscalingRunnerSets and their EphemeralRunnerSets, as ARC sees it.
     Diff(diff::DiffArgs),
+    /// Turn pending legacy integrity-hash cleanups into pending revisions during an upgrade.
+    Migrate(migrate::MigrateArgs),
     /// Print the version and the supported k8s.io/api layouts.
     Version,
 }
@@ -114,6 +117,8 @@ pub enum ColorChoice {
 pub struct Terminal {
     /// stdout is a terminal.
     pub stdout_is_tty: bool,
+    /// stderr is a terminal (progress is shown only there).
+    pub stderr_is_tty: bool,
     /// `NO_COLOR` is set to a non-empty value.
     pub no_color: bool,
 }
@@ -172,6 +177,7 @@ where
     };
     let result = match cli.command {
         Command::Diff(args) => diff::run(&cli.kube, args, term, out, err),
+        Command::Migrate(args) => migrate::run(&cli.kube, args, term, out, err),
         Command::Version => version(out).map(|()| EXIT_OK),
     };
     match result {
@@ -239,6 +245,7 @@ mod tests {
     fn no_color_and_terminals() {
         let tty = Terminal {
             stdout_is_tty: true,
+            stderr_is_tty: true,
             no_color: false,
         };
         assert!(tty.color(ColorChoice::Auto));

@@ -4,6 +4,7 @@
 //! and the namespace the context defaults to.
 
 pub mod preflight;
+pub mod ratelimit;
 pub mod write;
 
 use std::path::PathBuf;

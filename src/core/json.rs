@@ -356,6 +356,36 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// The exact text of the value at `path` (object keys) in a JSON document, if the document is
+/// valid and the path exists. The last duplicate key wins, as for Go's scalars.
+pub fn find_raw<'a>(text: &'a str, path: &[&str]) -> Option<&'a str> {
+    check_valid(text.as_bytes()).ok()?;
+    let mut r = Reader::new(text.as_bytes());
+    find_in(&mut r, path)
+}
+
+fn find_in<'a>(r: &mut Reader<'a>, path: &[&str]) -> Option<&'a str> {
+    let Some((first, rest)) = path.split_first() else {
+        return Some(r.raw_value());
+    };
+    if r.peek_kind() != Token::Object {
+        return None;
+    }
+    r.begin_object();
+    let mut found = None;
+    while let Some(key) = r.next_key() {
+        if key == *first {
+            let raw = r.raw_value();
+            found = Some(raw);
+        } else {
+            r.skip_value();
+        }
+    }
+    let raw = found?;
+    let mut inner = Reader::new(raw.as_bytes());
+    find_in(&mut inner, rest)
+}
+
 /// Decode a valid JSON string literal (with its quotes) as Go's `unquote` does.
 pub fn unquote(raw: &str) -> String {
     let s = &raw[1..raw.len() - 1];
@@ -457,6 +487,18 @@ mod tests {
         assert_eq!(unquote(r#""\ud83d\ude00""#), "😀");
         assert_eq!(unquote(r#""\ud83dx""#), "\u{FFFD}x");
         assert_eq!(unquote(r#""\ude00\ud83d""#), "\u{FFFD}\u{FFFD}");
+    }
+
+    #[test]
+    fn find_raw_keeps_the_exact_text() {
+        let text = r#"{"spec": {"ephemeralRunnerSpec": {"a": 1e3, "b": "\u0030"}, "x": 1}}"#;
+        assert_eq!(
+            find_raw(text, &["spec", "ephemeralRunnerSpec"]),
+            Some(r#"{"a": 1e3, "b": "\u0030"}"#)
+        );
+        assert_eq!(find_raw(text, &["spec", "missing"]), None);
+        assert_eq!(find_raw(text, &["spec", "x", "deeper"]), None);
+        assert_eq!(find_raw(r#"{"a":1,"a":2}"#, &["a"]), Some("2"));
     }
 
     #[test]

@@ -1,0 +1,758 @@
+//! `kubectl arc migrate`: during an upgrade from the integrity-hash era to the revision era, turn
+//! every pending legacy cleanup into a pending revision, and remove the legacy annotations.
+//!
+//! Plan: preflight (CRD fields, permissions, no running controller) → list EphemeralRunnerSets and
+//! their runners → decide each set (core::migrate) → one guarded merge patch per decided set →
+//! rows and a summary. Exit 0 all succeeded, 1 some object failed, 2 usage or preflight errors.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Context as _, Result, bail};
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{EXIT_DRIFT, EXIT_ERROR, EXIT_OK, KubeFlags, Terminal};
+use crate::cluster::preflight::{self, Permission};
+use crate::cluster::ratelimit::RateLimiter;
+use crate::cluster::write::{
+    Decision as WriteDecision, DryRun, ObjectText, Outcome, WriteOptions, guarded_patch,
+};
+use crate::cluster::{self};
+use crate::core::arc::{self, ANNOTATION_INTEGRITY_HASH};
+use crate::core::json::find_raw;
+use crate::core::layout::Layout;
+use crate::core::migrate::{Decision, UnverifiablePolicy, Verdict, decide};
+use crate::core::runners::{RunnerCounts, RunnerState, is_stale, owner_set};
+use crate::core::selector::Selector;
+use crate::core::value::{Value as GoValue, decode};
+use crate::manifest;
+
+/// The field manager of migrate's writes.
+pub const FIELD_MANAGER: &str = "kubectl-arc-migrate";
+
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Turn pending legacy cleanups into pending revisions, before the revision-era ARC \
+controller reconciles.\n\n\
+An integrity-hash-era EphemeralRunnerSet whose actions.github.com/integrity-hash annotation differs \
+from ARC's hash of its spec (or that has idle or pending runners on an older spec) had a cleanup \
+pending. The revision-era controller would forget it: both revision fields read 0. migrate sets \
+spec.actionableRevision to max(spec, applied) + 1 on each such set, and removes the legacy \
+annotation from every set it decides, in one merge patch guarded by the object's resourceVersion. \
+Re-running is a no-op; nothing ever lowers a revision.\n\n\
+Reads EphemeralRunnerSets, EphemeralRunners, the EphemeralRunnerSet CRD and Deployments; patches \
+EphemeralRunnerSets. Refuses (exit 2, nothing written) when the installed CRD lacks the revision \
+fields, when the caller lacks a permission, or while an ARC controller runs (--force overrides the \
+last).\n\n\
+Exit status: 0 every set succeeded, 1 some set failed (the others were still processed), 2 usage \
+or preflight error.",
+    after_help = "Examples:\n  \
+# The upgrade runbook: new CRDs, stop the old controller, migrate, start the new one\n  \
+kubectl apply --server-side -f <new ARC CRDs>\n  \
+kubectl -n arc-systems scale deployment/arc-gha-rs-controller --replicas=0\n  \
+kubectl arc migrate -A\n  \
+kubectl -n arc-systems scale deployment/arc-gha-rs-controller --replicas=1\n\n  \
+# See what would change, asking the API server to validate the writes\n  \
+kubectl arc migrate -A --dry-run=server\n\n  \
+# Offline, on a dump\n  \
+kubectl get ephemeralrunnersets,ephemeralrunners -A -o yaml > dump.yaml\n  \
+kubectl arc migrate --dry-run=client -f dump.yaml"
+)]
+pub struct MigrateArgs {
+    /// EphemeralRunnerSet names (default: every one in scope).
+    pub names: Vec<String>,
+    /// Every namespace.
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
+    /// Label selector.
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    /// A dump of EphemeralRunnerSets and EphemeralRunners to decide on offline (needs --dry-run=client).
+    #[arg(short = 'f', long = "filename", value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// none: write; client: decide and report only; server: the API server validates, persists nothing.
+    #[arg(long, value_enum, default_value_t = DryRun::None, num_args = 0..=1, default_missing_value = "client")]
+    pub dry_run: DryRun,
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, default_value_t = MigrateOutput::Table)]
+    pub output: MigrateOutput,
+    /// Sets whose hash cannot be reproduced exactly: request a revision (pending) or leave them (skip).
+    #[arg(long, value_enum, default_value_t = UnverifiablePolicy::Pending)]
+    pub unverifiable: UnverifiablePolicy,
+    /// Proceed although an ARC controller is running (it may race with the writes).
+    #[arg(long)]
+    pub force: bool,
+    /// Client-side requests per second (0: unlimited).
+    #[arg(long, default_value_t = 50.0)]
+    pub qps: f64,
+    /// Client-side burst.
+    #[arg(long, default_value_t = 100)]
+    pub burst: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MigrateOutput {
+    Table,
+    Json,
+    Yaml,
+}
+
+/// One row of the report.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MigrateRow {
+    pub namespace: String,
+    pub name: String,
+    /// `pending`, `in-sync`, `unverifiable`, `no-legacy-annotation`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decision: Option<Verdict>,
+    pub reason: String,
+    pub from_revision: i64,
+    pub to_revision: i64,
+    pub stale_runners: usize,
+    pub stale_idle_or_pending_runners: usize,
+    /// `written`, `would-write` (dry run), `unchanged`, `failed`.
+    pub result: &'static str,
+    /// Write attempts (more than one: the set changed concurrently and was decided again).
+    pub attempts: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct MigrateReport {
+    api_version: &'static str,
+    kind: &'static str,
+    dry_run: DryRun,
+    items: Vec<MigrateRow>,
+    summary: Summary,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Summary {
+    sets: usize,
+    pending: usize,
+    in_sync: usize,
+    unverifiable: usize,
+    no_legacy_annotation: usize,
+    written: usize,
+    failed: usize,
+}
+
+impl Serialize for DryRun {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(match self {
+            DryRun::None => "none",
+            DryRun::Client => "client",
+            DryRun::Server => "server",
+        })
+    }
+}
+
+/// One set to migrate, with what the runners say.
+struct Candidate {
+    namespace: String,
+    name: String,
+    object: ObjectText,
+    runners: RunnerCounts,
+    error: Option<String>,
+}
+
+pub fn run(
+    kube: &KubeFlags,
+    args: MigrateArgs,
+    term: Terminal,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<u8> {
+    if args.all_namespaces && kube.namespace.is_some() {
+        bail!("-A/--all-namespaces and -n/--namespace cannot be used together");
+    }
+    let selector = args
+        .selector
+        .as_deref()
+        .map(Selector::parse)
+        .transpose()
+        .context("-l/--selector")?;
+    let rows = if !args.files.is_empty() {
+        if args.dry_run != DryRun::Client {
+            bail!("-f works offline only: add --dry-run=client (a dump cannot be written back)");
+        }
+        let candidates = candidates_from_files(kube, &args, selector.as_ref())?;
+        candidates
+            .into_iter()
+            .map(|c| offline_row(c, args.unverifiable))
+            .collect()
+    } else {
+        let rt = super::runtime()?;
+        match rt.block_on(migrate_cluster(kube, &args, term, err))? {
+            Ok(rows) => rows,
+            Err(refusal) => {
+                writeln!(err, "error: {refusal}")?;
+                return Ok(EXIT_ERROR);
+            }
+        }
+    };
+    let summary = summarize(&rows);
+    let report = MigrateReport {
+        api_version: "kubectl-arc/v1alpha1",
+        kind: "MigrateReport",
+        dry_run: args.dry_run,
+        items: rows,
+        summary,
+    };
+    match args.output {
+        MigrateOutput::Table => write_table(&report, out)?,
+        MigrateOutput::Json => {
+            serde_json::to_writer_pretty(&mut *out, &report)?;
+            writeln!(out)?;
+        }
+        MigrateOutput::Yaml => write!(out, "{}", serde_saphyr::to_string(&report)?)?,
+    }
+    let s = &report.summary;
+    writeln!(
+        err,
+        "{} EphemeralRunnerSets: {} pending, {} in sync, {} unverifiable, {} without the legacy annotation; {} {}, {} failed",
+        s.sets,
+        s.pending,
+        s.in_sync,
+        s.unverifiable,
+        s.no_legacy_annotation,
+        s.written,
+        if args.dry_run == DryRun::None {
+            "written"
+        } else {
+            "would be written"
+        },
+        s.failed
+    )?;
+    Ok(if s.failed > 0 { EXIT_DRIFT } else { EXIT_OK })
+}
+
+fn summarize(rows: &[MigrateRow]) -> Summary {
+    let mut s = Summary {
+        sets: rows.len(),
+        ..Default::default()
+    };
+    for r in rows {
+        match r.decision {
+            Some(Verdict::Pending) => s.pending += 1,
+            Some(Verdict::InSync) => s.in_sync += 1,
+            Some(Verdict::Unverifiable) => s.unverifiable += 1,
+            Some(Verdict::NoLegacyAnnotation) => s.no_legacy_annotation += 1,
+            None => {}
+        }
+        match r.result {
+            "written" | "would-write" => s.written += 1,
+            "failed" => s.failed += 1,
+            _ => {}
+        }
+    }
+    s
+}
+
+fn write_table(report: &MigrateReport, out: &mut dyn Write) -> Result<()> {
+    let mut t = comfy_table::Table::new();
+    t.load_style(comfy_table::presets::NOTHING);
+    t.set_header([
+        "NAMESPACE",
+        "NAME",
+        "DECISION",
+        "FROM",
+        "TO",
+        "STALE",
+        "RESULT",
+        "REASON",
+    ]);
+    for r in &report.items {
+        let decision = match r.decision {
+            Some(Verdict::Pending) => "pending",
+            Some(Verdict::InSync) => "in-sync",
+            Some(Verdict::Unverifiable) => "unverifiable",
+            Some(Verdict::NoLegacyAnnotation) => "no-legacy-annotation",
+            None => "-",
+        };
+        let reason = match &r.error {
+            Some(e) => format!("error: {e}"),
+            None => r.reason.clone(),
+        };
+        t.add_row([
+            r.namespace.clone(),
+            r.name.clone(),
+            decision.to_string(),
+            r.from_revision.to_string(),
+            r.to_revision.to_string(),
+            r.stale_runners.to_string(),
+            r.result.to_string(),
+            reason,
+        ]);
+    }
+    if report.items.is_empty() {
+        return Ok(());
+    }
+    // kubectl's layout: no borders, columns three spaces apart.
+    for col in t.column_iter_mut() {
+        col.set_padding((0, 3));
+    }
+    for line in t.lines() {
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    Ok(())
+}
+
+/// Read a dump: EphemeralRunnerSets and their EphemeralRunners.
+fn candidates_from_files(
+    kube: &KubeFlags,
+    args: &MigrateArgs,
+    selector: Option<&Selector>,
+) -> Result<Vec<Candidate>> {
+    let mut sets = Vec::new();
+    let mut runners = Vec::new();
+    for path in &args.files {
+        let text = if path.as_os_str() == "-" {
+            let mut s = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)?;
+            s
+        } else {
+            std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?
+        };
+        for obj in manifest::parse(&text, &path.display().to_string())? {
+            if obj.is_arc("EphemeralRunnerSet") {
+                sets.push(obj);
+            } else if obj.is_arc("EphemeralRunner") {
+                runners.push(obj);
+            }
+        }
+    }
+    let default_ns = kube.namespace.clone().unwrap_or_else(|| "default".into());
+    let mut out = Vec::new();
+    let mut index: HashMap<(String, String), usize> = HashMap::new();
+    for obj in sets {
+        let ns = obj.namespace().unwrap_or(&default_ns).to_string();
+        let name = obj.name().unwrap_or_default().to_string();
+        if !args.names.is_empty() && !args.names.contains(&name) {
+            continue;
+        }
+        if !args.all_namespaces && kube.namespace.is_some() && ns != default_ns {
+            continue;
+        }
+        if selector.is_some_and(|s| !s.matches(&labels(&obj.value))) {
+            continue;
+        }
+        let text = obj.value.to_string();
+        index.insert((ns.clone(), name.clone()), out.len());
+        out.push(Candidate {
+            namespace: ns,
+            name,
+            object: ObjectText {
+                text,
+                value: obj.value,
+            },
+            runners: RunnerCounts::default(),
+            error: None,
+        });
+    }
+    let layout = Layout::arc();
+    let specs: Vec<Option<GoValue>> = out.iter().map(|c| set_spec(layout, &c.object)).collect();
+    for r in runners {
+        let ns = r.namespace().unwrap_or(&default_ns).to_string();
+        let Some(owner) = owner_set(&r.value) else {
+            continue;
+        };
+        let Some(&i) = index.get(&(ns, owner.to_string())) else {
+            continue;
+        };
+        count_runner(layout, specs[i].as_ref(), &r.value, &mut out[i]);
+    }
+    Ok(out)
+}
+
+fn labels(v: &Value) -> BTreeMap<String, String> {
+    v.pointer("/metadata/labels")
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The set's decoded runner spec (`None` when it does not decode: the row reports the error).
+fn set_spec(layout: &Layout, ers: &ObjectText) -> Option<GoValue> {
+    let raw = find_raw(&ers.text, &["spec", "ephemeralRunnerSpec"]).unwrap_or("{}");
+    decode(layout, layout.ephemeral_runner_spec, raw).ok()
+}
+
+fn count_runner(layout: &Layout, spec: Option<&GoValue>, runner: &Value, c: &mut Candidate) {
+    let state = RunnerState::of(runner);
+    let stale = match (spec, runner.get("spec")) {
+        (Some(spec), Some(rs)) => match is_stale(layout, spec, &rs.to_string()) {
+            Ok(s) => s,
+            Err(e) => {
+                c.error.get_or_insert(format!(
+                    "EphemeralRunner {}: spec does not decode: {e}",
+                    runner
+                        .pointer("/metadata/name")
+                        .and_then(Value::as_str)
+                        .unwrap_or("?")
+                ));
+                false
+            }
+        },
+        _ => false,
+    };
+    c.runners.add(state, stale);
+}
+
+fn row(
+    c: &Candidate,
+    d: Option<&Decision>,
+    result: &'static str,
+    error: Option<String>,
+) -> MigrateRow {
+    let revisions = d.map(|d| d.revisions).unwrap_or_default();
+    MigrateRow {
+        namespace: c.namespace.clone(),
+        name: c.name.clone(),
+        decision: d.map(|d| d.verdict),
+        reason: d.map(|d| d.reason.clone()).unwrap_or_default(),
+        from_revision: revisions.spec,
+        to_revision: d.map(|d| d.to_revision).unwrap_or(revisions.spec),
+        stale_runners: c.runners.stale,
+        stale_idle_or_pending_runners: c.runners.stale_idle_or_pending,
+        result,
+        attempts: 0,
+        error,
+    }
+}
+
+/// Decide for one set as it was read.
+fn decide_object(
+    c: &Candidate,
+    object: &ObjectText,
+    policy: UnverifiablePolicy,
+) -> Result<Decision, String> {
+    let raw = find_raw(&object.text, &["spec", "ephemeralRunnerSpec"]).unwrap_or("{}");
+    decide(&object.value, raw, &c.runners, policy)
+        .map_err(|e| format!("EphemeralRunnerSet {}/{}: {e}", c.namespace, c.name))
+}
+
+fn offline_row(c: Candidate, policy: UnverifiablePolicy) -> MigrateRow {
+    if let Some(e) = c.error.clone() {
+        return row(&c, None, "failed", Some(e));
+    }
+    match decide_object(&c, &c.object, policy) {
+        Ok(d) => {
+            let result = if d.patch().is_some() {
+                "would-write"
+            } else {
+                "unchanged"
+            };
+            row(&c, Some(&d), result, None)
+        }
+        Err(e) => row(&c, None, "failed", Some(e)),
+    }
+}
+
+/// Preflight, then decide and write each set. The outer error is a runtime failure; the inner one
+/// a refusal (exit 2, nothing written).
+async fn migrate_cluster(
+    kube: &KubeFlags,
+    args: &MigrateArgs,
+    term: Terminal,
+    err: &mut dyn Write,
+) -> Result<Result<Vec<MigrateRow>, String>> {
+    let conn = cluster::connect(&kube.connect_options()).await?;
+    let client = &conn.client;
+    let namespace = kube
+        .namespace
+        .clone()
+        .unwrap_or(conn.default_namespace.clone());
+    let scope = (!args.all_namespaces).then_some(namespace.as_str());
+
+    // Preflight: nothing is written unless all of these pass.
+    match preflight::ers_crd_revision_fields(client).await? {
+        Some(fields) => {
+            if let Some(refusal) = preflight::crd_refusal(&fields) {
+                return Ok(Err(refusal));
+            }
+        }
+        None => writeln!(
+            err,
+            "warning: cannot read the CRD {} (no permission): relying on strict field validation and read-back",
+            preflight::ERS_CRD
+        )?,
+    }
+    let mut needed = vec![
+        Permission::arc("get", arc::EPHEMERAL_RUNNER_SETS),
+        Permission::arc("list", arc::EPHEMERAL_RUNNER_SETS),
+        Permission::arc("list", arc::EPHEMERAL_RUNNERS),
+    ];
+    if args.dry_run != DryRun::Client {
+        needed.push(Permission::arc("patch", arc::EPHEMERAL_RUNNER_SETS));
+    }
+    let denied = preflight::denied_permissions(client, scope, &needed).await?;
+    if !denied.is_empty() {
+        return Ok(Err(format!(
+            "forbidden: this user may not {} {}; migrate needs them (see the README's ClusterRole for migrate)",
+            denied.join(", "),
+            scope.map_or("in all namespaces".to_string(), |ns| format!(
+                "in namespace {ns}"
+            ))
+        )));
+    }
+    if args.dry_run == DryRun::None {
+        match preflight::running_arc_controllers(client).await? {
+            Some(running) if !running.is_empty() && !args.force => {
+                return Ok(Err(format!(
+                    "ARC controller Deployment(s) {} are running: a controller reconciling during the migration races with it \
+                     (an integrity-hash-era one rewrites the annotation; a revision-era one acts on revisions the migration has not written yet). \
+                     Scale them to 0 first, or pass --force to proceed anyway",
+                    running.join(", ")
+                )));
+            }
+            Some(running) if !running.is_empty() => writeln!(
+                err,
+                "warning: --force: proceeding while ARC controller(s) {} run; a controller that reconciles meanwhile may race with these writes",
+                running.join(", ")
+            )?,
+            None if !args.force => {
+                return Ok(Err(
+                    "cannot check whether an ARC controller is running (no permission to list Deployments): grant it, or pass --force"
+                        .into(),
+                ));
+            }
+            _ => {}
+        }
+    }
+
+    // Read: the sets in scope, then their runners, page by page.
+    let mut limiter = RateLimiter::new(args.qps, args.burst);
+    let selector = args.selector.as_deref();
+    let mut candidates: Vec<Candidate> = Vec::new();
+    let mut raw_sets = Vec::new();
+    limiter.acquire().await;
+    cluster::list_each(client, arc::EPHEMERAL_RUNNER_SETS, scope, selector, |o| {
+        raw_sets.push(o);
+        Ok(())
+    })
+    .await?;
+    for o in raw_sets {
+        let ns = o.metadata.namespace.clone().unwrap_or_default();
+        let name = o.metadata.name.clone().unwrap_or_default();
+        if !args.names.is_empty() && !args.names.contains(&name) {
+            continue;
+        }
+        let value = serde_json::to_value(&o.metadata)
+            .map(|m| {
+                let mut v = serde_json::json!({"metadata": m});
+                if let Some(spec) = &o.spec {
+                    v["spec"] = serde_json::from_str(spec.get()).unwrap_or(Value::Null);
+                }
+                if let Some(status) = &o.status {
+                    v["status"] = serde_json::from_str(status.get()).unwrap_or(Value::Null);
+                }
+                v
+            })
+            .context("cannot re-encode object metadata")?;
+        let text = match &o.spec {
+            Some(spec) => format!("{{\"spec\":{}}}", spec.get()),
+            None => "{}".to_string(),
+        };
+        candidates.push(Candidate {
+            namespace: ns,
+            name,
+            object: ObjectText { text, value },
+            runners: RunnerCounts::default(),
+            error: None,
+        });
+    }
+    for missing in args
+        .names
+        .iter()
+        .filter(|n| !candidates.iter().any(|c| &c.name == *n))
+    {
+        writeln!(
+            err,
+            "error: EphemeralRunnerSet {namespace}/{missing} not found"
+        )?;
+    }
+    let layout = Layout::arc();
+    let index: HashMap<(String, String), usize> = candidates
+        .iter()
+        .enumerate()
+        .map(|(i, c)| ((c.namespace.clone(), c.name.clone()), i))
+        .collect();
+    // Only sets that carry the legacy annotation need their runners checked.
+    let specs: Vec<Option<GoValue>> = candidates
+        .iter()
+        .map(|c| {
+            let legacy = c
+                .object
+                .value
+                .pointer("/metadata/annotations")
+                .and_then(|a| a.get(ANNOTATION_INTEGRITY_HASH))
+                .is_some();
+            if legacy {
+                set_spec(layout, &c.object)
+            } else {
+                None
+            }
+        })
+        .collect();
+    limiter.acquire().await;
+    cluster::list_each(client, arc::EPHEMERAL_RUNNERS, scope, None, |r| {
+        let ns = r.metadata.namespace.clone().unwrap_or_default();
+        let owner = r
+            .metadata
+            .owner_references
+            .as_ref()
+            .and_then(|refs| refs.iter().find(|o| o.kind == "EphemeralRunnerSet"))
+            .map(|o| o.name.clone());
+        if let Some(&i) = owner.and_then(|o| index.get(&(ns, o))) {
+            if specs[i].is_none() {
+                return Ok(());
+            }
+            let mut value = serde_json::json!({"metadata": r.metadata});
+            if let Some(status) = &r.status {
+                value["status"] = serde_json::from_str(status.get()).unwrap_or(Value::Null);
+            }
+            let state = RunnerState::of(&value);
+            let stale = match &r.spec {
+                Some(spec) => match is_stale(layout, specs[i].as_ref().unwrap(), spec.get()) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        let c = &mut candidates[i];
+                        c.error.get_or_insert(format!(
+                            "EphemeralRunner {}/{}: spec does not decode: {e}",
+                            c.namespace,
+                            r.metadata.name.as_deref().unwrap_or("?")
+                        ));
+                        false
+                    }
+                },
+                None => false,
+            };
+            candidates[i].runners.add(state, stale);
+        }
+        Ok(())
+    })
+    .await?;
+
+    // Decide and write, one set at a time.
+    let opts = WriteOptions {
+        dry_run: args.dry_run,
+        field_manager: FIELD_MANAGER.into(),
+        backoff: Default::default(),
+        jitter_seed: std::process::id() as u64,
+    };
+    let total = candidates.len();
+    let progress = term.stderr_is_tty && total >= 20;
+    let mut rows = Vec::with_capacity(total);
+    for (n, c) in candidates.iter().enumerate() {
+        if progress {
+            write!(err, "\rmigrating {}/{total} EphemeralRunnerSets", n + 1)?;
+            err.flush()?;
+        }
+        if let Some(e) = &c.error {
+            rows.push(row(c, None, "failed", Some(e.clone())));
+            continue;
+        }
+        let first = match decide_object(c, &c.object, args.unverifiable) {
+            Ok(d) => d,
+            Err(e) => {
+                rows.push(row(c, None, "failed", Some(e)));
+                continue;
+            }
+        };
+        if first.patch().is_none() || args.dry_run == DryRun::Client {
+            let result = if first.patch().is_some() {
+                "would-write"
+            } else {
+                "unchanged"
+            };
+            rows.push(row(c, Some(&first), result, None));
+            continue;
+        }
+        limiter.acquire().await;
+        let mut last: Option<Decision> = None;
+        let outcome = guarded_patch(
+            client,
+            arc::EPHEMERAL_RUNNER_SETS,
+            &c.namespace,
+            &c.name,
+            &opts,
+            |fresh| {
+                let d = match decide_object(c, fresh, args.unverifiable) {
+                    Ok(d) => d,
+                    Err(e) => return WriteDecision::Refuse(e),
+                };
+                last = Some(d.clone());
+                match d.patch() {
+                    None => WriteDecision::Skip(d.reason.clone()),
+                    Some(body) => {
+                        let want = d.to_revision;
+                        WriteDecision::Patch {
+                            body,
+                            verify: Box::new(move |after: &Value| verify_migrated(after, want)),
+                        }
+                    }
+                }
+            },
+        )
+        .await;
+        let d = last.unwrap_or(first);
+        rows.push(match outcome {
+            Ok(Outcome::Written { attempts, .. }) => MigrateRow {
+                attempts,
+                ..row(
+                    c,
+                    Some(&d),
+                    if args.dry_run == DryRun::None {
+                        "written"
+                    } else {
+                        "would-write"
+                    },
+                    None,
+                )
+            },
+            Ok(Outcome::Skipped { .. }) => row(c, Some(&d), "unchanged", None),
+            Ok(Outcome::Refused { reason, .. }) => row(c, Some(&d), "failed", Some(reason)),
+            Err(e) => row(c, Some(&d), "failed", Some(e.to_string())),
+        });
+    }
+    if progress {
+        writeln!(err)?;
+    }
+    Ok(Ok(rows))
+}
+
+/// The stored set has the revision we wrote (or a later one, never lower) and no legacy annotation.
+fn verify_migrated(after: &Value, want: i64) -> Result<(), String> {
+    let got = after
+        .pointer("/spec/actionableRevision")
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    if got < want {
+        return Err(format!(
+            "spec.actionableRevision is {got}, expected {want} (was the field pruned by an old CRD?)"
+        ));
+    }
+    if after
+        .pointer("/metadata/annotations")
+        .and_then(|a| a.get(ANNOTATION_INTEGRITY_HASH))
+        .is_some()
+    {
+        return Err(format!(
+            "the {ANNOTATION_INTEGRITY_HASH} annotation is still there"
+        ));
+    }
+    Ok(())
+}
