@@ -56,3 +56,25 @@ fn every_layout_oracle_answers_and_layouts_differ() {
     assert_ne!(hashes[0], hashes[1], "{hashes:?}");
     assert_ne!(hashes[1], hashes[2], "{hashes:?}");
 }
+
+#[test]
+fn realistic_spec_hash_matches_go_under_every_layout() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/oracle/testdata/realistic-spec.json"
+    ))
+    .unwrap();
+    for (name, layout) in [("v0.35", "v0.35"), ("v0.36", "v0.36"), ("v0.37", "v0.37")] {
+        let mut oracle = Oracle::spawn(name);
+        let l = kubectl_arc::core::layout::Layout::find(layout).unwrap();
+        let v = kubectl_arc::core::value::decode(l, l.ephemeral_runner_spec, &text).unwrap();
+        let ours = kubectl_arc::core::legacy_hash::integrity_hash(l, &v).unwrap();
+        assert_eq!(ours, oracle.hash(&text), "{name}");
+        let go_spew = oracle.ask(&serde_json::json!({"op": "hash", "spec": text, "spew": true}));
+        assert_eq!(
+            kubectl_arc::core::legacy_hash::spew(l, &v).unwrap(),
+            go_spew["spew"].as_str().unwrap(),
+            "{name}"
+        );
+    }
+}
