@@ -56,17 +56,35 @@ pub enum ManifestError {
 /// The nesting limit for documents (Kubernetes objects are never this deep).
 const MAX_DEPTH: usize = 256;
 
+/// The largest manifest read (a `kubectl get -A -o yaml` of 10,000 scale sets is well below).
+pub const MAX_BYTES: usize = 128 * 1024 * 1024;
+
 /// Parse every document of a manifest file. Empty documents are skipped; `List` kinds
-/// (`v1/List`, `*List`) are flattened into their items.
+/// (`v1/List`, `*List`) are flattened into their items. Budgets bound the work a hostile file can
+/// cause: its size, nesting, node count, and alias expansion (a "billion laughs" document fails).
 pub fn parse(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestError> {
+    if text.len() > MAX_BYTES {
+        return Err(ManifestError::Parse {
+            origin: source.to_string(),
+            message: format!(
+                "{} MiB is larger than the {} MiB kubectl-arc reads: split the file, or let kubectl-arc read the cluster",
+                text.len() >> 20,
+                MAX_BYTES >> 20
+            ),
+        });
+    }
     let mut options = serde_saphyr::Options::default();
     if let Some(budget) = options.budget.as_mut() {
         budget.max_depth = MAX_DEPTH;
+        budget.max_nodes = 20_000_000;
+        budget.max_events = 40_000_000;
+        budget.max_documents = 1_000_000;
+        budget.max_total_scalar_bytes = MAX_BYTES;
     }
     let docs: Vec<Option<Value>> = serde_saphyr::from_multiple_with_options(text, options)
         .map_err(|e| ManifestError::Parse {
             origin: source.to_string(),
-            message: first_line(&e.to_string()),
+            message: friendly(&e.to_string()),
         })?;
     let mut out = Vec::new();
     let multi = docs.len() > 1;
@@ -80,6 +98,29 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestEr
         push_object(doc, src, &mut out)?;
     }
     Ok(out)
+}
+
+/// serde-saphyr's messages, said for people reading a manifest.
+fn friendly(raw: &str) -> String {
+    let line = first_line(raw);
+    let line = line.strip_prefix("error: ").unwrap_or(&line).to_string();
+    let (place, what) = match line.split_once(": ") {
+        Some((p, w)) if p.starts_with("line ") => (format!("{p}: "), w.to_string()),
+        _ => (String::new(), line.clone()),
+    };
+    let what = if let Some(key) = what.strip_prefix("duplicate mapping key: ") {
+        let key = key.split(", set DuplicateKeyPolicy").next().unwrap_or(key);
+        format!("duplicate key {key:?} (a key may appear once in a mapping)")
+    } else if what.contains("recursion limit exceeded") || what.contains("Depth") {
+        format!("nested deeper than {MAX_DEPTH} levels")
+    } else if what.contains("budget breached") || what.contains("alias") {
+        format!(
+            "the document expands beyond kubectl-arc's limits ({what}): aliases that multiply (a \"billion laughs\" document?)"
+        )
+    } else {
+        what
+    };
+    format!("{place}{what}")
 }
 
 fn push_object(

@@ -16,6 +16,7 @@ use crate::cluster::{self, RawObject};
 use crate::core::arc;
 use crate::core::drift::drift;
 use crate::core::layout::Layout;
+use crate::core::names;
 use crate::core::selector::Selector;
 use crate::manifest::{self, ManifestObject};
 use crate::render::diff::{DiffReport, DifferenceReport, ScaleSetDiff, TextOptions, write_text};
@@ -119,6 +120,12 @@ pub fn run(
     if args.all_namespaces && kube.namespace.is_some() {
         bail!("-A/--all-namespaces and -n/--namespace cannot be used together");
     }
+    if let Some(ns) = &kube.namespace {
+        names::check_namespace(ns)?;
+    }
+    for name in &args.names {
+        names::check_object_name("AutoscalingRunnerSet name", name)?;
+    }
 
     let mut plan = Plan::new();
     let mut gather_errors = Vec::new();
@@ -131,6 +138,16 @@ pub fn run(
             &args.names,
             selector.as_ref(),
             &mut plan,
+        );
+    }
+    if !args.files.is_empty() && plan.is_empty() && gather_errors.is_empty() {
+        bail!(
+            "no AutoscalingRunnerSet or EphemeralRunnerSet (actions.github.com/v1alpha1) in {}",
+            args.files
+                .iter()
+                .map(|f| f.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         );
     }
     let needs_cluster = args.files.is_empty()
@@ -301,6 +318,15 @@ fn plan_from_files(
                 });
             }
             "EphemeralRunner" | "AutoscalingListener" => {}
+            "AutoscalingRunnerSet" | "EphemeralRunnerSet" => {
+                plan.entry(key).or_default().error = Some(format!(
+                    "{}: {} {ns}/{name}: apiVersion {:?} is not served by ARC (use {})",
+                    obj.source,
+                    obj.kind(),
+                    obj.api_version(),
+                    arc::API_VERSION
+                ));
+            }
             other => {
                 plan.entry(key).or_default().error = Some(format!(
                     "{}: {} {ns}/{name}: unknown kind {other:?} in {} (expected AutoscalingRunnerSet or EphemeralRunnerSet)",

@@ -25,6 +25,7 @@ use crate::core::arc::{self, ANNOTATION_INTEGRITY_HASH};
 use crate::core::json::find_raw;
 use crate::core::layout::Layout;
 use crate::core::migrate::{Decision, UnverifiablePolicy, Verdict, decide};
+use crate::core::names;
 use crate::core::runners::{RunnerCounts, RunnerState, is_stale, owner_set};
 use crate::core::selector::Selector;
 use crate::core::value::{Value as GoValue, decode};
@@ -172,6 +173,12 @@ pub fn run(
 ) -> Result<u8> {
     if args.all_namespaces && kube.namespace.is_some() {
         bail!("-A/--all-namespaces and -n/--namespace cannot be used together");
+    }
+    if let Some(ns) = &kube.namespace {
+        names::check_namespace(ns)?;
+    }
+    for name in &args.names {
+        names::check_object_name("EphemeralRunnerSet name", name)?;
     }
     let selector = args
         .selector

@@ -40,18 +40,35 @@ pub struct Connection {
     pub default_namespace: String,
 }
 
+/// Read the kubeconfig as kubectl does: `--kubeconfig`, else `KUBECONFIG`'s files merged, else
+/// `~/.kube/config`. Errors say which file failed and what to do (kube's errors already carry
+/// their cause, so it is written once, not chained).
+pub fn load_kubeconfig(opts: &ConnectOptions) -> Result<Kubeconfig> {
+    match &opts.kubeconfig {
+        Some(path) => Kubeconfig::read_from(path).map_err(|e| {
+            anyhow::anyhow!(
+                "--kubeconfig {}: cannot read it (check the path and the file): {e}",
+                path.display()
+            )
+        }),
+        None => match Kubeconfig::from_env() {
+            Err(e) => Err(anyhow::anyhow!(
+                "KUBECONFIG={}: cannot read it (fix or unset KUBECONFIG, or pass --kubeconfig): {e}",
+                std::env::var_os("KUBECONFIG").unwrap_or_default().to_string_lossy()
+            )),
+            Ok(Some(k)) => Ok(k),
+            Ok(None) => Kubeconfig::read().map_err(|e| {
+                anyhow::anyhow!(
+                    "no kubeconfig: KUBECONFIG is not set and ~/.kube/config cannot be read (pass --kubeconfig, set KUBECONFIG, or create ~/.kube/config): {e}"
+                )
+            }),
+        },
+    }
+}
+
 /// Load the kubeconfig as kubectl would and build a client from it.
 pub async fn connect(opts: &ConnectOptions) -> Result<Connection> {
-    let kubeconfig = match &opts.kubeconfig {
-        Some(path) => Kubeconfig::read_from(path)
-            .with_context(|| format!("cannot read kubeconfig {}", path.display()))?,
-        None => match Kubeconfig::from_env().context("cannot read the files in KUBECONFIG")? {
-            Some(k) => k,
-            None => Kubeconfig::read().context(
-                "no kubeconfig: set --kubeconfig or KUBECONFIG, or create ~/.kube/config",
-            )?,
-        },
-    };
+    let kubeconfig = load_kubeconfig(opts)?;
     let options = KubeConfigOptions {
         context: opts.context.clone(),
         cluster: opts.cluster.clone(),

@@ -12,6 +12,7 @@ pub mod json;
 pub mod layout;
 pub mod legacy_hash;
 pub mod migrate;
+pub mod names;
 pub mod quantity;
 pub mod revision;
 pub mod runners;
