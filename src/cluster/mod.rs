@@ -5,6 +5,7 @@
 
 pub mod preflight;
 pub mod ratelimit;
+pub mod retry;
 pub mod write;
 
 use std::path::PathBuf;
@@ -90,6 +91,9 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Connection> {
         config.reset_reader_on_write = true;
     }
     let default_namespace = config.default_namespace.clone();
+    // kube's own retry layer retries up to 15 times with delays growing towards 1000s; reads
+    // retry here instead, bounded (retry.rs), and writes only through the write guard.
+    config.default_retry = false;
     let client = Client::try_from(config).context("cannot build a Kubernetes client")?;
     Ok(Connection {
         client,
@@ -146,10 +150,10 @@ pub async fn list_each(
         let req = request
             .list(&params)
             .context("cannot build a list request")?;
-        let page: RawList = client
-            .request(req)
-            .await
-            .map_err(|e| describe_api_error(e, "list", plural, namespace, None))?;
+        let page: RawList =
+            retry::read_with_retry(retry::ReadRetry::default(), || client.request(req.clone()))
+                .await
+                .map_err(|e| describe_api_error(e, "list", plural, namespace, None))?;
         for item in page.items {
             each(item)?;
         }
@@ -170,7 +174,11 @@ pub async fn get(
     let req = kube::core::Request::new(arc_path(plural, Some(namespace)))
         .get(name, &kube::api::GetParams::default())
         .context("cannot build a get request")?;
-    match client.request::<RawObject>(req).await {
+    match retry::read_with_retry(retry::ReadRetry::default(), || {
+        client.request::<RawObject>(req.clone())
+    })
+    .await
+    {
         Ok(o) => Ok(Some(o)),
         Err(kube::Error::Api(s)) if s.code == 404 => Ok(None),
         Err(e) => Err(describe_api_error(

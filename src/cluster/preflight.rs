@@ -68,7 +68,11 @@ pub async fn ers_crd_revision_fields(client: &Client) -> Result<Option<CrdRevisi
     ))
     .body(Vec::new())
     .context("cannot build a request")?;
-    match client.request::<Value>(req).await {
+    match super::retry::read_with_retry(super::retry::ReadRetry::default(), || {
+        client.request::<Value>(req.clone())
+    })
+    .await
+    {
         Ok(crd) => Ok(Some(revision_fields_in_crd(&crd))),
         Err(kube::Error::Api(s)) if s.code == 404 => Ok(Some(CrdRevisionFields::NotInstalled)),
         Err(kube::Error::Api(s)) if s.code == 403 => Ok(None),
@@ -135,10 +139,13 @@ pub async fn denied_permissions(
             },
             ..Default::default()
         };
-        let answer = api
-            .create(&PostParams::default(), &review)
-            .await
-            .context("cannot ask the API server what this user may do (SelfSubjectAccessReview)")?;
+        // A review writes nothing, so asking again after a transient failure is safe.
+        let post = PostParams::default();
+        let answer = super::retry::read_with_retry(super::retry::ReadRetry::default(), || {
+            api.create(&post, &review)
+        })
+        .await
+        .context("cannot ask the API server what this user may do (SelfSubjectAccessReview)")?;
         if !answer.status.is_some_and(|s| s.allowed) {
             let sub = p.subresource.map(|s| format!("/{s}")).unwrap_or_default();
             denied.push(format!("{} {}{sub}.{}", p.verb, p.resource, p.group));
@@ -153,7 +160,8 @@ pub async fn denied_permissions(
 pub async fn running_arc_controllers(client: &Client) -> Result<Option<Vec<String>>> {
     let api: Api<Deployment> = Api::all(client.clone());
     let lp = ListParams::default().labels("app.kubernetes.io/name=gha-rs-controller");
-    match api.list(&lp).await {
+    match super::retry::read_with_retry(super::retry::ReadRetry::default(), || api.list(&lp)).await
+    {
         Ok(list) => Ok(Some(
             list.items
                 .iter()

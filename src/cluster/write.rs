@@ -146,7 +146,11 @@ pub async fn read(
     let req = kube::core::Request::new(arc_path(plural, Some(namespace)))
         .get(name, &kube::api::GetParams::default())
         .context("cannot build a get request")?;
-    match client.request_text(req).await {
+    match super::retry::read_with_retry(super::retry::ReadRetry::default(), || {
+        client.request_text(req.clone())
+    })
+    .await
+    {
         Ok(text) => {
             let value = serde_json::from_str(&text).with_context(|| {
                 format!("{plural} {namespace}/{name}: the server sent invalid JSON")

@@ -1,0 +1,114 @@
+//! Bounded retries for reads, the way kubectl's client treats transient failures.
+//!
+//! Cluster layer. kube's built-in retry layer (up to 15 attempts with delays growing towards 1000s)
+//! is turned off in [`super::connect`]; reads go through [`read_with_retry`] instead: at most
+//! [`ReadRetry::attempts`] tries on 429, 5xx and transport failures (a refused or cut connection),
+//! with doubling delays, a server's `retryAfterSeconds` honoured up to a cap. Writes are retried
+//! only by the write guard, which re-reads first (see `write.rs`).
+
+use std::future::Future;
+use std::time::Duration;
+
+/// How reads retry.
+#[derive(Debug, Clone, Copy)]
+pub struct ReadRetry {
+    pub attempts: u32,
+    pub initial: Duration,
+    pub max_delay: Duration,
+}
+
+impl Default for ReadRetry {
+    fn default() -> Self {
+        ReadRetry {
+            attempts: 5,
+            initial: Duration::from_millis(200),
+            max_delay: Duration::from_secs(5),
+        }
+    }
+}
+
+/// Whether a failed read may succeed when tried again.
+pub fn transient(err: &kube::Error) -> bool {
+    match err {
+        kube::Error::Api(s) => matches!(s.code, 429 | 500 | 502 | 503 | 504),
+        kube::Error::HyperError(_) | kube::Error::Service(_) => true,
+        _ => false,
+    }
+}
+
+fn server_delay(err: &kube::Error) -> Option<Duration> {
+    match err {
+        kube::Error::Api(s) => s
+            .details
+            .as_ref()
+            .map(|d| d.retry_after_seconds)
+            .filter(|&secs| secs > 0)
+            .map(|secs| Duration::from_secs(u64::from(secs))),
+        _ => None,
+    }
+}
+
+/// Run `read` until it succeeds, fails for good, or the attempts are used up.
+pub async fn read_with_retry<T, F, Fut>(policy: ReadRetry, mut read: F) -> Result<T, kube::Error>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, kube::Error>>,
+{
+    let mut delay = policy.initial;
+    let mut attempt = 1;
+    loop {
+        match read().await {
+            Ok(v) => return Ok(v),
+            Err(e) if attempt < policy.attempts && transient(&e) => {
+                let wait = server_delay(&e).unwrap_or(delay).min(policy.max_delay);
+                tokio::time::sleep(wait).await;
+                delay = (delay * 2).min(policy.max_delay);
+                attempt += 1;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    fn status(code: u16) -> kube::Error {
+        kube::Error::Api(Box::new(kube::core::Status {
+            code,
+            ..Default::default()
+        }))
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn retries_transient_failures_a_bounded_number_of_times() {
+        let calls = Cell::new(0);
+        let r: Result<(), _> = read_with_retry(ReadRetry::default(), || {
+            calls.set(calls.get() + 1);
+            async { Err(status(503)) }
+        })
+        .await;
+        assert!(r.is_err());
+        assert_eq!(calls.get(), 5);
+
+        let calls = Cell::new(0);
+        let r = read_with_retry(ReadRetry::default(), || {
+            calls.set(calls.get() + 1);
+            let n = calls.get();
+            async move { if n < 3 { Err(status(429)) } else { Ok(n) } }
+        })
+        .await;
+        assert_eq!(r.unwrap(), 3);
+
+        let calls = Cell::new(0);
+        let r: Result<(), _> = read_with_retry(ReadRetry::default(), || {
+            calls.set(calls.get() + 1);
+            async { Err(status(403)) }
+        })
+        .await;
+        assert!(r.is_err());
+        assert_eq!(calls.get(), 1, "a 403 is final");
+    }
+}
