@@ -4,7 +4,37 @@
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
+/// Logs go to stderr, at kubectl's levels: 1-3 what kubectl-arc decides and writes, 4-5 its reads,
+/// 6 and up every HTTP request (method, URL, status; never headers, so no credentials), 8 and up
+/// everything.
+fn init_logging(level: u8, color: bool) {
+    use tracing_subscriber::filter::LevelFilter;
+    let (ours, http, others) = match level {
+        0 => return,
+        1..=3 => (LevelFilter::INFO, LevelFilter::ERROR, LevelFilter::ERROR),
+        4..=5 => (LevelFilter::DEBUG, LevelFilter::ERROR, LevelFilter::ERROR),
+        6..=7 => (LevelFilter::DEBUG, LevelFilter::DEBUG, LevelFilter::ERROR),
+        _ => (LevelFilter::TRACE, LevelFilter::TRACE, LevelFilter::TRACE),
+    };
+    let filter = tracing_subscriber::filter::Targets::new()
+        .with_target("kubectl_arc", ours)
+        .with_target("kube_client", http)
+        .with_default(others);
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+    tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_ansi(color)
+                .with_target(true),
+        )
+        .with(filter)
+        .init();
+}
+
 fn main() -> ExitCode {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
     let term = kubectl_arc::cli::Terminal {
@@ -12,11 +42,10 @@ fn main() -> ExitCode {
         stderr_is_tty: stderr.is_terminal(),
         no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
     };
-    let code = kubectl_arc::cli::main(
-        std::env::args_os(),
-        term,
-        &mut stdout.lock(),
-        &mut stderr.lock(),
+    init_logging(
+        kubectl_arc::cli::verbosity_from_args(&args),
+        stderr.is_terminal() && !term.no_color,
     );
+    let code = kubectl_arc::cli::main(args, term, &mut stdout.lock(), &mut stderr.lock());
     ExitCode::from(code)
 }

@@ -134,6 +134,30 @@ impl Terminal {
     }
 }
 
+/// The `-v`/`--v` level in `args`, read before parsing so logging is set up first (kubectl's
+/// spellings: `-v 6`, `-v=6`, `-v6`, `--v 6`, `--v=6`). Unparsable values are left to clap.
+pub fn verbosity_from_args(args: &[OsString]) -> u8 {
+    let mut level = 0;
+    let mut it = args.iter().skip(1).map(|a| a.to_string_lossy().into_owned());
+    while let Some(a) = it.next() {
+        if a == "--" {
+            break;
+        }
+        let value = match a.as_str() {
+            "-v" | "--v" => it.next(),
+            _ => a
+                .strip_prefix("--v=")
+                .or_else(|| a.strip_prefix("-v="))
+                .or_else(|| a.strip_prefix("-v").filter(|v| v.chars().all(|c| c.is_ascii_digit()) && !v.is_empty()))
+                .map(str::to_string),
+        };
+        if let Some(n) = value.and_then(|v| v.parse().ok()) {
+            level = n;
+        }
+    }
+    level
+}
+
 /// `kubectl --request-timeout` syntax: a number with a unit (`s`, `m`, `h`, `ms`), or bare seconds.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
@@ -229,6 +253,20 @@ mod tests {
     fn the_command_line_definition_is_consistent() {
         use clap::CommandFactory;
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn verbosity_spellings() {
+        let v = |args: &[&str]| {
+            let a: Vec<OsString> = std::iter::once("kubectl-arc").chain(args.iter().copied()).map(Into::into).collect();
+            verbosity_from_args(&a)
+        };
+        assert_eq!(v(&["diff"]), 0);
+        assert_eq!(v(&["diff", "-v", "6"]), 6);
+        assert_eq!(v(&["-v=9", "diff"]), 9);
+        assert_eq!(v(&["diff", "-v4"]), 4);
+        assert_eq!(v(&["diff", "--v=2"]), 2);
+        assert_eq!(v(&["diff", "--", "-v=9"]), 0);
     }
 
     #[test]

@@ -154,6 +154,7 @@ pub async fn list_each(
             retry::read_with_retry(retry::ReadRetry::default(), || client.request(req.clone()))
                 .await
                 .map_err(|e| describe_api_error(e, "list", plural, namespace, None))?;
+        tracing::debug!(plural, ?namespace, items = page.items.len(), "listed a page");
         for item in page.items {
             each(item)?;
         }
@@ -205,6 +206,9 @@ pub fn describe_api_error(
         (None, _) => format!("{plural} in all namespaces"),
     };
     match &err {
+        kube::Error::Api(s) if s.code == 401 => anyhow::anyhow!(
+            "unauthorized: the server does not accept these credentials to {verb} {what} (an expired or revoked token?): log in again or refresh the kubeconfig"
+        ),
         kube::Error::Api(s) if s.code == 403 => anyhow::anyhow!(
             "forbidden: cannot {verb} {what}: {} (ask for RBAC permission to {verb} {plural}.{})",
             s.message,

@@ -61,6 +61,7 @@ where
             Ok(v) => return Ok(v),
             Err(e) if attempt < policy.attempts && transient(&e) => {
                 let wait = server_delay(&e).unwrap_or(delay).min(policy.max_delay);
+                tracing::warn!(attempt, ?wait, "transient failure, retrying the read: {e}");
                 tokio::time::sleep(wait).await;
                 delay = (delay * 2).min(policy.max_delay);
                 attempt += 1;

@@ -237,6 +237,12 @@ pub async fn guarded_patch(
             .patch(name, &params, &Patch::Merge(&body))
             .context("cannot build a patch request")?;
         attempts += 1;
+        tracing::info!(
+            target: "kubectl_arc::write",
+            dry_run = ?opts.dry_run,
+            attempt = attempts,
+            "patch {what}: {body}"
+        );
         match client.request_text(req).await {
             Ok(text) => {
                 let after: Value = serde_json::from_str(&text)
@@ -264,6 +270,7 @@ pub async fn guarded_patch(
             }
             Err(kube::Error::Api(s)) if s.code == 409 => {
                 conflicts += 1;
+                tracing::info!(target: "kubectl_arc::write", "{what}: 409 Conflict, reading it again and deciding again");
                 if conflicts > opts.backoff.steps {
                     return Err(WriteError::Conflict {
                         what,
@@ -273,6 +280,7 @@ pub async fn guarded_patch(
                 tokio::time::sleep(opts.backoff.delay(conflicts - 1, opts.jitter_seed)).await;
             }
             Err(e) if retryable(&e) && attempts <= opts.backoff.steps => {
+                tracing::warn!(target: "kubectl_arc::write", "{what}: outcome unknown ({e}), reading it again");
                 // The outcome is unknown: read again; the decision sees whether the write landed.
                 tokio::time::sleep(opts.backoff.delay(attempts - 1, opts.jitter_seed)).await;
             }
