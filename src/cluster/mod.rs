@@ -3,9 +3,11 @@
 //! Commands hand it a [`ConnectOptions`] built from kubectl's global flags; it hands back a client
 //! and the namespace the context defaults to.
 
+pub mod names;
 pub mod preflight;
 pub mod ratelimit;
 pub mod retry;
+pub mod watch;
 pub mod write;
 
 use std::path::PathBuf;
@@ -154,7 +156,12 @@ pub async fn list_each(
             retry::read_with_retry(retry::ReadRetry::default(), || client.request(req.clone()))
                 .await
                 .map_err(|e| describe_api_error(e, "list", plural, namespace, None))?;
-        tracing::debug!(plural, ?namespace, items = page.items.len(), "listed a page");
+        tracing::debug!(
+            plural,
+            ?namespace,
+            items = page.items.len(),
+            "listed a page"
+        );
         for item in page.items {
             each(item)?;
         }

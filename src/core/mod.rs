@@ -17,4 +17,5 @@ pub mod quantity;
 pub mod revision;
 pub mod runners;
 pub mod selector;
+pub mod status;
 pub mod value;

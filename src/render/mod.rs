@@ -2,3 +2,5 @@
 
 pub mod diff;
 pub mod display;
+pub mod github;
+pub mod status;

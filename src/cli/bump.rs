@@ -1,0 +1,529 @@
+//! `kubectl arc bump`: arguments → the EphemeralRunnerSets to bump → one guarded write each →
+//! a report (and, with `--wait`, the acknowledgements).
+//!
+//! Like `kubectl rollout restart`: it requests a new runner-spec revision
+//! (`nextActionableRevision`, max(spec, applied) + 1) so ARC's controller recycles idle and pending
+//! runners. Every write goes through [`guarded_patch`]: a merge patch with the resourceVersion it
+//! was decided on, `fieldValidation=Strict`, re-read and re-decided on 409, read back. The request
+//! id written with the revision lets a retry recognise its own write, so one request never bumps
+//! twice. Exit status: 0; 1 when `--wait` times out; 2 on errors and refusals.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
+use std::io::Write;
+use std::time::Duration;
+
+use anyhow::{Context as _, Result, bail};
+use clap::{Args, ValueEnum};
+use serde_json::Value;
+
+use super::{ColorChoice, EXIT_DRIFT, EXIT_ERROR, EXIT_OK, KubeFlags, Terminal, parse_duration};
+use crate::cluster;
+use crate::cluster::preflight::{
+    Permission, crd_refusal, denied_permissions, ers_crd_revision_fields,
+};
+use crate::cluster::watch::{Event, Scope, Watcher};
+use crate::cluster::write::{
+    Backoff, Decision, DryRun, Outcome, WriteError, WriteOptions, guarded_patch, read,
+};
+use crate::core::arc;
+use crate::core::revision::Revisions;
+use crate::core::selector::Selector;
+use crate::core::status::{
+    ANNOTATION_INTEGRITY_HASH_NOTE, BumpDecision, BumpRequest, check_bump, decide_bump,
+};
+use crate::render::status::{BumpItem, BumpReport, BumpResult, write_bump_table};
+
+/// The field manager of kubectl-arc's writes (as it appears in managedFields).
+pub const FIELD_MANAGER: &str = "kubectl-arc";
+
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Request a new runner-spec revision on EphemeralRunnerSets, like `kubectl rollout restart`: \
+ARC's EphemeralRunnerSet controller then removes idle and pending runners (busy ones finish their job \
+first) and acknowledges the revision in status.appliedActionableRevision.\n\n\
+NAME is an EphemeralRunnerSet, or the AutoscalingRunnerSet of the same name (the set must be owned by \
+it). The new revision is max(spec.actionableRevision, status.appliedActionableRevision) + 1, written as \
+a JSON merge patch carrying the resourceVersion it was computed from, with strict field validation; a \
+conflict re-reads and recomputes (client-go's default backoff: 4 retries from 10ms, factor 5), so a \
+revision never goes down and one request never bumps twice. The request id is recorded in annotation \
+kubectl-arc/bump-id (and kubectl-arc/recent-bumps), --reason in kubectl-arc/bump-reason.\n\n\
+Refuses, writing nothing, when the installed CRD lacks the revision fields (the API server would \
+drop the write) and when a set's phase is Outdated (a runner version too old for GitHub: a new \
+revision would not be acted on; updating the runner image in the AutoscalingRunnerSet clears it).\n\n\
+Exit status: 0; 1 when --wait times out; 2 on errors and refusals (the other sets are still bumped).",
+    after_help = "Examples:\n  \
+# Recycle the idle runners of one scale set\n  kubectl arc bump -n arc-runners arc-runner-set --reason \"new node pool\"\n\n  \
+# Every scale set with a label, across namespaces, and wait for ARC to acknowledge\n  \
+kubectl arc bump -A -l team=platform --wait --timeout 10m\n\n  \
+# What would be written, validated by the API server\n  kubectl arc bump -n arc-runners --all --dry-run=server -o yaml"
+)]
+pub struct BumpArgs {
+    /// EphemeralRunnerSet (or AutoscalingRunnerSet) names.
+    #[arg(conflicts_with_all = ["all", "selector"])]
+    pub names: Vec<String>,
+    /// Every EphemeralRunnerSet in the namespace (or, with -A, the cluster).
+    #[arg(long, conflicts_with = "selector")]
+    pub all: bool,
+    /// EphemeralRunnerSets matching this label selector.
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    /// Every namespace (with --all or -l).
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
+    /// Why: recorded in annotation kubectl-arc/bump-reason.
+    #[arg(long, value_name = "TEXT")]
+    pub reason: Option<String>,
+    /// none: write; client: decide and report only; server: the API server validates and persists nothing.
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = DryRun::None)]
+    pub dry_run: DryRun,
+    /// Wait until ARC acknowledges: status.appliedActionableRevision >= the new revision.
+    #[arg(long)]
+    pub wait: bool,
+    /// With --wait: give up after this long (exit 1), e.g. 30s, 10m. Default: wait forever.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "wait")]
+    pub timeout: Option<Duration>,
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, default_value_t = BumpOutput::Table)]
+    pub output: BumpOutput,
+    /// When to colour the table (NO_COLOR is honoured for auto).
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BumpOutput {
+    Table,
+    Json,
+    Yaml,
+}
+
+/// One set to bump, resolved.
+struct Target {
+    namespace: String,
+    name: String,
+    /// The AutoscalingRunnerSet of the same name (name, uid) that must own it.
+    owner: Option<(String, String)>,
+}
+
+pub fn run(
+    kube: &KubeFlags,
+    args: BumpArgs,
+    term: Terminal,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<u8> {
+    if args.names.is_empty() && !args.all && args.selector.is_none() {
+        bail!("name the sets to bump: NAME..., --all or -l SELECTOR");
+    }
+    if args.all_namespaces && kube.namespace.is_some() {
+        bail!("-A/--all-namespaces and -n/--namespace cannot be used together");
+    }
+    if args.all_namespaces && !args.names.is_empty() {
+        bail!("names are looked up in one namespace: use -n NAMESPACE with names, not -A");
+    }
+    if args.wait && args.dry_run != DryRun::None {
+        bail!("--wait waits for a written revision: it cannot be combined with --dry-run");
+    }
+    if let Some(s) = &args.selector {
+        Selector::parse(s).context("-l/--selector")?;
+    }
+    let bump_id = new_bump_id();
+    let rt = super::runtime()?;
+    rt.block_on(async {
+        let conn = cluster::connect(&kube.connect_options()).await?;
+        let client = &conn.client;
+        let namespace = (!args.all_namespaces).then(|| {
+            kube.namespace
+                .clone()
+                .unwrap_or(conn.default_namespace.clone())
+        });
+
+        // 1. The installed CRD must have the revision fields, or the write would be pruned.
+        if let Some(fields) = ers_crd_revision_fields(client).await?
+            && let Some(refusal) = crd_refusal(&fields)
+        {
+            bail!("refusing to bump, nothing was written: {refusal}");
+        }
+        // 2. The caller may do what the bump needs (names the verb and resource if not).
+        let mut needed = vec![Permission::arc("get", arc::EPHEMERAL_RUNNER_SETS)];
+        if args.dry_run != DryRun::Client {
+            needed.push(Permission::arc("patch", arc::EPHEMERAL_RUNNER_SETS));
+        }
+        if args.names.is_empty() {
+            needed.push(Permission::arc("list", arc::EPHEMERAL_RUNNER_SETS));
+        }
+        if args.wait {
+            needed.push(Permission::arc("watch", arc::EPHEMERAL_RUNNER_SETS));
+        }
+        let denied = denied_permissions(client, namespace.as_deref(), &needed).await?;
+        if !denied.is_empty() {
+            bail!(
+                "forbidden: this user may not {} {}: nothing was written (ask for RBAC permission to {})",
+                denied.join(", "),
+                match &namespace {
+                    Some(ns) => format!("in namespace {ns}"),
+                    None => "in all namespaces".into(),
+                },
+                denied.join(", ")
+            );
+        }
+
+        // 3. The sets.
+        let mut items = Vec::new();
+        let mut targets = Vec::new();
+        if args.names.is_empty() {
+            let mut found = Vec::new();
+            cluster::list_each(
+                client,
+                arc::EPHEMERAL_RUNNER_SETS,
+                namespace.as_deref(),
+                args.selector.as_deref(),
+                |o| {
+                    found.push(Target {
+                        namespace: o.metadata.namespace.unwrap_or_default(),
+                        name: o.metadata.name.unwrap_or_default(),
+                        owner: None,
+                    });
+                    Ok(())
+                },
+            )
+            .await?;
+            if found.is_empty() {
+                writeln!(err, "No EphemeralRunnerSets found.")?;
+            }
+            targets = found;
+        } else {
+            let ns = namespace.clone().unwrap_or_default();
+            for name in &args.names {
+                match resolve(client, &ns, name).await? {
+                    Ok(t) => targets.push(t),
+                    Err(message) => items.push(failed(&ns, name, BumpResult::Failed, message)),
+                }
+            }
+        }
+
+        // 4. One guarded write per set.
+        for t in &targets {
+            items.push(bump_one(client, t, &args, &bump_id).await);
+        }
+        items.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+
+        // 5. Acknowledgements.
+        let mut timed_out = false;
+        if args.wait {
+            timed_out = wait_for_acknowledgement(client, &mut items, args.timeout, err).await?;
+        }
+
+        let report = BumpReport {
+            api_version: "kubectl-arc/v1alpha1",
+            kind: "BumpReport",
+            dry_run: match args.dry_run {
+                DryRun::None => "none",
+                DryRun::Client => "client",
+                DryRun::Server => "server",
+            },
+            bump_id: bump_id.clone(),
+            reason: args.reason.clone(),
+            items,
+        };
+        match args.output {
+            BumpOutput::Table => {
+                if !report.items.is_empty() {
+                    write_bump_table(&report, term.color(args.color), out)?;
+                }
+            }
+            BumpOutput::Json => {
+                serde_json::to_writer_pretty(&mut *out, &report)?;
+                writeln!(out)?;
+            }
+            BumpOutput::Yaml => write!(out, "{}", serde_saphyr::to_string(&report)?)?,
+        }
+        let mut failed_any = false;
+        for item in &report.items {
+            match item.result {
+                BumpResult::Refused | BumpResult::Failed => {
+                    failed_any = true;
+                    writeln!(
+                        err,
+                        "error: EphemeralRunnerSet {}/{}: {}",
+                        item.namespace,
+                        item.name,
+                        item.message.as_deref().unwrap_or("failed")
+                    )?;
+                }
+                _ => {
+                    if let Some(note) = &item.message {
+                        writeln!(err, "note: EphemeralRunnerSet {}/{}: {note}", item.namespace, item.name)?;
+                    }
+                }
+            }
+        }
+        Ok(if failed_any {
+            EXIT_ERROR
+        } else if timed_out {
+            EXIT_DRIFT
+        } else {
+            EXIT_OK
+        })
+    })
+}
+
+/// A request id unique to this invocation: hashed from the process, the clock and a random key.
+fn new_bump_id() -> String {
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(std::process::id());
+    if let Ok(d) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+        h.write_u128(d.as_nanos());
+    }
+    format!("{:016x}", h.finish())
+}
+
+fn failed(ns: &str, name: &str, result: BumpResult, message: String) -> BumpItem {
+    BumpItem {
+        namespace: ns.to_string(),
+        name: name.to_string(),
+        old_spec_revision: None,
+        old_applied_revision: None,
+        new_spec_revision: None,
+        result,
+        message: Some(message),
+        attempts: None,
+        acknowledged: None,
+    }
+}
+
+/// NAME as an EphemeralRunnerSet, owned by the AutoscalingRunnerSet of that name when one exists.
+/// `Ok(Err(why))` when there is nothing to bump.
+async fn resolve(client: &kube::Client, ns: &str, name: &str) -> Result<Result<Target, String>> {
+    let ers = read(client, arc::EPHEMERAL_RUNNER_SETS, ns, name).await?;
+    let ars = cluster::get(client, arc::AUTOSCALING_RUNNER_SETS, ns, name).await?;
+    match (ers, ars) {
+        (Some(_), ars) => Ok(Ok(Target {
+            namespace: ns.to_string(),
+            name: name.to_string(),
+            owner: ars.map(|a| (name.to_string(), a.metadata.uid.unwrap_or_default())),
+        })),
+        (None, Some(_)) => Ok(Err(format!(
+            "the AutoscalingRunnerSet {ns}/{name} has no EphemeralRunnerSet: ARC has not created it yet \
+             (is the controller running?), so there is nothing to bump"
+        ))),
+        (None, None) => Ok(Err(format!(
+            "no EphemeralRunnerSet or AutoscalingRunnerSet named {name} in namespace {ns}"
+        ))),
+    }
+}
+
+/// The guarded write for one set.
+async fn bump_one(client: &kube::Client, t: &Target, args: &BumpArgs, bump_id: &str) -> BumpItem {
+    let mut item = failed(&t.namespace, &t.name, BumpResult::Failed, String::new());
+    item.message = None;
+    let request = BumpRequest {
+        id: bump_id,
+        reason: args.reason.as_deref(),
+        owner: t.owner.as_ref().map(|(n, u)| (n.as_str(), u.as_str())),
+    };
+    let opts = WriteOptions {
+        dry_run: args.dry_run,
+        field_manager: FIELD_MANAGER.into(),
+        backoff: Backoff::default(),
+        jitter_seed: u64::from_str_radix(bump_id, 16).unwrap_or(0),
+    };
+    let mut last: Option<BumpDecision> = None;
+    let outcome = guarded_patch(
+        client,
+        arc::EPHEMERAL_RUNNER_SETS,
+        &t.namespace,
+        &t.name,
+        &opts,
+        |obj| {
+            let decision = decide_bump(&obj.value, &request);
+            let verdict = match &decision {
+                BumpDecision::Write { before, new, .. } => format!(
+                    "revision {new} (spec {}, applied {})",
+                    before.spec, before.applied
+                ),
+                BumpDecision::AlreadyDone { revision, .. } => {
+                    format!("already wrote revision {revision}")
+                }
+                BumpDecision::Refuse { reason, .. } => format!("refuse: {reason}"),
+            };
+            tracing::info!(
+                "EphemeralRunnerSet {}/{} at resourceVersion {}: {verdict}",
+                t.namespace,
+                t.name,
+                obj.resource_version().unwrap_or("?")
+            );
+            last = Some(decision.clone());
+            match decision {
+                BumpDecision::Write { new, patch, .. } => {
+                    let id = bump_id.to_string();
+                    Decision::Patch {
+                        body: patch,
+                        verify: Box::new(move |stored: &Value| check_bump(stored, &id, new)),
+                    }
+                }
+                BumpDecision::AlreadyDone { revision, .. } => {
+                    Decision::Skip(format!("this request already wrote revision {revision}"))
+                }
+                BumpDecision::Refuse { reason, .. } => Decision::Refuse(reason),
+            }
+        },
+    )
+    .await;
+    let set_before = |item: &mut BumpItem, before: Option<Revisions>| {
+        item.old_spec_revision = before.map(|r| r.spec);
+        item.old_applied_revision = before.map(|r| r.applied);
+    };
+    match (outcome, last) {
+        (
+            Ok(Outcome::Written {
+                attempts, before, ..
+            }),
+            Some(BumpDecision::Write { before: r, new, .. }),
+        ) => {
+            set_before(&mut item, Some(r));
+            item.new_spec_revision = Some(new);
+            item.attempts = Some(attempts);
+            item.result = if args.dry_run == DryRun::None {
+                BumpResult::Bumped
+            } else {
+                BumpResult::WouldBump
+            };
+            if before
+                .value
+                .pointer("/metadata/annotations")
+                .and_then(|a| a.get(arc::ANNOTATION_INTEGRITY_HASH))
+                .is_some()
+            {
+                item.message = Some(ANNOTATION_INTEGRITY_HASH_NOTE.into());
+            }
+        }
+        (Ok(Outcome::Skipped { .. }), Some(BumpDecision::AlreadyDone { before, revision })) => {
+            // A retry found this request's own write: it counts once.
+            set_before(&mut item, Some(before));
+            item.old_spec_revision = None;
+            item.new_spec_revision = Some(revision);
+            item.result = BumpResult::Bumped;
+            item.message = Some(format!(
+                "a retry found this request's write of revision {revision} already stored"
+            ));
+        }
+        (Ok(Outcome::Refused { reason, .. }), decision) => {
+            if let Some(BumpDecision::Refuse { before, .. }) = decision {
+                set_before(&mut item, before);
+            }
+            item.result = BumpResult::Refused;
+            item.message = Some(format!("refused, nothing was written: {reason}"));
+        }
+        (Ok(_), _) => {
+            item.message = Some("internal error: the write and its decision disagree".into());
+        }
+        (Err(e), decision) => {
+            if let Some(BumpDecision::Write { before, .. }) = decision {
+                set_before(&mut item, Some(before));
+            }
+            item.message = Some(match e {
+                WriteError::NotFound(what) => format!("{what} not found (deleted meanwhile?)"),
+                other => format!("{other:#}"),
+            });
+        }
+    }
+    item
+}
+
+/// Wait until each bumped set's applied revision reaches its new one. Returns true on timeout.
+async fn wait_for_acknowledgement(
+    client: &kube::Client,
+    items: &mut [BumpItem],
+    timeout: Option<Duration>,
+    err: &mut dyn Write,
+) -> Result<bool> {
+    let mut waiting: HashMap<(String, String), i64> = items
+        .iter()
+        .filter(|i| i.result == BumpResult::Bumped)
+        .filter_map(|i| Some(((i.namespace.clone(), i.name.clone()), i.new_spec_revision?)))
+        .collect();
+    if waiting.is_empty() {
+        return Ok(false);
+    }
+    let namespaces: std::collections::BTreeSet<&String> = waiting.keys().map(|k| &k.0).collect();
+    let scope = Scope {
+        namespace: (namespaces.len() == 1).then(|| namespaces.first().unwrap().to_string()),
+        label_selector: None,
+        field_selector: (waiting.len() == 1)
+            .then(|| format!("metadata.name={}", waiting.keys().next().unwrap().1)),
+    };
+    for ((ns, name), rev) in &waiting {
+        writeln!(
+            err,
+            "Waiting for ARC to acknowledge revision {rev} of EphemeralRunnerSet {ns}/{name}..."
+        )?;
+    }
+    // An empty resourceVersion starts with the current state of every object, then changes.
+    let mut watch = Watcher::new(
+        client.clone(),
+        arc::EPHEMERAL_RUNNER_SETS,
+        scope,
+        String::new(),
+    );
+    let deadline = timeout.map(|t| tokio::time::Instant::now() + t);
+    let far = tokio::time::Instant::now() + Duration::from_secs(86400 * 365);
+    let mut acknowledged = Vec::new();
+    let mut deleted = Vec::new();
+    while !waiting.is_empty() {
+        tokio::select! {
+            event = watch.next() => match event? {
+                Event::Applied(v) => {
+                    let key = (
+                        v.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("").to_string(),
+                        v.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string(),
+                    );
+                    if let Some(&rev) = waiting.get(&key)
+                        && let Ok(r) = Revisions::from_object(&v)
+                        && r.applied >= rev
+                    {
+                        writeln!(err, "EphemeralRunnerSet {}/{}: revision {rev} acknowledged (applied {})", key.0, key.1, r.applied)?;
+                        waiting.remove(&key);
+                        acknowledged.push(key);
+                    }
+                }
+                Event::Deleted(v) => {
+                    let key = (
+                        v.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("").to_string(),
+                        v.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string(),
+                    );
+                    if waiting.remove(&key).is_some() {
+                        deleted.push(key);
+                    }
+                }
+                Event::Relist => watch.resume_from(String::new()),
+                Event::Reconnecting(why) => writeln!(err, "{why}")?,
+            },
+            _ = tokio::time::sleep_until(deadline.unwrap_or(far)), if deadline.is_some() => {
+                let mut left: Vec<String> = waiting
+                    .iter()
+                    .map(|((ns, name), rev)| format!("{ns}/{name} (revision {rev})"))
+                    .collect();
+                left.sort();
+                writeln!(
+                    err,
+                    "error: timed out waiting for ARC to acknowledge: {}; see `kubectl arc status -n NAMESPACE NAME` for what holds the cleanup back",
+                    left.join(", ")
+                )?;
+                break;
+            }
+        }
+    }
+    for item in items.iter_mut() {
+        let key = (item.namespace.clone(), item.name.clone());
+        if item.result == BumpResult::Bumped {
+            item.acknowledged = Some(acknowledged.contains(&key));
+        }
+        if deleted.contains(&key) {
+            item.result = BumpResult::Failed;
+            item.message = Some("deleted while waiting for ARC to acknowledge the revision".into());
+        }
+    }
+    Ok(!waiting.is_empty())
+}

@@ -1,0 +1,675 @@
+//! Shell completion: `kubectl arc completion SHELL`, the call-back those scripts make on each TAB
+//! (`COMPLETE=SHELL kubectl-arc -- WORDS...`), and kubectl's own plugin completion
+//! (`kubectl_complete-arc WORDS...`, answered in cobra's `__complete` protocol).
+//!
+//! Command layer. One engine serves every shell: clap_complete's dynamic engine walks the clap
+//! definition, so subcommands, flags and `-o`/`--dry-run` values of commands added later complete
+//! with no work here. The values only the cluster knows (namespaces, AutoscalingRunnerSet and
+//! EphemeralRunnerSet names) come from the cluster layer on a separate thread under a deadline:
+//! a slow or unreachable API server yields no names, never a hung shell.
+//!
+//! kubectl's side of the protocol is `pluginCompletion` in kubernetes/kubectl
+//! `pkg/cmd/plugin/plugin_completion.go`: it runs `kubectl_complete-arc` with the words typed after
+//! `kubectl arc` (the last one being completed, empty for a new word), with the shell's stdin and
+//! stderr, and reads one candidate a line (`value<TAB>description`), then an optional `:<directive>`
+//! line holding cobra's `ShellCompDirective` bits.
+
+use std::ffi::{OsStr, OsString};
+use std::io::{self, Write};
+use std::path::Path;
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::Duration;
+
+use anyhow::Result;
+use clap::{Arg, Args, CommandFactory as _, FromArgMatches as _, ValueEnum};
+use clap_complete::engine::{ArgValueCompleter, CompletionCandidate, PathCompleter};
+use clap_complete::env::{EnvCompleter, Shells};
+
+use super::{Cli, EXIT_ERROR, EXIT_OK, KubeFlags, parse_duration};
+use crate::cluster::{self, ConnectOptions, names};
+use crate::core::arc;
+use crate::core::layout::Layout;
+
+/// The plugin's executable; the shell scripts register completion for it and call it back.
+pub const BIN: &str = "kubectl-arc";
+/// The executable kubectl 1.26+ looks up on PATH to complete `kubectl arc ...`.
+pub const KUBECTL_COMPLETER: &str = "kubectl_complete-arc";
+/// The hidden argument that makes `kubectl-arc` answer like `kubectl_complete-arc`.
+pub const KUBECTL_COMPLETE_ARG: &str = "__complete";
+/// The environment variable through which the shell scripts ask for candidates.
+pub const ENV_VAR: &str = "COMPLETE";
+/// Overrides [`DEFAULT_TIMEOUT`] (kubectl's duration syntax: `500ms`, `2s`).
+pub const TIMEOUT_ENV: &str = "KUBECTL_ARC_COMPLETION_TIMEOUT";
+/// How long a TAB waits for the API server before it completes without live names.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Cobra's `ShellCompDirective` bits (spf13/cobra `completions.go`), as kubectl relays them.
+pub mod directive {
+    /// An error occurred; the shell ignores the candidates.
+    pub const ERROR: u32 = 1;
+    /// No space after a single candidate (a directory, a `--flag=` prefix).
+    pub const NO_SPACE: u32 = 2;
+    /// No file completion when there are no candidates.
+    pub const NO_FILE_COMP: u32 = 4;
+    /// The candidates are file extensions to filter file completion by.
+    pub const FILTER_FILE_EXT: u32 = 8;
+    /// Let the shell do its default (file) completion.
+    pub const DEFAULT: u32 = 0;
+}
+
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Print a shell completion script for kubectl-arc.\n\n\
+bash, zsh, fish, powershell and elvish: the script registers completion for the kubectl-arc \
+command. On each TAB the shell runs `COMPLETE=<shell> kubectl-arc -- <words>`, and kubectl-arc \
+answers with subcommands, flags, flag values (-o formats, --dry-run modes, kubeconfig contexts) and \
+the live namespaces and scale-set names of the current context.\n\n\
+kubectl: a small `kubectl_complete-arc` script for `kubectl arc <TAB>`. kubectl 1.26+ runs \
+kubectl_complete-arc from PATH for its plugin's words. `cargo install` and the release archives \
+ship a kubectl_complete-arc binary already; krew installs only kubectl-arc, so krew users save this \
+script next to it.\n\n\
+Reads nothing to print a script. While completing, reads the kubeconfig and lists namespaces, \
+AutoscalingRunnerSets and EphemeralRunnerSets with a 2s deadline (KUBECTL_ARC_COMPLETION_TIMEOUT \
+changes it; --request-timeout on the line being completed shortens it); never writes.",
+    after_help = "Examples:\n  \
+# bash, in this shell (add the line to ~/.bashrc to keep it)\n  \
+source <(kubectl arc completion bash)\n\n  \
+# zsh, in ~/.zshrc after compinit\n  \
+source <(kubectl arc completion zsh)\n\n  \
+# fish\n  \
+kubectl arc completion fish > ~/.config/fish/completions/kubectl-arc.fish\n\n  \
+# PowerShell, in $PROFILE\n  \
+kubectl arc completion powershell | Out-String | Invoke-Expression\n\n  \
+# `kubectl arc <TAB>` through kubectl's own completion, for a krew install\n  \
+kubectl arc completion kubectl > ~/.krew/bin/kubectl_complete-arc\n  \
+chmod +x ~/.krew/bin/kubectl_complete-arc"
+)]
+pub struct CompletionArgs {
+    /// The shell to print the script for, or `kubectl` for kubectl's plugin completer.
+    #[arg(value_enum)]
+    pub shell: Shell,
+}
+
+/// A completion script `kubectl arc completion` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+    Powershell,
+    Elvish,
+    /// The `kubectl_complete-arc` script kubectl runs for `kubectl arc <TAB>`.
+    Kubectl,
+}
+
+impl Shell {
+    /// Every script, with its file name under `completions/` (each shell's usual name).
+    pub const SCRIPTS: [(Shell, &'static str); 6] = [
+        (Shell::Bash, "kubectl-arc.bash"),
+        (Shell::Zsh, "_kubectl-arc"),
+        (Shell::Fish, "kubectl-arc.fish"),
+        (Shell::Powershell, "_kubectl-arc.ps1"),
+        (Shell::Elvish, "kubectl-arc.elv"),
+        (Shell::Kubectl, KUBECTL_COMPLETER),
+    ];
+
+    fn env_completer(self) -> Option<&'static dyn EnvCompleter> {
+        Some(match self {
+            Shell::Bash => &clap_complete::env::Bash,
+            Shell::Zsh => &clap_complete::env::Zsh,
+            Shell::Fish => &clap_complete::env::Fish,
+            Shell::Powershell => &clap_complete::env::Powershell,
+            Shell::Elvish => &clap_complete::env::Elvish,
+            Shell::Kubectl => return None,
+        })
+    }
+}
+
+pub fn run(args: CompletionArgs, out: &mut dyn Write) -> Result<u8> {
+    write_script(args.shell, out)?;
+    Ok(EXIT_OK)
+}
+
+/// The `kubectl_complete-arc` script: kubectl passes the words, kubectl-arc answers.
+const KUBECTL_SCRIPT: &str = "#!/bin/sh
+# kubectl's shell completion for the kubectl-arc plugin (kubectl 1.26+ runs kubectl_complete-arc
+# from PATH with the words typed after `kubectl arc`). Generated by `kubectl arc completion kubectl`.
+exec kubectl-arc __complete \"$@\"
+";
+
+/// Write the completion script for `shell`.
+pub fn write_script(shell: Shell, out: &mut dyn Write) -> io::Result<()> {
+    let Some(completer) = shell.env_completer() else {
+        return out.write_all(KUBECTL_SCRIPT.as_bytes());
+    };
+    let mut script = Vec::new();
+    completer.write_registration(ENV_VAR, BIN, BIN, BIN, &mut script)?;
+    let script = String::from_utf8_lossy(&script);
+    let script = script.trim_start_matches('\n');
+    let header = format!(
+        "# Completion for kubectl-arc. Generated by `kubectl arc completion {}`: on each TAB the\n\
+         # shell asks kubectl-arc itself (COMPLETE={0}), so regenerate this after an upgrade.\n",
+        completer.name()
+    );
+    // zsh's autoloader wants `#compdef` on the first line.
+    match script.strip_prefix("#compdef") {
+        Some(rest) => {
+            let (first, rest) = rest.split_once('\n').unwrap_or((rest, ""));
+            write!(out, "#compdef{first}\n{header}{rest}")
+        }
+        None => write!(out, "{header}{script}"),
+    }
+}
+
+/// Answer a completion request if `args` (the process's arguments, `args[0]` being the program)
+/// is one: `COMPLETE=<shell>` in the environment (the shell scripts), or `__complete` as the first
+/// argument (`kubectl_complete-arc`'s protocol). Returns the exit code when it was one.
+pub fn intercept(args: &[OsString], out: &mut dyn Write, err: &mut dyn Write) -> Option<u8> {
+    if args.get(1).is_some_and(|a| a == KUBECTL_COMPLETE_ARG) {
+        return Some(match kubectl_plugin(&args[2..], out) {
+            Ok(()) => EXIT_OK,
+            Err(_) => EXIT_ERROR,
+        });
+    }
+    let shell = std::env::var_os(ENV_VAR)?;
+    if shell.is_empty() || shell == "0" {
+        return None;
+    }
+    // SAFETY: completion requests run in a fresh single-threaded process, before anything else
+    // reads the environment. Child processes (kubeconfig exec plugins) must not see the request.
+    unsafe { std::env::remove_var(ENV_VAR) };
+    let name = Path::new(&shell)
+        .file_stem()
+        .unwrap_or(shell.as_os_str())
+        .to_string_lossy()
+        .into_owned();
+    let shells = Shells::builtins();
+    let Some(completer) = shells.completer(&name) else {
+        let _ = writeln!(
+            err,
+            "error: {ENV_VAR}={name}: unknown shell (supported: bash, elvish, fish, powershell, zsh)"
+        );
+        return Some(EXIT_ERROR);
+    };
+    let words: Vec<OsString> = match args.iter().position(|a| a == "--") {
+        Some(i) => args[i + 1..].to_vec(),
+        None => Vec::new(),
+    };
+    let result = if words.is_empty() {
+        completer.write_registration(ENV_VAR, BIN, BIN, BIN, out)
+    } else {
+        let current = std::env::var("_CLAP_COMPLETE_INDEX")
+            .ok()
+            .and_then(|i| i.parse().ok())
+            .unwrap_or(words.len() - 1);
+        let requests = Arc::new(Requests::from_words(&words, current));
+        let mut cmd = command(&requests);
+        let cwd = std::env::current_dir().ok();
+        completer.write_complete(&mut cmd, words, cwd.as_deref(), out)
+    };
+    Some(match result {
+        Ok(()) => EXIT_OK,
+        Err(e) => {
+            let _ = writeln!(err, "error: completion failed: {e}");
+            EXIT_ERROR
+        }
+    })
+}
+
+/// kubectl's plugin completion: `words` are those typed after `kubectl arc`, the last being the one
+/// to complete (empty for a new word). Writes one `value<TAB>description` line per candidate and a
+/// final `:<directive>` line.
+pub fn kubectl_plugin(words: &[OsString], out: &mut dyn Write) -> io::Result<()> {
+    let mut args = vec![OsString::from(BIN)];
+    args.extend(words.iter().cloned());
+    if words.is_empty() {
+        args.push(OsString::new());
+    }
+    let current = args.len() - 1;
+    let typed = args[current].clone();
+    let requests = Arc::new(Requests::from_words(&args, current));
+    let mut cmd = command(&requests);
+    let cwd = std::env::current_dir().ok();
+    let candidates = match clap_complete::engine::complete(&mut cmd, args, current, cwd.as_deref())
+    {
+        Ok(c) => c,
+        Err(_) => return writeln!(out, ":{}", directive::ERROR),
+    };
+    match *requests.path.lock().unwrap_or_else(|e| e.into_inner()) {
+        // As kubectl's own -f: the shell completes files, filtered by extension.
+        Some(PathKind::Manifests) => {
+            for ext in ["yaml", "yml", "json"] {
+                writeln!(out, "{ext}")?;
+            }
+            return writeln!(out, ":{}", directive::FILTER_FILE_EXT);
+        }
+        Some(PathKind::Any) => return writeln!(out, ":{}", directive::DEFAULT),
+        None => {}
+    }
+    // Like cobra: flags are offered once the word starts with `-`.
+    let offer_flags = typed.to_string_lossy().starts_with('-');
+    let mut no_space = false;
+    let mut any = false;
+    for c in candidates {
+        let value = c.get_value().to_string_lossy();
+        if !offer_flags && value.starts_with('-') {
+            continue;
+        }
+        any = true;
+        no_space |= value.ends_with('=') || value.ends_with('/');
+        match c.get_help().map(|h| h.to_string()) {
+            Some(help) if !help.is_empty() => {
+                let first = help.lines().next().unwrap_or_default();
+                writeln!(out, "{value}\t{first}")?;
+            }
+            _ => writeln!(out, "{value}")?,
+        }
+    }
+    let mut bits = directive::NO_FILE_COMP;
+    if any && no_space {
+        bits |= directive::NO_SPACE;
+    }
+    writeln!(out, ":{bits}")
+}
+
+/// Which ARC resource each command's NAME arguments name. A command listed here completes its
+/// positional arguments with the live names of that resource in the namespace in scope.
+const NAMED_RESOURCES: &[(&str, &str, &str)] = &[
+    ("diff", arc::AUTOSCALING_RUNNER_SETS, "AutoscalingRunnerSet"),
+    ("status", arc::EPHEMERAL_RUNNER_SETS, "EphemeralRunnerSet"),
+    ("bump", arc::EPHEMERAL_RUNNER_SETS, "EphemeralRunnerSet"),
+    ("migrate", arc::EPHEMERAL_RUNNER_SETS, "EphemeralRunnerSet"),
+];
+
+/// What kind of path a request completes (kubectl's protocol leaves paths to the shell).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PathKind {
+    /// Manifests (`-f`): `.yaml`, `.yml` and `.json` files.
+    Manifests,
+    /// Any file (`--kubeconfig`).
+    Any,
+}
+
+/// One completion request: what the words already typed say (kubectl's global flags, the names
+/// already given) and what the engine asked for.
+struct Requests {
+    kube: Option<KubeFlags>,
+    /// Positional values already typed (not offered again).
+    typed_names: Vec<String>,
+    /// The deadline for the API server.
+    timeout: Duration,
+    /// Set when the engine completes a path argument.
+    path: Mutex<Option<PathKind>>,
+}
+
+impl Requests {
+    /// Read the flags out of `args` (`args[0]` the program), leaving out the word being completed.
+    fn from_words(args: &[OsString], current: usize) -> Requests {
+        let typed = args
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != current)
+            .map(|(_, a)| a.clone());
+        let matches = Cli::command()
+            .ignore_errors(true)
+            .try_get_matches_from(typed)
+            .ok();
+        let kube = matches
+            .as_ref()
+            .and_then(|m| KubeFlags::from_arg_matches(m).ok());
+        let typed_names = matches
+            .as_ref()
+            .and_then(|m| m.subcommand())
+            .and_then(|(_, sub)| sub.try_get_many::<String>("names").ok().flatten())
+            .map(|names| names.cloned().collect())
+            .unwrap_or_default();
+        let timeout = std::env::var(TIMEOUT_ENV)
+            .ok()
+            .and_then(|t| parse_duration(&t).ok())
+            .filter(|t| !t.is_zero())
+            .unwrap_or(DEFAULT_TIMEOUT);
+        Requests {
+            kube,
+            typed_names,
+            timeout,
+            path: Mutex::new(None),
+        }
+    }
+
+    fn connect_options(&self) -> ConnectOptions {
+        let mut opts = self
+            .kube
+            .as_ref()
+            .map(KubeFlags::connect_options)
+            .unwrap_or_default();
+        opts.request_timeout = Some(self.deadline());
+        opts
+    }
+
+    /// The completion deadline, shortened by a `--request-timeout` typed on the line.
+    fn deadline(&self) -> Duration {
+        self.kube
+            .as_ref()
+            .and_then(|k| k.request_timeout)
+            .filter(|t| !t.is_zero())
+            .map_or(self.timeout, |t| t.min(self.timeout))
+    }
+
+    fn namespace(&self) -> Option<String> {
+        self.kube.as_ref().and_then(|k| k.namespace.clone())
+    }
+
+    /// Ask the API server on another thread; `None` when it fails or misses the deadline. The
+    /// thread is left behind on a timeout: the process exits right after answering.
+    fn ask(&self, query: Query) -> Option<Answer> {
+        let opts = self.connect_options();
+        let namespace = self.namespace();
+        let (tx, rx) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("completion-lookup".into())
+            .spawn(move || {
+                let answer = super::runtime().and_then(|rt| {
+                    rt.block_on(async move {
+                        let conn = cluster::connect(&opts).await?;
+                        Ok(match query {
+                            Query::Namespaces => {
+                                Answer::Namespaces(names::namespaces(&conn.client).await?)
+                            }
+                            Query::Names(plural) => {
+                                let ns = namespace.unwrap_or(conn.default_namespace);
+                                Answer::Names(
+                                    names::arc_object_names(&conn.client, plural, Some(&ns))
+                                        .await?,
+                                )
+                            }
+                        })
+                    })
+                });
+                let _ = tx.send(answer);
+            })
+            .ok()?;
+        rx.recv_timeout(self.deadline()).ok()?.ok()
+    }
+}
+
+enum Query {
+    Namespaces,
+    Names(&'static str),
+}
+
+enum Answer {
+    Namespaces(Vec<String>),
+    Names(Vec<(String, String)>),
+}
+
+/// The command line with completers attached to the arguments whose values clap cannot know.
+fn command(requests: &Arc<Requests>) -> clap::Command {
+    let mut cmd = Cli::command();
+    cmd.build();
+    attach(cmd, None, requests)
+}
+
+fn attach(cmd: clap::Command, name: Option<&str>, requests: &Arc<Requests>) -> clap::Command {
+    let resource = name.and_then(|n| NAMED_RESOURCES.iter().find(|(c, _, _)| *c == n));
+    let cmd = cmd.mut_args(|arg| match completer_for(&arg, resource, requests) {
+        Some(c) => arg.add(c),
+        None => arg,
+    });
+    cmd.mut_subcommands(|sub| {
+        let name = sub.get_name().to_string();
+        attach(sub, Some(&name), requests)
+    })
+}
+
+fn completer_for(
+    arg: &Arg,
+    resource: Option<&(&str, &'static str, &'static str)>,
+    requests: &Arc<Requests>,
+) -> Option<ArgValueCompleter> {
+    let r = Arc::clone(requests);
+    let id = arg.get_id().as_str();
+    Some(match id {
+        "namespace" => ArgValueCompleter::new(move |current: &OsStr| namespaces(&r, current)),
+        "context" | "cluster" | "user" => {
+            let id = id.to_string();
+            ArgValueCompleter::new(move |current: &OsStr| kubeconfig_names(&r, &id, current))
+        }
+        "layout" => ArgValueCompleter::new(layouts),
+        _ if arg.is_positional() => {
+            let &(_, plural, kind) = resource?;
+            ArgValueCompleter::new(move |current: &OsStr| arc_names(&r, plural, kind, current))
+        }
+        _ if matches!(
+            arg.get_value_hint(),
+            clap::ValueHint::AnyPath | clap::ValueHint::FilePath
+        ) =>
+        {
+            let kind = if id == "files" {
+                PathKind::Manifests
+            } else {
+                PathKind::Any
+            };
+            ArgValueCompleter::new(move |current: &OsStr| {
+                *r.path.lock().unwrap_or_else(|e| e.into_inner()) = Some(kind);
+                let mut paths = PathCompleter::any();
+                if kind == PathKind::Manifests {
+                    paths = paths.stdio();
+                }
+                clap_complete::engine::ValueCompleter::complete(&paths, current)
+            })
+        }
+        _ => return None,
+    })
+}
+
+fn starts_with(candidate: &str, current: &OsStr) -> bool {
+    current
+        .to_str()
+        .is_some_and(|prefix| candidate.starts_with(prefix))
+}
+
+fn namespaces(requests: &Requests, current: &OsStr) -> Vec<CompletionCandidate> {
+    let Some(Answer::Namespaces(list)) = requests.ask(Query::Namespaces) else {
+        return Vec::new();
+    };
+    list.into_iter()
+        .filter(|ns| starts_with(ns, current))
+        .map(CompletionCandidate::new)
+        .collect()
+}
+
+fn arc_names(
+    requests: &Requests,
+    plural: &'static str,
+    kind: &str,
+    current: &OsStr,
+) -> Vec<CompletionCandidate> {
+    let Some(Answer::Names(list)) = requests.ask(Query::Names(plural)) else {
+        return Vec::new();
+    };
+    list.into_iter()
+        .filter(|(_, name)| starts_with(name, current) && !requests.typed_names.contains(name))
+        .map(|(ns, name)| {
+            CompletionCandidate::new(name).help(Some(format!("{kind} in {ns}").into()))
+        })
+        .collect()
+}
+
+fn kubeconfig_names(requests: &Requests, id: &str, current: &OsStr) -> Vec<CompletionCandidate> {
+    let Ok(names) = names::kubeconfig_names(&requests.connect_options()) else {
+        return Vec::new();
+    };
+    let list = match id {
+        "context" => names.contexts,
+        "cluster" => names.clusters,
+        _ => names.users,
+    };
+    list.into_iter()
+        .filter(|n| starts_with(n, current))
+        .map(CompletionCandidate::new)
+        .collect()
+}
+
+/// `--layout`: the shipped k8s.io/api layouts, by minor version (`--layout` accepts both).
+fn layouts(current: &OsStr) -> Vec<CompletionCandidate> {
+    Layout::shipped_versions()
+        .enumerate()
+        .filter_map(|(i, full)| {
+            let minor = full.rsplit_once('.').map_or(full, |(m, _)| m);
+            let help = if i == 0 {
+                format!("k8s.io/api {full} (ARC's pin)")
+            } else {
+                format!("k8s.io/api {full}")
+            };
+            starts_with(minor, current)
+                .then(|| CompletionCandidate::new(minor).help(Some(help.into())))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn complete(words: &[&str]) -> String {
+        let words: Vec<OsString> = words.iter().map(OsString::from).collect();
+        let mut out = Vec::new();
+        kubectl_plugin(&words, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    fn values(output: &str) -> Vec<&str> {
+        output
+            .lines()
+            .map(|l| l.split('\t').next().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn subcommands_with_descriptions_and_no_file_completion() {
+        let out = complete(&[""]);
+        let v = values(&out);
+        for sub in ["diff", "migrate", "version", "completion"] {
+            assert!(v.contains(&sub), "{sub} missing in\n{out}");
+        }
+        assert!(out.contains("diff\tShow the drift"), "{out}");
+        assert!(
+            !v.iter().any(|c| c.starts_with('-')),
+            "no flags for an empty word:\n{out}"
+        );
+        assert_eq!(out.lines().last(), Some(":4"));
+        assert_eq!(values(&complete(&["mi"])), ["migrate", ":4"]);
+    }
+
+    #[test]
+    fn flags_once_the_word_starts_with_a_dash() {
+        let out = complete(&["diff", "--"]);
+        let v = values(&out);
+        for flag in [
+            "--output",
+            "--namespace",
+            "--kubeconfig",
+            "--context",
+            "--all-namespaces",
+        ] {
+            assert!(v.contains(&flag), "{flag} missing in\n{out}");
+        }
+        let v2 = complete(&["migrate", "--dr"]);
+        assert_eq!(values(&v2), ["--dry-run", ":4"]);
+    }
+
+    #[test]
+    fn flag_values_output_formats_and_dry_run_modes() {
+        let v = complete(&["diff", "-o", ""]);
+        assert_eq!(values(&v), ["text", "json", "yaml", "github", ":4"]);
+        let v = complete(&["migrate", "--dry-run="]);
+        assert_eq!(
+            values(&v),
+            [
+                "--dry-run=none",
+                "--dry-run=client",
+                "--dry-run=server",
+                ":4"
+            ]
+        );
+        let v = complete(&["migrate", "-o", "j"]);
+        assert_eq!(values(&v), ["json", ":4"]);
+        let v = complete(&["completion", ""]);
+        assert_eq!(
+            values(&v),
+            [
+                "bash",
+                "zsh",
+                "fish",
+                "powershell",
+                "elvish",
+                "kubectl",
+                ":4"
+            ]
+        );
+        let v = complete(&["diff", "--layout", "v0.3"]);
+        assert_eq!(values(&v), ["v0.36", "v0.35", "v0.37", ":4"]);
+    }
+
+    #[test]
+    fn manifests_are_left_to_the_shell_filtered_by_extension_like_kubectl_f() {
+        assert_eq!(complete(&["diff", "-f", ""]), "yaml\nyml\njson\n:8\n");
+        assert_eq!(
+            complete(&["migrate", "--filename="]),
+            "yaml\nyml\njson\n:8\n"
+        );
+        assert_eq!(complete(&["diff", "--kubeconfig", ""]), ":0\n");
+    }
+
+    #[test]
+    fn no_cluster_means_no_names_quickly() {
+        let dir = std::env::temp_dir();
+        let missing = dir.join("kubectl-arc-no-such-kubeconfig");
+        let start = std::time::Instant::now();
+        let out = complete(&["diff", "--kubeconfig", missing.to_str().unwrap(), ""]);
+        assert_eq!(out, ":4\n");
+        assert!(start.elapsed() < DEFAULT_TIMEOUT + Duration::from_secs(1));
+    }
+
+    #[test]
+    fn typed_flags_are_read_leniently() {
+        let args: Vec<OsString> = [
+            "kubectl-arc",
+            "diff",
+            "--context",
+            "prod",
+            "-n",
+            "arc",
+            "a",
+            "ru",
+        ]
+        .iter()
+        .map(OsString::from)
+        .collect();
+        let r = Requests::from_words(&args, 7);
+        let kube = r.kube.as_ref().expect("flags");
+        assert_eq!(kube.context.as_deref(), Some("prod"));
+        assert_eq!(kube.namespace.as_deref(), Some("arc"));
+        assert_eq!(r.typed_names, ["a"]);
+        // Incomplete lines still yield what was typed.
+        let args: Vec<OsString> = ["kubectl-arc", "-n", "x", "diff", "-o"]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        let r = Requests::from_words(&args, 5);
+        assert_eq!(r.namespace().as_deref(), Some("x"));
+    }
+
+    #[test]
+    fn every_script_is_generated() {
+        for (shell, _) in Shell::SCRIPTS {
+            let mut out = Vec::new();
+            write_script(shell, &mut out).unwrap();
+            let text = String::from_utf8(out).unwrap();
+            assert!(text.contains("kubectl-arc"), "{shell:?}: {text}");
+        }
+        let mut zsh = Vec::new();
+        write_script(Shell::Zsh, &mut zsh).unwrap();
+        assert!(zsh.starts_with(b"#compdef kubectl-arc\n"));
+    }
+}

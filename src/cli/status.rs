@@ -1,0 +1,748 @@
+//! `kubectl arc status`: arguments → the EphemeralRunnerSets and runners in scope, streamed into a
+//! per-set census → a verdict per set → a renderer.
+//!
+//! Reads EphemeralRunnerSets and EphemeralRunners from the cluster (paginated, page by page, on a
+//! worker thread so that the next page is fetched meanwhile) or from files (`-f`); writes nothing.
+//! `--watch` and `--wait` keep the census live from two watches. Exit status: 0, or with `--wait`
+//! 1 on timeout; 2 on errors (no CRD, Forbidden, bad selector, unknown name).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io::{Read as _, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context as _, Result, bail};
+use clap::{Args, ValueEnum};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use tokio::sync::mpsc;
+
+use super::{ColorChoice, EXIT_DRIFT, EXIT_ERROR, EXIT_OK, KubeFlags, Terminal, parse_duration};
+use crate::cluster;
+use crate::cluster::watch::{Event, Scope, Watcher, list_pages};
+use crate::core::arc;
+use crate::core::layout::Layout;
+use crate::core::selector::Selector;
+use crate::core::status::{Census, RunnerFacts, SetFacts, SetKey, SetStatus, State};
+use crate::manifest;
+use crate::render::status::{
+    StatusReport, TableOptions, Widths, write_json_line, write_reasons, write_rows, write_table,
+    write_yaml_document,
+};
+
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Show where each EphemeralRunnerSet stands in ARC's revision handshake: \
+spec.actionableRevision (requested) against status.appliedActionableRevision (acknowledged), its \
+runners as ARC's controller sorts them (idle, busy, pending, failed), and how many run an older spec \
+(not Semantic-equal to the set's spec.ephemeralRunnerSpec).\n\n\
+States: Synced (applied >= spec, and no idle or pending runner on an older spec; busy runners finish \
+their job first and are only counted), Pending (spec > applied: a cleanup is requested), Stale \
+(the revisions agree, yet idle or pending runners run an older spec), Legacy (the \
+actions.github.com/integrity-hash annotation is still set: run `kubectl arc migrate`), Invalid \
+(applied > spec, or a field ARC's Go types cannot decode).\n\n\
+`-o wide` and `status NAME` say why a set is not Synced: which runners hold the cleanup back \
+(busy with a job, never registered with runnerId 0, phase Outdated) and when spec.actionableRevision \
+was last written (from managedFields).\n\n\
+Lists are paginated and streamed, so memory stays bounded by the number of sets, not runners. \
+`-f` reads a `kubectl get -o yaml` dump instead of the cluster.\n\n\
+Exit status: 0; with --wait, 0 once every selected set is Synced and 1 on timeout; 2 on errors \
+(ARC's CRDs missing, Forbidden, a bad selector, an unknown name).",
+    after_help = "Examples:\n  \
+# Every scale set in the current namespace\n  kubectl arc status\n\n  \
+# Across the cluster, with the reasons\n  kubectl arc status -A -o wide\n\n  \
+# Why is this one stuck?\n  kubectl arc status -n arc-runners arc-runner-set\n\n  \
+# Block until a requested cleanup has completed, like kubectl rollout status\n  \
+kubectl arc status -n arc-runners arc-runner-set --wait --timeout 10m\n\n  \
+# Follow changes\n  kubectl arc status -A --watch\n\n  \
+# Offline, from a dump\n  kubectl get ephemeralrunnersets,ephemeralrunners -A -o yaml > dump.yaml\n  \
+kubectl arc status -f dump.yaml"
+)]
+pub struct StatusArgs {
+    /// EphemeralRunnerSet names (default: every one in scope).
+    pub names: Vec<String>,
+    /// Every namespace.
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
+    /// Label selector on EphemeralRunnerSets (e.g. app=runners,tier!=gpu).
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    /// A dump (file, directory or - for stdin, repeatable) of EphemeralRunnerSets and their
+    /// EphemeralRunners, instead of the cluster.
+    #[arg(short = 'f', long = "filename", value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, default_value_t = StatusOutput::Table)]
+    pub output: StatusOutput,
+    /// After the first listing, print each set again whenever its row changes (JSON: one row per
+    /// line; YAML: one document per row).
+    #[arg(short = 'w', long, conflicts_with_all = ["wait", "files"])]
+    pub watch: bool,
+    /// Block until every selected set is Synced (exit 0), like `kubectl rollout status`.
+    #[arg(long, conflicts_with = "files")]
+    pub wait: bool,
+    /// With --wait: give up after this long (exit 1), e.g. 30s, 10m. Default: wait forever.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "wait")]
+    pub timeout: Option<Duration>,
+    /// When to colour the table (NO_COLOR is honoured for auto).
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// The k8s.io/api layout of the ARC controller's build (v0.35, v0.36 or v0.37).
+    #[arg(long, value_name = "VERSION", default_value = "v0.36")]
+    pub layout: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StatusOutput {
+    Table,
+    Wide,
+    Json,
+    Yaml,
+}
+
+/// What the command was asked to show.
+struct Plan {
+    layout: &'static Layout,
+    /// `None`: all namespaces.
+    namespace: Option<String>,
+    names: Vec<String>,
+    selector: Option<String>,
+    parsed_selector: Option<Selector>,
+}
+
+impl Plan {
+    /// Whether a set event belongs to the selection (names; the selector is applied by the
+    /// server).
+    fn selects(&self, key: &SetKey) -> bool {
+        (self.namespace.is_none() || self.namespace.as_deref() == Some(key.0.as_str()))
+            && (self.names.is_empty() || self.names.contains(&key.1))
+    }
+
+    fn set_scope(&self) -> Scope {
+        Scope {
+            namespace: self.namespace.clone(),
+            label_selector: self.selector.clone(),
+            field_selector: None,
+        }
+    }
+
+    fn runner_scope(&self) -> Scope {
+        Scope {
+            namespace: self.namespace.clone(),
+            ..Default::default()
+        }
+    }
+}
+
+pub fn run(
+    kube: &KubeFlags,
+    args: StatusArgs,
+    term: Terminal,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<u8> {
+    let layout = Layout::find(&args.layout).with_context(|| {
+        format!(
+            "--layout {}: unknown k8s.io/api layout (supported: {})",
+            args.layout,
+            Layout::shipped_versions().collect::<Vec<_>>().join(", ")
+        )
+    })?;
+    let parsed_selector = args
+        .selector
+        .as_deref()
+        .map(Selector::parse)
+        .transpose()
+        .context("-l/--selector")?;
+    if args.all_namespaces && kube.namespace.is_some() {
+        bail!("-A/--all-namespaces and -n/--namespace cannot be used together");
+    }
+    if args.all_namespaces && !args.names.is_empty() {
+        bail!(
+            "names are looked up in one namespace: use -n NAMESPACE with names, not -A/--all-namespaces"
+        );
+    }
+    let opts = TableOptions {
+        wide: args.output == StatusOutput::Wide,
+        namespace_column: args.all_namespaces || !args.files.is_empty(),
+        color: term.color(args.color),
+    };
+
+    if !args.files.is_empty() {
+        let plan = Plan {
+            layout,
+            namespace: None,
+            names: args.names.clone(),
+            selector: args.selector.clone(),
+            parsed_selector,
+        };
+        let default_ns = kube.namespace.clone().unwrap_or_else(|| "default".into());
+        let (rows, errors) = from_files(&plan, &args.files, &default_ns)?;
+        return finish(&args, opts, rows, errors, out, err);
+    }
+
+    let rt = super::runtime()?;
+    rt.block_on(async {
+        let conn = cluster::connect(&kube.connect_options()).await?;
+        let namespace = if args.all_namespaces {
+            None
+        } else {
+            Some(
+                kube.namespace
+                    .clone()
+                    .unwrap_or(conn.default_namespace.clone()),
+            )
+        };
+        let plan = Plan {
+            layout,
+            namespace,
+            names: args.names.clone(),
+            selector: args.selector.clone(),
+            parsed_selector,
+        };
+        if args.watch || args.wait {
+            live(&conn.client, &plan, &args, opts, out, err).await
+        } else {
+            let gathered = gather(&conn.client, &plan, Census::new(layout, false)).await?;
+            let mut census = gathered.census;
+            let errors = missing_names(&plan, &census);
+            let rows = census.statuses(now());
+            finish(&args, opts, rows, errors, out, err)
+        }
+    })
+}
+
+/// The clock, in Unix seconds (for AGE and "last written ... ago").
+fn now() -> Option<i64> {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()
+        .map(|d| d.as_secs() as i64)
+}
+
+fn missing_names(plan: &Plan, census: &Census) -> Vec<String> {
+    let ns = plan.namespace.clone().unwrap_or_default();
+    plan.names
+        .iter()
+        .filter(|n| !census.contains(&(ns.clone(), (*n).clone())))
+        .map(|n| format!("EphemeralRunnerSet {ns}/{n} not found"))
+        .collect()
+}
+
+/// Render the rows; report errors on stderr. Exit 2 if there were errors.
+fn finish(
+    args: &StatusArgs,
+    opts: TableOptions,
+    rows: Vec<SetStatus>,
+    errors: Vec<String>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<u8> {
+    render(args, opts, rows, out, err)?;
+    for e in &errors {
+        writeln!(err, "error: {e}")?;
+    }
+    Ok(if errors.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_ERROR
+    })
+}
+
+fn render(
+    args: &StatusArgs,
+    opts: TableOptions,
+    rows: Vec<SetStatus>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<()> {
+    // Thousands of rows: one buffered stream, not a write per line.
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, out);
+    match args.output {
+        StatusOutput::Table | StatusOutput::Wide => {
+            if rows.is_empty() {
+                writeln!(err, "No EphemeralRunnerSets found.")?;
+                return Ok(());
+            }
+            write_table(&rows, opts, &mut out)?;
+            if !args.names.is_empty() && args.output == StatusOutput::Table {
+                write_reasons(&rows, opts.color, &mut out)?;
+            }
+        }
+        StatusOutput::Json => {
+            serde_json::to_writer_pretty(&mut out, &StatusReport::new(rows))?;
+            writeln!(out)?;
+        }
+        StatusOutput::Yaml => write!(
+            out,
+            "{}",
+            serde_saphyr::to_string(&StatusReport::new(rows))?
+        )?,
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// A list page: only its items, each kept as text.
+#[derive(Deserialize)]
+struct PageItems<'a> {
+    #[serde(borrow, default)]
+    items: Vec<&'a RawValue>,
+}
+
+/// What a listing produced.
+struct Gathered {
+    census: Census,
+    /// The sets seen by this listing.
+    seen: HashSet<SetKey>,
+    /// Where watches can start.
+    sets_version: String,
+    runners_version: String,
+}
+
+/// The worker thread: sets first (their pages arrive on `sets`), then runners, into the census.
+fn consume(
+    mut census: Census,
+    mut sets: mpsc::Receiver<String>,
+    mut runners: mpsc::Receiver<String>,
+) -> Result<(Census, HashSet<SetKey>)> {
+    let mut seen = HashSet::new();
+    while let Some(page) = sets.blocking_recv() {
+        let page: PageItems =
+            serde_json::from_str(&page).context("the server sent an invalid list page")?;
+        for item in page.items {
+            let facts = SetFacts::from_json(item.get())
+                .map_err(|e| anyhow::anyhow!("an EphemeralRunnerSet in the list: {e}"))?;
+            seen.insert(census.upsert_set(facts));
+        }
+    }
+    while let Some(page) = runners.blocking_recv() {
+        let page: PageItems =
+            serde_json::from_str(&page).context("the server sent an invalid list page")?;
+        for item in page.items {
+            // A runner that is not an object cannot belong to any set: skip it.
+            if let Ok(runner) = RunnerFacts::from_json(item.get()) {
+                census.add_runner(&runner);
+            }
+        }
+    }
+    Ok((census, seen))
+}
+
+/// List the selected sets and then the runners in scope into `census`, page by page.
+async fn gather(client: &kube::Client, plan: &Plan, census: Census) -> Result<Gathered> {
+    gather_parts(client, plan, census, true, true).await
+}
+
+async fn gather_parts(
+    client: &kube::Client,
+    plan: &Plan,
+    census: Census,
+    list_sets: bool,
+    list_runners: bool,
+) -> Result<Gathered> {
+    let (sets_tx, sets_rx) = mpsc::channel::<String>(1);
+    let (runners_tx, runners_rx) = mpsc::channel::<String>(1);
+    let worker = std::thread::Builder::new()
+        .name("status-census".into())
+        .spawn(move || consume(census, sets_rx, runners_rx))
+        .context("cannot start a worker thread")?;
+    let fetched: Result<(String, String)> = async {
+        let mut sets_version = String::new();
+        if list_sets {
+            let ns = plan.namespace.clone();
+            if plan.names.is_empty() {
+                sets_version = list_pages(
+                    client,
+                    arc::EPHEMERAL_RUNNER_SETS,
+                    &plan.set_scope(),
+                    &sets_tx,
+                )
+                .await?;
+            } else {
+                for name in &plan.names {
+                    let scope = Scope {
+                        namespace: ns.clone(),
+                        label_selector: plan.selector.clone(),
+                        field_selector: Some(format!("metadata.name={name}")),
+                    };
+                    sets_version =
+                        list_pages(client, arc::EPHEMERAL_RUNNER_SETS, &scope, &sets_tx).await?;
+                }
+            }
+        }
+        drop(sets_tx);
+        let mut runners_version = String::new();
+        if list_runners {
+            runners_version = list_pages(
+                client,
+                arc::EPHEMERAL_RUNNERS,
+                &plan.runner_scope(),
+                &runners_tx,
+            )
+            .await?;
+        }
+        drop(runners_tx);
+        Ok((sets_version, runners_version))
+    }
+    .await;
+    let worked = worker
+        .join()
+        .map_err(|_| anyhow::anyhow!("the census worker thread panicked"))?;
+    let (sets_version, runners_version) = fetched?;
+    let (census, seen) = worked?;
+    Ok(Gathered {
+        census,
+        seen,
+        sets_version,
+        runners_version,
+    })
+}
+
+/// `--watch` and `--wait`: list, then keep the census current from two watches.
+async fn live(
+    client: &kube::Client,
+    plan: &Plan,
+    args: &StatusArgs,
+    opts: TableOptions,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<u8> {
+    let deadline = args.timeout.map(|t| tokio::time::Instant::now() + t);
+    let gathered = gather(client, plan, Census::new(plan.layout, true)).await?;
+    let mut census = gathered.census;
+    let missing = missing_names(plan, &census);
+    if !missing.is_empty() {
+        for e in &missing {
+            writeln!(err, "error: {e}")?;
+        }
+        return Ok(EXIT_ERROR);
+    }
+    let mut shown: HashMap<SetKey, SetStatus> = HashMap::new();
+    let rows = census.statuses(now());
+    let mut widths = Widths::default();
+
+    if args.wait {
+        if rows.is_empty() {
+            bail!(
+                "no EphemeralRunnerSets match{}: nothing to wait for",
+                match &plan.namespace {
+                    Some(ns) => format!(" in namespace {ns}"),
+                    None => String::new(),
+                }
+            );
+        }
+        for r in &rows {
+            progress(r, err)?;
+        }
+        if rows.iter().all(|r| r.state == State::Synced) {
+            render(args, opts, rows, out, err)?;
+            return Ok(EXIT_OK);
+        }
+    } else {
+        match args.output {
+            StatusOutput::Table | StatusOutput::Wide => {
+                if rows.is_empty() {
+                    writeln!(err, "No EphemeralRunnerSets found; watching.")?;
+                } else {
+                    widths = write_table(&rows, opts, out)?;
+                }
+            }
+            StatusOutput::Json => rows.iter().try_for_each(|r| write_json_line(r, out))?,
+            StatusOutput::Yaml => rows.iter().try_for_each(|r| write_yaml_document(r, out))?,
+        }
+        out.flush()?;
+    }
+    for r in rows {
+        shown.insert((r.namespace.clone(), r.name.clone()), r);
+    }
+
+    let mut sets_watch = Watcher::new(
+        client.clone(),
+        arc::EPHEMERAL_RUNNER_SETS,
+        plan.set_scope(),
+        gathered.sets_version,
+    );
+    let mut runners_watch = Watcher::new(
+        client.clone(),
+        arc::EPHEMERAL_RUNNERS,
+        plan.runner_scope(),
+        gathered.runners_version,
+    );
+    let mut dirty: HashSet<SetKey> = HashSet::new();
+    let mut flush_at: Option<tokio::time::Instant> = None;
+    let far = || tokio::time::Instant::now() + Duration::from_secs(86400 * 365);
+    loop {
+        let flush_deadline = flush_at.unwrap_or_else(far);
+        let timeout_deadline = deadline.unwrap_or_else(far);
+        tokio::select! {
+            event = sets_watch.next() => {
+                match event? {
+                    Event::Applied(v) => {
+                        let facts = SetFacts::from_json(&v.to_string())
+                            .map_err(|e| anyhow::anyhow!("an EphemeralRunnerSet event: {e}"))?;
+                        let key = (facts.namespace.clone(), facts.name.clone());
+                        if plan.selects(&key) {
+                            census.upsert_set(facts);
+                            dirty.insert(key);
+                        }
+                    }
+                    Event::Deleted(v) => {
+                        if let Ok(facts) = SetFacts::from_json(&v.to_string()) {
+                            let key = (facts.namespace, facts.name);
+                            census.remove_set(&key);
+                            shown.remove(&key);
+                            if args.wait && plan.names.contains(&key.1) {
+                                bail!("EphemeralRunnerSet {}/{} was deleted while waiting for it", key.0, key.1);
+                            }
+                        }
+                    }
+                    Event::Relist => {
+                        let g = gather_parts(client, plan, census, true, false).await?;
+                        census = g.census;
+                        let gone: Vec<SetKey> =
+                            census.keys().filter(|k| !g.seen.contains(*k)).cloned().collect();
+                        for k in gone {
+                            census.remove_set(&k);
+                            shown.remove(&k);
+                        }
+                        dirty.extend(g.seen);
+                        sets_watch.resume_from(g.sets_version);
+                    }
+                    Event::Reconnecting(why) => writeln!(err, "{why}")?,
+                }
+                flush_at.get_or_insert_with(|| tokio::time::Instant::now() + Duration::from_millis(100));
+            }
+            event = runners_watch.next() => {
+                match event? {
+                    Event::Applied(v) => {
+                        let text = v.to_string();
+                        if let Ok(runner) = RunnerFacts::from_json(&text)
+                            && let Some(key) = census.add_runner(&runner)
+                        {
+                            dirty.insert(key);
+                        }
+                    }
+                    Event::Deleted(v) => {
+                        let ns = v.pointer("/metadata/namespace").and_then(|s| s.as_str()).unwrap_or("");
+                        let name = v.pointer("/metadata/name").and_then(|s| s.as_str()).unwrap_or("");
+                        if let Some(key) = census.remove_runner(ns, name) {
+                            dirty.insert(key);
+                        }
+                    }
+                    Event::Relist => {
+                        census.clear_runners();
+                        let g = gather_parts(client, plan, census, false, true).await?;
+                        census = g.census;
+                        dirty.extend(census.keys().cloned().collect::<Vec<_>>());
+                        runners_watch.resume_from(g.runners_version);
+                    }
+                    Event::Reconnecting(why) => writeln!(err, "{why}")?,
+                }
+                flush_at.get_or_insert_with(|| tokio::time::Instant::now() + Duration::from_millis(100));
+            }
+            _ = tokio::time::sleep_until(flush_deadline), if flush_at.is_some() => {
+                flush_at = None;
+                let mut changed = Vec::new();
+                let mut keys: Vec<SetKey> = dirty.drain().collect();
+                keys.sort();
+                for key in keys {
+                    let Some(row) = census.status(&key, now()) else { continue };
+                    let before = shown.get(&key);
+                    if before.is_some_and(|b| same_row(b, &row)) {
+                        continue;
+                    }
+                    if args.wait {
+                        progress(&row, err)?;
+                    } else {
+                        changed.push(row.clone());
+                    }
+                    shown.insert(key, row);
+                }
+                if args.wait {
+                    if shown.values().all(|r| r.state == State::Synced) {
+                        let mut rows: Vec<SetStatus> = shown.into_values().collect();
+                        rows.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+                        render(args, opts, rows, out, err)?;
+                        return Ok(EXIT_OK);
+                    }
+                } else if !changed.is_empty() {
+                    match args.output {
+                        StatusOutput::Table | StatusOutput::Wide => write_rows(&changed, opts, &mut widths, out)?,
+                        StatusOutput::Json => changed.iter().try_for_each(|r| write_json_line(r, out))?,
+                        StatusOutput::Yaml => changed.iter().try_for_each(|r| write_yaml_document(r, out))?,
+                    }
+                    out.flush()?;
+                }
+            }
+            _ = tokio::time::sleep_until(timeout_deadline), if deadline.is_some() => {
+                let mut rows: Vec<SetStatus> = shown.into_values().collect();
+                rows.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+                let waiting: Vec<String> = rows
+                    .iter()
+                    .filter(|r| r.state != State::Synced)
+                    .map(|r| format!("{}/{} is {}{}", r.namespace, r.name, r.state,
+                        r.reasons.first().map(|x| format!(" ({x})")).unwrap_or_default()))
+                    .collect();
+                render(args, opts, rows, out, err)?;
+                writeln!(
+                    err,
+                    "error: timed out after {} waiting for every EphemeralRunnerSet to be Synced: {}",
+                    format_duration(args.timeout.unwrap_or_default()),
+                    waiting.join("; ")
+                )?;
+                return Ok(EXIT_DRIFT);
+            }
+        }
+    }
+}
+
+/// Whether two rows print the same (AGE aside).
+fn same_row(a: &SetStatus, b: &SetStatus) -> bool {
+    a.spec_revision == b.spec_revision
+        && a.applied_revision == b.applied_revision
+        && a.state == b.state
+        && a.runners == b.runners
+        && a.reasons == b.reasons
+        && a.phase == b.phase
+}
+
+/// A `--wait` progress line on stderr.
+fn progress(row: &SetStatus, err: &mut dyn Write) -> Result<()> {
+    let revisions = format!(
+        "spec revision {}, applied {}",
+        row.spec_revision
+            .map(|v| v.to_string())
+            .unwrap_or_else(|| "?".into()),
+        row.applied_revision
+            .map(|v| v.to_string())
+            .unwrap_or_else(|| "?".into())
+    );
+    if row.state == State::Synced {
+        writeln!(
+            err,
+            "EphemeralRunnerSet {}/{} is Synced ({revisions})",
+            row.namespace, row.name
+        )?;
+    } else {
+        writeln!(
+            err,
+            "Waiting for EphemeralRunnerSet {}/{}: {} ({revisions}){}",
+            row.namespace,
+            row.name,
+            row.state,
+            row.reasons
+                .first()
+                .map(|r| format!(": {r}"))
+                .unwrap_or_default()
+        )?;
+    }
+    Ok(())
+}
+
+fn format_duration(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s >= 60.0 && s.fract() == 0.0 && (s as u64).is_multiple_of(60) {
+        format!("{}m", s as u64 / 60)
+    } else if s.fract() == 0.0 {
+        format!("{}s", s as u64)
+    } else {
+        format!("{s:.1}s")
+    }
+}
+
+/// `-f`: the census from a dump. Returns the rows and the problems found.
+fn from_files(
+    plan: &Plan,
+    paths: &[PathBuf],
+    default_ns: &str,
+) -> Result<(Vec<SetStatus>, Vec<String>)> {
+    let mut errors = Vec::new();
+    let mut objects = Vec::new();
+    for path in paths {
+        if path.as_os_str() == "-" {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .context("cannot read standard input")?;
+            match manifest::parse(&text, "<stdin>") {
+                Ok(o) => objects.extend(o),
+                Err(e) => errors.push(e.to_string()),
+            }
+            continue;
+        }
+        for file in files_of(path)? {
+            let text = match std::fs::read_to_string(&file) {
+                Ok(t) => t,
+                Err(e) => {
+                    errors.push(format!("cannot read {}: {e}", file.display()));
+                    continue;
+                }
+            };
+            match manifest::parse(&text, &file.display().to_string()) {
+                Ok(o) => objects.extend(o),
+                Err(e) => errors.push(e.to_string()),
+            }
+        }
+    }
+    let mut census = Census::new(plan.layout, false);
+    let mut runners = Vec::new();
+    for obj in objects {
+        if obj.is_arc("EphemeralRunnerSet") {
+            let mut value = obj.value;
+            if value.pointer("/metadata/namespace").is_none() {
+                value["metadata"]["namespace"] = default_ns.into();
+            }
+            match SetFacts::from_json(&value.to_string()) {
+                Ok(facts) => {
+                    let labels: BTreeMap<String, String> = facts.labels.clone();
+                    let selected = (plan.names.is_empty() || plan.names.contains(&facts.name))
+                        && plan
+                            .parsed_selector
+                            .as_ref()
+                            .is_none_or(|s| s.matches(&labels));
+                    if selected {
+                        census.upsert_set(facts);
+                    }
+                }
+                Err(e) => errors.push(format!("{}: {e}", obj.source)),
+            }
+        } else if obj.is_arc("EphemeralRunner") {
+            let mut value = obj.value;
+            if value.pointer("/metadata/namespace").is_none() {
+                value["metadata"]["namespace"] = default_ns.into();
+            }
+            runners.push(value.to_string());
+        }
+    }
+    for text in &runners {
+        if let Ok(r) = RunnerFacts::from_json(text) {
+            census.add_runner(&r);
+        }
+    }
+    for name in &plan.names {
+        if !census.keys().any(|k| &k.1 == name) {
+            errors.push(format!("EphemeralRunnerSet {name} not found in the files"));
+        }
+    }
+    Ok((census.statuses(now()), errors))
+}
+
+/// A file, or a directory's .yaml, .yml and .json files (sorted).
+fn files_of(path: &Path) -> Result<Vec<PathBuf>> {
+    if !path.is_dir() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
+        .with_context(|| format!("cannot read directory {}", path.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            matches!(
+                p.extension().and_then(|e| e.to_str()),
+                Some("yaml" | "yml" | "json")
+            )
+        })
+        .collect();
+    entries.sort();
+    Ok(entries)
+}

@@ -1,0 +1,252 @@
+//! Streaming reads: paginated lists handed over page by page, and watches that reconnect.
+//!
+//! Cluster layer. [`list_pages`] follows `limit`/`continue` (each page read with the bounded
+//! retries of `retry.rs`) and hands each page's JSON text to a bounded channel, so the next page is
+//! fetched while the consumer works on the previous one and at most a page or two are held at once.
+//! [`Watcher`] is a `?watch=1` stream (kube-rs `request_events`) that resumes from the last
+//! resourceVersion it saw (bookmarks keep it fresh), backs off on transport errors, and tells the
+//! caller to list again when the server answers 410 Gone, as client-go's reflector does.
+
+use std::time::Duration;
+
+use anyhow::{Context as _, Result};
+use futures::StreamExt as _;
+use futures::stream::BoxStream;
+use kube::Client;
+use kube::api::{ListParams, WatchParams};
+use serde_json::Value;
+
+use super::{PAGE_SIZE, arc_path, describe_api_error};
+
+/// What a list is restricted to.
+#[derive(Debug, Clone, Default)]
+pub struct Scope {
+    /// `None`: all namespaces.
+    pub namespace: Option<String>,
+    pub label_selector: Option<String>,
+    pub field_selector: Option<String>,
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct ListMetaText {
+    #[serde(default, rename = "continue")]
+    continue_token: Option<String>,
+    #[serde(default)]
+    resource_version: Option<String>,
+}
+
+/// A list response with its items skipped: only the list metadata is read.
+#[derive(serde::Deserialize)]
+struct ListHead {
+    #[serde(default)]
+    metadata: ListMetaText,
+}
+
+/// List ARC objects of `plural` in `scope`, sending the JSON text of each page (a `*List` object)
+/// to `pages` in order. Returns the list's resourceVersion (where a watch can start).
+pub async fn list_pages(
+    client: &Client,
+    plural: &str,
+    scope: &Scope,
+    pages: &tokio::sync::mpsc::Sender<String>,
+) -> Result<String> {
+    let request = kube::core::Request::new(arc_path(plural, scope.namespace.as_deref()));
+    let mut params = ListParams::default().limit(PAGE_SIZE);
+    if let Some(s) = &scope.label_selector {
+        params = params.labels(s);
+    }
+    if let Some(f) = &scope.field_selector {
+        params = params.fields(f);
+    }
+    let mut resource_version = None;
+    loop {
+        let req = request
+            .list(&params)
+            .context("cannot build a list request")?;
+        let text = super::retry::read_with_retry(super::retry::ReadRetry::default(), || {
+            client.request_text(req.clone())
+        })
+        .await
+        .map_err(|e| describe_api_error(e, "list", plural, scope.namespace.as_deref(), None))?;
+        let head: ListHead = serde_json::from_str(&text)
+            .with_context(|| format!("the server sent an invalid {plural} list"))?;
+        tracing::debug!(
+            plural,
+            namespace = ?scope.namespace,
+            bytes = text.len(),
+            "listed a page"
+        );
+        if resource_version.is_none() {
+            resource_version = head.metadata.resource_version.clone();
+        }
+        if pages.send(text).await.is_err() {
+            // The consumer stopped (it failed and will say why).
+            return Ok(resource_version.unwrap_or_default());
+        }
+        match head.metadata.continue_token {
+            Some(token) if !token.is_empty() => params.continue_token = Some(token),
+            _ => return Ok(resource_version.unwrap_or_default()),
+        }
+    }
+}
+
+/// What a watch reports.
+#[derive(Debug)]
+pub enum Event {
+    /// The object was added or modified: its new state.
+    Applied(Value),
+    /// The object was deleted: its last state.
+    Deleted(Value),
+    /// The server no longer has the history to resume from (410 Gone): list again and call
+    /// [`Watcher::resume_from`] with the new list's resourceVersion.
+    Relist,
+    /// The stream broke and is being re-opened (why, for a log line).
+    Reconnecting(String),
+}
+
+type EventStream = BoxStream<'static, Result<kube::core::WatchEvent<Value>, kube::Error>>;
+
+/// A watch on one resource that survives disconnections.
+pub struct Watcher {
+    client: Client,
+    plural: &'static str,
+    scope: Scope,
+    resource_version: String,
+    stream: Option<EventStream>,
+    failures: u32,
+}
+
+impl Watcher {
+    /// Watch `plural` in `scope` from `resource_version` (from a list).
+    pub fn new(
+        client: Client,
+        plural: &'static str,
+        scope: Scope,
+        resource_version: String,
+    ) -> Watcher {
+        Watcher {
+            client,
+            plural,
+            scope,
+            resource_version,
+            stream: None,
+            failures: 0,
+        }
+    }
+
+    /// Resume after a relist.
+    pub fn resume_from(&mut self, resource_version: String) {
+        self.resource_version = resource_version;
+        self.stream = None;
+    }
+
+    async fn open(&self) -> Result<EventStream, kube::Error> {
+        let mut params = WatchParams::default().timeout(290);
+        if let Some(s) = &self.scope.label_selector {
+            params = params.labels(s);
+        }
+        if let Some(f) = &self.scope.field_selector {
+            params = params.fields(f);
+        }
+        let req = kube::core::Request::new(arc_path(self.plural, self.scope.namespace.as_deref()))
+            .watch(&params, &self.resource_version)
+            .map_err(kube::Error::BuildRequest)?;
+        tracing::debug!(plural = self.plural, resource_version = %self.resource_version, "watching");
+        let events = self.client.request_events::<Value>(req).await?;
+        Ok(events.boxed())
+    }
+
+    async fn back_off(&mut self) {
+        self.failures += 1;
+        let secs = 1u64 << self.failures.min(5);
+        tokio::time::sleep(Duration::from_secs(secs.min(30))).await;
+    }
+
+    /// The next event. Errors are final (Forbidden, a missing CRD); transport errors reconnect.
+    /// Cancel-safe: state changes only after an await completes.
+    pub async fn next(&mut self) -> Result<Event> {
+        loop {
+            let Some(stream) = self.stream.as_mut() else {
+                match self.open().await {
+                    Ok(s) => {
+                        self.stream = Some(s);
+                        continue;
+                    }
+                    Err(kube::Error::Api(s)) if s.code == 410 => return Ok(Event::Relist),
+                    Err(e @ kube::Error::Api(_)) if !retryable(&e) => {
+                        return Err(describe_api_error(
+                            e,
+                            "watch",
+                            self.plural,
+                            self.scope.namespace.as_deref(),
+                            None,
+                        ));
+                    }
+                    Err(e) => {
+                        let why =
+                            format!("watch of {} interrupted: {e}; reconnecting", self.plural);
+                        self.back_off().await;
+                        return Ok(Event::Reconnecting(why));
+                    }
+                }
+            };
+            match stream.next().await {
+                None => {
+                    // The server ended the watch (its timeout): resume where we are.
+                    self.stream = None;
+                }
+                Some(Ok(kube::core::WatchEvent::Added(v)))
+                | Some(Ok(kube::core::WatchEvent::Modified(v))) => {
+                    self.saw(&v);
+                    return Ok(Event::Applied(v));
+                }
+                Some(Ok(kube::core::WatchEvent::Deleted(v))) => {
+                    self.saw(&v);
+                    return Ok(Event::Deleted(v));
+                }
+                Some(Ok(kube::core::WatchEvent::Bookmark(b))) => {
+                    self.failures = 0;
+                    self.resource_version = b.metadata.resource_version;
+                }
+                Some(Ok(kube::core::WatchEvent::Error(s))) if s.code == 410 => {
+                    self.stream = None;
+                    return Ok(Event::Relist);
+                }
+                Some(Ok(kube::core::WatchEvent::Error(s))) => {
+                    self.stream = None;
+                    let why = format!(
+                        "watch of {} reported an error: {} ({}); reconnecting",
+                        self.plural, s.message, s.code
+                    );
+                    self.back_off().await;
+                    return Ok(Event::Reconnecting(why));
+                }
+                Some(Err(e)) => {
+                    self.stream = None;
+                    let why = format!("watch of {} interrupted: {e}; reconnecting", self.plural);
+                    self.back_off().await;
+                    return Ok(Event::Reconnecting(why));
+                }
+            }
+        }
+    }
+
+    fn saw(&mut self, object: &Value) {
+        self.failures = 0;
+        if let Some(rv) = object
+            .pointer("/metadata/resourceVersion")
+            .and_then(Value::as_str)
+        {
+            self.resource_version = rv.to_string();
+        }
+    }
+}
+
+/// Whether a failed watch request is worth retrying: 429, 5xx and 504-like answers, not 4xx.
+fn retryable(err: &kube::Error) -> bool {
+    match err {
+        kube::Error::Api(s) => s.code == 429 || s.code >= 500,
+        _ => true,
+    }
+}

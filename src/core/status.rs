@@ -1,0 +1,1361 @@
+//! `status`'s verdict on each EphemeralRunnerSet: where it stands in the revision handshake, how its
+//! runners are spread over the states ARC's controller sees, and why it is not Synced.
+//!
+//! Pure core: objects in (as JSON text), verdicts out; the caller hands in the clock. Runner states
+//! mirror `newEphemeralRunnersByStates` ([`RunnerState`]) and staleness is Semantic inequality with
+//! the set's `spec.ephemeralRunnerSpec` ([`runners::is_stale`]); the cleanup rules quoted in the
+//! reasons are those of `cleanUpEphemeralRunners` in ARC's
+//! controllers/actions.github.com/ephemeralrunnerset_controller.go.
+//!
+//! A [`Census`] aggregates runners per set as they stream in, so a list of 50,000 runners never has
+//! to be held: a runner whose spec is byte-for-byte the set's is not stale without decoding, and the
+//! verdict for any other spec is decoded once per set and distinct spec. In live mode (watch) it
+//! keeps one small record per runner, so that a change or deletion can be taken back.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{Hash, Hasher};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::core::arc::{ANNOTATION_ACTIONABLE_REVISION, ANNOTATION_INTEGRITY_HASH};
+use crate::core::gotime;
+use crate::core::layout::Layout;
+use crate::core::revision::{Handshake, Revisions};
+use crate::core::runners::{self, RunnerCounts, RunnerState};
+use crate::core::value::decode;
+
+/// Where a set stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum State {
+    /// applied >= spec, and no idle or pending runner runs an older spec (busy ones finish first).
+    Synced,
+    /// spec > applied: a cleanup is requested and not acknowledged yet.
+    Pending,
+    /// The revisions agree, yet idle or pending runners run an older spec.
+    Stale,
+    /// Still carries the integrity-hash annotation: `kubectl arc migrate` has not run.
+    Legacy,
+    /// applied > spec, or a field ARC's Go types cannot decode.
+    Invalid,
+}
+
+impl State {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Synced => "Synced",
+            State::Pending => "Pending",
+            State::Stale => "Stale",
+            State::Legacy => "Legacy",
+            State::Invalid => "Invalid",
+        }
+    }
+}
+
+impl std::fmt::Display for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Who last wrote `spec.actionableRevision`, from the set's managedFields.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FieldWriter {
+    /// The field manager that owns the field.
+    pub manager: String,
+    /// The time of that manager's latest write to the set (RFC 3339), when recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time: Option<String>,
+}
+
+/// What status reads of one EphemeralRunnerSet.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SetFacts {
+    pub namespace: String,
+    pub name: String,
+    pub uid: Option<String>,
+    pub resource_version: Option<String>,
+    pub creation_timestamp: Option<String>,
+    pub labels: BTreeMap<String, String>,
+    /// The two revision fields, or why they are not what ARC's Go types accept.
+    pub revisions: Result<Revisions, String>,
+    /// The `actions.github.com/integrity-hash` annotation is present.
+    pub legacy_annotation: bool,
+    /// `status.phase` (Running, Outdated).
+    pub phase: Option<String>,
+    /// The exact JSON text of `spec.ephemeralRunnerSpec` (`None` when absent).
+    pub runner_spec: Option<String>,
+    pub revision_writer: Option<FieldWriter>,
+}
+
+/// What status reads of one EphemeralRunner.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunnerFacts<'a> {
+    pub namespace: Cow<'a, str>,
+    pub name: Cow<'a, str>,
+    /// The EphemeralRunnerSet that controls it (its owner reference).
+    pub set: Option<String>,
+    pub state: RunnerState,
+    /// `status.runnerId` (0: never registered with GitHub).
+    pub runner_id: i64,
+    /// The exact JSON text of `spec`.
+    pub spec: Option<&'a str>,
+    /// `actions.github.com/actionable-revision`: the set's revision when the runner was created.
+    pub created_for_revision: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct MetaText<'a> {
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    namespace: Option<Cow<'a, str>>,
+    #[serde(default)]
+    uid: Option<String>,
+    #[serde(default)]
+    resource_version: Option<String>,
+    #[serde(default)]
+    creation_timestamp: Option<String>,
+    #[serde(default)]
+    deletion_timestamp: Option<Value>,
+    #[serde(default)]
+    labels: Option<BTreeMap<String, String>>,
+    #[serde(borrow, default)]
+    annotations: Option<HashMap<Cow<'a, str>, Cow<'a, str>>>,
+    #[serde(default)]
+    owner_references: Option<Value>,
+    #[serde(borrow, default)]
+    managed_fields: Option<Vec<ManagedFieldsText<'a>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ManagedFieldsText<'a> {
+    #[serde(default)]
+    manager: Option<String>,
+    #[serde(default)]
+    time: Option<String>,
+    #[serde(default)]
+    subresource: Option<String>,
+    #[serde(borrow, default, rename = "fieldsV1")]
+    fields_v1: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct ObjectText<'a> {
+    #[serde(borrow, default)]
+    metadata: MetaText<'a>,
+    #[serde(borrow, default)]
+    spec: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    status: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SetSpecText<'a> {
+    #[serde(default)]
+    actionable_revision: Value,
+    #[serde(borrow, default)]
+    ephemeral_runner_spec: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SetStatusText {
+    #[serde(default)]
+    applied_actionable_revision: Value,
+    #[serde(default)]
+    phase: Value,
+}
+
+/// Which manager owns `f:spec` → `f:actionableRevision` (Server-Side Apply field sets).
+#[derive(Deserialize)]
+struct FieldsSpec {
+    #[serde(rename = "f:spec", default)]
+    spec: Option<FieldsRevision>,
+}
+
+#[derive(Deserialize)]
+struct FieldsRevision {
+    #[serde(rename = "f:actionableRevision", default)]
+    revision: Option<serde::de::IgnoredAny>,
+}
+
+impl SetFacts {
+    /// Read an EphemeralRunnerSet from its JSON text. Only a document that is not a JSON object
+    /// is an error; a malformed field makes the set Invalid instead.
+    pub fn from_json(text: &str) -> Result<SetFacts, String> {
+        let obj: ObjectText = serde_json::from_str(text)
+            .map_err(|e| format!("not an EphemeralRunnerSet object: {e}"))?;
+        let meta = obj.metadata;
+        let mut problems = Vec::new();
+        let (spec_revision, runner_spec) = match obj.spec {
+            None => (Value::Null, None),
+            Some(raw) => match serde_json::from_str::<SetSpecText>(raw.get()) {
+                Ok(s) => (
+                    s.actionable_revision,
+                    s.ephemeral_runner_spec.map(|r| r.get().to_string()),
+                ),
+                Err(e) => {
+                    problems.push(format!("spec is not an EphemeralRunnerSetSpec: {e}"));
+                    (Value::Null, None)
+                }
+            },
+        };
+        let (applied, phase) = match obj.status {
+            None => (Value::Null, None),
+            Some(raw) => match serde_json::from_str::<SetStatusText>(raw.get()) {
+                Ok(s) => (
+                    s.applied_actionable_revision,
+                    match s.phase {
+                        Value::Null => None,
+                        Value::String(p) => Some(p),
+                        other => {
+                            problems.push(format!("status.phase is {other}, not a string"));
+                            None
+                        }
+                    },
+                ),
+                Err(e) => {
+                    problems.push(format!("status is not an EphemeralRunnerSetStatus: {e}"));
+                    (Value::Null, None)
+                }
+            },
+        };
+        let revisions = Revisions::from_object(&serde_json::json!({
+            "spec": {"actionableRevision": spec_revision},
+            "status": {"appliedActionableRevision": applied},
+        }))
+        .map_err(|e| e.to_string());
+        let revisions = match (revisions, problems.is_empty()) {
+            (Ok(r), true) => Ok(r),
+            (Ok(_), false) => Err(problems.join("; ")),
+            (Err(e), _) => {
+                problems.insert(0, e);
+                Err(problems.join("; "))
+            }
+        };
+        let legacy_annotation = meta
+            .annotations
+            .as_ref()
+            .is_some_and(|a| a.contains_key(ANNOTATION_INTEGRITY_HASH));
+        Ok(SetFacts {
+            namespace: meta.namespace.map(Cow::into_owned).unwrap_or_default(),
+            name: meta.name.map(Cow::into_owned).unwrap_or_default(),
+            uid: meta.uid,
+            resource_version: meta.resource_version,
+            creation_timestamp: meta.creation_timestamp,
+            labels: meta.labels.unwrap_or_default(),
+            revisions,
+            legacy_annotation,
+            phase,
+            runner_spec,
+            revision_writer: revision_writer(meta.managed_fields.as_deref().unwrap_or(&[])),
+        })
+    }
+}
+
+/// The manager owning `spec.actionableRevision` (the latest, if several co-own it through Apply).
+fn revision_writer(entries: &[ManagedFieldsText<'_>]) -> Option<FieldWriter> {
+    entries
+        .iter()
+        .filter(|m| m.subresource.as_deref().unwrap_or("").is_empty())
+        .filter(|m| {
+            m.fields_v1
+                .and_then(|f| serde_json::from_str::<FieldsSpec>(f.get()).ok())
+                .and_then(|f| f.spec)
+                .is_some_and(|s| s.revision.is_some())
+        })
+        .max_by(|a, b| a.time.cmp(&b.time))
+        .map(|m| FieldWriter {
+            manager: m
+                .manager
+                .clone()
+                .unwrap_or_else(|| "(unnamed manager)".into()),
+            time: m.time.clone(),
+        })
+}
+
+impl<'a> RunnerFacts<'a> {
+    /// Read an EphemeralRunner from its JSON text, borrowing its spec.
+    pub fn from_json(text: &'a str) -> Result<RunnerFacts<'a>, String> {
+        let obj: ObjectText<'a> = serde_json::from_str(text)
+            .map_err(|e| format!("not an EphemeralRunner object: {e}"))?;
+        let status: Value = match obj.status {
+            Some(raw) => serde_json::from_str(raw.get()).unwrap_or(Value::Null),
+            None => Value::Null,
+        };
+        // The fields RunnerState::of, owner_set and runner_id read, in the object's shape.
+        let view = serde_json::json!({
+            "metadata": {
+                "deletionTimestamp": obj.metadata.deletion_timestamp,
+                "ownerReferences": obj.metadata.owner_references,
+            },
+            "status": status,
+        });
+        let created_for_revision = obj
+            .metadata
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get(ANNOTATION_ACTIONABLE_REVISION))
+            .map(|v| v.to_string());
+        Ok(RunnerFacts {
+            namespace: obj.metadata.namespace.unwrap_or(Cow::Borrowed("")),
+            name: obj.metadata.name.unwrap_or(Cow::Borrowed("")),
+            set: runners::owner_set(&view).map(str::to_string),
+            state: RunnerState::of(&view),
+            runner_id: runners::runner_id(&view),
+            spec: obj.spec.map(RawValue::get),
+            created_for_revision,
+        })
+    }
+}
+
+/// At most this many runner names are kept per reason.
+const EXAMPLES: usize = 3;
+
+/// A count of runners with a few of their names.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Examples {
+    pub count: usize,
+    pub names: Vec<String>,
+}
+
+impl Examples {
+    fn add(&mut self, name: &str) {
+        self.count += 1;
+        if self.names.len() < EXAMPLES {
+            self.names.push(name.to_string());
+        }
+    }
+
+    fn describe(&self) -> String {
+        let mut s = self.names.join(", ");
+        if self.count > self.names.len() {
+            s.push_str(&format!(" and {} more", self.count - self.names.len()));
+        }
+        s
+    }
+}
+
+/// The runners of one set, as far as status needs them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub counts: RunnerCounts,
+    /// Busy runners on an older spec: ARC lets them finish their job.
+    pub busy_stale: Examples,
+    /// Idle or pending runners on an older spec: a cleanup removes them.
+    pub stale_idle_or_pending: Examples,
+    /// Idle or pending runners with `status.runnerId` 0 (ARC #4653).
+    pub unregistered: Examples,
+    /// Runners in phase Outdated.
+    pub outdated: Examples,
+    /// Runners being deleted.
+    pub deleting: Examples,
+    /// Runners whose spec cannot be decoded with ARC's Go types (and the first error).
+    pub undecodable: Examples,
+    pub first_decode_error: Option<String>,
+}
+
+impl Tally {
+    fn add(&mut self, name: &str, state: RunnerState, runner_id: i64, stale: Result<bool, String>) {
+        let stale_flag = match &stale {
+            Ok(s) => *s,
+            Err(e) => {
+                if state != RunnerState::Deleting {
+                    self.undecodable.add(name);
+                    self.first_decode_error.get_or_insert_with(|| e.clone());
+                }
+                false
+            }
+        };
+        self.counts.add(state, stale_flag);
+        if stale_flag && state == RunnerState::Busy {
+            self.busy_stale.add(name);
+        }
+        if stale_flag && state.cleanup_removes() {
+            self.stale_idle_or_pending.add(name);
+        }
+        if state.cleanup_removes() && runner_id == 0 {
+            self.unregistered.add(name);
+        }
+        match state {
+            RunnerState::Outdated => self.outdated.add(name),
+            RunnerState::Deleting => self.deleting.add(name),
+            _ => {}
+        }
+    }
+}
+
+/// A set's row: what `status` prints and `-o json` carries.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SetStatus {
+    pub namespace: String,
+    pub name: String,
+    /// `spec.actionableRevision` (`null` when it is not an integer).
+    pub spec_revision: Option<i64>,
+    /// `status.appliedActionableRevision` (`null` when it is not an integer).
+    pub applied_revision: Option<i64>,
+    pub state: State,
+    pub runners: RunnerCounts,
+    /// Why the set is not Synced (and, for a Synced set, busy runners still on an older spec).
+    pub reasons: Vec<String>,
+    /// `status.phase`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spec_revision_written_by: Option<FieldWriter>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub creation_timestamp: Option<String>,
+    /// Seconds since creation, when the clock and the timestamp are known (table only).
+    #[serde(skip)]
+    pub age_seconds: Option<i64>,
+}
+
+/// Seconds since the Unix epoch of an RFC 3339 time.
+pub fn unix_seconds(rfc3339: &str) -> Option<i64> {
+    gotime::parse_rfc3339(rfc3339)
+        .ok()
+        .map(|(s, _)| s - gotime::UNIX_TO_INTERNAL)
+}
+
+/// Mirrors k8s.io/apimachinery `duration.HumanDuration`, as kubectl prints AGE.
+pub fn human_duration(seconds: i64) -> String {
+    if seconds < -1 {
+        return "<invalid>".into();
+    }
+    let seconds = seconds.max(0);
+    if seconds < 60 * 2 {
+        return format!("{seconds}s");
+    }
+    let minutes = seconds / 60;
+    if minutes < 10 {
+        let s = seconds % 60;
+        return if s == 0 {
+            format!("{minutes}m")
+        } else {
+            format!("{minutes}m{s}s")
+        };
+    }
+    if minutes < 60 * 3 {
+        return format!("{minutes}m");
+    }
+    let hours = seconds / 3600;
+    if hours < 8 {
+        let m = minutes % 60;
+        return if m == 0 {
+            format!("{hours}h")
+        } else {
+            format!("{hours}h{m}m")
+        };
+    }
+    if hours < 48 {
+        return format!("{hours}h");
+    }
+    if hours < 24 * 8 {
+        let h = hours % 24;
+        return if h == 0 {
+            format!("{}d", hours / 24)
+        } else {
+            format!("{}d{h}h", hours / 24)
+        };
+    }
+    if hours < 24 * 365 * 2 {
+        return format!("{}d", hours / 24);
+    }
+    if hours < 24 * 365 * 8 {
+        let d = (hours / 24) % 365;
+        return if d == 0 {
+            format!("{}y", hours / 24 / 365)
+        } else {
+            format!("{}y{d}d", hours / 24 / 365)
+        };
+    }
+    format!("{}y", hours / 24 / 365)
+}
+
+fn runners_word(n: usize) -> &'static str {
+    if n == 1 { "runner" } else { "runners" }
+}
+
+/// What ARC does while a set is in phase Outdated, and what clears it (ARC 2ee6b3b8,
+/// ephemeralrunnerset_controller.go and autoscalingrunnerset_controller.go).
+pub const OUTDATED_EXPLANATION: &str = "status.phase is Outdated: a runner exited with code 7, \
+its runner version is too old for GitHub. ARC's EphemeralRunnerSet controller never resets that phase; \
+while it is set the controller only deletes finished, failed and outdated runners and creates none, and \
+the AutoscalingRunnerSet controller removes the listener and deletes this EphemeralRunnerSet to create \
+it again from the AutoscalingRunnerSet. What clears it: update the runner image in the \
+AutoscalingRunnerSet's template (for example `helm upgrade` with a current \
+ghcr.io/actions/actions-runner); a set created again with the old image turns Outdated again";
+
+/// The verdict on one set. `spec_error` is a failure to decode the set's runner spec (found when
+/// a runner's spec had to be compared with it); `now` is the clock in Unix seconds.
+pub fn classify(
+    facts: &SetFacts,
+    tally: &Tally,
+    spec_error: Option<&str>,
+    now: Option<i64>,
+) -> SetStatus {
+    let created = facts.creation_timestamp.as_deref().and_then(unix_seconds);
+    let ago = |time: &Option<String>| -> String {
+        match (time.as_deref().and_then(unix_seconds), now) {
+            (Some(t), Some(now)) => format!(" {} ago", human_duration(now - t)),
+            _ => String::new(),
+        }
+    };
+    let mut reasons = Vec::new();
+    let (spec_revision, applied_revision) = match &facts.revisions {
+        Ok(r) => (Some(r.spec), Some(r.applied)),
+        Err(_) => (None, None),
+    };
+    let written = facts.revision_writer.as_ref().map(|w| {
+        format!(
+            "spec.actionableRevision was last written by {}{}",
+            w.manager,
+            ago(&w.time)
+        )
+    });
+    let c = &tally.counts;
+    let blockers = |reasons: &mut Vec<String>| {
+        if tally.busy_stale.count > 0 {
+            reasons.push(format!(
+                "{} {} busy with a job on an older spec: ARC lets them finish the job first ({})",
+                tally.busy_stale.count,
+                runners_word(tally.busy_stale.count),
+                tally.busy_stale.describe()
+            ));
+        }
+        if tally.unregistered.count > 0 {
+            reasons.push(format!(
+                "{} idle or pending {} never registered with GitHub (status.runnerId 0): removing them from the service can fail and stall the cleanup, ARC #4653 ({})",
+                tally.unregistered.count,
+                runners_word(tally.unregistered.count),
+                tally.unregistered.describe()
+            ));
+        }
+        if tally.outdated.count > 0 {
+            reasons.push(format!(
+                "{} {} in phase Outdated (runner exited with code 7: runner version too old) ({})",
+                tally.outdated.count,
+                runners_word(tally.outdated.count),
+                tally.outdated.describe()
+            ));
+        }
+        if tally.deleting.count > 0 {
+            reasons.push(format!(
+                "{} {} being deleted (deletionTimestamp set; a finalizer may hold them) ({})",
+                tally.deleting.count,
+                runners_word(tally.deleting.count),
+                tally.deleting.describe()
+            ));
+        }
+    };
+    let outdated_phase = facts.phase.as_deref() == Some("Outdated");
+
+    let invalid: Option<String> = match (&facts.revisions, spec_error) {
+        (Err(e), _) => Some(format!(
+            "{e}: ARC's controller cannot decode this EphemeralRunnerSet"
+        )),
+        (Ok(_), Some(e)) => Some(format!(
+            "spec.ephemeralRunnerSpec cannot be decoded with ARC's Go types: {e}"
+        )),
+        (Ok(r), None) if r.handshake() == Handshake::AppliedAhead => Some(format!(
+            "status.appliedActionableRevision {} is ahead of spec.actionableRevision {}: ARC never writes that \
+             (a lowered spec or a hand-written status); the next request is revision {} (max + 1)",
+            r.applied,
+            r.spec,
+            r.next()
+        )),
+        _ => None,
+    };
+    let state = if let Some(why) = invalid {
+        reasons.push(why);
+        State::Invalid
+    } else if facts.legacy_annotation {
+        reasons.push(format!(
+            "annotation {ANNOTATION_INTEGRITY_HASH} is still set: the integrity-hash era decides cleanups for this set; \
+             run `kubectl arc migrate` before the revision-era controller reconciles"
+        ));
+        State::Legacy
+    } else {
+        let r = facts.revisions.clone().expect("checked above");
+        match r.handshake() {
+            Handshake::Pending => {
+                reasons.push(format!(
+                    "revision {} is requested and not acknowledged yet (applied {})",
+                    r.spec, r.applied
+                ));
+                if let Some(w) = &written {
+                    reasons.push(w.clone());
+                }
+                State::Pending
+            }
+            _ if c.stale_idle_or_pending > 0 => {
+                reasons.push(format!(
+                    "{} idle or pending {} on an older spec although revision {} is acknowledged ({}): \
+                     `kubectl arc bump {}` requests a new cleanup",
+                    c.stale_idle_or_pending,
+                    runners_word(c.stale_idle_or_pending),
+                    r.spec,
+                    tally.stale_idle_or_pending.describe(),
+                    facts.name
+                ));
+                State::Stale
+            }
+            _ => State::Synced,
+        }
+    };
+    match state {
+        State::Pending => {
+            if c.stale_idle_or_pending > 0 {
+                reasons.push(format!(
+                    "{} idle or pending {} on an older spec wait for the cleanup ({})",
+                    c.stale_idle_or_pending,
+                    runners_word(c.stale_idle_or_pending),
+                    tally.stale_idle_or_pending.describe()
+                ));
+            }
+            blockers(&mut reasons);
+            if outdated_phase {
+                reasons.push(OUTDATED_EXPLANATION.to_string());
+            }
+            if tally.busy_stale.count == 0
+                && tally.unregistered.count == 0
+                && tally.outdated.count == 0
+                && tally.deleting.count == 0
+                && !outdated_phase
+            {
+                reasons.push(
+                    "no runner blocks the cleanup: waiting for ARC's EphemeralRunnerSet controller \
+                     (is a revision-era controller running?)"
+                        .into(),
+                );
+            }
+        }
+        State::Stale | State::Invalid | State::Legacy => {
+            blockers(&mut reasons);
+            if outdated_phase {
+                reasons.push(OUTDATED_EXPLANATION.to_string());
+            }
+        }
+        State::Synced => {
+            if tally.busy_stale.count > 0 {
+                reasons.push(format!(
+                    "{} {} busy with a job on an older spec: ARC lets them finish the job first ({})",
+                    tally.busy_stale.count,
+                    runners_word(tally.busy_stale.count),
+                    tally.busy_stale.describe()
+                ));
+            }
+            if outdated_phase {
+                reasons.push(OUTDATED_EXPLANATION.to_string());
+            }
+        }
+    }
+    if tally.undecodable.count > 0 {
+        reasons.push(format!(
+            "{} {} with a spec ARC's Go types cannot decode ({}): {}",
+            tally.undecodable.count,
+            runners_word(tally.undecodable.count),
+            tally.undecodable.describe(),
+            tally.first_decode_error.as_deref().unwrap_or("")
+        ));
+    }
+    SetStatus {
+        namespace: facts.namespace.clone(),
+        name: facts.name.clone(),
+        spec_revision,
+        applied_revision,
+        state,
+        runners: tally.counts,
+        reasons,
+        phase: facts.phase.clone(),
+        spec_revision_written_by: facts.revision_writer.clone(),
+        creation_timestamp: facts.creation_timestamp.clone(),
+        age_seconds: match (created, now) {
+            (Some(c), Some(n)) => Some(n - c),
+            _ => None,
+        },
+    }
+}
+
+/// Namespace and name of an EphemeralRunnerSet.
+pub type SetKey = (String, String);
+
+fn text_hash(text: &str) -> u64 {
+    let mut h = std::hash::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
+}
+
+/// One set in the census.
+#[derive(Debug)]
+struct SetEntry {
+    facts: SetFacts,
+    /// Staleness per distinct runner spec (by hash of its text).
+    stale_by_spec: HashMap<u64, Result<bool, String>>,
+    /// The set's runner spec failed to decode (found lazily).
+    spec_error: Option<String>,
+    /// Streaming mode: runners added so far.
+    tally: Tally,
+}
+
+/// Live mode: one small record per runner, so events can be taken back.
+#[derive(Debug, Clone)]
+struct RunnerRecord {
+    state: RunnerState,
+    runner_id: i64,
+    spec_hash: u64,
+}
+
+#[derive(Debug, Default)]
+struct LiveRunners {
+    /// Runners by their set, by runner name.
+    by_set: HashMap<SetKey, BTreeMap<String, RunnerRecord>>,
+    /// Runner (namespace, name) → its set.
+    owner: HashMap<(String, String), SetKey>,
+    /// Distinct runner spec texts per set, with how many runners use each.
+    specs: HashMap<(SetKey, u64), (String, usize)>,
+}
+
+/// Per-set aggregation of runners, bounded by the number of sets (streaming) or by one small record
+/// per runner (live).
+#[derive(Debug)]
+pub struct Census {
+    layout: &'static Layout,
+    sets: HashMap<SetKey, SetEntry>,
+    live: Option<LiveRunners>,
+}
+
+impl Census {
+    /// `live`: keep a record per runner so that runner changes and deletions can be applied.
+    pub fn new(layout: &'static Layout, live: bool) -> Census {
+        Census {
+            layout,
+            sets: HashMap::new(),
+            live: live.then(LiveRunners::default),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.sets.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.sets.is_empty()
+    }
+
+    pub fn contains(&self, key: &SetKey) -> bool {
+        self.sets.contains_key(key)
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &SetKey> {
+        self.sets.keys()
+    }
+
+    pub fn facts(&self, key: &SetKey) -> Option<&SetFacts> {
+        self.sets.get(key).map(|e| &e.facts)
+    }
+
+    /// Add or replace a set. Returns its key.
+    pub fn upsert_set(&mut self, facts: SetFacts) -> SetKey {
+        let key = (facts.namespace.clone(), facts.name.clone());
+        match self.sets.get_mut(&key) {
+            Some(entry) => {
+                if entry.facts.runner_spec != facts.runner_spec {
+                    entry.stale_by_spec.clear();
+                    entry.spec_error = None;
+                }
+                entry.facts = facts;
+            }
+            None => {
+                self.sets.insert(
+                    key.clone(),
+                    SetEntry {
+                        facts,
+                        stale_by_spec: HashMap::new(),
+                        spec_error: None,
+                        tally: Tally::default(),
+                    },
+                );
+            }
+        }
+        key
+    }
+
+    pub fn remove_set(&mut self, key: &SetKey) {
+        self.sets.remove(key);
+    }
+
+    /// Add a runner (streaming), or add or replace it (live). Returns the key of its set when the
+    /// set is in the census; runners of other sets are ignored in streaming mode.
+    pub fn add_runner(&mut self, runner: &RunnerFacts<'_>) -> Option<SetKey> {
+        let layout = self.layout;
+        let set_key = runner
+            .set
+            .as_ref()
+            .map(|s| (runner.namespace.to_string(), s.clone()));
+        let spec = runner.spec.unwrap_or("{}");
+        let hash = text_hash(spec);
+        match &mut self.live {
+            None => {
+                let key = set_key?;
+                let entry = self.sets.get_mut(&key)?;
+                let stale = entry.staleness(layout, hash, spec);
+                entry
+                    .tally
+                    .add(&runner.name, runner.state, runner.runner_id, stale);
+                Some(key)
+            }
+            Some(live) => {
+                let runner_key = (runner.namespace.to_string(), runner.name.to_string());
+                let previous = live.remove(&runner_key);
+                let Some(key) = set_key else {
+                    return previous.filter(|k| self.sets.contains_key(k));
+                };
+                live.owner.insert(runner_key.clone(), key.clone());
+                live.by_set.entry(key.clone()).or_default().insert(
+                    runner_key.1,
+                    RunnerRecord {
+                        state: runner.state,
+                        runner_id: runner.runner_id,
+                        spec_hash: hash,
+                    },
+                );
+                live.specs
+                    .entry((key.clone(), hash))
+                    .or_insert_with(|| (spec.to_string(), 0))
+                    .1 += 1;
+                Some(key)
+            }
+        }
+    }
+
+    /// Live mode: forget a runner. Returns the key of the set it belonged to.
+    pub fn remove_runner(&mut self, namespace: &str, name: &str) -> Option<SetKey> {
+        let live = self.live.as_mut()?;
+        live.remove(&(namespace.to_string(), name.to_string()))
+    }
+
+    /// Live mode: forget every runner (before a relist).
+    pub fn clear_runners(&mut self) {
+        if let Some(live) = &mut self.live {
+            *live = LiveRunners::default();
+        }
+        for e in self.sets.values_mut() {
+            e.tally = Tally::default();
+        }
+    }
+
+    /// The verdict on one set.
+    pub fn status(&mut self, key: &SetKey, now: Option<i64>) -> Option<SetStatus> {
+        let layout = self.layout;
+        let entry = self.sets.get_mut(key)?;
+        if let Some(live) = &self.live {
+            let mut tally = Tally::default();
+            if let Some(runners) = live.by_set.get(key) {
+                for (name, r) in runners {
+                    let spec = live
+                        .specs
+                        .get(&(key.clone(), r.spec_hash))
+                        .map(|(t, _)| t.as_str())
+                        .unwrap_or("{}");
+                    let stale = entry.staleness(layout, r.spec_hash, spec);
+                    tally.add(name, r.state, r.runner_id, stale);
+                }
+            }
+            entry.tally = tally;
+        }
+        Some(classify(
+            &entry.facts,
+            &entry.tally,
+            entry.spec_error.as_deref(),
+            now,
+        ))
+    }
+
+    /// Every verdict, sorted by namespace and name.
+    pub fn statuses(&mut self, now: Option<i64>) -> Vec<SetStatus> {
+        let mut keys: Vec<SetKey> = self.sets.keys().cloned().collect();
+        keys.sort();
+        keys.iter().filter_map(|k| self.status(k, now)).collect()
+    }
+}
+
+impl LiveRunners {
+    fn remove(&mut self, runner_key: &(String, String)) -> Option<SetKey> {
+        let set = self.owner.remove(runner_key)?;
+        if let Some(runners) = self.by_set.get_mut(&set) {
+            if let Some(r) = runners.remove(&runner_key.1) {
+                let spec_key = (set.clone(), r.spec_hash);
+                if let Some(slot) = self.specs.get_mut(&spec_key) {
+                    slot.1 -= 1;
+                    if slot.1 == 0 {
+                        self.specs.remove(&spec_key);
+                    }
+                }
+            }
+            if runners.is_empty() {
+                self.by_set.remove(&set);
+            }
+        }
+        Some(set)
+    }
+}
+
+impl SetEntry {
+    /// Whether a runner spec is stale against this set's, cached per distinct spec text.
+    fn staleness(&mut self, layout: &Layout, hash: u64, runner_spec: &str) -> Result<bool, String> {
+        let set_spec = self.facts.runner_spec.as_deref().unwrap_or("{}");
+        if set_spec == runner_spec {
+            // Identical bytes decode to identical values: Semantic equality is reflexive.
+            return Ok(false);
+        }
+        if let Some(hit) = self.stale_by_spec.get(&hash) {
+            return hit.clone();
+        }
+        let result = match decode(layout, layout.ephemeral_runner_spec, set_spec) {
+            Err(e) => {
+                self.spec_error = Some(e.to_string());
+                // Not the runner's fault; the set is Invalid and the runner not counted stale.
+                Ok(false)
+            }
+            Ok(set_value) => {
+                runners::is_stale(layout, &set_value, runner_spec).map_err(|e| e.to_string())
+            }
+        };
+        self.stale_by_spec.insert(hash, result.clone());
+        result
+    }
+}
+
+/// Annotation recording the id of the latest `kubectl arc bump` request on a set.
+pub const ANNOTATION_BUMP_ID: &str = "kubectl-arc/bump-id";
+/// Annotation recording `--reason` of the latest bump (removed when that bump gave none).
+pub const ANNOTATION_BUMP_REASON: &str = "kubectl-arc/bump-reason";
+/// Annotation listing the latest bump requests as `id=revision`, newest last, so that a retry
+/// after an unknown outcome recognises its own write even if another bump came after it.
+pub const ANNOTATION_RECENT_BUMPS: &str = "kubectl-arc/recent-bumps";
+/// What `bump` notes for a set that still carries the legacy annotation.
+pub const ANNOTATION_INTEGRITY_HASH_NOTE: &str = "the set still carries the actions.github.com/integrity-hash \
+annotation (state Legacy): run `kubectl arc migrate` so that the upgrade does not act on it again";
+/// How many requests [`ANNOTATION_RECENT_BUMPS`] remembers.
+pub const RECENT_BUMPS: usize = 16;
+
+/// One bump request, as the decision sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct BumpRequest<'a> {
+    /// Unique per invocation: written with the revision, recognised on retries.
+    pub id: &'a str,
+    pub reason: Option<&'a str>,
+    /// When NAME also names an AutoscalingRunnerSet: its name and uid, which the set's controller
+    /// owner reference must carry.
+    pub owner: Option<(&'a str, &'a str)>,
+}
+
+/// What a bump does to the set it read.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BumpDecision {
+    /// Write `patch` (a JSON merge patch), moving `spec.actionableRevision` from `before` to `new`.
+    Write {
+        before: Revisions,
+        new: i64,
+        patch: Value,
+    },
+    /// This request's write is already stored (a retry after an unknown outcome).
+    AlreadyDone { before: Revisions, revision: i64 },
+    /// Refuse, and why.
+    Refuse {
+        before: Option<Revisions>,
+        reason: String,
+    },
+}
+
+fn annotation<'v>(ers: &'v Value, key: &str) -> Option<&'v str> {
+    ers.pointer("/metadata/annotations")
+        .and_then(|a| a.get(key))
+        .and_then(Value::as_str)
+}
+
+/// The `id=revision` entries of [`ANNOTATION_RECENT_BUMPS`].
+fn recent_bumps(ers: &Value) -> Vec<(String, i64)> {
+    annotation(ers, ANNOTATION_RECENT_BUMPS)
+        .unwrap_or("")
+        .split(',')
+        .filter_map(|e| {
+            let (id, rev) = e.trim().split_once('=')?;
+            Some((id.to_string(), rev.parse().ok()?))
+        })
+        .collect()
+}
+
+/// The revision this request wrote, if the set records it.
+pub fn recorded_bump(ers: &Value, id: &str) -> Option<i64> {
+    recent_bumps(ers)
+        .into_iter()
+        .rev()
+        .find(|(i, _)| i == id)
+        .map(|(_, r)| r)
+}
+
+/// The bump decision for the set as just read: `nextActionableRevision` (max(spec, applied) + 1),
+/// written together with the request id, unless this request already wrote it, the set is in
+/// phase Outdated (a new revision would not be acted on), its revision fields are not integers,
+/// or it is not owned by the AutoscalingRunnerSet of the same name.
+pub fn decide_bump(ers: &Value, request: &BumpRequest<'_>) -> BumpDecision {
+    let revisions = match Revisions::from_object(ers) {
+        Ok(r) => r,
+        Err(e) => {
+            return BumpDecision::Refuse {
+                before: None,
+                reason: format!("{e}: fix the field before requesting a revision"),
+            };
+        }
+    };
+    if let Some(revision) = recorded_bump(ers, request.id) {
+        return BumpDecision::AlreadyDone {
+            before: revisions,
+            revision,
+        };
+    }
+    if let Some((ars, uid)) = request.owner {
+        let owner = ers
+            .pointer("/metadata/ownerReferences")
+            .and_then(Value::as_array)
+            .and_then(|refs| {
+                refs.iter().find(|o| {
+                    o.get("controller").and_then(Value::as_bool) == Some(true)
+                        || o.get("kind").and_then(Value::as_str) == Some("AutoscalingRunnerSet")
+                })
+            });
+        let matches = owner.is_some_and(|o| {
+            o.get("kind").and_then(Value::as_str) == Some("AutoscalingRunnerSet")
+                && o.get("name").and_then(Value::as_str) == Some(ars)
+                && o.get("uid").and_then(Value::as_str) == Some(uid)
+        });
+        if !matches {
+            let found = owner
+                .map(|o| {
+                    format!(
+                        "{} {} (uid {})",
+                        o.get("kind").and_then(Value::as_str).unwrap_or("?"),
+                        o.get("name").and_then(Value::as_str).unwrap_or("?"),
+                        o.get("uid").and_then(Value::as_str).unwrap_or("?")
+                    )
+                })
+                .unwrap_or_else(|| "no controller".into());
+            return BumpDecision::Refuse {
+                before: Some(revisions),
+                reason: format!(
+                    "the EphemeralRunnerSet is not owned by the AutoscalingRunnerSet {ars} (uid {uid}): its owner reference names {found}; \
+                     refusing to bump a set its AutoscalingRunnerSet does not control"
+                ),
+            };
+        }
+    }
+    if ers.pointer("/status/phase").and_then(Value::as_str) == Some("Outdated") {
+        return BumpDecision::Refuse {
+            before: Some(revisions),
+            reason: format!(
+                "{OUTDATED_EXPLANATION}. A new revision would not be acted on, so none is requested"
+            ),
+        };
+    }
+    let new = revisions.next();
+    let mut recent = recent_bumps(ers);
+    recent.push((request.id.to_string(), new));
+    let skip = recent.len().saturating_sub(RECENT_BUMPS);
+    let recent: Vec<String> = recent[skip..]
+        .iter()
+        .map(|(i, r)| format!("{i}={r}"))
+        .collect();
+    let patch = serde_json::json!({
+        "metadata": {"annotations": {
+            ANNOTATION_BUMP_ID: request.id,
+            ANNOTATION_BUMP_REASON: request.reason,
+            ANNOTATION_RECENT_BUMPS: recent.join(","),
+        }},
+        "spec": {"actionableRevision": new},
+    });
+    BumpDecision::Write {
+        before: revisions,
+        new,
+        patch,
+    }
+}
+
+/// Check a stored set after this request wrote revision `new`: the revision is there with the
+/// request recorded, or a later write (which read ours, being guarded too) moved it further.
+pub fn check_bump(ers: &Value, id: &str, new: i64) -> Result<(), String> {
+    let spec = ers
+        .pointer("/spec/actionableRevision")
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    if spec > new || (spec == new && recorded_bump(ers, id) == Some(new)) {
+        Ok(())
+    } else {
+        Err(format!(
+            "spec.actionableRevision is {spec}, expected {new} written by bump {id} \
+             (is the field in the installed CRD? Helm does not upgrade CRDs)"
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn set(spec_rev: Value, applied: Value, extra: Value) -> SetFacts {
+        let mut obj = json!({
+            "metadata": {"name": "runners", "namespace": "arc", "creationTimestamp": "2026-09-01T00:00:00Z"},
+            "spec": {"actionableRevision": spec_rev, "ephemeralRunnerSpec": {"githubConfigUrl": "https://github.com/o", "spec": {"containers": [{"name": "runner", "image": "a"}]}}},
+            "status": {"appliedActionableRevision": applied},
+        });
+        merge(&mut obj, extra);
+        SetFacts::from_json(&obj.to_string()).unwrap()
+    }
+
+    fn merge(a: &mut Value, b: Value) {
+        match (a, b) {
+            (Value::Object(a), Value::Object(b)) => {
+                for (k, v) in b {
+                    merge(a.entry(k).or_insert(Value::Null), v);
+                }
+            }
+            (a, b) => *a = b,
+        }
+    }
+
+    fn runner(name: &str, image: &str, status: Value) -> String {
+        json!({
+            "metadata": {"name": name, "namespace": "arc", "ownerReferences": [
+                {"apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunnerSet", "name": "runners", "uid": "u", "controller": true}
+            ]},
+            "spec": {"githubConfigUrl": "https://github.com/o", "spec": {"containers": [{"name": "runner", "image": image}]}},
+            "status": status,
+        })
+        .to_string()
+    }
+
+    fn census_with(facts: SetFacts, runners: &[String], live: bool) -> SetStatus {
+        let mut c = Census::new(Layout::arc(), live);
+        let key = c.upsert_set(facts);
+        for r in runners {
+            c.add_runner(&RunnerFacts::from_json(r).unwrap());
+        }
+        c.status(&key, unix_seconds("2026-09-01T01:00:00Z"))
+            .unwrap()
+    }
+
+    #[test]
+    fn every_state() {
+        let synced = census_with(
+            set(json!(2), json!(2), json!({})),
+            &[
+                runner("r1", "a", json!({"phase": "Running", "runnerId": 5})),
+                runner(
+                    "r2",
+                    "old",
+                    json!({"phase": "Running", "jobId": "9", "runnerId": 6}),
+                ),
+            ],
+            false,
+        );
+        assert_eq!(synced.state, State::Synced);
+        assert_eq!(synced.runners.idle, 1);
+        assert_eq!(synced.runners.busy, 1);
+        assert_eq!(synced.runners.stale, 1, "a busy runner is counted");
+        assert_eq!(synced.age_seconds, Some(3600));
+        assert!(synced.reasons[0].contains("busy with a job"), "{synced:?}");
+
+        let pending = census_with(set(json!(3), json!(2), json!({})), &[], false);
+        assert_eq!(pending.state, State::Pending);
+        assert!(pending.reasons[0].contains("revision 3 is requested"));
+
+        let stale = census_with(
+            set(json!(2), json!(2), json!({})),
+            &[runner("r1", "old", json!({"phase": "Pending"}))],
+            true,
+        );
+        assert_eq!(stale.state, State::Stale);
+        assert_eq!(stale.runners.stale, 1);
+        assert!(stale.reasons.iter().any(|r| r.contains("runnerId 0")));
+
+        let legacy = census_with(
+            set(
+                json!(0),
+                json!(0),
+                json!({"metadata": {"annotations": {"actions.github.com/integrity-hash": "x"}}}),
+            ),
+            &[],
+            false,
+        );
+        assert_eq!(legacy.state, State::Legacy);
+
+        let ahead = census_with(set(json!(2), json!(5), json!({})), &[], false);
+        assert_eq!(ahead.state, State::Invalid);
+        assert!(ahead.reasons[0].contains("next request is revision 6"));
+
+        let wrong_type = census_with(set(json!("five"), json!(1), json!({})), &[], false);
+        assert_eq!(wrong_type.state, State::Invalid);
+        assert_eq!(wrong_type.spec_revision, None);
+        assert!(
+            wrong_type.reasons[0].contains("not an integer"),
+            "{wrong_type:?}"
+        );
+    }
+
+    #[test]
+    fn live_runners_can_be_taken_back() {
+        let mut c = Census::new(Layout::arc(), true);
+        let key = c.upsert_set(set(json!(2), json!(2), json!({})));
+        c.add_runner(
+            &RunnerFacts::from_json(&runner("r1", "old", json!({"phase": "Running"}))).unwrap(),
+        );
+        assert_eq!(c.status(&key, None).unwrap().state, State::Stale);
+        c.add_runner(
+            &RunnerFacts::from_json(&runner(
+                "r1",
+                "old",
+                json!({"phase": "Running", "jobId": "1"}),
+            ))
+            .unwrap(),
+        );
+        let s = c.status(&key, None).unwrap();
+        assert_eq!(
+            (s.state, s.runners.busy, s.runners.idle),
+            (State::Synced, 1, 0)
+        );
+        c.remove_runner("arc", "r1");
+        assert_eq!(
+            c.status(&key, None).unwrap().runners,
+            RunnerCounts::default()
+        );
+    }
+
+    #[test]
+    fn revision_writer_comes_from_managed_fields() {
+        let f = set(
+            json!(4),
+            json!(3),
+            json!({"metadata": {"managedFields": [
+                {"manager": "arc", "operation": "Update", "time": "2026-09-01T00:10:00Z", "fieldsV1": {"f:spec": {"f:replicas": {}}}},
+                {"manager": "kubectl-arc", "operation": "Update", "time": "2026-09-01T00:50:00Z", "fieldsV1": {"f:spec": {"f:actionableRevision": {}}}},
+                {"manager": "ctl", "operation": "Update", "subresource": "status", "time": "2026-09-01T00:55:00Z", "fieldsV1": {"f:status": {}}}
+            ]}}),
+        );
+        assert_eq!(f.revision_writer.as_ref().unwrap().manager, "kubectl-arc");
+        let s = census_with(f, &[], false);
+        assert!(
+            s.reasons
+                .iter()
+                .any(|r| r == "spec.actionableRevision was last written by kubectl-arc 10m ago"),
+            "{s:?}"
+        );
+    }
+
+    #[test]
+    fn ages_like_kubectl() {
+        let cases = [
+            (0, "0s"),
+            (119, "119s"),
+            (120, "2m"),
+            (125, "2m5s"),
+            (600, "10m"),
+            (3 * 3600, "3h"),
+            (3 * 3600 + 60, "3h1m"),
+            (47 * 3600, "47h"),
+            (49 * 3600, "2d1h"),
+            (10 * 86400, "10d"),
+            (3 * 365 * 86400, "3y"),
+        ];
+        for (s, want) in cases {
+            assert_eq!(human_duration(s), want, "{s}");
+        }
+    }
+
+    #[test]
+    fn bump_is_max_plus_one_once_per_request() {
+        let ers = json!({"metadata": {"annotations": {"kubectl-arc/recent-bumps": "old=3"}}, "spec": {"actionableRevision": 3}, "status": {"appliedActionableRevision": 5}});
+        let req = BumpRequest {
+            id: "abc",
+            reason: Some("new image"),
+            owner: None,
+        };
+        let BumpDecision::Write { new, patch, .. } = decide_bump(&ers, &req) else {
+            panic!()
+        };
+        assert_eq!(new, 6);
+        assert_eq!(
+            patch["metadata"]["annotations"]["kubectl-arc/recent-bumps"],
+            "old=3,abc=6"
+        );
+        assert_eq!(
+            patch["metadata"]["annotations"]["kubectl-arc/bump-reason"],
+            "new image"
+        );
+        let mut written = ers.clone();
+        merge(&mut written, patch);
+        assert_eq!(check_bump(&written, "abc", 6), Ok(()));
+        assert!(check_bump(&ers, "abc", 6).is_err());
+        assert_eq!(
+            decide_bump(&written, &req),
+            BumpDecision::AlreadyDone {
+                before: Revisions {
+                    spec: 6,
+                    applied: 5
+                },
+                revision: 6
+            }
+        );
+        let outdated = json!({"spec": {"actionableRevision": 1}, "status": {"phase": "Outdated"}});
+        assert!(matches!(
+            decide_bump(&outdated, &req),
+            BumpDecision::Refuse { .. }
+        ));
+        let foreign = json!({"metadata": {"ownerReferences": [{"kind": "AutoscalingRunnerSet", "name": "x", "uid": "1", "controller": true}]}});
+        let owned = BumpRequest {
+            owner: Some(("x", "2")),
+            ..req
+        };
+        assert!(matches!(
+            decide_bump(&foreign, &owned),
+            BumpDecision::Refuse { .. }
+        ));
+        let owned = BumpRequest {
+            owner: Some(("x", "1")),
+            ..req
+        };
+        assert!(matches!(
+            decide_bump(&foreign, &owned),
+            BumpDecision::Write { new: 1, .. }
+        ));
+    }
+
+    #[test]
+    fn recent_bumps_are_bounded() {
+        let many: Vec<String> = (0..40).map(|i| format!("id{i}={i}")).collect();
+        let ers = json!({"metadata": {"annotations": {"kubectl-arc/recent-bumps": many.join(",")}}, "spec": {"actionableRevision": 39}});
+        let req = BumpRequest {
+            id: "new",
+            reason: None,
+            owner: None,
+        };
+        let BumpDecision::Write { patch, .. } = decide_bump(&ers, &req) else {
+            panic!()
+        };
+        let recent = patch["metadata"]["annotations"]["kubectl-arc/recent-bumps"]
+            .as_str()
+            .unwrap();
+        assert_eq!(recent.split(',').count(), RECENT_BUMPS);
+        assert!(recent.ends_with("new=40"));
+        assert!(patch["metadata"]["annotations"]["kubectl-arc/bump-reason"].is_null());
+    }
+}

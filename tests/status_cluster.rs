@@ -1,0 +1,947 @@
+//! `kubectl arc status` end to end against the real API server with ARC's CRDs: every state made
+//! from real EphemeralRunnerSets and EphemeralRunners (statuses written through the status
+//! subresource, as ARC's controllers write them), shown in the table and in JSON, online and from
+//! a dump; `--wait` and `--watch` following a status patch that plays ARC's EphemeralRunnerSet
+//! controller; and the errors that exit 2.
+
+mod common;
+
+use std::io::{BufRead as _, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use kube::api::{
+    Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, Patch, PatchParams, PostParams,
+};
+use serde_json::{Value, json};
+
+fn runner_api(client: &kube::Client, ns: &str) -> Api<DynamicObject> {
+    let ar = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("actions.github.com", "v1alpha1", "EphemeralRunner"),
+        "ephemeralrunners",
+    );
+    Api::namespaced_with(client.clone(), ns, &ar)
+}
+
+/// The runner spec of a set whose runner container uses `image`.
+fn runner_spec(image: &str) -> Value {
+    json!({
+        "githubConfigUrl": "https://github.com/my-org",
+        "githubConfigSecret": "gh-secret",
+        "runnerScaleSetId": 1,
+        "spec": {"restartPolicy": "Never", "containers": [{"name": "runner", "image": image, "command": ["/home/runner/run.sh"]}]}
+    })
+}
+
+/// Create a set with `spec.actionableRevision` and, through the status subresource,
+/// `status.appliedActionableRevision` (and the phase).
+async fn create_set(
+    client: &kube::Client,
+    ns: &str,
+    name: &str,
+    image: &str,
+    spec_revision: i64,
+    status: Value,
+    annotations: Value,
+) -> DynamicObject {
+    let mut ers = common::ers_object(name, runner_spec(image));
+    ers.data["spec"]["actionableRevision"] = json!(spec_revision);
+    if let Some(a) = annotations.as_object() {
+        ers.metadata.annotations = Some(
+            a.iter()
+                .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_string()))
+                .collect(),
+        );
+    }
+    let api = common::ers_api(client, ns);
+    let created = api.create(&PostParams::default(), &ers).await.unwrap();
+    if !status.is_null() {
+        let mut s = json!({"currentReplicas": 0});
+        for (k, v) in status.as_object().unwrap() {
+            s[k] = v.clone();
+        }
+        return api
+            .patch_status(
+                name,
+                &PatchParams::default(),
+                &Patch::Merge(json!({"status": s})),
+            )
+            .await
+            .unwrap();
+    }
+    created
+}
+
+/// Create a runner owned by `set` with `spec` and, through the status subresource, `status`.
+async fn create_runner(
+    client: &kube::Client,
+    set: &DynamicObject,
+    name: &str,
+    spec: Value,
+    status: Value,
+    finalizer: bool,
+) {
+    let ns = set.metadata.namespace.clone().unwrap();
+    let mut meta = json!({
+        "name": name,
+        "ownerReferences": [{
+            "apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunnerSet",
+            "name": set.metadata.name, "uid": set.metadata.uid, "controller": true, "blockOwnerDeletion": true
+        }],
+    });
+    if finalizer {
+        meta["finalizers"] = json!(["ephemeralrunner.actions.github.com/finalizer"]);
+    }
+    let runner: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunner",
+        "metadata": meta, "spec": spec,
+    }))
+    .unwrap();
+    let api = runner_api(client, &ns);
+    api.create(&PostParams::default(), &runner).await.unwrap();
+    if !status.is_null() {
+        api.patch_status(
+            name,
+            &PatchParams::default(),
+            &Patch::Merge(json!({"status": status})),
+        )
+        .await
+        .unwrap();
+    }
+}
+
+/// Run the CLI in-process; (exit code, stdout, stderr).
+fn run(args: &[&str]) -> (u8, String, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let mut argv = vec!["kubectl-arc"];
+    argv.extend_from_slice(args);
+    let code = kubectl_arc::cli::main(argv, Default::default(), &mut out, &mut err);
+    (
+        code,
+        String::from_utf8(out).unwrap(),
+        String::from_utf8(err).unwrap(),
+    )
+}
+
+async fn run_async(args: Vec<String>) -> (u8, String, String) {
+    tokio::task::spawn_blocking(move || {
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        run(&refs)
+    })
+    .await
+    .unwrap()
+}
+
+fn args(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+fn report(stdout: &str) -> Value {
+    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+fn item<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["name"] == name)
+        .unwrap_or_else(|| panic!("no row {name} in {report}"))
+}
+
+fn reasons(item: &Value) -> String {
+    item["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The cells of a table row whose first cell is `name`.
+fn row<'a>(table: &'a str, name: &str) -> Vec<&'a str> {
+    table
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .find(|cells| cells.first() == Some(&name))
+        .unwrap_or_else(|| panic!("no row {name} in\n{table}"))
+}
+
+/// One of every state, made of real objects.
+async fn every_state(client: &kube::Client, ns: &str) {
+    // Synced: the revisions agree; the idle runners run the set's spec (one with the proxy secret
+    // ARC sets on each runner, one with an empty env that Go reads as none); a busy runner on the
+    // old image is only counted, and a deleting one is not stale.
+    let synced = create_set(
+        client,
+        ns,
+        "synced",
+        "img:2",
+        2,
+        json!({"appliedActionableRevision": 2, "phase": "Running"}),
+        json!({}),
+    )
+    .await;
+    let running = |id: i64| json!({"phase": "Running", "runnerId": id, "ready": true});
+    create_runner(
+        client,
+        &synced,
+        "synced-idle",
+        runner_spec("img:2"),
+        running(11),
+        false,
+    )
+    .await;
+    let mut proxied = runner_spec("img:2");
+    proxied["proxySecretRef"] = json!("synced-runner-proxy");
+    create_runner(
+        client,
+        &synced,
+        "synced-proxied",
+        proxied,
+        running(12),
+        false,
+    )
+    .await;
+    let mut empty_env = runner_spec("img:2");
+    empty_env["spec"]["containers"][0]["env"] = json!([]);
+    create_runner(
+        client,
+        &synced,
+        "synced-empty-env",
+        empty_env,
+        running(13),
+        false,
+    )
+    .await;
+    create_runner(
+        client,
+        &synced,
+        "synced-busy-old",
+        runner_spec("img:1"),
+        json!({"phase": "Running", "runnerId": 14, "jobId": "4242"}),
+        false,
+    )
+    .await;
+    create_runner(
+        client,
+        &synced,
+        "synced-deleting",
+        runner_spec("img:1"),
+        running(15),
+        true,
+    )
+    .await;
+    runner_api(client, ns)
+        .delete("synced-deleting", &DeleteParams::default())
+        .await
+        .unwrap();
+
+    // Pending: the "ARS controller" asked for revision 3; a busy runner, a runner that never
+    // registered and an outdated one are there.
+    let pending = create_set(
+        client,
+        ns,
+        "pending",
+        "img:2",
+        2,
+        json!({"appliedActionableRevision": 2}),
+        json!({}),
+    )
+    .await;
+    common::ers_api(client, ns)
+        .patch(
+            "pending",
+            &PatchParams::apply("arc-controller-sim").force(),
+            &Patch::Apply(json!({
+                "apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunnerSet",
+                "spec": {"actionableRevision": 3, "patchID": 0},
+            })),
+        )
+        .await
+        .unwrap();
+    create_runner(
+        client,
+        &pending,
+        "pending-busy",
+        runner_spec("img:1"),
+        json!({"phase": "Running", "runnerId": 21, "jobId": "77"}),
+        false,
+    )
+    .await;
+    create_runner(
+        client,
+        &pending,
+        "pending-unregistered",
+        runner_spec("img:2"),
+        Value::Null,
+        false,
+    )
+    .await;
+    create_runner(
+        client,
+        &pending,
+        "pending-outdated",
+        runner_spec("img:1"),
+        json!({"phase": "Outdated", "runnerId": 23, "reason": "Outdated"}),
+        false,
+    )
+    .await;
+
+    // Stale: the revisions agree, yet an idle runner runs the old image.
+    let stale = create_set(
+        client,
+        ns,
+        "stale",
+        "img:2",
+        4,
+        json!({"appliedActionableRevision": 4, "phase": "Running"}),
+        json!({}),
+    )
+    .await;
+    create_runner(
+        client,
+        &stale,
+        "stale-idle-old",
+        runner_spec("img:1"),
+        running(31),
+        false,
+    )
+    .await;
+    create_runner(
+        client,
+        &stale,
+        "stale-failed",
+        runner_spec("img:2"),
+        json!({"phase": "Failed", "runnerId": 32}),
+        false,
+    )
+    .await;
+
+    // Legacy: migrate has not run.
+    create_set(
+        client,
+        ns,
+        "legacy",
+        "img:2",
+        0,
+        Value::Null,
+        json!({"actions.github.com/integrity-hash": "1234567890"}),
+    )
+    .await;
+
+    // Invalid: applied ahead of spec.
+    create_set(
+        client,
+        ns,
+        "invalid",
+        "img:2",
+        1,
+        json!({"appliedActionableRevision": 4}),
+        json!({}),
+    )
+    .await;
+}
+
+fn check_states_json(r: &Value) {
+    let counts = |name: &str| {
+        let rn = &item(r, name)["runners"];
+        [
+            rn["idle"].as_u64().unwrap(),
+            rn["busy"].as_u64().unwrap(),
+            rn["pending"].as_u64().unwrap(),
+            rn["failed"].as_u64().unwrap(),
+            rn["stale"].as_u64().unwrap(),
+        ]
+    };
+    let s = item(r, "synced");
+    assert_eq!(s["state"], "Synced", "{s}");
+    assert_eq!(
+        (s["specRevision"].as_i64(), s["appliedRevision"].as_i64()),
+        (Some(2), Some(2))
+    );
+    assert_eq!(counts("synced"), [3, 1, 0, 0, 1], "{s}");
+    assert_eq!(s["runners"]["deleting"], 1);
+    assert!(
+        reasons(s).contains("1 runner busy with a job on an older spec"),
+        "{s}"
+    );
+
+    let p = item(r, "pending");
+    assert_eq!(p["state"], "Pending", "{p}");
+    assert_eq!(
+        (p["specRevision"].as_i64(), p["appliedRevision"].as_i64()),
+        (Some(3), Some(2))
+    );
+    assert_eq!(counts("pending"), [0, 1, 1, 0, 2], "{p}");
+    assert_eq!(p["runners"]["outdated"], 1);
+    let why = reasons(p);
+    assert!(
+        why.contains("revision 3 is requested and not acknowledged yet (applied 2)"),
+        "{why}"
+    );
+    assert!(why.contains("last written by arc-controller-sim"), "{why}");
+    assert!(
+        why.contains("busy with a job") && why.contains("pending-busy"),
+        "{why}"
+    );
+    assert!(
+        why.contains("runnerId 0") && why.contains("pending-unregistered"),
+        "{why}"
+    );
+    assert!(
+        why.contains("phase Outdated") && why.contains("pending-outdated"),
+        "{why}"
+    );
+
+    let t = item(r, "stale");
+    assert_eq!(t["state"], "Stale", "{t}");
+    assert_eq!(counts("stale"), [1, 0, 0, 1, 1], "{t}");
+    assert!(reasons(t).contains("stale-idle-old"), "{t}");
+
+    let l = item(r, "legacy");
+    assert_eq!(l["state"], "Legacy", "{l}");
+    assert!(reasons(l).contains("kubectl arc migrate"), "{l}");
+
+    let i = item(r, "invalid");
+    assert_eq!(i["state"], "Invalid", "{i}");
+    assert_eq!(
+        (i["specRevision"].as_i64(), i["appliedRevision"].as_i64()),
+        (Some(1), Some(4))
+    );
+    assert!(
+        reasons(i).contains("is ahead of spec.actionableRevision 1"),
+        "{i}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_state_from_real_objects_in_table_and_json() {
+    let kubeconfig = common::revision_kubeconfig();
+    let client = common::client(&kubeconfig).await;
+    let ns = common::namespace(&client, "arc-status").await;
+    every_state(&client, &ns).await;
+    let kc = kubeconfig.to_str().unwrap().to_string();
+
+    let (code, out, err) = run_async(args(&[
+        "status",
+        "--kubeconfig",
+        &kc,
+        "-n",
+        &ns,
+        "-o",
+        "json",
+    ]))
+    .await;
+    assert_eq!(code, 0, "{err}");
+    let r = report(&out);
+    assert_eq!(r["kind"], "StatusReport");
+    assert_eq!(r["items"].as_array().unwrap().len(), 5, "{out}");
+    check_states_json(&r);
+
+    // The table: NAME SPEC APPLIED STATE IDLE BUSY PENDING FAILED STALE AGE.
+    let (code, table, err) = run_async(args(&["status", "--kubeconfig", &kc, "-n", &ns])).await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        table
+            .lines()
+            .next()
+            .unwrap()
+            .split_whitespace()
+            .collect::<Vec<_>>(),
+        [
+            "NAME", "SPEC", "APPLIED", "STATE", "IDLE", "BUSY", "PENDING", "FAILED", "STALE", "AGE"
+        ]
+    );
+    assert_eq!(
+        row(&table, "synced")[..9],
+        ["synced", "2", "2", "Synced", "3", "1", "0", "0", "1"]
+    );
+    assert_eq!(
+        row(&table, "pending")[..9],
+        ["pending", "3", "2", "Pending", "0", "1", "1", "0", "2"]
+    );
+    assert_eq!(
+        row(&table, "stale")[..9],
+        ["stale", "4", "4", "Stale", "1", "0", "0", "1", "1"]
+    );
+    assert_eq!(row(&table, "legacy")[..4], ["legacy", "0", "0", "Legacy"]);
+    assert_eq!(
+        row(&table, "invalid")[..4],
+        ["invalid", "1", "4", "Invalid"]
+    );
+    assert!(!table.contains('\u{1b}'), "no colour when not a terminal");
+
+    // -o wide adds the phase and the reasons; `status NAME` explains under the table.
+    let (_, wide, _) = run_async(args(&[
+        "status",
+        "--kubeconfig",
+        &kc,
+        "-n",
+        &ns,
+        "-o",
+        "wide",
+    ]))
+    .await;
+    let pending_line = wide.lines().find(|l| l.starts_with("pending ")).unwrap();
+    assert!(
+        pending_line.contains("never registered with GitHub (status.runnerId 0)"),
+        "{wide}"
+    );
+    let header: Vec<&str> = wide.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(header[10..], ["PHASE", "REASONS"], "{wide}");
+    let (code, named, _) = run_async(args(&[
+        "status",
+        "--kubeconfig",
+        &kc,
+        "-n",
+        &ns,
+        "pending",
+        "stale",
+    ]))
+    .await;
+    assert_eq!(code, 0);
+    assert_eq!(
+        named
+            .lines()
+            .filter(|l| l.starts_with("pending ") || l.starts_with("stale "))
+            .count(),
+        2
+    );
+    assert!(
+        named.contains(&format!(
+            "EphemeralRunnerSet {ns}/pending: Pending (spec revision 3, applied 2)"
+        )),
+        "{named}"
+    );
+    assert!(
+        named.contains("  - spec.actionableRevision was last written by arc-controller-sim"),
+        "{named}"
+    );
+    assert!(
+        named.contains(&format!("EphemeralRunnerSet {ns}/stale: Stale")),
+        "{named}"
+    );
+    assert!(!named.contains("synced"), "only the named sets: {named}");
+
+    // -A shows the namespace column; the read-only user may run status.
+    let restricted = common::restricted_kubeconfig()
+        .to_str()
+        .unwrap()
+        .to_string();
+    let (code, all, err) = run_async(args(&["status", "--kubeconfig", &restricted, "-A"])).await;
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        all.lines().next().unwrap().starts_with("NAMESPACE "),
+        "{all}"
+    );
+    assert!(
+        all.lines()
+            .any(|l| l.starts_with(&format!("{ns} ")) && l.contains(" Stale ")),
+        "{all}"
+    );
+
+    // A dump of the same objects gives the same verdicts offline.
+    let mut items = Vec::new();
+    for plural in ["ephemeralrunnersets", "ephemeralrunners"] {
+        let path = format!("/apis/actions.github.com/v1alpha1/namespaces/{ns}/{plural}");
+        let req = http::Request::get(path).body(Vec::new()).unwrap();
+        let list: Value = serde_json::from_str(&client.request_text(req).await.unwrap()).unwrap();
+        for mut o in list["items"].as_array().unwrap().clone() {
+            o["apiVersion"] = json!("actions.github.com/v1alpha1");
+            o["kind"] = json!(if plural == "ephemeralrunners" {
+                "EphemeralRunner"
+            } else {
+                "EphemeralRunnerSet"
+            });
+            items.push(o);
+        }
+    }
+    let dir = std::env::temp_dir().join(common::unique_name("arc-status-dump"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let dump = dir.join("dump.json");
+    std::fs::write(
+        &dump,
+        json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string(),
+    )
+    .unwrap();
+    let (code, offline, err) = run_async(args(&[
+        "status",
+        "--kubeconfig",
+        "/nonexistent",
+        "-f",
+        dump.to_str().unwrap(),
+        "-o",
+        "json",
+    ]))
+    .await;
+    assert_eq!(code, 0, "{err}");
+    let offline = report(&offline);
+    check_states_json(&offline);
+    let strip = |v: &Value| {
+        v["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| (i["name"].clone(), i["state"].clone(), i["runners"].clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(strip(&r), strip(&offline));
+
+    // A field of the wrong type (only a dump can hold one: the API server rejects it) is Invalid.
+    let mut bad = items.clone();
+    for o in &mut bad {
+        if o["metadata"]["name"] == "synced" && o["kind"] == "EphemeralRunnerSet" {
+            o["spec"]["actionableRevision"] = json!("five");
+        }
+    }
+    let bad_dump = dir.join("bad.json");
+    std::fs::write(
+        &bad_dump,
+        json!({"apiVersion": "v1", "kind": "List", "items": bad}).to_string(),
+    )
+    .unwrap();
+    let (code, out, err) = run_async(args(&[
+        "status",
+        "-f",
+        bad_dump.to_str().unwrap(),
+        "-o",
+        "json",
+        "synced",
+    ]))
+    .await;
+    assert_eq!(code, 0, "{err}");
+    let s = item(&report(&out), "synced").clone();
+    assert_eq!(s["state"], "Invalid", "{s}");
+    assert!(s["specRevision"].is_null());
+    assert!(
+        reasons(&s).contains("spec.actionableRevision is \"five\", not an integer"),
+        "{s}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_set_on_the_legacy_crd_is_legacy() {
+    let kubeconfig = common::legacy_kubeconfig();
+    let client = common::client(&kubeconfig).await;
+    let ns = common::namespace(&client, "arc-status-legacy").await;
+    create_set(
+        &client,
+        &ns,
+        "old",
+        "img:1",
+        0,
+        Value::Null,
+        json!({"actions.github.com/integrity-hash": "987"}),
+    )
+    .await;
+    let kc = kubeconfig.to_str().unwrap().to_string();
+    let (code, out, err) = run_async(args(&[
+        "status",
+        "--kubeconfig",
+        &kc,
+        "-n",
+        &ns,
+        "-o",
+        "yaml",
+    ]))
+    .await;
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("state: Legacy"), "{out}");
+    assert!(out.contains("specRevision: 0"), "{out}");
+}
+
+/// Start the real binary; stderr lines arrive on the channel.
+fn spawn_cli(args: &[&str]) -> (Child, mpsc::Receiver<String>, mpsc::Receiver<String>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kubectl-arc"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = |r: Box<dyn std::io::Read + Send>| {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(r).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        rx
+    };
+    let out = lines(Box::new(child.stdout.take().unwrap()));
+    let err = lines(Box::new(child.stderr.take().unwrap()));
+    (child, out, err)
+}
+
+/// The next line matching `pred` (a guard against hanging, not a timing assertion).
+fn wait_line(rx: &mpsc::Receiver<String>, pred: impl Fn(&str) -> bool) -> String {
+    loop {
+        match rx.recv_timeout(Duration::from_secs(120)) {
+            Ok(l) if pred(&l) => return l,
+            Ok(_) => {}
+            Err(e) => panic!("the expected line never came: {e}"),
+        }
+    }
+}
+
+/// Play ARC's EphemeralRunnerSet controller: acknowledge a revision.
+async fn acknowledge(client: &kube::Client, ns: &str, name: &str, revision: i64) {
+    common::ers_api(client, ns)
+        .patch_status(
+            name,
+            &PatchParams::default(),
+            &Patch::Merge(
+                json!({"status": {"currentReplicas": 0, "appliedActionableRevision": revision}}),
+            ),
+        )
+        .await
+        .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn wait_returns_when_the_controller_acknowledges_and_times_out_otherwise() {
+    let kubeconfig = common::revision_kubeconfig();
+    let client = common::client(&kubeconfig).await;
+    let ns = common::namespace(&client, "arc-status-wait").await;
+    create_set(
+        &client,
+        &ns,
+        "runners",
+        "img:2",
+        3,
+        json!({"appliedActionableRevision": 2}),
+        json!({}),
+    )
+    .await;
+    create_set(
+        &client,
+        &ns,
+        "never",
+        "img:2",
+        5,
+        json!({"appliedActionableRevision": 4}),
+        json!({}),
+    )
+    .await;
+    let kc = kubeconfig.to_str().unwrap().to_string();
+
+    let (mut child, out, err) = spawn_cli(&[
+        "status",
+        "--kubeconfig",
+        &kc,
+        "-n",
+        &ns,
+        "runners",
+        "--wait",
+        "--timeout",
+        "5m",
+        "-o",
+        "json",
+    ]);
+    let waiting = wait_line(&err, |l| l.starts_with("Waiting for EphemeralRunnerSet"));
+    assert!(
+        waiting.contains("Pending (spec revision 3, applied 2)"),
+        "{waiting}"
+    );
+    // Not yet: the process is still waiting.
+    assert!(child.try_wait().unwrap().is_none());
+    acknowledge(&client, &ns, "runners", 3).await;
+    let status = tokio::task::spawn_blocking(move || child.wait().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
+    let stdout: Vec<String> = out.iter().collect();
+    let r = report(&stdout.join("\n"));
+    assert_eq!(item(&r, "runners")["state"], "Synced");
+    assert_eq!(item(&r, "runners")["appliedRevision"], 3);
+    let rest: Vec<String> = err.iter().collect();
+    assert!(
+        rest.iter()
+            .any(|l| l.contains("runners is Synced (spec revision 3, applied 3)")),
+        "{rest:?}"
+    );
+
+    // Nobody acknowledges "never": exit 1 on timeout, with the reason.
+    let (code, out, err) = run_async(args(&[
+        "status",
+        "--kubeconfig",
+        &kc,
+        "-n",
+        &ns,
+        "never",
+        "--wait",
+        "--timeout",
+        "2s",
+    ]))
+    .await;
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(err.contains("timed out after 2s"), "{err}");
+    assert!(
+        err.contains(&format!("{ns}/never is Pending (revision 5 is requested")),
+        "{err}"
+    );
+    assert_eq!(row(&out, "never")[..4], ["never", "5", "4", "Pending"]);
+
+    // Already Synced: returns at once.
+    let (code, _, err) = run_async(args(&[
+        "status",
+        "--kubeconfig",
+        &kc,
+        "-n",
+        &ns,
+        "runners",
+        "--wait",
+    ]))
+    .await;
+    assert_eq!(code, 0, "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn watch_prints_a_row_again_when_it_changes() {
+    let kubeconfig = common::revision_kubeconfig();
+    let client = common::client(&kubeconfig).await;
+    let ns = common::namespace(&client, "arc-status-watch").await;
+    let set = create_set(
+        &client,
+        &ns,
+        "runners",
+        "img:2",
+        7,
+        json!({"appliedActionableRevision": 6}),
+        json!({}),
+    )
+    .await;
+    let kc = kubeconfig.to_str().unwrap().to_string();
+    let (mut child, out, _err) = spawn_cli(&[
+        "status",
+        "--kubeconfig",
+        &kc,
+        "-n",
+        &ns,
+        "--watch",
+        "-o",
+        "json",
+    ]);
+    let first: Value = serde_json::from_str(&wait_line(&out, |_| true)).unwrap();
+    assert_eq!(
+        (first["name"].as_str(), first["state"].as_str()),
+        (Some("runners"), Some("Pending"))
+    );
+
+    // A runner appears (a runner watch event), then the controller acknowledges (a set event).
+    create_runner(
+        &client,
+        &set,
+        "runners-a",
+        runner_spec("img:1"),
+        json!({"phase": "Running", "runnerId": 3}),
+        false,
+    )
+    .await;
+    let second: Value = serde_json::from_str(&wait_line(&out, |_| true)).unwrap();
+    assert_eq!(second["runners"]["idle"], 1, "{second}");
+    assert_eq!(second["runners"]["stale"], 1, "{second}");
+    acknowledge(&client, &ns, "runners", 7).await;
+    let third: Value =
+        serde_json::from_str(&wait_line(&out, |l| l.contains("\"appliedRevision\":7"))).unwrap();
+    assert_eq!(
+        third["state"], "Stale",
+        "the old idle runner is still there: {third}"
+    );
+    runner_api(&client, &ns)
+        .delete("runners-a", &DeleteParams::default())
+        .await
+        .unwrap();
+    let fourth: Value = serde_json::from_str(&wait_line(&out, |_| true)).unwrap();
+    assert_eq!(fourth["state"], "Synced", "{fourth}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn errors_exit_2_with_a_clear_message() {
+    let kubeconfig = common::revision_kubeconfig();
+    let client = common::client(&kubeconfig).await;
+    let ns = common::namespace(&client, "arc-status-err").await;
+    create_set(
+        &client,
+        &ns,
+        "present",
+        "img:2",
+        1,
+        json!({"appliedActionableRevision": 1}),
+        json!({}),
+    )
+    .await;
+    let kc = kubeconfig.to_str().unwrap().to_string();
+
+    let (code, out, err) = run_async(args(&[
+        "status",
+        "--kubeconfig",
+        &kc,
+        "-n",
+        &ns,
+        "present",
+        "absent",
+        "-o",
+        "json",
+    ]))
+    .await;
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(&format!("EphemeralRunnerSet {ns}/absent not found")),
+        "{err}"
+    );
+    assert_eq!(
+        item(&report(&out), "present")["state"],
+        "Synced",
+        "the others are still shown"
+    );
+
+    let (code, _, err) = run_async(args(&[
+        "status",
+        "--kubeconfig",
+        &kc,
+        "-n",
+        &ns,
+        "-l",
+        "team in (a",
+    ]))
+    .await;
+    assert_eq!(code, 2);
+    assert!(err.contains("invalid label selector"), "{err}");
+
+    let (code, _, err) = run_async(args(&[
+        "status",
+        "--kubeconfig",
+        &kc,
+        "--as",
+        "nobody",
+        "-n",
+        &ns,
+    ]))
+    .await;
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("forbidden: cannot list ephemeralrunnersets"),
+        "names the verb and resource: {err}"
+    );
+
+    let (code, _, err) = run_async(args(&[
+        "status",
+        "--kubeconfig",
+        &kc,
+        "-n",
+        &ns,
+        "--wait",
+        "--watch",
+    ]))
+    .await;
+    assert_eq!(code, 2, "{err}");
+}
