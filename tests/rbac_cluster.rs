@@ -7,7 +7,8 @@ use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use serde_json::json;
 
 /// Apply deploy/rbac.yaml (server-side), then bind: `reader` to kubectl-arc-read in `ns`,
-/// `ns-migrator` to kubectl-arc-migrate in `ns` only, and `migrator-<ns>` to kubectl-arc-migrate
+/// `ns-migrator` to kubectl-arc-migrate in `ns` only, and `migrate-<ns>` and `bump-<ns>` to
+/// kubectl-arc-migrate and kubectl-arc-bump
 /// cluster-wide (migrate reads the CRD and looks for controllers in every namespace).
 async fn apply_roles(client: &kube::Client, ns: &str) {
     use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, RoleBinding};
@@ -39,15 +40,17 @@ async fn apply_roles(client: &kube::Client, ns: &str) {
             .await
             .unwrap();
     }
-    let user = format!("migrator-{ns}");
-    let b: ClusterRoleBinding = serde_json::from_value(json!({
-        "metadata": {"name": user}, "roleRef": role_ref("kubectl-arc-migrate"), "subjects": subject(&user)
-    }))
-    .unwrap();
-    Api::<ClusterRoleBinding>::all(client.clone())
-        .patch(&user, &apply, &Patch::Apply(&b))
-        .await
+    for role in ["kubectl-arc-migrate", "kubectl-arc-bump"] {
+        let user = format!("{}-{ns}", role.trim_start_matches("kubectl-arc-"));
+        let b: ClusterRoleBinding = serde_json::from_value(json!({
+            "metadata": {"name": user}, "roleRef": role_ref(role), "subjects": subject(&user)
+        }))
         .unwrap();
+        Api::<ClusterRoleBinding>::all(client.clone())
+            .patch(&user, &apply, &Patch::Apply(&b))
+            .await
+            .unwrap();
+    }
 }
 
 fn run(args: &[&str]) -> (i32, String, String) {
@@ -88,8 +91,16 @@ async fn each_command_works_with_exactly_its_role() {
             "autoscalingrunnersets",
         ),
     );
-    ars_api.create(&PostParams::default(), &ars).await.unwrap();
+    let ars = ars_api.create(&PostParams::default(), &ars).await.unwrap();
     let mut ers = common::ers_object("runners", json!({}));
+    // Owned by its AutoscalingRunnerSet, as ARC creates it (bump checks this).
+    ers.metadata.owner_references = Some(vec![
+        serde_json::from_value(json!({
+            "apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingRunnerSet",
+            "name": "runners", "uid": ars.metadata.uid.clone().unwrap(), "controller": true
+        }))
+        .unwrap(),
+    ]);
     ers.metadata.annotations = Some(std::collections::BTreeMap::from([(
         "actions.github.com/integrity-hash".to_string(),
         "stale".to_string(),
@@ -139,7 +150,23 @@ async fn each_command_works_with_exactly_its_role() {
     assert!(err.contains("cannot read the CRD"), "{err}");
     assert_eq!(revision().await, 0, "nothing written by refused runs");
     // Bound cluster-wide, it works.
-    let (code, _, err) = as_user(&format!("migrator-{ns}"), &["migrate"]);
+    let (code, _, err) = as_user(&format!("migrate-{ns}"), &["migrate"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(revision().await, 1);
+
+    // status: the read role is enough.
+    let (code, out, err) = as_user("reader", &["status", "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\"runners\""), "{out}");
+    // bump: the read role is refused before writing, naming the verb and resource; the bump role works.
+    let (code, _, err) = as_user("reader", &["bump", "runners"]);
+    assert_ne!(code, 0, "{err}");
+    assert!(
+        err.contains("patch") && err.contains("ephemeralrunnersets"),
+        "{err}"
+    );
+    assert_eq!(revision().await, 1, "nothing written by a refused bump");
+    let (code, _, err) = as_user(&format!("bump-{ns}"), &["bump", "runners"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(revision().await, 2);
 }
