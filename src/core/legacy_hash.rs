@@ -10,8 +10,18 @@
 //! The spew text is streamed into the hasher; nothing is built unless [`spew`] asks for the text.
 //! A value whose Go rendering depends on the process (a non-zero `metav1.Time`, whose `loc` is
 //! `&time.Local`) is [`Unverifiable`] rather than guessed.
+//!
+//! Speed: FNV-1a is a serial chain of one xor and one multiply per byte, and nine tenths of the
+//! ~22 kB a realistic spec prints are fixed text: a field's name with its type annotation
+//! (` Secret:(*v1.SecretVolumeSource)<nil>`). Such text is hashed in one step with a [`Jump`]
+//! table (see there), built the first time the text is hashed and kept per shipped layout
+//! ([`Plan`]). The bytes hashed are exactly the bytes [`spew`] returns.
 
-use crate::core::layout::{Kind, Layout, TypeId};
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use crate::core::layout::{Field, Kind, Layout, TypeId};
+use crate::core::quantity::{Format, Quantity};
 use crate::core::value::Value;
 
 /// The value prints differently in different Go processes, so its hash cannot be reproduced.
@@ -36,6 +46,10 @@ pub fn spew(layout: &Layout, spec: &Value) -> Result<String, Unverifiable> {
 /// Where spew output goes.
 trait Sink {
     fn put(&mut self, bytes: &[u8]);
+    /// Fixed text, possibly hashed in one step.
+    fn put_seg(&mut self, seg: &Seg) {
+        self.put(seg.text.as_bytes())
+    }
     fn put_str(&mut self, s: &str) {
         self.put(s.as_bytes())
     }
@@ -72,12 +86,15 @@ trait Sink {
     }
 }
 
+const FNV32_OFFSET: u32 = 2166136261;
+const FNV32_PRIME: u32 = 16777619;
+
 /// Go's `hash/fnv` New32a.
 struct Fnv32a(u32);
 
 impl Fnv32a {
     fn new() -> Self {
-        Fnv32a(2166136261)
+        Fnv32a(FNV32_OFFSET)
     }
 }
 
@@ -87,9 +104,185 @@ impl Sink for Fnv32a {
         let mut h = self.0;
         for &b in bytes {
             h ^= b as u32;
-            h = h.wrapping_mul(16777619);
+            h = h.wrapping_mul(FNV32_PRIME);
         }
         self.0 = h;
+    }
+
+    #[inline]
+    fn put_seg(&mut self, seg: &Seg) {
+        if seg.text.len() <= Seg::SHORT {
+            self.put(seg.text.as_bytes())
+        } else {
+            self.0 = seg.jump().apply(self.0)
+        }
+    }
+}
+
+/// FNV-32a over one fixed text `s` of `k` bytes, as a single step: `h ↦ h·P^k + add[h & 0xff]`.
+///
+/// Why this is exact: a byte step is `h ↦ (h ^ b)·P`, and `h ^ b = h + ((l ^ b) - l)` where `l` is
+/// the low byte of `h` (the xor touches nothing else), so a step is `h·P` plus a term that depends
+/// on `l` alone; and the next low byte, `((l ^ b)·P) mod 256`, depends on `l` alone too. By
+/// induction, hashing `s` from `h` gives `h·P^k` plus a sum that is a function of `l` only:
+/// `add[l] = fnv_s(l) - l·P^k`, all modulo 2^32.
+struct Jump {
+    mul: u32,
+    add: [u32; 256],
+}
+
+impl Jump {
+    fn new(text: &[u8]) -> Jump {
+        // The 256 starting states 0..=255, all hashed in lockstep (vectorizes).
+        let mut lanes: [u32; 256] = std::array::from_fn(|l| l as u32);
+        let mut mul: u32 = 1;
+        for &b in text {
+            for h in lanes.iter_mut() {
+                *h = (*h ^ b as u32).wrapping_mul(FNV32_PRIME);
+            }
+            mul = mul.wrapping_mul(FNV32_PRIME);
+        }
+        let add = std::array::from_fn(|l| lanes[l].wrapping_sub((l as u32).wrapping_mul(mul)));
+        Jump { mul, add }
+    }
+
+    #[inline]
+    fn apply(&self, h: u32) -> u32 {
+        h.wrapping_mul(self.mul)
+            .wrapping_add(self.add[(h & 0xff) as usize])
+    }
+}
+
+/// A piece of fixed spew text, with its [`Jump`] built the first time it is hashed.
+struct Seg {
+    text: Cow<'static, str>,
+    jump: OnceLock<Box<Jump>>,
+}
+
+impl Seg {
+    /// Up to this many bytes, hashing byte by byte is as fast as a table step.
+    const SHORT: usize = 4;
+
+    const fn fixed(text: &'static str) -> Seg {
+        Seg {
+            text: Cow::Borrowed(text),
+            jump: OnceLock::new(),
+        }
+    }
+
+    fn new(text: String) -> Seg {
+        Seg {
+            text: Cow::Owned(text),
+            jump: OnceLock::new(),
+        }
+    }
+
+    fn jump(&self) -> &Jump {
+        self.jump
+            .get_or_init(|| Box::new(Jump::new(self.text.as_bytes())))
+    }
+}
+
+/// The fixed text of a struct field when go-spew prints its type annotation (the flag
+/// `ignoreNextType` is off): `[ ]Name:(T)`, `[ ]Name:(*E)` for a non-nil pointer, and
+/// `[ ]Name:(T)<nil>` for a nil pointer, slice or map.
+struct FieldSegs {
+    head: Seg,
+    nil: Seg,
+    /// For a pointer field whose target is not a pointer: the target type (`head` is then
+    /// `formatPtr`'s `(*E)`).
+    ptr_elem: Option<TypeId>,
+    /// The `nil` texts of this and the next fields in one, by count minus 2 (in a
+    /// `v1.VolumeSource`, all but one of some thirty pointers are nil).
+    nil_runs: OnceLock<Box<[OnceLock<Seg>]>>,
+}
+
+impl FieldSegs {
+    fn new(layout: &Layout, index: usize, f: &Field) -> FieldSegs {
+        let sep = if index > 0 { " " } else { "" };
+        let t = layout.ty(f.ty);
+        let plain = format!("{sep}{}:({})", f.name, t.name);
+        let (head, ptr_elem) = match t.kind {
+            // formatPtr's `stars`: `(*` and the element's name.
+            Kind::Ptr(e) => (
+                format!("{sep}{}:(*{})", f.name, layout.ty(e).name),
+                (!matches!(layout.ty(e).kind, Kind::Ptr(_))).then_some(e),
+            ),
+            _ => (plain.clone(), None),
+        };
+        FieldSegs {
+            head: Seg::new(head),
+            nil: Seg::new(plain + "<nil>"),
+            ptr_elem,
+            nil_runs: OnceLock::new(),
+        }
+    }
+}
+
+/// A field value that prints as its field's `nil` text (and leaves the flag off).
+fn is_nil(v: &Value) -> bool {
+    matches!(v, Value::Ptr(None) | Value::Slice(None) | Value::Map(None))
+}
+
+/// The field texts of one layout, indexed by struct type and field, each made on first use.
+struct Plan {
+    fields: Box<[Box<[OnceLock<FieldSegs>]>]>,
+}
+
+impl Plan {
+    fn new(layout: &Layout) -> Plan {
+        let fields = (0..layout.len() as TypeId)
+            .map(|id| match &layout.ty(id).kind {
+                Kind::Struct(fields) => fields.iter().map(|_| OnceLock::new()).collect(),
+                _ => Box::default(),
+            })
+            .collect();
+        Plan { fields }
+    }
+
+    /// The plan of a shipped layout (kept for the process); `None` for any other layout, which
+    /// is then printed piece by piece.
+    fn of_shipped(layout: &Layout) -> Option<&'static Plan> {
+        static PLANS: OnceLock<Box<[OnceLock<Plan>]>> = OnceLock::new();
+        let plans = PLANS.get_or_init(|| {
+            Layout::shipped_versions()
+                .map(|_| OnceLock::new())
+                .collect()
+        });
+        let i = Layout::shipped_versions().position(|v| v == layout.k8s_api)?;
+        let shipped = Layout::find(&layout.k8s_api)?;
+        std::ptr::eq(shipped, layout).then(|| plans[i].get_or_init(|| Plan::new(shipped)))
+    }
+
+    fn field(&self, layout: &Layout, ty: TypeId, index: usize, f: &Field) -> &FieldSegs {
+        self.fields[ty as usize][index].get_or_init(|| FieldSegs::new(layout, index, f))
+    }
+
+    /// The `nil` texts of `count` fields from `start` on, as one piece.
+    fn nil_run(
+        &self,
+        layout: &Layout,
+        ty: TypeId,
+        fields: &[Field],
+        start: usize,
+        count: usize,
+    ) -> &Seg {
+        let first = self.field(layout, ty, start, &fields[start]);
+        if count == 1 {
+            return &first.nil;
+        }
+        let runs = first.nil_runs.get_or_init(|| {
+            (start + 2..=fields.len())
+                .map(|_| OnceLock::new())
+                .collect()
+        });
+        runs[count - 2].get_or_init(|| {
+            Seg::new(
+                (start..start + count)
+                    .map(|j| &*self.field(layout, ty, j, &fields[j]).nil.text)
+                    .collect(),
+            )
+        })
     }
 }
 
@@ -105,18 +298,56 @@ impl Sink for StringSink {
 /// `bcdfghjklmnpqrstvwxz2456789` at index `rune % 27`.
 fn safe_encode_decimal(h: u32) -> String {
     const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-    h.to_string()
-        .bytes()
-        .map(|c| ALPHANUMS[c as usize % ALPHANUMS.len()] as char)
-        .collect()
+    // The decimal digits of a u32 (at most 10), last first, each mapped as it is made.
+    let mut buf = [0u8; 10];
+    let mut i = buf.len();
+    let mut u = h;
+    loop {
+        i -= 1;
+        let digit = b'0' + (u % 10) as u8;
+        buf[i] = ALPHANUMS[digit as usize % ALPHANUMS.len()];
+        u /= 10;
+        if u == 0 {
+            break;
+        }
+    }
+    buf[i..].iter().map(|&c| c as char).collect()
 }
 
-fn render(layout: &Layout, spec: &Value, out: &mut dyn Sink) -> Result<(), Unverifiable> {
+// Fixed texts of the types with their own Go structure.
+static DATA_OPEN: Seg = Seg::fixed("(*actionsgithubcom.data){EphemeralRunnerSpec:");
+static Q_VALUE: Seg = Seg::fixed("{i:(resource.int64Amount){value:(int64)");
+static Q_SCALE: Seg = Seg::fixed(" scale:(resource.Scale)");
+static Q_NIL_DEC: Seg = Seg::fixed("} d:(resource.infDecAmount){Dec:(*inf.Dec)<nil>} s:(string)");
+static Q_FORMAT: [Seg; 4] = [
+    Seg::fixed(" Format:(resource.Format)}"),
+    Seg::fixed(" Format:(resource.Format)DecimalExponent}"),
+    Seg::fixed(" Format:(resource.Format)BinarySI}"),
+    Seg::fixed(" Format:(resource.Format)DecimalSI}"),
+];
+static IOS_TYPE: Seg = Seg::fixed("{Type:(intstr.Type)");
+static IOS_INT: Seg = Seg::fixed(" IntVal:(int32)");
+static IOS_STR: Seg = Seg::fixed(" StrVal:(string)");
+static TIME_WALL: Seg = Seg::fixed("{Time:(time.Time){wall:(uint64)");
+static TIME_EXT: Seg = Seg::fixed(" ext:(int64)");
+static TIME_LOC: Seg = Seg::fixed(" loc:(*time.Location)<nil>}}");
+
+fn render<S: Sink>(layout: &Layout, spec: &Value, out: &mut S) -> Result<(), Unverifiable> {
+    render_with(layout, Plan::of_shipped(layout), spec, out)
+}
+
+fn render_with<S: Sink>(
+    layout: &Layout,
+    plan: Option<&'static Plan>,
+    spec: &Value,
+    out: &mut S,
+) -> Result<(), Unverifiable> {
     // The function-local `type data struct{ EphemeralRunnerSpec ... }` of package
     // actionsgithubcom, hashed through a pointer: its own annotation is the pointer's.
-    out.put_str("(*actionsgithubcom.data){EphemeralRunnerSpec:");
+    out.put_seg(&DATA_OPEN);
     let mut f = Formatter {
         layout,
+        plan,
         out,
         ignore_next_type: false,
     };
@@ -127,13 +358,14 @@ fn render(layout: &Layout, spec: &Value, out: &mut dyn Sink) -> Result<(), Unver
 
 /// go-spew's `formatState` for `%#v`: the `ignoreNextType` flag decides whether a value is
 /// preceded by `(T)`.
-struct Formatter<'a, 'o> {
+struct Formatter<'a, 'o, S: Sink> {
     layout: &'a Layout,
-    out: &'o mut dyn Sink,
+    plan: Option<&'static Plan>,
+    out: &'o mut S,
     ignore_next_type: bool,
 }
 
-impl Formatter<'_, '_> {
+impl<S: Sink> Formatter<'_, '_, S> {
     fn name(&self, ty: TypeId) -> &str {
         &self.layout.ty(ty).name
     }
@@ -211,6 +443,53 @@ impl Formatter<'_, '_> {
         }
     }
 
+    /// One struct field, `[ ]Name:` and the field's `format`, through the plan's fixed texts
+    /// when the annotation is printed. Returns false, having printed nothing, when the field
+    /// needs the general path (the flag is on, or a pointer to a pointer).
+    fn field_planned(
+        &mut self,
+        plan: &Plan,
+        ty: TypeId,
+        index: usize,
+        f: &Field,
+        v: &Value,
+    ) -> Result<bool, Unverifiable> {
+        debug_assert!(!self.ignore_next_type);
+        match v {
+            // `(T)<nil>`: formatPtr of a nil pointer, or format then `<nil>` for a nil slice or
+            // map; the flag stays off.
+            Value::Ptr(None) | Value::Slice(None) | Value::Map(None) => {
+                self.out.put_seg(&plan.field(self.layout, ty, index, f).nil);
+                Ok(true)
+            }
+            Value::Ptr(Some(inner)) => {
+                let segs = plan.field(self.layout, ty, index, f);
+                let Some(elem) = segs.ptr_elem else {
+                    return Ok(false);
+                };
+                // formatPtr with depth 1: `(*E)`, then the target without its annotation.
+                self.out.put_seg(&segs.head);
+                self.ignore_next_type = true;
+                self.format(elem, inner)?;
+                Ok(true)
+            }
+            _ => {
+                debug_assert!(!matches!(self.layout.ty(f.ty).kind, Kind::Ptr(_)));
+                // format: `(T)`, the flag off, the body.
+                self.out
+                    .put_seg(&plan.field(self.layout, ty, index, f).head);
+                // The commonest bodies without a call.
+                match v {
+                    Value::String(s) => self.out.put_str(s),
+                    Value::Int(n) => self.out.put_i64(*n),
+                    Value::Bool(b) => self.out.put_str(if *b { "true" } else { "false" }),
+                    _ => self.body(f.ty, v)?,
+                }
+                Ok(true)
+            }
+        }
+    }
+
     fn body(&mut self, ty: TypeId, v: &Value) -> Result<(), Unverifiable> {
         match v {
             Value::Bool(b) => self.out.put_str(if *b { "true" } else { "false" }),
@@ -228,13 +507,34 @@ impl Formatter<'_, '_> {
                     unreachable!()
                 };
                 self.out.put_str("{");
-                for (i, (f, fv)) in fields.iter().zip(values.iter()).enumerate() {
+                let n = fields.len().min(values.len());
+                let mut i = 0;
+                while i < n {
+                    let (f, fv) = (&fields[i], &values[i]);
+                    if let Some(plan) = self.plan
+                        && !self.ignore_next_type
+                    {
+                        if is_nil(fv) {
+                            // Nil fields print their fixed text and leave the flag off, so a run
+                            // of them is one piece.
+                            let count = values[i..n].iter().take_while(|v| is_nil(v)).count();
+                            let seg = plan.nil_run(self.layout, ty, &fields[..n], i, count);
+                            self.out.put_seg(seg);
+                            i += count;
+                            continue;
+                        }
+                        if self.field_planned(plan, ty, i, f, fv)? {
+                            i += 1;
+                            continue;
+                        }
+                    }
                     if i > 0 {
                         self.out.put_str(" ");
                     }
                     self.out.put_str(&f.name);
                     self.out.put_str(":");
                     self.format(f.ty, fv)?;
+                    i += 1;
                 }
                 self.out.put_str("}");
             }
@@ -274,17 +574,13 @@ impl Formatter<'_, '_> {
                 }
                 self.out.put_str("]");
             }
-            Value::Quantity(q) => {
-                let mut s = String::new();
-                q.write_spew(&mut s);
-                self.out.put_str(&s);
-            }
+            Value::Quantity(q) => self.quantity(q),
             Value::IntOrString(x) => {
-                self.out.put_str("{Type:(intstr.Type)");
+                self.out.put_seg(&IOS_TYPE);
                 self.out.put_i64(x.kind);
-                self.out.put_str(" IntVal:(int32)");
+                self.out.put_seg(&IOS_INT);
                 self.out.put_i64(x.int_val as i64);
-                self.out.put_str(" StrVal:(string)");
+                self.out.put_seg(&IOS_STR);
                 self.out.put_str(&x.str_val);
                 self.out.put_str("}");
             }
@@ -296,11 +592,11 @@ impl Formatter<'_, '_> {
                     )));
                 }
                 // Only the zero time has a nil loc: wall 0, ext 0.
-                self.out.put_str("{Time:(time.Time){wall:(uint64)");
+                self.out.put_seg(&TIME_WALL);
                 self.out.put_u64(t.nanos as u64);
-                self.out.put_str(" ext:(int64)");
+                self.out.put_seg(&TIME_EXT);
                 self.out.put_i64(t.secs);
-                self.out.put_str(" loc:(*time.Location)<nil>}}");
+                self.out.put_seg(&TIME_LOC);
             }
             Value::FieldsV1(raw) => {
                 self.out.put_str("{Raw:([]uint8)");
@@ -322,6 +618,29 @@ impl Formatter<'_, '_> {
             Value::Ptr(_) => unreachable!("handled by format"),
         }
         Ok(())
+    }
+
+    /// [`Quantity::write_spew`], with its fixed texts as segments when `d` is nil (the int64 form
+    /// every everyday quantity decodes to).
+    fn quantity(&mut self, q: &Quantity) {
+        if q.d.is_some() {
+            let mut s = String::new();
+            q.write_spew(&mut s);
+            self.out.put_str(&s);
+            return;
+        }
+        self.out.put_seg(&Q_VALUE);
+        self.out.put_i64(q.i.value);
+        self.out.put_seg(&Q_SCALE);
+        self.out.put_i64(i64::from(q.i.scale));
+        self.out.put_seg(&Q_NIL_DEC);
+        self.out.put_str(q.s.as_str());
+        self.out.put_seg(match q.format {
+            Format::Empty => &Q_FORMAT[0],
+            Format::DecimalExponent => &Q_FORMAT[1],
+            Format::BinarySI => &Q_FORMAT[2],
+            Format::DecimalSI => &Q_FORMAT[3],
+        });
     }
 }
 
@@ -361,6 +680,15 @@ mod tests {
     #[test]
     fn safe_encoding_matches_go() {
         assert_eq!(safe_encode_decimal(2239766584), "667fcbb9d8");
+        // fmt.Sprint then SafeEncodeString, digit by digit.
+        for h in [0, 7, 10, 4294967295] {
+            let want: String = h
+                .to_string()
+                .bytes()
+                .map(|c| b"bcdfghjklmnpqrstvwxz2456789"[c as usize % 27] as char)
+                .collect();
+            assert_eq!(safe_encode_decimal(h), want);
+        }
     }
 
     #[test]
@@ -380,5 +708,127 @@ mod tests {
         )
         .unwrap();
         assert_eq!(integrity_hash(l, &v).unwrap(), "9755cd855");
+    }
+
+    /// The bytes of `text` hashed one by one.
+    fn fnv_bytes(text: &[u8]) -> u32 {
+        let mut h = Fnv32a::new();
+        h.put(text);
+        h.0
+    }
+
+    #[test]
+    fn a_jump_is_the_bytewise_hash_from_every_state() {
+        let texts: [&[u8]; 5] = [
+            b"",
+            b"x",
+            b" Name:(string)",
+            " AzureDisk:(*v1.AzureDiskVolumeSource)<nil>".as_bytes(),
+            "\u{0}\u{ff}é ünïcode:(map[string]string)".as_bytes(),
+        ];
+        let mut state: u32 = 0x9e37_79b9;
+        for text in texts {
+            let jump = Jump::new(text);
+            for _ in 0..2000 {
+                state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                let mut h = Fnv32a(state);
+                h.put(text);
+                assert_eq!(jump.apply(state), h.0, "{text:?} from {state:#x}");
+            }
+            for l in 0..=255u32 {
+                let mut h = Fnv32a(l << 8 | l);
+                h.put(text);
+                assert_eq!(jump.apply(l << 8 | l), h.0);
+            }
+        }
+    }
+
+    #[test]
+    fn quantity_pieces_match_write_spew() {
+        for (i, f) in [
+            Format::Empty,
+            Format::DecimalExponent,
+            Format::BinarySI,
+            Format::DecimalSI,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let want = format!(" Format:(resource.Format){}}}", f.as_go_str());
+            assert_eq!(Q_FORMAT[i].text, want);
+        }
+        let l = Layout::arc();
+        for raw in [
+            "null",
+            "0",
+            "1",
+            "\"1\"",
+            "\"1000m\"",
+            "\"500m\"",
+            "\"1Gi\"",
+            "\"1024Mi\"",
+            "\"-5\"",
+            "\"1e3\"",
+            "\"1.5\"",
+            "\"0.1\"",
+            "\"12E-3\"",
+            "\"123456789012345678901234567890\"",
+            "\"9223372036854775807\"",
+            "\"100Ki\"",
+        ] {
+            let q = Quantity::from_json(raw).unwrap();
+            let mut out = StringSink(Vec::new());
+            let mut f = Formatter {
+                layout: l,
+                plan: None,
+                out: &mut out,
+                ignore_next_type: false,
+            };
+            f.quantity(&q);
+            let text = String::from_utf8(out.0).unwrap();
+            assert_eq!(text, q.spew(), "{raw}");
+            let mut h = Fnv32a::new();
+            let mut f = Formatter {
+                layout: l,
+                plan: None,
+                out: &mut h,
+                ignore_next_type: false,
+            };
+            f.quantity(&q);
+            assert_eq!(h.0, fnv_bytes(text.as_bytes()), "{raw}");
+        }
+    }
+
+    #[test]
+    fn the_planned_path_prints_and_hashes_the_same_bytes() {
+        let l = Layout::arc();
+        assert!(Plan::of_shipped(l).is_some());
+        let docs = [
+            "{}",
+            WORKED_EXAMPLE,
+            include_str!("../../tests/oracle/testdata/realistic-spec.json"),
+            // The leaked flag: a nil pointer as a slice's last element leaves the annotation
+            // off for the next field; pointer fields nil and set; empty and nil collections.
+            r#"{"spec":{"containers":[{"name":"a","env":[],"ports":null,"securityContext":{"privileged":false,"capabilities":{"add":[]}}}],"nodeSelector":{},"hostAliases":[{"ip":"1.2.3.4","hostnames":["a","b"]}]},"proxy":{"http":null}}"#,
+            r#"{"metadata":{"labels":{"":"x"},"finalizers":[]},"spec":{"resources":{"limits":{"cpu":"1","memory":"123456789012345678901234567890"}},"containers":[{"livenessProbe":{"httpGet":{"port":"http"}},"readinessProbe":{"httpGet":{"port":8080}}}]}}"#,
+        ];
+        for doc in docs {
+            let v = decode(l, l.ephemeral_runner_spec, doc).unwrap();
+            let mut plain = StringSink(Vec::new());
+            render_with(l, None, &v, &mut plain).unwrap();
+            let text = spew(l, &v).unwrap();
+            assert_eq!(text.as_bytes(), plain.0.as_slice(), "{doc}");
+            assert_eq!(
+                integrity_hash(l, &v).unwrap(),
+                safe_encode_decimal(fnv_bytes(text.as_bytes())),
+                "{doc}"
+            );
+        }
+        // Another layout object, even of a shipped version, is printed piece by piece.
+        let copy = Layout::from_json(include_str!("layouts/k8s-api-v0.36.2.json")).unwrap();
+        assert_eq!(copy.k8s_api, l.k8s_api);
+        assert!(Plan::of_shipped(&copy).is_none());
+        let v = decode(&copy, copy.ephemeral_runner_spec, WORKED_EXAMPLE).unwrap();
+        assert_eq!(integrity_hash(&copy, &v).unwrap(), "667fcbb9d8");
     }
 }

@@ -1,0 +1,226 @@
+//! Core benchmarks over the realistic runner spec the Go oracle benchmarks use
+//! (`tests/oracle/testdata/realistic-spec.json`, `tests/oracle/bench_test.go`).
+//!
+//! A small hand-written harness (no extra dependencies). `cargo bench --bench core` prints one line
+//! per sample in Go's benchmark format, so `scripts/bench.sh` parses both sides alike:
+//!
+//! ```text
+//! BenchmarkSemanticDeepEqual   412345   2421.3 ns/op   0 B/op   0 allocs/op
+//! ```
+//!
+//! Options after `--`: a name filter (substring), `--count N` (samples per benchmark, default 5),
+//! `--benchtime-ms M` (target time per sample, default 1000, like Go's `-benchtime 1s`) and
+//! `--cpu-time` (count only this thread's time on a CPU, to compare two Rust builds on a busy
+//! machine; Go reports wall time, so the side-by-side table does not use it).
+//! Bytes and allocations per operation come from a counting global allocator, enabled only during
+//! a separate counting pass so that the timed samples pay nothing for it. Like Go's `-benchmem`, a
+//! reallocation counts as one allocation of its new size, and frees are not counted.
+//!
+//! Without `--bench` (as `cargo test --all-targets` runs it) each benchmark runs once, as a smoke
+//! test.
+
+use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
+use std::hint::black_box;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::time::{Duration, Instant};
+
+use kubectl_arc::core::equality::{compare, semantic_equal};
+use kubectl_arc::core::layout::Layout;
+use kubectl_arc::core::legacy_hash::{integrity_hash, spew};
+use kubectl_arc::core::value::{Value, decode};
+
+struct Counting;
+
+static COUNTING: AtomicBool = AtomicBool::new(false);
+static ALLOCS: AtomicU64 = AtomicU64::new(0);
+static BYTES: AtomicU64 = AtomicU64::new(0);
+
+#[inline]
+fn count(size: usize) {
+    if COUNTING.load(Relaxed) {
+        ALLOCS.fetch_add(1, Relaxed);
+        BYTES.fetch_add(size as u64, Relaxed);
+    }
+}
+
+// SAFETY: every call is forwarded unchanged to the system allocator; counting has no effect on it.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: AllocLayout) -> *mut u8 {
+        count(layout.size());
+        // SAFETY: the caller's contract is passed on.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: AllocLayout) -> *mut u8 {
+        count(layout.size());
+        // SAFETY: the caller's contract is passed on.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: AllocLayout, new_size: usize) -> *mut u8 {
+        count(new_size);
+        // SAFETY: the caller's contract is passed on.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: AllocLayout) {
+        // SAFETY: the caller's contract is passed on.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+const REALISTIC: &str = include_str!("../tests/oracle/testdata/realistic-spec.json");
+
+struct Options {
+    bench: bool,
+    filter: Option<String>,
+    count: usize,
+    benchtime: Duration,
+    /// Time only what this thread spent on a CPU (for comparing two Rust builds on a busy
+    /// machine; Go's figures are wall time, so `scripts/bench.sh` does not use it).
+    cpu_time: bool,
+}
+
+fn options() -> Options {
+    let mut o = Options {
+        bench: false,
+        filter: None,
+        count: 5,
+        benchtime: Duration::from_millis(1000),
+        cpu_time: false,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut num = |what: &str| -> u64 {
+            args.next()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or_else(|| panic!("{what} needs a number"))
+        };
+        match a.as_str() {
+            "--bench" => o.bench = true,
+            "--cpu-time" => o.cpu_time = true,
+            "--count" => o.count = num("--count").max(1) as usize,
+            "--benchtime-ms" => o.benchtime = Duration::from_millis(num("--benchtime-ms")),
+            // Flags libtest would understand; nothing to do for them here.
+            s if s.starts_with("--") => {}
+            s => o.filter = Some(s.to_string()),
+        }
+    }
+    o
+}
+
+/// Run `f` `n` times and return the elapsed time (wall, or this thread's CPU time).
+fn time_n(o: &Options, n: u64, f: &mut dyn FnMut()) -> Duration {
+    let cpu0 = o.cpu_time.then(thread_cpu_time);
+    let t = Instant::now();
+    for _ in 0..n {
+        f();
+    }
+    let wall = t.elapsed();
+    match cpu0 {
+        Some(cpu0) => thread_cpu_time().saturating_sub(cpu0),
+        None => wall,
+    }
+}
+
+/// The thread's time on a CPU so far (Linux: `/proc/thread-self/schedstat`, first field).
+fn thread_cpu_time() -> Duration {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .map(Duration::from_nanos)
+        .expect("--cpu-time needs Linux's /proc/thread-self/schedstat")
+}
+
+/// One benchmark: calibrate like Go's `b.Loop` (grow the count until a run takes the target
+/// time), print `count` timed samples, each with the per-operation allocation figures.
+fn run(o: &Options, name: &str, f: &mut dyn FnMut()) {
+    if o.filter.as_deref().is_some_and(|p| !name.contains(p)) {
+        return;
+    }
+    if !o.bench {
+        f();
+        println!("smoke {name}: ok");
+        return;
+    }
+    // Warm up and calibrate.
+    let mut n: u64 = 1;
+    loop {
+        let d = time_n(o, n, f);
+        if d >= o.benchtime / 10 || n >= 1 << 30 {
+            let per = d.as_nanos().max(1) as f64 / n as f64;
+            n = ((o.benchtime.as_nanos() as f64 / per) as u64).max(1);
+            break;
+        }
+        n *= 10;
+    }
+    // Allocation figures are deterministic: count them over a short separate pass.
+    let counted = 100.min(n).max(1);
+    ALLOCS.store(0, Relaxed);
+    BYTES.store(0, Relaxed);
+    COUNTING.store(true, Relaxed);
+    for _ in 0..counted {
+        f();
+    }
+    COUNTING.store(false, Relaxed);
+    let allocs = ALLOCS.load(Relaxed) as f64 / counted as f64;
+    let bytes = BYTES.load(Relaxed) as f64 / counted as f64;
+    for _ in 0..o.count {
+        let d = time_n(o, n, f);
+        let ns = d.as_nanos() as f64 / n as f64;
+        println!(
+            "Benchmark{name}\t{n:>10}\t{ns:>12.1} ns/op\t{bytes:>8.0} B/op\t{allocs:>6.0} allocs/op"
+        );
+    }
+}
+
+/// How many Go values the tree holds (every field of every struct, pointer targets, elements).
+fn nodes(v: &Value) -> usize {
+    1 + match v {
+        Value::Struct(f) => f.iter().map(nodes).sum(),
+        Value::Ptr(Some(p)) => nodes(p),
+        Value::Slice(Some(s)) => s.iter().map(nodes).sum(),
+        Value::Map(Some(m)) => m.values().map(nodes).sum(),
+        _ => 0,
+    }
+}
+
+fn main() {
+    let o = options();
+    let layout = Layout::arc();
+    let ty = layout.ephemeral_runner_spec;
+    let a = decode(layout, ty, REALISTIC).expect("realistic spec decodes");
+    let b = decode(layout, ty, REALISTIC).expect("realistic spec decodes");
+    assert!(semantic_equal(layout, ty, &a, &b), "copies differ");
+    assert!(compare(layout, ty, &a, &b).reflect_equal(), "copies differ");
+    let hash = integrity_hash(layout, &a).expect("realistic spec hashes");
+    if o.bench {
+        let text = spew(layout, &a).expect("realistic spec spews");
+        println!(
+            "# realistic spec: {} bytes of JSON, {} bytes of spew, {} Go values, legacy hash {hash}",
+            REALISTIC.len(),
+            text.len(),
+            nodes(&a)
+        );
+    }
+
+    // Go: BenchmarkSemanticDeepEqual (no drift: the full walk is done).
+    run(&o, "SemanticDeepEqual", &mut || {
+        black_box(semantic_equal(layout, ty, black_box(&a), black_box(&b)));
+    });
+    // Every difference with its class (no Go counterpart: Go runs three separate equalities).
+    run(&o, "Compare", &mut || {
+        black_box(compare(layout, ty, black_box(&a), black_box(&b)));
+    });
+    // Go: BenchmarkLegacyHash.
+    run(&o, "LegacyHash", &mut || {
+        black_box(integrity_hash(layout, black_box(&a)).ok());
+    });
+    // Go: BenchmarkDecode.
+    run(&o, "Decode", &mut || {
+        black_box(decode(layout, ty, black_box(REALISTIC)).ok());
+    });
+}

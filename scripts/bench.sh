@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Side-by-side benchmarks of the pure core: Go (tests/oracle/bench_test.go, on the libraries ARC
+# pins) and Rust (benches/core.rs), on this machine, over the same realistic runner spec
+# (tests/oracle/testdata/realistic-spec.json). Prints a table of medians and ratios (Go/Rust).
+#
+#   scripts/bench.sh                       # 5 rounds, ~1 s per benchmark and side: ~1 min + build
+#   COUNT=9 BENCHTIME=2s scripts/bench.sh
+#
+# Each round runs `go test -run '^$' -bench . -benchmem -count 1` (as a prebuilt test binary), then
+# `cargo bench --bench core`, so both sides see the same machine load; medians are over rounds.
+# Not part of scripts/test.sh: speed is measured here and reported as ratios, never asserted.
+# Needs Go, Rust and python3 only (no test bed, no oracle binary). Use an otherwise idle machine:
+# on a busy one Go suffers more than Rust (its garbage collector wants the other core).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+count=${COUNT:-5}
+benchtime=${BENCHTIME:-1s}
+case "$benchtime" in
+  *ms) benchtime_ms=${benchtime%ms} ;;
+  *s) benchtime_ms=$(( ${benchtime%s} * 1000 )) ;;
+  *) echo "bench: BENCHTIME is like 500ms or 2s" >&2; exit 2 ;;
+esac
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Build both first, so that no compiler runs while the other side is measured.
+t0=$SECONDS
+echo "bench: building (cargo bench --no-run, go test -c)..." >&2
+rust_bin=$(cargo bench --bench core --no-run --message-format=json-render-diagnostics 2>"$work/cargo.log" \
+  | python3 -c 'import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "core" and m.get("executable"):
+        print(m["executable"])') || { cat "$work/cargo.log" >&2; exit 1; }
+test -x "$rust_bin" || { cat "$work/cargo.log" >&2; echo "bench: no benches/core.rs binary" >&2; exit 1; }
+(cd tests/oracle && go test -c -o "$work/oracle.test" .) >&2
+echo "bench: built in $((SECONDS - t0))s" >&2
+
+t1=$SECONDS
+# Rounds alternate Go and Rust (one ~benchtime sample of each benchmark per round), so that a
+# change in the machine's load during the run hits both sides alike.
+echo "bench: $count rounds of: Go (go test -run '^\$' -bench . -benchmem -benchtime $benchtime)," \
+  "then Rust (cargo bench --bench core -- --benchtime-ms $benchtime_ms)" >&2
+: >"$work/go.txt"
+: >"$work/rust.txt"
+for round in $(seq "$count"); do
+  (cd tests/oracle && "$work/oracle.test" -test.run '^$' -test.bench . -test.benchmem \
+    -test.count 1 -test.benchtime "$benchtime") >>"$work/go.txt"
+  "$rust_bin" --bench --count 1 --benchtime-ms "$benchtime_ms" >>"$work/rust.txt"
+  echo "bench: round $round/$count done" >&2
+done
+grep -m1 '^cpu:' "$work/go.txt" >&2 || true
+grep -m1 '^#' "$work/rust.txt" >&2 || true
+echo "bench: measured in $((SECONDS - t1))s" >&2
+
+python3 - "$work/go.txt" "$work/rust.txt" "$count" "$benchtime" <<'EOF'
+import re, statistics, sys
+
+def parse(path):
+    """Benchmark lines (Go's format, which benches/core.rs prints too) -> {name: {unit: [values]}}."""
+    out = {}
+    for line in open(path):
+        if not line.startswith("Benchmark"):
+            continue
+        fields = line.split()
+        name = re.sub(r"-\d+$", "", fields[0][len("Benchmark"):])
+        per = out.setdefault(name, {})
+        for value, unit in zip(fields[2::2], fields[3::2]):
+            per.setdefault(unit, []).append(float(value))
+    return out
+
+go, rust = parse(sys.argv[1]), parse(sys.argv[2])
+count, benchtime = sys.argv[3], sys.argv[4]
+
+def med(side, name, unit):
+    values = side.get(name, {}).get(unit)
+    return statistics.median(values) if values else None
+
+def num(x):
+    if x is None:
+        return "-"
+    return f"{x:,.0f}" if x >= 100 or x == int(x) else f"{x:,.1f}"
+
+def ratio(a, b):
+    if a is None or b is None:
+        return "-"
+    if b == 0:
+        return "inf" if a > 0 else "-"
+    return f"{a / b:,.1f}x"
+
+rows = [("SemanticDeepEqual", "Semantic.DeepEqual, no drift"),
+        ("Compare", "compare: every difference (Rust only)"),
+        ("LegacyHash", "legacy integrity hash"),
+        ("Decode", "decode")]
+names = {n for n, _ in rows}
+rows += [(n, n) for n in sorted(set(go) | set(rust)) if n not in names]
+header = ["benchmark", "Go ns/op", "Rust ns/op", "speedup (Go/Rust)",
+          "Go B/op", "Rust B/op", "Go allocs/op", "Rust allocs/op"]
+table = []
+for name, label in rows:
+    g_ns, r_ns = med(go, name, "ns/op"), med(rust, name, "ns/op")
+    if g_ns is None and r_ns is None:
+        continue
+    g_b, r_b = med(go, name, "B/op"), med(rust, name, "B/op")
+    g_a, r_a = med(go, name, "allocs/op"), med(rust, name, "allocs/op")
+    table.append([label, num(g_ns), num(r_ns), ratio(g_ns, r_ns),
+                  num(g_b), num(r_b), num(g_a), num(r_a)])
+
+print(f"\nMedians of {count} alternating Go/Rust rounds of ~{benchtime} per benchmark, over "
+      "tests/oracle/testdata/realistic-spec.json; B/op and allocs/op: Go's -benchmem and the "
+      "counting allocator of benches/core.rs.\n")
+print("| " + " | ".join(header) + " |")
+print("|" + "|".join("---" if i == 0 else "--:" for i in range(len(header))) + "|")
+for r in table:
+    print("| " + " | ".join(r) + " |")
+EOF
