@@ -1,0 +1,100 @@
+//! Shared by the fuzz targets: the `diff` pipeline as `kubectl arc diff` runs it
+//! (src/cli/diff.rs `compare_pair`), and an independent FNV-32a for checking the legacy hash.
+#![allow(dead_code)]
+
+use kubectl_arc::core::drift::{DriftError, drift};
+use kubectl_arc::core::layout::Layout;
+use kubectl_arc::render::diff::{
+    DiffReport, DifferenceReport, ScaleSetDiff, TextOptions, write_text,
+};
+use kubectl_arc::render::display;
+
+/// Compute the drift of one ARS/ERS pair and render it as `diff` does: the text report (with and
+/// without colour) and the JSON report. Returns the text, for the caller to check.
+pub fn diff_pair(
+    layout: &Layout,
+    ars_spec_json: &str,
+    scale_set_id: Option<&str>,
+    ers_runner_spec_json: Option<&str>,
+    context: usize,
+) -> String {
+    let mut item = ScaleSetDiff {
+        namespace: "arc-runners".into(),
+        name: "fuzz".into(),
+        semantic_drift: None,
+        reflect_equal: None,
+        cmp_equal: None,
+        semantic_equal: None,
+        strict_only_differences: 0,
+        differences: Vec::new(),
+        error: None,
+        desired_from: "AutoscalingRunnerSet arc-runners/fuzz".into(),
+        current_from: "EphemeralRunnerSet arc-runners/fuzz".into(),
+        desired_lines: Vec::new(),
+        current_lines: Vec::new(),
+    };
+    match drift(layout, ars_spec_json, scale_set_id, ers_runner_spec_json) {
+        Err(e) => {
+            // Messages are built from hostile text: formatting them must not fail either.
+            let side = match e {
+                DriftError::Desired(_) => &item.desired_from,
+                DriftError::Current(_) => &item.current_from,
+            };
+            item.error = Some(format!("{side}: {e}"));
+        }
+        Ok(d) => {
+            let c = &d.comparison;
+            // The three equalities are nested: reflect ⊆ cmp ⊆ semantic.
+            assert!(!c.reflect_equal() || c.cmp_equal());
+            assert!(!c.cmp_equal() || c.semantic_equal());
+            assert_eq!(d.semantic_drift(), !c.semantic_equal());
+            item.semantic_drift = Some(d.semantic_drift());
+            item.reflect_equal = Some(c.reflect_equal());
+            item.cmp_equal = Some(c.cmp_equal());
+            item.semantic_equal = Some(c.semantic_equal());
+            item.strict_only_differences = c.strict_only().count();
+            item.differences = c.differences.iter().map(DifferenceReport::from).collect();
+            let ty = layout.ephemeral_runner_spec;
+            item.desired_lines = display::tree(layout, ty, &d.desired, "")
+                .map(|n| display::lines(&n))
+                .unwrap_or_default();
+            item.current_lines = display::tree(layout, ty, &d.current, "")
+                .map(|n| display::lines(&n))
+                .unwrap_or_default();
+        }
+    }
+    let report = DiffReport {
+        api_version: "kubectl-arc/v1alpha1",
+        kind: "DiffReport",
+        layout: layout.k8s_api.clone(),
+        items: vec![item],
+    };
+    let mut colored = Vec::new();
+    let color = TextOptions {
+        context,
+        color: true,
+    };
+    write_text(&report, color, &mut colored).expect("write to a Vec");
+    let mut plain = Vec::new();
+    let no_color = TextOptions {
+        context,
+        color: false,
+    };
+    write_text(&report, no_color, &mut plain).expect("write to a Vec");
+    serde_json::to_string(&report).expect("the report serializes");
+    String::from_utf8(plain).expect("the text report is UTF-8")
+}
+
+/// Go's FNV-32a, then `rand.SafeEncodeString(fmt.Sprint(h))`: written independently of
+/// src/core/legacy_hash.rs (which hashes through jump tables), to check it.
+pub fn fnv_safe_encoded(bytes: &[u8]) -> String {
+    let mut h: u32 = 2166136261;
+    for &b in bytes {
+        h ^= b as u32;
+        h = h.wrapping_mul(16777619);
+    }
+    h.to_string()
+        .bytes()
+        .map(|c| b"bcdfghjklmnpqrstvwxz2456789"[c as usize % 27] as char)
+        .collect()
+}
