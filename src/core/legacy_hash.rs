@@ -14,11 +14,12 @@
 //! Speed: FNV-1a is a serial chain of one xor and one multiply per byte, and nine tenths of the
 //! ~22 kB a realistic spec prints are fixed text: a field's name with its type annotation
 //! (` Secret:(*v1.SecretVolumeSource)<nil>`). Such text is hashed in one step with a [`Jump`]
-//! table (see there), built the first time the text is hashed and kept per shipped layout
-//! ([`Plan`]). The bytes hashed are exactly the bytes [`spew`] returns.
+//! table (see there), built once the text has recurred enough to repay it ([`Seg`]) and kept per
+//! shipped layout ([`Plan`]). The bytes hashed are exactly the bytes [`spew`] returns.
 
 use std::borrow::Cow;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::core::layout::{Field, Kind, Layout, TypeId};
 use crate::core::quantity::{Format, Quantity};
@@ -111,10 +112,9 @@ impl Sink for Fnv32a {
 
     #[inline]
     fn put_seg(&mut self, seg: &Seg) {
-        if seg.text.len() <= Seg::SHORT {
-            self.put(seg.text.as_bytes())
-        } else {
-            self.0 = seg.jump().apply(self.0)
+        match seg.jump() {
+            Some(jump) => self.0 = jump.apply(self.0),
+            None => self.put(seg.text.as_bytes()),
         }
     }
 }
@@ -153,19 +153,27 @@ impl Jump {
     }
 }
 
-/// A piece of fixed spew text, with its [`Jump`] built the first time it is hashed.
+/// A piece of fixed spew text, with its [`Jump`] once it has been hashed often enough.
+///
+/// A table costs about as much to build as hashing its text byte by byte some 16 times, so it is
+/// built on the 16th use (rent, then buy): a process that hashes once pays nothing extra, one that
+/// hashes many specs (`migrate`) gets the tables for the texts that recur.
 struct Seg {
     text: Cow<'static, str>,
+    uses: AtomicU32,
     jump: OnceLock<Box<Jump>>,
 }
 
 impl Seg {
     /// Up to this many bytes, hashing byte by byte is as fast as a table step.
     const SHORT: usize = 4;
+    /// Uses hashed byte by byte before the table is built.
+    const BUILD_AT: u32 = 16;
 
     const fn fixed(text: &'static str) -> Seg {
         Seg {
             text: Cow::Borrowed(text),
+            uses: AtomicU32::new(0),
             jump: OnceLock::new(),
         }
     }
@@ -173,13 +181,26 @@ impl Seg {
     fn new(text: String) -> Seg {
         Seg {
             text: Cow::Owned(text),
+            uses: AtomicU32::new(0),
             jump: OnceLock::new(),
         }
     }
 
-    fn jump(&self) -> &Jump {
-        self.jump
-            .get_or_init(|| Box::new(Jump::new(self.text.as_bytes())))
+    /// The table, if it is worth having by now.
+    #[inline]
+    fn jump(&self) -> Option<&Jump> {
+        if let Some(jump) = self.jump.get() {
+            return Some(jump);
+        }
+        if self.text.len() <= Self::SHORT
+            || self.uses.fetch_add(1, Ordering::Relaxed) + 1 < Self::BUILD_AT
+        {
+            return None;
+        }
+        Some(
+            self.jump
+                .get_or_init(|| Box::new(Jump::new(self.text.as_bytes()))),
+        )
     }
 }
 
@@ -818,11 +839,11 @@ mod tests {
             render_with(l, None, &v, &mut plain).unwrap();
             let text = spew(l, &v).unwrap();
             assert_eq!(text.as_bytes(), plain.0.as_slice(), "{doc}");
-            assert_eq!(
-                integrity_hash(l, &v).unwrap(),
-                safe_encode_decimal(fnv_bytes(text.as_bytes())),
-                "{doc}"
-            );
+            // Byte by byte at first, then through tables as the texts recur.
+            let want = safe_encode_decimal(fnv_bytes(text.as_bytes()));
+            for round in 0..=Seg::BUILD_AT {
+                assert_eq!(integrity_hash(l, &v).unwrap(), want, "{doc}, round {round}");
+            }
         }
         // Another layout object, even of a shipped version, is printed piece by piece.
         let copy = Layout::from_json(include_str!("layouts/k8s-api-v0.36.2.json")).unwrap();
