@@ -165,6 +165,51 @@ fn wrong_objects() {
 }
 
 #[test]
+fn missing_specs_fail_their_object_and_nothing_else() {
+    let file = corpus("spec-missing.yaml");
+    let (code, out, err) = run(&["diff", "-f", &file]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        out.contains("ci/arc1: error: AutoscalingRunnerSet ci/arc1 (")
+            && out.contains("spec-missing.yaml#1): spec is missing"),
+        "{out}"
+    );
+    assert!(
+        out.contains("ci/arc2: error: EphemeralRunnerSet ci/arc2")
+            && out.contains("spec-missing.yaml#4): spec is missing"),
+        "{out}"
+    );
+    assert!(out.contains("ci/arc3: no drift"), "{out}");
+
+    // status: the set without spec is Invalid with the reason; the others are read as usual.
+    let (code, out, err) = run(&["status", "-o", "wide", "-f", &file]);
+    assert_eq!(code, 0, "{out}{err}");
+    let row = |name: &str| {
+        out.lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(name))
+            .unwrap_or_else(|| panic!("no row {name} in\n{out}"))
+            .to_string()
+    };
+    assert!(
+        row("arc2").contains("Invalid") && row("arc2").contains("spec is missing"),
+        "{out}"
+    );
+    assert!(row("arc3").contains("Synced"), "{out}");
+
+    // migrate: the set without spec fails (exit 1); the others are decided.
+    check(
+        &["migrate", "--dry-run=client", "-f", &file],
+        1,
+        "EphemeralRunnerSet ci/arc2: spec is missing",
+    );
+    check(
+        &["migrate", "--dry-run=client", "-f", &file],
+        1,
+        "3 EphemeralRunnerSets: 0 pending, 0 in sync, 0 unverifiable, 2 without the legacy annotation; 0 would be written, 1 failed",
+    );
+}
+
+#[test]
 fn wrong_revisions_fail_the_object_and_nothing_else() {
     check(
         &[

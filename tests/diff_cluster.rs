@@ -295,3 +295,128 @@ async fn missing_objects_and_forbidden_reads_are_errors_naming_the_object() {
         "the message names the verb and the resource: {err}"
     );
 }
+
+/// Objects the API server accepts but ARC never writes (no `spec`), and a namespace that does not
+/// exist: each gets an error naming the object (or namespace) and the field, exit 2, and the
+/// healthy set beside them is still reported.
+#[tokio::test(flavor = "multi_thread")]
+async fn objects_without_spec_and_unknown_namespaces_are_errors() {
+    let kubeconfig = common::revision_kubeconfig();
+    let client = common::client(&kubeconfig).await;
+    let ns = common::namespace(&client, "arc-nospec").await;
+    create_pair(&client, &ns, "healthy", "img:1").await;
+    // An ARS without spec (its ERS is fine) and an ERS without spec (its ARS is fine).
+    create_pair(&client, &ns, "ars-nospec", "img:1").await;
+    ars_api(&client, &ns)
+        .patch(
+            "ars-nospec",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": null})),
+        )
+        .await
+        .unwrap();
+    let ars: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "actions.github.com/v1alpha1",
+        "kind": "AutoscalingRunnerSet",
+        "metadata": {"name": "ers-nospec", "annotations": {"runner-scale-set-id": "7"}},
+        "spec": {"githubConfigUrl": "https://github.com/my-org", "githubConfigSecret": "gh-secret",
+                 "template": template("img:1")}
+    }))
+    .unwrap();
+    ars_api(&client, &ns)
+        .create(&PostParams::default(), &ars)
+        .await
+        .unwrap();
+    let mut ers = common::ers_object("ers-nospec", json!({}));
+    ers.data = json!({});
+    common::ers_api(&client, &ns)
+        .create(&PostParams::default(), &ers)
+        .await
+        .unwrap();
+    let stored = common::ers_api(&client, &ns)
+        .get("ers-nospec")
+        .await
+        .unwrap();
+    assert!(stored.data.get("spec").is_none(), "{:?}", stored.data);
+
+    let kc = kubeconfig.to_str().unwrap().to_string();
+    let ns2 = ns.clone();
+    let (diff, status, migrate, unknown) = tokio::task::spawn_blocking(move || {
+        let k = |args: &[&str]| {
+            let mut a = vec!["--kubeconfig", kc.as_str()];
+            a.extend_from_slice(args);
+            run(&a)
+        };
+        (
+            k(&["diff", "-n", &ns2]),
+            k(&["status", "-n", &ns2, "-o", "wide"]),
+            k(&["migrate", "-n", &ns2, "--dry-run=client", "--force"]),
+            [
+                k(&["diff", "-n", "no-such-namespace"]),
+                k(&["diff", "x", "-n", "no-such-namespace"]),
+                k(&["status", "-n", "no-such-namespace"]),
+                k(&[
+                    "migrate",
+                    "-n",
+                    "no-such-namespace",
+                    "--dry-run=client",
+                    "--force",
+                ]),
+                k(&["bump", "x", "-n", "no-such-namespace"]),
+            ],
+        )
+    })
+    .await
+    .unwrap();
+
+    let (code, out, err) = diff;
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        out.contains(&format!(
+            "{ns}/ars-nospec: error: AutoscalingRunnerSet {ns}/ars-nospec: spec is missing"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "{ns}/ers-nospec: error: EphemeralRunnerSet {ns}/ers-nospec: spec is missing"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("{ns}/healthy: no semantic drift")),
+        "{out}"
+    );
+
+    let (code, out, err) = status;
+    assert_eq!(code, 0, "{out}{err}");
+    let row = |name: &str| {
+        out.lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("no row {name} in\n{out}"))
+            .to_string()
+    };
+    assert!(
+        row("ers-nospec").contains("Invalid") && row("ers-nospec").contains("spec is missing"),
+        "{out}"
+    );
+    assert!(row("healthy").contains("Synced"), "{out}");
+
+    let (code, out, err) = migrate;
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains(&format!(
+            "EphemeralRunnerSet {ns}/ers-nospec: spec is missing"
+        )),
+        "{out}{err}"
+    );
+    assert!(err.contains("0 would be written, 1 failed"), "{out}{err}");
+
+    for (code, out, err) in unknown {
+        assert_eq!(code, 2, "{out}{err}");
+        assert!(
+            err.contains("namespace \"no-such-namespace\" not found"),
+            "{out}{err}"
+        );
+    }
+}

@@ -190,6 +190,9 @@ pub fn run(
             )
             .await?;
             if found.is_empty() {
+                if let Some(ns) = namespace.as_deref() {
+                    cluster::check_namespace(client, ns).await?;
+                }
                 writeln!(err, "No EphemeralRunnerSets found.")?;
             }
             targets = found;
@@ -308,9 +311,12 @@ async fn resolve(client: &kube::Client, ns: &str, name: &str) -> Result<Result<T
             "the AutoscalingRunnerSet {ns}/{name} has no EphemeralRunnerSet: ARC has not created it yet \
              (is the controller running?), so there is nothing to bump"
         ))),
-        (None, None) => Ok(Err(format!(
-            "no EphemeralRunnerSet or AutoscalingRunnerSet named {name} in namespace {ns}"
-        ))),
+        (None, None) => {
+            cluster::check_namespace(client, ns).await?;
+            Ok(Err(format!(
+                "no EphemeralRunnerSet or AutoscalingRunnerSet named {name} in namespace {ns}"
+            )))
+        }
     }
 }
 

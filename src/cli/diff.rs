@@ -17,6 +17,7 @@ use crate::core::arc;
 use crate::core::drift::drift;
 use crate::core::layout::Layout;
 use crate::core::names;
+use crate::core::revision::RevisionError;
 use crate::core::selector::Selector;
 use crate::manifest::{self, ManifestObject};
 use crate::render::diff::{DiffReport, DifferenceReport, ScaleSetDiff, TextOptions, write_text};
@@ -297,7 +298,14 @@ fn plan_from_files(
         let key = (ns.clone(), name.clone());
         match obj.kind() {
             "AutoscalingRunnerSet" if obj.api_version() == arc::API_VERSION => {
-                let spec = obj.value.get("spec").map(|s| s.to_string());
+                let Some(spec) = obj.value.get("spec").filter(|s| !s.is_null()) else {
+                    plan.entry(key).or_default().error = Some(format!(
+                        "AutoscalingRunnerSet {ns}/{name} ({}): {SPEC_MISSING_ARS}",
+                        obj.source
+                    ));
+                    continue;
+                };
+                let spec = Some(spec.to_string());
                 let id = obj
                     .value
                     .pointer("/metadata/annotations")
@@ -311,6 +319,14 @@ fn plan_from_files(
                 });
             }
             "EphemeralRunnerSet" if obj.api_version() == arc::API_VERSION => {
+                if obj.value.get("spec").is_none_or(|s| s.is_null()) {
+                    plan.entry(key).or_default().error = Some(format!(
+                        "EphemeralRunnerSet {ns}/{name} ({}): {}",
+                        obj.source,
+                        RevisionError::MissingSpec
+                    ));
+                    continue;
+                }
                 let spec = obj
                     .value
                     .pointer("/spec/ephemeralRunnerSpec")
@@ -352,8 +368,17 @@ fn labels_of(v: &serde_json::Value) -> BTreeMap<String, String> {
         .unwrap_or_default()
 }
 
-fn ars_side(o: &RawObject, ns: &str, name: &str) -> ArsSide {
-    ArsSide {
+/// An AutoscalingRunnerSet without `spec` (or with `spec: null`) has no runner template: Go would
+/// decode it as the zero spec, but no real scale set looks like that, so it is reported instead.
+const SPEC_MISSING_ARS: &str = "spec is missing: an AutoscalingRunnerSet without one has no runner template to compare (is this the whole object?)";
+
+fn ars_side(o: &RawObject, ns: &str, name: &str) -> Result<ArsSide, String> {
+    if o.spec.as_ref().is_none_or(|s| s.get() == "null") {
+        return Err(format!(
+            "AutoscalingRunnerSet {ns}/{name}: {SPEC_MISSING_ARS}"
+        ));
+    }
+    Ok(ArsSide {
         from: format!("AutoscalingRunnerSet {ns}/{name}"),
         scale_set_id: o
             .metadata
@@ -362,7 +387,7 @@ fn ars_side(o: &RawObject, ns: &str, name: &str) -> ArsSide {
             .and_then(|a| a.get(arc::ANNOTATION_RUNNER_SCALE_SET_ID))
             .cloned(),
         spec_json: o.spec.as_ref().map(|s| s.get().to_string()),
-    }
+    })
 }
 
 fn ers_side(o: &RawObject, ns: &str, name: &str) -> Result<ErsSide, String> {
@@ -372,7 +397,12 @@ fn ers_side(o: &RawObject, ns: &str, name: &str) -> Result<ErsSide, String> {
         runner_spec: Option<&'a serde_json::value::RawValue>,
     }
     let runner_spec_json = match &o.spec {
-        None => None,
+        None => {
+            return Err(format!(
+                "EphemeralRunnerSet {ns}/{name}: {}",
+                RevisionError::MissingSpec
+            ));
+        }
         Some(raw) => serde_json::from_str::<Spec>(raw.get())
             .map_err(|e| format!("EphemeralRunnerSet {ns}/{name}: spec is not an object: {e}"))?
             .runner_spec
@@ -408,18 +438,30 @@ async fn complete_from_cluster(kube: &KubeFlags, args: &DiffArgs, plan: &mut Pla
                 },
             )
             .await?;
+            if found.is_empty()
+                && let Some(ns) = scope
+            {
+                cluster::check_namespace(client, ns).await?;
+            }
             for o in found {
                 let ns = o.metadata.namespace.clone().unwrap_or_default();
                 let name = o.metadata.name.clone().unwrap_or_default();
-                let side = ars_side(&o, &ns, &name);
-                plan.entry((ns, name)).or_default().ars = Some(side);
+                let pair = plan.entry((ns.clone(), name.clone())).or_default();
+                match ars_side(&o, &ns, &name) {
+                    Ok(side) => pair.ars = Some(side),
+                    Err(e) => pair.error = Some(e),
+                }
             }
         } else {
             for name in &args.names {
                 let pair = plan.entry((namespace.clone(), name.clone())).or_default();
                 match cluster::get(client, arc::AUTOSCALING_RUNNER_SETS, &namespace, name).await? {
-                    Some(o) => pair.ars = Some(ars_side(&o, &namespace, name)),
+                    Some(o) => match ars_side(&o, &namespace, name) {
+                        Ok(side) => pair.ars = Some(side),
+                        Err(e) => pair.error = Some(e),
+                    },
                     None => {
+                        cluster::check_namespace(client, &namespace).await?;
                         pair.error =
                             Some(format!("AutoscalingRunnerSet {namespace}/{name} not found"))
                     }
@@ -446,7 +488,10 @@ async fn complete_from_cluster(kube: &KubeFlags, args: &DiffArgs, plan: &mut Pla
         }
         if pair.ars.is_none() && pair.error.is_none() {
             match cluster::get(client, arc::AUTOSCALING_RUNNER_SETS, ns, name).await? {
-                Some(o) => pair.ars = Some(ars_side(&o, ns, name)),
+                Some(o) => match ars_side(&o, ns, name) {
+                    Ok(side) => pair.ars = Some(side),
+                    Err(e) => pair.error = Some(e),
+                },
                 None => {
                     pair.error = Some(format!(
                         "AutoscalingRunnerSet {ns}/{name} not found: the EphemeralRunnerSet has no desired spec to compare with"

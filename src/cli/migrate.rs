@@ -551,6 +551,11 @@ async fn migrate_cluster(
         Ok(())
     })
     .await?;
+    if raw_sets.is_empty()
+        && let Some(ns) = scope
+    {
+        cluster::check_namespace(client, ns).await?;
+    }
     for o in raw_sets {
         let ns = o.metadata.namespace.clone().unwrap_or_default();
         let name = o.metadata.name.clone().unwrap_or_default();

@@ -205,6 +205,11 @@ pub fn run(
         } else {
             let gathered = gather(&conn.client, &plan, Census::new(layout, false)).await?;
             let mut census = gathered.census;
+            if gathered.seen.is_empty()
+                && let Some(ns) = plan.namespace.as_deref()
+            {
+                cluster::check_namespace(&conn.client, ns).await?;
+            }
             let errors = missing_names(&plan, &census);
             let rows = census.statuses(now());
             finish(&args, opts, rows, errors, out, err)

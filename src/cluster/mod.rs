@@ -199,6 +199,26 @@ pub async fn get(
     }
 }
 
+/// After a namespace-scoped read found nothing: fail when the namespace itself does not exist
+/// (a typo in `-n`, or a context pointing at a deleted namespace), so the user is told that rather
+/// than "nothing found". Only a definite 404 on the namespace fails; a caller without permission
+/// to read namespaces (the least-privilege roles have none) or any other answer keeps the plain
+/// "nothing found" outcome.
+pub async fn check_namespace(client: &Client, namespace: &str) -> Result<()> {
+    let req = match kube::core::Request::new("/api/v1/namespaces")
+        .get(namespace, &kube::api::GetParams::default())
+    {
+        Ok(r) => r,
+        Err(_) => return Ok(()),
+    };
+    match client.request::<serde::de::IgnoredAny>(req).await {
+        Err(kube::Error::Api(s)) if s.code == 404 => Err(anyhow::anyhow!(
+            "namespace \"{namespace}\" not found: check -n/--namespace (or the namespace of the kubeconfig context)"
+        )),
+        Ok(_) | Err(_) => Ok(()),
+    }
+}
+
 /// An API error as a sentence that names the verb, the resource and what to do.
 pub fn describe_api_error(
     err: kube::Error,

@@ -36,12 +36,31 @@ pub enum RevisionError {
     /// Negative: ARC only ever counts up from 0.
     #[error("{field} is {value}: revisions are never negative")]
     Negative { field: &'static str, value: i64 },
+    /// No `spec` at all (or `spec: null`): ARC always writes one (its `patchID` is required), so
+    /// the object is truncated or was not written by ARC.
+    #[error(
+        "spec is missing: an EphemeralRunnerSet always has one (spec.patchID is required), so this object is incomplete"
+    )]
+    MissingSpec,
+    /// `spec` is not a JSON object: Go's decoder rejects the whole object.
+    #[error("spec is {found}, not an object (EphemeralRunnerSetSpec)")]
+    SpecNotAnObject { found: &'static str },
 }
 
 impl Revisions {
     /// Read both fields from an EphemeralRunnerSet object's JSON (absent or null is 0, as Go
-    /// decodes it).
+    /// decodes it). The object must have a `spec` object: one without is refused rather than read
+    /// as revision 0.
     pub fn from_object(ers: &Value) -> Result<Revisions, RevisionError> {
+        match ers.get("spec") {
+            None | Some(Value::Null) => return Err(RevisionError::MissingSpec),
+            Some(Value::Object(_)) => {}
+            Some(other) => {
+                return Err(RevisionError::SpecNotAnObject {
+                    found: json_kind(other),
+                });
+            }
+        }
         Ok(Revisions {
             spec: field(ers, "/spec/actionableRevision", "spec.actionableRevision")?,
             applied: field(
@@ -68,6 +87,18 @@ impl Revisions {
             Equal => Handshake::Acknowledged,
             Less => Handshake::AppliedAhead,
         }
+    }
+}
+
+/// "a string", "an array", ... for messages.
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
     }
 }
 
@@ -119,7 +150,22 @@ mod tests {
                 applied: 0
             })
         );
-        assert_eq!(Revisions::from_object(&json!({})), Ok(Revisions::default()));
+        assert_eq!(
+            Revisions::from_object(&json!({"spec": {}})),
+            Ok(Revisions::default())
+        );
+        assert_eq!(
+            Revisions::from_object(&json!({})),
+            Err(RevisionError::MissingSpec)
+        );
+        assert_eq!(
+            Revisions::from_object(&json!({"spec": null})),
+            Err(RevisionError::MissingSpec)
+        );
+        assert_eq!(
+            Revisions::from_object(&json!({"spec": "x"})),
+            Err(RevisionError::SpecNotAnObject { found: "a string" })
+        );
         assert!(matches!(
             Revisions::from_object(&json!({"spec": {"actionableRevision": "five"}})),
             Err(RevisionError::NotAnInteger { .. })
@@ -129,7 +175,9 @@ mod tests {
             Err(RevisionError::NotAnInteger { .. })
         ));
         assert!(matches!(
-            Revisions::from_object(&json!({"status": {"appliedActionableRevision": -1}})),
+            Revisions::from_object(
+                &json!({"spec": {}, "status": {"appliedActionableRevision": -1}})
+            ),
             Err(RevisionError::Negative { .. })
         ));
         assert!(matches!(

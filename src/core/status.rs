@@ -23,7 +23,7 @@ use serde_json::value::RawValue;
 use crate::core::arc::{ANNOTATION_ACTIONABLE_REVISION, ANNOTATION_INTEGRITY_HASH};
 use crate::core::gotime;
 use crate::core::layout::Layout;
-use crate::core::revision::{Handshake, Revisions};
+use crate::core::revision::{Handshake, RevisionError, Revisions};
 use crate::core::runners::{self, RunnerCounts, RunnerState};
 use crate::core::value::decode;
 
@@ -195,7 +195,10 @@ impl SetFacts {
         let meta = obj.metadata;
         let mut problems = Vec::new();
         let (spec_revision, runner_spec) = match obj.spec {
-            None => (Value::Null, None),
+            None => {
+                problems.push(RevisionError::MissingSpec.to_string());
+                (Value::Null, None)
+            }
             Some(raw) => match serde_json::from_str::<SetSpecText>(raw.get()) {
                 Ok(s) => (
                     s.actionable_revision,
@@ -559,6 +562,7 @@ pub fn classify(
     let outdated_phase = facts.phase.as_deref() == Some("Outdated");
 
     let invalid: Option<String> = match (&facts.revisions, spec_error) {
+        (Err(e), _) if *e == RevisionError::MissingSpec.to_string() => Some(e.clone()),
         (Err(e), _) => Some(format!(
             "{e}: ARC's controller cannot decode this EphemeralRunnerSet"
         )),
@@ -1320,7 +1324,7 @@ mod tests {
             decide_bump(&outdated, &req),
             BumpDecision::Refuse { .. }
         ));
-        let foreign = json!({"metadata": {"ownerReferences": [{"kind": "AutoscalingRunnerSet", "name": "x", "uid": "1", "controller": true}]}});
+        let foreign = json!({"metadata": {"ownerReferences": [{"kind": "AutoscalingRunnerSet", "name": "x", "uid": "1", "controller": true}]}, "spec": {}});
         let owned = BumpRequest {
             owner: Some(("x", "2")),
             ..req
