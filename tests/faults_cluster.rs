@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use common::faults::{Fault, FaultProxy, Rule};
-use kube::api::{ListParams, PostParams};
+use kube::api::{ListParams, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 
 fn run(args: &[&str]) -> (i32, String, String) {
@@ -320,4 +320,237 @@ async fn a_restart_during_migrate_then_a_rerun_converges() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(revisions(&admin, &disturbed).await, want);
     assert!(proxy.injected() > 0, "the restart was met");
+}
+
+/// A set asking for revision 3 with revision 2 applied (Pending), written as ARC writes them.
+async fn pending_set(client: &kube::Client, ns: &str, name: &str) {
+    let api = common::ers_api(client, ns);
+    let mut o = common::ers_object(name, runner_spec("img:1"));
+    o.data["spec"]["actionableRevision"] = json!(3);
+    api.create(&PostParams::default(), &o).await.unwrap();
+    acknowledge(client, ns, name, 2).await;
+}
+
+/// Play ARC's EphemeralRunnerSet controller: acknowledge `revision` through the status
+/// subresource.
+async fn acknowledge(client: &kube::Client, ns: &str, name: &str, revision: i64) {
+    common::ers_api(client, ns)
+        .patch_status(
+            name,
+            &PatchParams::default(),
+            &Patch::Merge(
+                json!({"status": {"currentReplicas": 0, "appliedActionableRevision": revision}}),
+            ),
+        )
+        .await
+        .unwrap();
+}
+
+/// Poll `cond` every 20 ms for up to 60 s; on timeout, fail with `what` and the proxy's log.
+async fn until(what: &str, proxy: &FaultProxy, cond: impl Fn() -> bool) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while !cond() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting: {what}; injected {}, cuts {}, requests {:#?}",
+            proxy.injected(),
+            proxy.cuts(),
+            proxy.log()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The proxy's log lines from `from` on that are GETs of EphemeralRunnerSets, as "list" or
+/// "watch" (the watch with the resourceVersion it asked for).
+fn set_reads(proxy: &FaultProxy, from: usize) -> Vec<String> {
+    proxy.log()[from..]
+        .iter()
+        .filter(|l| l.starts_with("GET ") && l.contains("/ephemeralrunnersets?"))
+        .map(|l| {
+            if l.contains("watch=true") {
+                let rv = l
+                    .split(['?', '&'])
+                    .find_map(|p| p.strip_prefix("resourceVersion="))
+                    .unwrap_or("");
+                format!("watch from {rv}")
+            } else {
+                "list".to_string()
+            }
+        })
+        .collect()
+}
+
+/// Watches cut in the middle of their stream, refused with 410 Gone before it, and expired (410)
+/// inside it: `status --wait` resumes from the last resourceVersion it saw, or lists again and
+/// watches from the new list, and never misses the acknowledgement it waits for, even one written
+/// while its watch was down.
+#[tokio::test(flavor = "multi_thread")]
+async fn watches_survive_cuts_and_expired_history() {
+    let kc = common::revision_kubeconfig();
+    let admin = common::client(&kc).await;
+    let ns = common::namespace(&admin, "arc-fault-watch").await;
+    pending_set(&admin, &ns, "resume").await;
+    pending_set(&admin, &ns, "relist").await;
+    let proxy = FaultProxy::start(&kc).await;
+    let pk = proxy.kubeconfig(&ns).to_str().unwrap().to_string();
+    let wait = |name: &str| -> Vec<String> {
+        [
+            "status",
+            "--kubeconfig",
+            &pk,
+            name,
+            "--wait",
+            "--timeout",
+            "90s",
+            "-o",
+            "json",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let applied = |out: &str| -> i64 {
+        let r: Value = serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}: {out}"));
+        r["items"][0]["appliedRevision"].as_i64().unwrap()
+    };
+
+    // 1. The set watch is cut after a second; the acknowledgement is written after the cut and
+    //    before the watch is back (the proxy holds the reconnecting watch for 2 s before it
+    //    reaches the API server). The watch resumes from the resourceVersion it had seen (no
+    //    list in between), and the API server replays the acknowledgement from there.
+    proxy.add(rule(
+        Some("GET"),
+        "/ephemeralrunnersets?*watch=true",
+        Fault::CutStream(Duration::from_secs(1)),
+        1,
+    ));
+    proxy.add(rule(
+        Some("GET"),
+        "/ephemeralrunnersets?*watch=true",
+        Fault::Delay(Duration::from_secs(2)),
+        1,
+    ));
+    let from = proxy.log().len();
+    let task = tokio::spawn(run_async(wait("resume")));
+    until("the set watch is cut", &proxy, || proxy.cuts() == 1).await;
+    acknowledge(&admin, &ns, "resume", 3).await;
+    let (code, out, err) = task.await.unwrap();
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert_eq!(applied(&out), 3, "{out}");
+    let reads = set_reads(&proxy, from);
+    assert_eq!(reads[0], "list", "{reads:?}");
+    assert!(
+        reads.len() >= 3,
+        "a list, the cut watch, the resumed one: {reads:?}"
+    );
+    assert!(
+        reads[1].starts_with("watch from ") && reads[2] == reads[1],
+        "the watch after the cut resumed from the same resourceVersion, without a list: {reads:?}"
+    );
+    assert!(reads[1].len() > "watch from ".len(), "{reads:?}");
+
+    // 2. The set watch is refused with 410 before its stream, then expires (410) inside it, and
+    //    the runner watch is cut: each 410 makes the client list again and watch from the new
+    //    list's resourceVersion. The acknowledgement comes after all of that.
+    proxy.add(rule(
+        Some("GET"),
+        "/ephemeralrunnersets?*watch=true",
+        Fault::Status(410),
+        1,
+    ));
+    proxy.add(rule(
+        Some("GET"),
+        "/ephemeralrunnersets?*watch=true",
+        Fault::WatchGone,
+        1,
+    ));
+    proxy.add(rule(
+        Some("GET"),
+        "/ephemeralrunners?*watch=true",
+        Fault::CutStream(Duration::from_millis(300)),
+        1,
+    ));
+    assert_eq!(proxy.injected(), 2, "the cut and the held reconnection");
+    let injected = proxy.injected();
+    let from = proxy.log().len();
+    let task = tokio::spawn(run_async(wait("relist")));
+    until("every watch fault was met", &proxy, || {
+        if task.is_finished() {
+            panic!(
+                "status --wait ended early; injected {} cuts {} log {:#?}",
+                proxy.injected() - injected,
+                proxy.cuts(),
+                &proxy.log()[from..]
+            );
+        }
+        proxy.injected() == injected + 3 && proxy.cuts() == 2
+    })
+    .await;
+    // The set watch after the second 410 is open (it follows the third list).
+    until("the set watch is open again", &proxy, || {
+        set_reads(&proxy, from)
+            .iter()
+            .filter(|r| *r == "list")
+            .count()
+            == 3
+            && set_reads(&proxy, from)
+                .last()
+                .is_some_and(|r| r.starts_with("watch"))
+    })
+    .await;
+    acknowledge(&admin, &ns, "relist", 3).await;
+    let (code, out, err) = task.await.unwrap();
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert_eq!(applied(&out), 3, "{out}");
+    let reads = set_reads(&proxy, from);
+    assert_eq!(
+        reads.iter().map(|r| &r[..4]).collect::<Vec<_>>()[..6],
+        ["list", "watc", "list", "watc", "list", "watc"],
+        "list, watch (410), list, watch (410 in the stream), list, watch: {reads:?}"
+    );
+
+    // 3. A slow watch open is not abandoned when the other watch has events: the runner watch
+    //    is held 1.5 s by the proxy while the set changes five times; it is opened exactly once.
+    pending_set(&admin, &ns, "churn").await;
+    proxy.add(rule(
+        Some("GET"),
+        "/ephemeralrunners?*watch=true",
+        Fault::Delay(Duration::from_millis(1500)),
+        1,
+    ));
+    let from = proxy.log().len();
+    let runner_watches = |proxy: &FaultProxy| {
+        proxy.log()[from..]
+            .iter()
+            .filter(|l| l.contains("/ephemeralrunners?") && l.contains("watch=true"))
+            .count()
+    };
+    let task = tokio::spawn(run_async(wait("churn")));
+    until("the runner watch is opening", &proxy, || {
+        runner_watches(&proxy) == 1 && set_reads(&proxy, from).len() == 2
+    })
+    .await;
+    for i in 0..5 {
+        common::ers_api(&admin, &ns)
+            .patch(
+                "churn",
+                &PatchParams::default(),
+                &Patch::Merge(json!({"metadata": {"labels": {"touch": i.to_string()}}})),
+            )
+            .await
+            .unwrap();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    acknowledge(&admin, &ns, "churn", 3).await;
+    let (code, out, err) = task.await.unwrap();
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert_eq!(applied(&out), 3, "{out}");
+    assert_eq!(
+        runner_watches(&proxy),
+        1,
+        "the runner watch was opened once: {:#?}",
+        &proxy.log()[from..]
+    );
+    proxy.clear();
 }

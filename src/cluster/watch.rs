@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use anyhow::{Context as _, Result};
 use futures::StreamExt as _;
+use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 use kube::Client;
 use kube::api::{ListParams, WatchParams};
@@ -108,12 +109,23 @@ pub enum Event {
 type EventStream = BoxStream<'static, Result<kube::core::WatchEvent<Value>, kube::Error>>;
 
 /// A watch on one resource that survives disconnections.
+///
+/// [`Watcher::next`] is cancel-safe, so two watchers can share a `tokio::select!`: the request
+/// that opens the stream and the back-off before a reconnection are kept in the watcher, not in
+/// the `next` future, so an event on the other watcher never aborts an open half-way (which, on a
+/// busy cluster, could keep this one from ever opening) or skips the back-off.
 pub struct Watcher {
     client: Client,
     plural: &'static str,
     scope: Scope,
     resource_version: String,
     stream: Option<EventStream>,
+    /// The request opening the stream, while it is in flight.
+    opening: Option<BoxFuture<'static, Result<EventStream, kube::Error>>>,
+    /// No reconnection before this instant (the back-off after a failure).
+    retry_at: Option<tokio::time::Instant>,
+    /// When the current stream was opened.
+    opened_at: Option<tokio::time::Instant>,
     failures: u32,
 }
 
@@ -131,6 +143,9 @@ impl Watcher {
             scope,
             resource_version,
             stream: None,
+            opening: None,
+            retry_at: None,
+            opened_at: None,
             failures: 0,
         }
     }
@@ -139,9 +154,12 @@ impl Watcher {
     pub fn resume_from(&mut self, resource_version: String) {
         self.resource_version = resource_version;
         self.stream = None;
+        self.opening = None;
     }
 
-    async fn open(&self) -> Result<EventStream, kube::Error> {
+    /// The request that opens the stream from the current resourceVersion, as a future that
+    /// owns everything it needs.
+    fn open(&self) -> BoxFuture<'static, Result<EventStream, kube::Error>> {
         let mut params = WatchParams::default().timeout(290);
         if let Some(s) = &self.scope.label_selector {
             params = params.labels(s);
@@ -151,26 +169,42 @@ impl Watcher {
         }
         let req = kube::core::Request::new(arc_path(self.plural, self.scope.namespace.as_deref()))
             .watch(&params, &self.resource_version)
-            .map_err(kube::Error::BuildRequest)?;
+            .map_err(kube::Error::BuildRequest);
         tracing::debug!(plural = self.plural, resource_version = %self.resource_version, "watching");
-        let events = self.client.request_events::<Value>(req).await?;
-        Ok(events.boxed())
+        let client = self.client.clone();
+        Box::pin(async move {
+            let events = client.request_events::<Value>(req?).await?;
+            Ok(events.boxed())
+        })
     }
 
-    async fn back_off(&mut self) {
+    /// After a failure: wait before the next reconnection, longer after each failure in a row.
+    fn back_off(&mut self) {
         self.failures += 1;
         let secs = 1u64 << self.failures.min(5);
-        tokio::time::sleep(Duration::from_secs(secs.min(30))).await;
+        self.retry_at = Some(tokio::time::Instant::now() + Duration::from_secs(secs.min(30)));
     }
 
-    /// The next event. Errors are final (Forbidden, a missing CRD); transport errors reconnect.
-    /// Cancel-safe: state changes only after an await completes.
+    /// The next event. Errors are final (Forbidden, a missing CRD); transport errors reconnect
+    /// (after a back-off, reported as [`Event::Reconnecting`] when they happen).
+    /// Cancel-safe: the open request and the back-off deadline live in `self`.
     pub async fn next(&mut self) -> Result<Event> {
         loop {
+            if let Some(at) = self.retry_at {
+                tokio::time::sleep_until(at).await;
+                self.retry_at = None;
+            }
             let Some(stream) = self.stream.as_mut() else {
-                match self.open().await {
+                let opening = match &mut self.opening {
+                    Some(f) => f,
+                    None => self.opening.insert(self.open()),
+                };
+                let opened = opening.await;
+                self.opening = None;
+                match opened {
                     Ok(s) => {
                         self.stream = Some(s);
+                        self.opened_at = Some(tokio::time::Instant::now());
                         continue;
                     }
                     Err(kube::Error::Api(s)) if s.code == 410 => return Ok(Event::Relist),
@@ -186,15 +220,24 @@ impl Watcher {
                     Err(e) => {
                         let why =
                             format!("watch of {} interrupted: {e}; reconnecting", self.plural);
-                        self.back_off().await;
+                        self.back_off();
                         return Ok(Event::Reconnecting(why));
                     }
                 }
             };
             match stream.next().await {
                 None => {
-                    // The server ended the watch (its timeout): resume where we are.
+                    // The server ended the watch (its timeout, or a connection closed cleanly):
+                    // resume where we are, at once after a long watch, after a back-off when
+                    // it ended within a second (as client-go's reflector does), so a server
+                    // that keeps closing watches is not hammered.
                     self.stream = None;
+                    if self
+                        .opened_at
+                        .is_some_and(|t| t.elapsed() < Duration::from_secs(1))
+                    {
+                        self.back_off();
+                    }
                 }
                 Some(Ok(kube::core::WatchEvent::Added(v)))
                 | Some(Ok(kube::core::WatchEvent::Modified(v))) => {
@@ -219,13 +262,13 @@ impl Watcher {
                         "watch of {} reported an error: {} ({}); reconnecting",
                         self.plural, s.message, s.code
                     );
-                    self.back_off().await;
+                    self.back_off();
                     return Ok(Event::Reconnecting(why));
                 }
                 Some(Err(e)) => {
                     self.stream = None;
                     let why = format!("watch of {} interrupted: {e}; reconnecting", self.plural);
-                    self.back_off().await;
+                    self.back_off();
                     return Ok(Event::Reconnecting(why));
                 }
             }

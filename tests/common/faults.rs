@@ -4,8 +4,10 @@
 //! proxy forwards each request to the test bed's API server as the admin user and, when a rule
 //! matches, answers with a fault instead: a status code (429, 500, 503), a delay longer than the
 //! client's timeout, a response cut in the middle of its body, a write forwarded but its answer
-//! dropped (the write landed, the client does not know), or a refused connection (as during an
-//! API-server restart). Every injected fault is counted.
+//! dropped (the write landed, the client does not know), a watch stream cut after a while, a watch
+//! whose history is gone (410, before or inside the stream), or a refused connection (as during an
+//! API-server restart). Every injected fault is counted. Responses stream through unbuffered, so
+//! watches work through the proxy.
 
 use std::convert::Infallible;
 use std::path::PathBuf;
@@ -33,13 +35,19 @@ pub enum Fault {
     CutBody,
     /// Forward (the server applies it), then drop the connection without answering.
     DropAnswer,
+    /// Forward and stream the answer (a watch) for this long, then cut the connection.
+    CutStream(Duration),
+    /// Answer a watch with 200 and one in-stream `ERROR` event carrying a 410 Expired Status, as
+    /// the API server does when the requested resourceVersion has been compacted away; nothing is
+    /// forwarded.
+    WatchGone,
 }
 
 /// A rule: requests whose method and path match get `fault`, `times` times (then pass through).
 #[derive(Debug, Clone)]
 pub struct Rule {
     pub method: Option<&'static str>,
-    /// A substring of the path and query.
+    /// Substrings of the path and query, separated by `*`: all must occur.
     pub path_contains: String,
     pub fault: Fault,
     pub times: usize,
@@ -47,7 +55,7 @@ pub struct Rule {
 
 type Upstream = BoxedResult;
 type BoxedResult = Result<Response<BoxBody>, Infallible>;
-type BoxBody = http_body_util::combinators::BoxBody<Bytes, std::io::Error>;
+type BoxBody = http_body_util::combinators::UnsyncBoxBody<Bytes, std::io::Error>;
 
 /// A running proxy.
 pub struct FaultProxy {
@@ -57,6 +65,8 @@ pub struct FaultProxy {
     refusing: Arc<AtomicBool>,
     injected: Arc<AtomicUsize>,
     requests: Arc<AtomicUsize>,
+    cuts: Arc<AtomicUsize>,
+    log: Arc<Mutex<Vec<String>>>,
     dir: PathBuf,
 }
 
@@ -70,12 +80,15 @@ impl FaultProxy {
         let refusing = Arc::new(AtomicBool::new(false));
         let injected = Arc::new(AtomicUsize::new(0));
         let requests = Arc::new(AtomicUsize::new(0));
+        let cuts = Arc::new(AtomicUsize::new(0));
+        let log: Arc<Mutex<Vec<String>>> = Arc::default();
         let (r, f, inj, reqs) = (
             rules.clone(),
             refusing.clone(),
             injected.clone(),
             requests.clone(),
         );
+        let (c, l) = (cuts.clone(), log.clone());
         let (restart_tx, restart_rx) = tokio::sync::watch::channel(0u64);
         tokio::spawn(async move {
             loop {
@@ -90,6 +103,7 @@ impl FaultProxy {
                 }
                 let (upstream, rules, inj, reqs) =
                     (upstream.clone(), r.clone(), inj.clone(), reqs.clone());
+                let (cuts, log) = (c.clone(), l.clone());
                 let mut restarted = restart_rx.clone();
                 // Only restarts after this connection was accepted close it.
                 restarted.borrow_and_update();
@@ -99,8 +113,12 @@ impl FaultProxy {
                             req,
                             upstream.clone(),
                             rules.clone(),
-                            inj.clone(),
-                            reqs.clone(),
+                            Counters {
+                                injected: inj.clone(),
+                                requests: reqs.clone(),
+                                cuts: cuts.clone(),
+                                log: log.clone(),
+                            },
                         )
                     });
                     let conn = http1::Builder::new().serve_connection(TokioIo::new(stream), svc);
@@ -121,6 +139,8 @@ impl FaultProxy {
             refusing,
             injected,
             requests,
+            cuts,
+            log,
             dir,
         }
     }
@@ -169,12 +189,32 @@ impl FaultProxy {
     pub fn requests(&self) -> usize {
         self.requests.load(Ordering::SeqCst)
     }
+
+    /// Streams cut so far by [`Fault::CutStream`] (counted when the cut happens, not when the
+    /// request arrives).
+    pub fn cuts(&self) -> usize {
+        self.cuts.load(Ordering::SeqCst)
+    }
+
+    /// Every request so far, as `METHOD path?query`, in arrival order.
+    pub fn log(&self) -> Vec<String> {
+        self.log.lock().unwrap().clone()
+    }
+}
+
+/// What the handler records.
+#[derive(Clone)]
+struct Counters {
+    injected: Arc<AtomicUsize>,
+    requests: Arc<AtomicUsize>,
+    cuts: Arc<AtomicUsize>,
+    log: Arc<Mutex<Vec<String>>>,
 }
 
 fn full(bytes: impl Into<Bytes>) -> BoxBody {
     Full::new(bytes.into())
         .map_err(|never| match never {})
-        .boxed()
+        .boxed_unsync()
 }
 
 fn status_body(code: u16) -> Response<BoxBody> {
@@ -188,25 +228,43 @@ fn status_body(code: u16) -> Response<BoxBody> {
         .unwrap()
 }
 
+/// The answer to a watch whose resourceVersion is too old.
+fn watch_gone() -> Response<BoxBody> {
+    let event = r#"{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"injected: too old resource version","reason":"Expired","code":410}}"#;
+    Response::builder()
+        .status(200)
+        .header("content-type", "application/json")
+        .body(full(format!("{event}\n")))
+        .unwrap()
+}
+
 async fn handle(
     req: Request<Incoming>,
     upstream: kube::Client,
     rules: Arc<Mutex<Vec<Rule>>>,
-    injected: Arc<AtomicUsize>,
-    requests: Arc<AtomicUsize>,
+    counters: Counters,
 ) -> Upstream {
+    let Counters {
+        injected,
+        requests,
+        cuts,
+        log,
+    } = counters;
     requests.fetch_add(1, Ordering::SeqCst);
     let target = req
         .uri()
         .path_and_query()
         .map(|p| p.as_str().to_string())
         .unwrap_or_default();
+    log.lock()
+        .unwrap()
+        .push(format!("{} {target}", req.method()));
     let fault = {
         let mut rules = rules.lock().unwrap();
         let found = rules.iter_mut().find(|r| {
             r.times > 0
                 && r.method.is_none_or(|m| m == req.method().as_str())
-                && target.contains(&r.path_contains)
+                && r.path_contains.split('*').all(|p| target.contains(p))
         });
         found.map(|r| {
             r.times -= 1;
@@ -218,6 +276,9 @@ async fn handle(
     }
     if let Some(Fault::Status(code)) = fault {
         return Ok(status_body(code));
+    }
+    if let Some(Fault::WatchGone) = fault {
+        return Ok(watch_gone());
     }
     if let Some(Fault::Delay(d)) = &fault {
         tokio::time::sleep(*d).await;
@@ -245,7 +306,43 @@ async fn handle(
                 .unwrap());
         }
     };
-    let (parts, body) = resp.into_parts();
+    let (mut parts, body) = resp.into_parts();
+    parts.headers.remove("transfer-encoding");
+    match fault {
+        Some(Fault::CutStream(after)) => {
+            // Pass the stream through until `after`, then fail it (the connection is cut).
+            parts.headers.remove("content-length");
+            let deadline = tokio::time::Instant::now() + after;
+            let frames = futures::stream::unfold(Some(body), move |body| {
+                let cuts = cuts.clone();
+                async move {
+                    let mut body = body?;
+                    tokio::select! {
+                        frame = body.frame() => match frame? {
+                            Ok(f) => Some((Ok(f), Some(body))),
+                            Err(e) => Some((Err(std::io::Error::other(e)), None)),
+                        },
+                        _ = tokio::time::sleep_until(deadline) => {
+                            cuts.fetch_add(1, Ordering::SeqCst);
+                            Some((Err(std::io::Error::other("injected: stream cut")), None))
+                        }
+                    }
+                }
+            });
+            return Ok(Response::from_parts(
+                parts,
+                BodyExt::boxed_unsync(StreamBody::new(frames)),
+            ));
+        }
+        Some(Fault::DropAnswer) | Some(Fault::CutBody) => {}
+        _ => {
+            // Pass through as it streams (watches never end on their own).
+            return Ok(Response::from_parts(
+                parts,
+                BodyExt::boxed_unsync(body.map_err(std::io::Error::other)),
+            ));
+        }
+    }
     let bytes = body
         .collect()
         .await
@@ -259,7 +356,7 @@ async fn handle(
             )]);
             Ok(Response::from_parts(
                 parts,
-                BodyExt::boxed(StreamBody::new(stream)),
+                BodyExt::boxed_unsync(StreamBody::new(stream)),
             ))
         }
         Some(Fault::CutBody) => {
@@ -268,17 +365,12 @@ async fn handle(
                 Ok(Frame::data(half)),
                 Err(std::io::Error::other("injected: connection cut")),
             ]);
-            let mut parts = parts;
             parts.headers.remove("content-length");
             Ok(Response::from_parts(
                 parts,
-                BodyExt::boxed(StreamBody::new(stream)),
+                BodyExt::boxed_unsync(StreamBody::new(stream)),
             ))
         }
-        _ => {
-            let mut parts = parts;
-            parts.headers.remove("transfer-encoding");
-            Ok(Response::from_parts(parts, full(bytes)))
-        }
+        _ => Ok(Response::from_parts(parts, full(bytes))),
     }
 }
