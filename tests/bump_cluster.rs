@@ -11,20 +11,11 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use kube::api::{
-    Api, ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams, PostParams,
-};
+use common::cli::{args, exe, exe_async, report};
+use kube::api::{DynamicObject, PostParams};
 use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_kubectl-arc");
-
-fn ars_api(client: &kube::Client, ns: &str) -> Api<DynamicObject> {
-    let ar = ApiResource::from_gvk_with_plural(
-        &GroupVersionKind::gvk("actions.github.com", "v1alpha1", "AutoscalingRunnerSet"),
-        "autoscalingrunnersets",
-    );
-    Api::namespaced_with(client.clone(), ns, &ar)
-}
 
 /// Create a set at `spec_revision`, with `status` written through the status subresource.
 async fn create_set(
@@ -45,22 +36,14 @@ async fn create_set(
         meta[k] = v.clone();
     }
     ers.metadata = serde_json::from_value(meta).unwrap();
-    let api = common::ers_api(client, ns);
-    let created = api.create(&PostParams::default(), &ers).await.unwrap();
+    let created = common::ers_api(client, ns)
+        .create(&PostParams::default(), &ers)
+        .await
+        .unwrap();
     if status.is_null() {
         return created;
     }
-    let mut s = json!({"currentReplicas": 0});
-    for (k, v) in status.as_object().unwrap() {
-        s[k] = v.clone();
-    }
-    api.patch_status(
-        name,
-        &PatchParams::default(),
-        &Patch::Merge(json!({"status": s})),
-    )
-    .await
-    .unwrap()
+    common::set_ers_status(client, ns, name, status).await
 }
 
 async fn get_set(client: &kube::Client, ns: &str, name: &str) -> DynamicObject {
@@ -71,36 +54,12 @@ fn spec_revision(o: &DynamicObject) -> i64 {
     o.data["spec"]["actionableRevision"].as_i64().unwrap_or(0)
 }
 
-/// Run the real binary; (exit code, stdout, stderr).
-fn bump(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(BIN)
-        .arg("bump")
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
-
-async fn bump_async(args: Vec<String>) -> (i32, String, String) {
-    tokio::task::spawn_blocking(move || {
-        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-        bump(&refs)
-    })
-    .await
-    .unwrap()
-}
-
-fn args(list: &[&str]) -> Vec<String> {
-    list.iter().map(|s| s.to_string()).collect()
-}
-
-fn report(stdout: &str) -> Value {
-    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+/// `kubectl-arc bump --kubeconfig KUBECONFIG -n NS ARGS...` from the real binary, in a blocking
+/// task; (exit code, stdout, stderr).
+async fn bump(kubeconfig: &str, ns: &str, extra: &[&str]) -> (i32, String, String) {
+    let mut argv = vec!["bump", "--kubeconfig", kubeconfig, "-n", ns];
+    argv.extend_from_slice(extra);
+    exe_async(args(&argv)).await
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -127,10 +86,20 @@ async fn concurrent_bumps_from_eight_processes_are_never_lost_or_doubled() {
             .map(|w| {
                 let (kc, ns) = (kc.clone(), ns.clone());
                 std::thread::spawn(move || {
+                    let argv = [
+                        "bump",
+                        "--kubeconfig",
+                        &kc,
+                        "-n",
+                        &ns,
+                        "runners",
+                        "-o",
+                        "json",
+                    ];
                     // Worker w runs bumps w, w + PROCESSES, ... of the BUMPS.
                     (w..BUMPS)
                         .step_by(PROCESSES)
-                        .map(|_| bump(&["--kubeconfig", &kc, "-n", &ns, "runners", "-o", "json"]))
+                        .map(|_| exe(&argv))
                         .collect::<Vec<_>>()
                 })
             })
@@ -219,16 +188,7 @@ async fn bump_by_name_records_the_request_and_the_reason() {
     .await;
     let kc = kubeconfig.to_str().unwrap().to_string();
 
-    let (code, out, err) = bump_async(args(&[
-        "--kubeconfig",
-        &kc,
-        "-n",
-        &ns,
-        "runners",
-        "--reason",
-        "new node pool",
-    ]))
-    .await;
+    let (code, out, err) = bump(&kc, &ns, &["runners", "--reason", "new node pool"]).await;
     assert_eq!(code, 0, "{err}");
     let cells: Vec<&str> = out.lines().nth(1).unwrap().split_whitespace().collect();
     assert_eq!(
@@ -255,17 +215,7 @@ async fn bump_by_name_records_the_request_and_the_reason() {
     );
 
     // -l picks by label; a bump without --reason removes the old reason.
-    let (code, out, err) = bump_async(args(&[
-        "--kubeconfig",
-        &kc,
-        "-n",
-        &ns,
-        "-l",
-        "team=a",
-        "-o",
-        "yaml",
-    ]))
-    .await;
+    let (code, out, err) = bump(&kc, &ns, &["-l", "team=a", "-o", "yaml"]).await;
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("newSpecRevision: 9"), "{out}");
     assert!(!out.contains("name: other"), "{out}");
@@ -279,16 +229,7 @@ async fn bump_by_name_records_the_request_and_the_reason() {
     assert_eq!(spec_revision(&get_set(&client, &ns, "other").await), 1);
 
     // --all bumps both.
-    let (code, out, err) = bump_async(args(&[
-        "--kubeconfig",
-        &kc,
-        "-n",
-        &ns,
-        "--all",
-        "-o",
-        "json",
-    ]))
-    .await;
+    let (code, out, err) = bump(&kc, &ns, &["--all", "-o", "json"]).await;
     assert_eq!(code, 0, "{err}");
     let r = report(&out);
     let news: Vec<(String, i64)> = r["items"]
@@ -308,8 +249,7 @@ async fn bump_by_name_records_the_request_and_the_reason() {
     );
 
     // An unknown name: exit 2, the known one is still bumped.
-    let (code, _, err) =
-        bump_async(args(&["--kubeconfig", &kc, "-n", &ns, "other", "absent"])).await;
+    let (code, _, err) = bump(&kc, &ns, &["other", "absent"]).await;
     assert_eq!(code, 2);
     assert!(
         err.contains("no EphemeralRunnerSet or AutoscalingRunnerSet named absent"),
@@ -332,15 +272,15 @@ async fn an_autoscaling_runner_set_name_bumps_the_set_it_owns_and_nothing_else()
         }))
         .unwrap()
     };
-    let owned = ars_api(&client, &ns)
+    let owned = common::ars_api(&client, &ns)
         .create(&PostParams::default(), &ars("owned"))
         .await
         .unwrap();
-    ars_api(&client, &ns)
+    common::ars_api(&client, &ns)
         .create(&PostParams::default(), &ars("foreign"))
         .await
         .unwrap();
-    ars_api(&client, &ns)
+    common::ars_api(&client, &ns)
         .create(&PostParams::default(), &ars("lonely"))
         .await
         .unwrap();
@@ -369,29 +309,11 @@ async fn an_autoscaling_runner_set_name_bumps_the_set_it_owns_and_nothing_else()
     .await;
     let kc = kubeconfig.to_str().unwrap().to_string();
 
-    let (code, out, err) = bump_async(args(&[
-        "--kubeconfig",
-        &kc,
-        "-n",
-        &ns,
-        "owned",
-        "-o",
-        "json",
-    ]))
-    .await;
+    let (code, out, err) = bump(&kc, &ns, &["owned", "-o", "json"]).await;
     assert_eq!(code, 0, "{err}");
     assert_eq!(report(&out)["items"][0]["newSpecRevision"], 3);
 
-    let (code, out, err) = bump_async(args(&[
-        "--kubeconfig",
-        &kc,
-        "-n",
-        &ns,
-        "foreign",
-        "-o",
-        "json",
-    ]))
-    .await;
+    let (code, out, err) = bump(&kc, &ns, &["foreign", "-o", "json"]).await;
     assert_eq!(code, 2, "{out}");
     assert_eq!(report(&out)["items"][0]["result"], "refused");
     assert!(
@@ -404,7 +326,7 @@ async fn an_autoscaling_runner_set_name_bumps_the_set_it_owns_and_nothing_else()
         "nothing written"
     );
 
-    let (code, _, err) = bump_async(args(&["--kubeconfig", &kc, "-n", &ns, "lonely"])).await;
+    let (code, _, err) = bump(&kc, &ns, &["lonely"]).await;
     assert_eq!(code, 2);
     assert!(err.contains("has no EphemeralRunnerSet"), "{err}");
 }
@@ -442,7 +364,7 @@ async fn refusals_and_dry_runs_write_nothing() {
     };
 
     // Phase Outdated: refused, with what clears it.
-    let (code, _, err) = bump_async(args(&["--kubeconfig", &kc, "-n", &ns, "outdated"])).await;
+    let (code, _, err) = bump(&kc, &ns, &["outdated"]).await;
     assert_eq!(code, 2);
     assert!(
         err.contains("refused, nothing was written: status.phase is Outdated"),
@@ -455,33 +377,14 @@ async fn refusals_and_dry_runs_write_nothing() {
     unchanged(&outdated, &get_set(&client, &ns, "outdated").await);
 
     // Server-side dry run: the API server validates the patch and stores nothing.
-    let (code, out, err) = bump_async(args(&[
-        "--kubeconfig",
-        &kc,
-        "-n",
-        &ns,
-        "plain",
-        "--dry-run=server",
-        "-o",
-        "json",
-    ]))
-    .await;
+    let (code, out, err) = bump(&kc, &ns, &["plain", "--dry-run=server", "-o", "json"]).await;
     assert_eq!(code, 0, "{err}");
     let r = report(&out);
     assert_eq!(r["dryRun"], "server");
     assert_eq!(r["items"][0]["result"], "wouldBump");
     assert_eq!(r["items"][0]["newSpecRevision"], 5);
     unchanged(&plain, &get_set(&client, &ns, "plain").await);
-    let (code, out, _) = bump_async(args(&[
-        "--kubeconfig",
-        &kc,
-        "-n",
-        &ns,
-        "plain",
-        "--dry-run",
-        "client",
-    ]))
-    .await;
+    let (code, out, _) = bump(&kc, &ns, &["plain", "--dry-run", "client"]).await;
     assert_eq!(code, 0);
     assert!(out.contains("would bump"), "{out}");
     unchanged(&plain, &get_set(&client, &ns, "plain").await);
@@ -491,7 +394,7 @@ async fn refusals_and_dry_runs_write_nothing() {
         .to_str()
         .unwrap()
         .to_string();
-    let (code, _, err) = bump_async(args(&["--kubeconfig", &restricted, "-n", &ns, "plain"])).await;
+    let (code, _, err) = bump(&restricted, &ns, &["plain"]).await;
     assert_eq!(code, 2);
     assert!(err.contains("forbidden"), "{err}");
     assert!(
@@ -508,7 +411,7 @@ async fn the_legacy_crd_makes_bump_refuse_and_write_nothing() {
     let ns = common::namespace(&client, "arc-bump-legacy").await;
     let before = create_set(&client, &ns, "runners", 0, Value::Null, json!({})).await;
     let kc = kubeconfig.to_str().unwrap().to_string();
-    let (code, out, err) = bump_async(args(&["--kubeconfig", &kc, "-n", &ns, "runners"])).await;
+    let (code, out, err) = bump(&kc, &ns, &["runners"]).await;
     assert_eq!(code, 2, "{out}");
     assert!(
         err.contains("refusing to bump, nothing was written"),
@@ -584,16 +487,7 @@ async fn wait_returns_once_the_controller_acknowledges_and_times_out_otherwise()
         "written before waiting"
     );
     // Play ARC's EphemeralRunnerSet controller.
-    common::ers_api(&client, &ns)
-        .patch_status(
-            "runners",
-            &PatchParams::default(),
-            &Patch::Merge(
-                json!({"status": {"currentReplicas": 0, "appliedActionableRevision": 3}}),
-            ),
-        )
-        .await
-        .unwrap();
+    common::acknowledge(&client, &ns, "runners", 3).await;
     let output = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
         .await
         .unwrap();
@@ -609,18 +503,11 @@ async fn wait_returns_once_the_controller_acknowledges_and_times_out_otherwise()
     );
 
     // Nobody acknowledges: exit 1 after the timeout, the revision is written all the same.
-    let (code, out, err) = bump_async(args(&[
-        "--kubeconfig",
+    let (code, out, err) = bump(
         &kc,
-        "-n",
         &ns,
-        "runners",
-        "--wait",
-        "--timeout",
-        "2s",
-        "-o",
-        "json",
-    ]))
+        &["runners", "--wait", "--timeout", "2s", "-o", "json"],
+    )
     .await;
     assert_eq!(code, 1, "{err}");
     assert!(

@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, PostParams};
+use common::cli::completion_values as values;
+use common::scratch_dir;
+use kube::api::{DynamicObject, PostParams};
 use serde_json::json;
 
 const COMPLETER: &str = env!("CARGO_BIN_EXE_kubectl_complete-arc");
@@ -32,21 +34,6 @@ fn complete(words: &[&str], env: &[(&str, &str)]) -> (String, Duration) {
     (String::from_utf8(out.stdout).unwrap(), start.elapsed())
 }
 
-fn values(output: &str) -> Vec<&str> {
-    output
-        .lines()
-        .map(|l| l.split('\t').next().unwrap())
-        .collect()
-}
-
-fn ars_api(client: &kube::Client, ns: &str) -> Api<DynamicObject> {
-    let ar = ApiResource::from_gvk_with_plural(
-        &GroupVersionKind::gvk("actions.github.com", "v1alpha1", "AutoscalingRunnerSet"),
-        "autoscalingrunnersets",
-    );
-    Api::namespaced_with(client.clone(), ns, &ar)
-}
-
 async fn create_ars(client: &kube::Client, ns: &str, name: &str) {
     let ars: DynamicObject = serde_json::from_value(json!({
         "apiVersion": "actions.github.com/v1alpha1",
@@ -59,18 +46,8 @@ async fn create_ars(client: &kube::Client, ns: &str, name: &str) {
         }
     }))
     .unwrap();
-    ars_api(client, ns)
+    common::ars_api(client, ns)
         .create(&PostParams::default(), &ars)
-        .await
-        .unwrap();
-}
-
-async fn create_ers(client: &kube::Client, ns: &str, name: &str) {
-    common::ers_api(client, ns)
-        .create(
-            &PostParams::default(),
-            &common::ers_object(name, json!({"spec": {"containers": []}})),
-        )
         .await
         .unwrap();
 }
@@ -82,7 +59,13 @@ async fn scale_sets() -> (PathBuf, String) {
     let ns = common::namespace(&client, "arc-compl").await;
     create_ars(&client, &ns, "runners-a").await;
     create_ars(&client, &ns, "runners-b").await;
-    create_ers(&client, &ns, "runners-a-x7k2p").await;
+    common::create_ers(
+        &client,
+        &ns,
+        "runners-a-x7k2p",
+        json!({"spec": {"containers": []}}),
+    )
+    .await;
     (kubeconfig, ns)
 }
 
@@ -272,26 +255,4 @@ fn a_server_that_never_answers_does_not_hang_the_shell() {
     );
     assert_eq!(out, ":4\n");
     assert!(took < Duration::from_millis(1500), "{took:?}");
-}
-
-/// A scratch directory, removed when dropped.
-struct Scratch(PathBuf);
-
-impl std::ops::Deref for Scratch {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn scratch_dir(name: &str) -> Scratch {
-    let dir = std::env::temp_dir().join(common::unique_name(&format!("kubectl-arc-{name}")));
-    std::fs::create_dir_all(&dir).unwrap();
-    Scratch(dir)
 }

@@ -4,18 +4,10 @@
 
 mod common;
 
-use kube::api::{
-    Api, ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams, PostParams,
-};
+use common::ars_api;
+use common::cli::{args, in_process as run, in_process_async as run_async, report};
+use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
-
-fn ars_api(client: &kube::Client, ns: &str) -> Api<DynamicObject> {
-    let ar = ApiResource::from_gvk_with_plural(
-        &GroupVersionKind::gvk("actions.github.com", "v1alpha1", "AutoscalingRunnerSet"),
-        "autoscalingrunnersets",
-    );
-    Api::namespaced_with(client.clone(), ns, &ar)
-}
 
 fn template(image: &str) -> Value {
     json!({
@@ -69,28 +61,15 @@ async fn create_pair(client: &kube::Client, ns: &str, name: &str, image: &str) {
         .create(&PostParams::default(), &ars)
         .await
         .unwrap();
-    let ers = common::ers_object(name, stored_runner_spec(image));
-    common::ers_api(client, ns)
-        .create(&PostParams::default(), &ers)
-        .await
-        .unwrap();
+    common::create_ers(client, ns, name, stored_runner_spec(image)).await;
 }
 
-/// Run the CLI in-process; (exit code, stdout, stderr).
-fn run(args: &[&str]) -> (u8, String, String) {
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let mut argv = vec!["kubectl-arc"];
-    argv.extend_from_slice(args);
-    let code = kubectl_arc::cli::main(argv, Default::default(), &mut out, &mut err);
-    (
-        code,
-        String::from_utf8(out).unwrap(),
-        String::from_utf8(err).unwrap(),
-    )
-}
-
-fn report(stdout: &str) -> Value {
-    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+/// `kubectl-arc diff --kubeconfig KUBECONFIG -n NS ARGS...`, in-process; (exit code, stdout,
+/// stderr).
+async fn run_diff(kubeconfig: &str, ns: &str, extra: &[&str]) -> (u8, String, String) {
+    let mut argv = vec!["diff", "--kubeconfig", kubeconfig, "-n", ns];
+    argv.extend_from_slice(extra);
+    run_async(args(&argv)).await
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -106,13 +85,8 @@ async fn nil_vs_empty_is_strict_only_and_an_image_change_is_semantic_drift() {
     )
     .await;
     let kc = kubeconfig.to_str().unwrap().to_string();
-    let ns2 = ns.clone();
 
-    let (code, out, err) = tokio::task::spawn_blocking(move || {
-        run(&["diff", "--kubeconfig", &kc, "-n", &ns2, "-o", "json"])
-    })
-    .await
-    .unwrap();
+    let (code, out, err) = run_diff(&kc, &ns, &["-o", "json"]).await;
     assert_eq!(code, 0, "no semantic drift → exit 0\n{out}\n{err}");
     let r = report(&out);
     let item = &r["items"][0];
@@ -158,22 +132,7 @@ async fn nil_vs_empty_is_strict_only_and_an_image_change_is_semantic_drift() {
         )
         .await
         .unwrap();
-    let kc = kubeconfig.to_str().unwrap().to_string();
-    let ns2 = ns.clone();
-    let (code, out, _) = tokio::task::spawn_blocking(move || {
-        run(&[
-            "diff",
-            "--kubeconfig",
-            &kc,
-            "-n",
-            &ns2,
-            "runners",
-            "--color",
-            "never",
-        ])
-    })
-    .await
-    .unwrap();
+    let (code, out, _) = run_diff(&kc, &ns, &["runners", "--color", "never"]).await;
     assert_eq!(code, 1, "semantic drift → exit 1\n{out}");
     assert!(
         out.contains(&format!("{ns}/runners: semantic drift")),
@@ -205,24 +164,17 @@ async fn nil_vs_empty_is_strict_only_and_an_image_change_is_semantic_drift() {
         json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string(),
     )
     .unwrap();
-    let kc = kubeconfig.to_str().unwrap().to_string();
-    let ns2 = ns.clone();
-    let dump2 = dump.to_str().unwrap().to_string();
-    let (online, offline) = tokio::task::spawn_blocking(move || {
-        let online = run(&["diff", "--kubeconfig", &kc, "-n", &ns2, "-o", "json"]);
-        let offline = run(&[
-            "diff",
-            "--kubeconfig",
-            "/nonexistent",
-            "-f",
-            &dump2,
-            "-o",
-            "json",
-        ]);
-        (online, offline)
-    })
-    .await
-    .unwrap();
+    let online = run_diff(&kc, &ns, &["-o", "json"]).await;
+    let offline = run_async(args(&[
+        "diff",
+        "--kubeconfig",
+        "/nonexistent",
+        "-f",
+        dump.to_str().unwrap(),
+        "-o",
+        "json",
+    ]))
+    .await;
     assert_eq!(online.0, 1);
     assert_eq!(offline.0, 1, "{}", offline.2);
     let strip = |mut v: Value| {
@@ -254,12 +206,7 @@ async fn missing_objects_and_forbidden_reads_are_errors_naming_the_object() {
         .await
         .unwrap();
     let kc = kubeconfig.to_str().unwrap().to_string();
-    let ns2 = ns.clone();
-    let (code, out, _) = tokio::task::spawn_blocking(move || {
-        run(&["diff", "--kubeconfig", &kc, "-n", &ns2, "-o", "json"])
-    })
-    .await
-    .unwrap();
+    let (code, out, _) = run_diff(&kc, &ns, &["-o", "json"]).await;
     assert_eq!(code, 2, "an error → exit 2, others still reported: {out}");
     let r = report(&out);
     let items = r["items"].as_array().unwrap();
@@ -280,15 +227,9 @@ async fn missing_objects_and_forbidden_reads_are_errors_naming_the_object() {
         .to_str()
         .unwrap()
         .to_string();
-    let admin = kubeconfig.to_str().unwrap().to_string();
-    let ns2 = ns.clone();
-    let (code, _, err) = tokio::task::spawn_blocking(move || {
-        let ok = run(&["diff", "--kubeconfig", &restricted, "-n", &ns2, "complete"]);
-        assert_eq!(ok.0, 0, "{}", ok.2);
-        run(&["diff", "--kubeconfig", &admin, "--as", "nobody", "-n", &ns2])
-    })
-    .await
-    .unwrap();
+    let ok = run_diff(&restricted, &ns, &["complete"]).await;
+    assert_eq!(ok.0, 0, "{}", ok.2);
+    let (code, _, err) = run_diff(&kc, &ns, &["--as", "nobody"]).await;
     assert_eq!(code, 2);
     assert!(
         err.contains("forbidden: cannot list autoscalingrunnersets"),

@@ -8,31 +8,10 @@ mod common;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use common::cli::exe_async;
 use common::faults::{Fault, FaultProxy, Rule};
-use kube::api::{ListParams, Patch, PatchParams, PostParams};
+use kube::api::{Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-arc"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
-
-async fn run_async(args: Vec<String>) -> (i32, String, String) {
-    tokio::task::spawn_blocking(move || {
-        let a: Vec<&str> = args.iter().map(String::as_str).collect();
-        run(&a)
-    })
-    .await
-    .unwrap()
-}
 
 fn rule(method: Option<&'static str>, path: &str, fault: Fault, times: usize) -> Rule {
     Rule {
@@ -62,30 +41,6 @@ async fn populate(client: &kube::Client, ns: &str, n: usize) {
     }
 }
 
-async fn revisions(client: &kube::Client, ns: &str) -> BTreeMap<String, (i64, bool)> {
-    common::ers_api(client, ns)
-        .list(&ListParams::default())
-        .await
-        .unwrap()
-        .items
-        .into_iter()
-        .map(|o| {
-            let legacy = o
-                .metadata
-                .annotations
-                .as_ref()
-                .is_some_and(|a| a.contains_key("actions.github.com/integrity-hash"));
-            (
-                o.metadata.name.unwrap(),
-                (
-                    o.data["spec"]["actionableRevision"].as_i64().unwrap_or(0),
-                    legacy,
-                ),
-            )
-        })
-        .collect()
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn reads_survive_cuts_429_and_503_and_fail_clearly_on_persistent_errors() {
     let kc = common::revision_kubeconfig();
@@ -109,7 +64,7 @@ async fn reads_survive_cuts_429_and_503_and_fail_clearly_on_persistent_errors() 
         a.extend(extra.iter().map(|s| s.to_string()));
         a
     };
-    let (code, undisturbed, err) = run_async(args(&[])).await;
+    let (code, undisturbed, err) = exe_async(args(&[])).await;
     assert_eq!(code, 0, "{err}");
 
     // A list cut in the middle, then 429 and 503: retried, same answer.
@@ -144,7 +99,7 @@ async fn reads_survive_cuts_429_and_503_and_fail_clearly_on_persistent_errors() 
         1,
     ));
     let before = proxy.injected();
-    let (code, out, err) = run_async(args(&[])).await;
+    let (code, out, err) = exe_async(args(&[])).await;
     assert_eq!(code, 0, "{err}");
     assert_eq!(out, undisturbed);
     assert_eq!(
@@ -161,7 +116,7 @@ async fn reads_survive_cuts_429_and_503_and_fail_clearly_on_persistent_errors() 
         1000,
     ));
     let seen = proxy.requests();
-    let (code, _, err) = run_async(args(&[])).await;
+    let (code, _, err) = exe_async(args(&[])).await;
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("cannot list ephemeralrunnersets"), "{err}");
     let tries = proxy.requests() - seen;
@@ -176,7 +131,7 @@ async fn reads_survive_cuts_429_and_503_and_fail_clearly_on_persistent_errors() 
         Fault::Delay(Duration::from_secs(30)),
         1000,
     ));
-    let (code, _, err) = run_async(args(&["--request-timeout", "1s"])).await;
+    let (code, _, err) = exe_async(args(&["--request-timeout", "1s"])).await;
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("cannot list ephemeralrunnersets"), "{err}");
     proxy.clear();
@@ -190,7 +145,7 @@ async fn writes_whose_answers_are_lost_are_never_applied_twice() {
     let calm = common::namespace(&admin, "arc-fault-calm").await;
     populate(&admin, &disturbed, 12).await;
     populate(&admin, &calm, 12).await;
-    let (code, _, err) = run_async(
+    let (code, _, err) = exe_async(
         ["migrate", "--kubeconfig", kc.to_str().unwrap(), "-n", &calm]
             .iter()
             .map(|s| s.to_string())
@@ -198,7 +153,7 @@ async fn writes_whose_answers_are_lost_are_never_applied_twice() {
     )
     .await;
     assert_eq!(code, 0, "{err}");
-    let want = revisions(&admin, &calm).await;
+    let want = common::ers_revisions(&admin, &calm).await;
 
     let proxy = FaultProxy::start(&kc).await;
     let pk = proxy.kubeconfig(&disturbed).to_str().unwrap().to_string();
@@ -222,7 +177,7 @@ async fn writes_whose_answers_are_lost_are_never_applied_twice() {
         Fault::CutBody,
         1,
     ));
-    let (code, out, err) = run_async(
+    let (code, out, err) = exe_async(
         ["migrate", "--kubeconfig", &pk, "--force", "-o", "json"]
             .iter()
             .map(|s| s.to_string())
@@ -233,7 +188,7 @@ async fn writes_whose_answers_are_lost_are_never_applied_twice() {
     if code != 0 {
         // Whatever failed is reported, and a re-run completes it.
         assert_eq!(code, 1, "{err}\n{out}");
-        let (code, _, err) = run_async(
+        let (code, _, err) = exe_async(
             [
                 "migrate",
                 "--kubeconfig",
@@ -248,7 +203,7 @@ async fn writes_whose_answers_are_lost_are_never_applied_twice() {
         .await;
         assert_eq!(code, 0, "{err}");
     }
-    let got = revisions(&admin, &disturbed).await;
+    let got = common::ers_revisions(&admin, &disturbed).await;
     assert_eq!(
         got, want,
         "the disturbed namespace ends exactly like the calm one"
@@ -268,7 +223,7 @@ async fn a_restart_during_migrate_then_a_rerun_converges() {
     let calm = common::namespace(&admin, "arc-fault-restart-calm").await;
     populate(&admin, &disturbed, 40).await;
     populate(&admin, &calm, 40).await;
-    let (code, _, _) = run_async(
+    let (code, _, _) = exe_async(
         ["migrate", "--kubeconfig", kc.to_str().unwrap(), "-n", &calm]
             .iter()
             .map(|s| s.to_string())
@@ -276,12 +231,12 @@ async fn a_restart_during_migrate_then_a_rerun_converges() {
     )
     .await;
     assert_eq!(code, 0);
-    let want = revisions(&admin, &calm).await;
+    let want = common::ers_revisions(&admin, &calm).await;
 
     let proxy = FaultProxy::start(&kc).await;
     let pk = proxy.kubeconfig(&disturbed).to_str().unwrap().to_string();
     // Throttled, so the "restart" (connections refused for a while) lands mid-run.
-    let run_task = tokio::spawn(run_async(
+    let run_task = tokio::spawn(exe_async(
         [
             "migrate",
             "--kubeconfig",
@@ -302,7 +257,7 @@ async fn a_restart_during_migrate_then_a_rerun_converges() {
     proxy.resume();
     let (code, _, err) = run_task.await.unwrap();
     assert!(code == 0 || code == 1 || code == 2, "{err}");
-    let partial = revisions(&admin, &disturbed).await;
+    let partial = common::ers_revisions(&admin, &disturbed).await;
     for (name, (rev, legacy)) in &partial {
         // Never past the target; never an annotation removed without its revision.
         assert!(*rev <= want[name].0, "{name}");
@@ -310,7 +265,7 @@ async fn a_restart_during_migrate_then_a_rerun_converges() {
             assert_eq!(*rev, want[name].0, "{name}");
         }
     }
-    let (code, _, err) = run_async(
+    let (code, _, err) = exe_async(
         ["migrate", "--kubeconfig", &pk, "--force"]
             .iter()
             .map(|s| s.to_string())
@@ -318,7 +273,7 @@ async fn a_restart_during_migrate_then_a_rerun_converges() {
     )
     .await;
     assert_eq!(code, 0, "{err}");
-    assert_eq!(revisions(&admin, &disturbed).await, want);
+    assert_eq!(common::ers_revisions(&admin, &disturbed).await, want);
     assert!(proxy.injected() > 0, "the restart was met");
 }
 
@@ -328,22 +283,7 @@ async fn pending_set(client: &kube::Client, ns: &str, name: &str) {
     let mut o = common::ers_object(name, runner_spec("img:1"));
     o.data["spec"]["actionableRevision"] = json!(3);
     api.create(&PostParams::default(), &o).await.unwrap();
-    acknowledge(client, ns, name, 2).await;
-}
-
-/// Play ARC's EphemeralRunnerSet controller: acknowledge `revision` through the status
-/// subresource.
-async fn acknowledge(client: &kube::Client, ns: &str, name: &str, revision: i64) {
-    common::ers_api(client, ns)
-        .patch_status(
-            name,
-            &PatchParams::default(),
-            &Patch::Merge(
-                json!({"status": {"currentReplicas": 0, "appliedActionableRevision": revision}}),
-            ),
-        )
-        .await
-        .unwrap();
+    common::acknowledge(client, ns, name, 2).await;
 }
 
 /// Poll `cond` every 20 ms for up to 60 s; on timeout, fail with `what` and the proxy's log.
@@ -432,9 +372,9 @@ async fn watches_survive_cuts_and_expired_history() {
         1,
     ));
     let from = proxy.log().len();
-    let task = tokio::spawn(run_async(wait("resume")));
+    let task = tokio::spawn(exe_async(wait("resume")));
     until("the set watch is cut", &proxy, || proxy.cuts() == 1).await;
-    acknowledge(&admin, &ns, "resume", 3).await;
+    common::acknowledge(&admin, &ns, "resume", 3).await;
     let (code, out, err) = task.await.unwrap();
     assert_eq!(code, 0, "{out}\n{err}");
     assert_eq!(applied(&out), 3, "{out}");
@@ -474,7 +414,7 @@ async fn watches_survive_cuts_and_expired_history() {
     assert_eq!(proxy.injected(), 2, "the cut and the held reconnection");
     let injected = proxy.injected();
     let from = proxy.log().len();
-    let task = tokio::spawn(run_async(wait("relist")));
+    let task = tokio::spawn(exe_async(wait("relist")));
     until("every watch fault was met", &proxy, || {
         if task.is_finished() {
             panic!(
@@ -499,7 +439,7 @@ async fn watches_survive_cuts_and_expired_history() {
                 .is_some_and(|r| r.starts_with("watch"))
     })
     .await;
-    acknowledge(&admin, &ns, "relist", 3).await;
+    common::acknowledge(&admin, &ns, "relist", 3).await;
     let (code, out, err) = task.await.unwrap();
     assert_eq!(code, 0, "{out}\n{err}");
     assert_eq!(applied(&out), 3, "{out}");
@@ -526,7 +466,7 @@ async fn watches_survive_cuts_and_expired_history() {
             .filter(|l| l.contains("/ephemeralrunners?") && l.contains("watch=true"))
             .count()
     };
-    let task = tokio::spawn(run_async(wait("churn")));
+    let task = tokio::spawn(exe_async(wait("churn")));
     until("the runner watch is opening", &proxy, || {
         runner_watches(&proxy) == 1 && set_reads(&proxy, from).len() == 2
     })
@@ -542,7 +482,7 @@ async fn watches_survive_cuts_and_expired_history() {
             .unwrap();
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    acknowledge(&admin, &ns, "churn", 3).await;
+    common::acknowledge(&admin, &ns, "churn", 3).await;
     let (code, out, err) = task.await.unwrap();
     assert_eq!(code, 0, "{out}\n{err}");
     assert_eq!(applied(&out), 3, "{out}");

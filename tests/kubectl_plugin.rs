@@ -10,7 +10,9 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, PostParams};
+use common::Scratch;
+use common::cli::completion_values as values;
+use kube::api::{DynamicObject, PostParams};
 use serde_json::{Value, json};
 
 fn kubectl() -> PathBuf {
@@ -24,27 +26,10 @@ fn kubectl() -> PathBuf {
     }
 }
 
-/// A scratch directory, removed when dropped.
-struct Scratch(PathBuf);
-
-impl std::ops::Deref for Scratch {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// A directory holding this build's plugin executables, as `cargo install` or krew would put them
 /// on PATH; with or without kubectl's completer.
 fn plugin_dir(with_completer: bool) -> Scratch {
-    let dir = std::env::temp_dir().join(common::unique_name("kubectl-arc-plugin"));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch_dir("plugin");
     let mut bins = vec![("kubectl-arc", env!("CARGO_BIN_EXE_kubectl-arc"))];
     if with_completer {
         bins.push((
@@ -55,7 +40,7 @@ fn plugin_dir(with_completer: bool) -> Scratch {
     for (name, target) in bins {
         std::os::unix::fs::symlink(target, dir.join(name)).unwrap();
     }
-    Scratch(dir)
+    dir
 }
 
 /// PATH with the plugin directory and kubectl first, then a minimal system PATH (so no other
@@ -145,14 +130,6 @@ fn kubectl_runs_the_plugin_found_on_path() {
     assert!(stdout(&help).contains("Usage: kubectl arc"), "{help:?}");
 }
 
-fn ars_api(client: &kube::Client, ns: &str) -> Api<DynamicObject> {
-    let ar = ApiResource::from_gvk_with_plural(
-        &GroupVersionKind::gvk("actions.github.com", "v1alpha1", "AutoscalingRunnerSet"),
-        "autoscalingrunnersets",
-    );
-    Api::namespaced_with(client.clone(), ns, &ar)
-}
-
 /// One scale set whose EphemeralRunnerSet holds the spec ARC's controller would write.
 async fn scale_set(client: &kube::Client, ns: &str, name: &str) {
     let container = json!({"name": "runner", "image": "ghcr.io/actions/actions-runner:2.328.0"});
@@ -167,18 +144,17 @@ async fn scale_set(client: &kube::Client, ns: &str, name: &str) {
         }
     }))
     .unwrap();
-    ars_api(client, ns)
+    common::ars_api(client, ns)
         .create(&PostParams::default(), &ars)
         .await
         .unwrap();
-    let ers = common::ers_object(
+    common::create_ers(
+        client,
+        ns,
         name,
         json!({"runnerScaleSetId": 7, "spec": {"containers": [container]}}),
-    );
-    common::ers_api(client, ns)
-        .create(&PostParams::default(), &ers)
-        .await
-        .unwrap();
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -246,13 +222,6 @@ fn kubectl_complete(dir: &Path, words: &[&str], env: &[(&str, &Path)]) -> String
     let out = run_kubectl(dir, &args, env);
     assert!(out.status.success(), "{out:?}");
     stdout(&out)
-}
-
-fn values(output: &str) -> Vec<&str> {
-    output
-        .lines()
-        .map(|l| l.split('\t').next().unwrap())
-        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread")]

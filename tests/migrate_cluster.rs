@@ -9,9 +9,8 @@ use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use kube::api::{
-    Api, ApiResource, DynamicObject, GroupVersionKind, ListParams, Patch, PatchParams, PostParams,
-};
+use common::cli::exe;
+use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 
 /// The tests of this file run one at a time: one of them starts a (fake) ARC controller
@@ -46,7 +45,6 @@ async fn create_set(
     applied: i64,
     image: &str,
 ) {
-    let api = common::ers_api(client, ns);
     let mut obj = common::ers_object(name, runner_spec(image));
     if let Some(a) = annotation {
         obj.metadata.annotations = Some(BTreeMap::from([(
@@ -55,26 +53,13 @@ async fn create_set(
         )]));
     }
     obj.data["spec"]["actionableRevision"] = json!(spec_rev);
-    api.create(&PostParams::default(), &obj).await.unwrap();
-    if applied != 0 {
-        api.patch_status(
-            name,
-            &PatchParams::default(),
-            &Patch::Merge(
-                json!({"status": {"currentReplicas": 0, "appliedActionableRevision": applied}}),
-            ),
-        )
+    common::ers_api(client, ns)
+        .create(&PostParams::default(), &obj)
         .await
         .unwrap();
+    if applied != 0 {
+        common::acknowledge(client, ns, name, applied).await;
     }
-}
-
-fn runner_api(client: &kube::Client, ns: &str) -> Api<DynamicObject> {
-    let ar = ApiResource::from_gvk_with_plural(
-        &GroupVersionKind::gvk("actions.github.com", "v1alpha1", "EphemeralRunner"),
-        "ephemeralrunners",
-    );
-    Api::namespaced_with(client.clone(), ns, &ar)
 }
 
 /// An EphemeralRunner owned by set `owner`, with `image`, in phase `phase` (idle: no jobId).
@@ -97,7 +82,7 @@ async fn create_runner(
         "spec": runner_spec(image),
     }))
     .unwrap();
-    let api = runner_api(client, ns);
+    let api = common::runner_api(client, ns);
     api.create(&PostParams::default(), &runner).await.unwrap();
     api.patch_status(
         name,
@@ -108,46 +93,12 @@ async fn create_runner(
     .unwrap();
 }
 
-fn kubectl_arc(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-arc"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run kubectl-arc");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
-
-/// (actionableRevision, has the legacy annotation, resourceVersion) of every set in `ns`.
-async fn state(client: &kube::Client, ns: &str) -> BTreeMap<String, (i64, bool, String)> {
-    common::ers_api(client, ns)
-        .list(&ListParams::default())
-        .await
-        .unwrap()
-        .items
-        .into_iter()
-        .map(|o| {
-            let rev = o.data["spec"]["actionableRevision"].as_i64().unwrap_or(0);
-            let legacy = o
-                .metadata
-                .annotations
-                .as_ref()
-                .is_some_and(|a| a.contains_key("actions.github.com/integrity-hash"));
-            (
-                o.metadata.name.unwrap(),
-                (rev, legacy, o.metadata.resource_version.unwrap()),
-            )
-        })
-        .collect()
-}
-
-fn revisions(s: &BTreeMap<String, (i64, bool, String)>) -> BTreeMap<String, (i64, bool)> {
-    s.iter()
-        .map(|(k, (r, l, _))| (k.clone(), (*r, *l)))
-        .collect()
+/// `kubectl-arc migrate --kubeconfig KUBECONFIG -n NS ARGS...` from the real binary; (exit code,
+/// stdout, stderr).
+fn migrate(kubeconfig: &str, ns: &str, extra: &[&str]) -> (i32, String, String) {
+    let mut argv = vec!["migrate", "--kubeconfig", kubeconfig, "-n", ns];
+    argv.extend_from_slice(extra);
+    exe(&argv)
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -164,7 +115,7 @@ async fn legacy_crd_refuses_and_writes_nothing() {
     )]));
     api.create(&PostParams::default(), &obj).await.unwrap();
     let before = api.get("runners").await.unwrap().metadata.resource_version;
-    let (code, _, err) = kubectl_arc(&["migrate", "--kubeconfig", kc.to_str().unwrap(), "-n", &ns]);
+    let (code, _, err) = migrate(kc.to_str().unwrap(), &ns, &[]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("has no spec.actionableRevision"), "{err}");
     assert!(err.contains("Helm does not upgrade CRDs"), "{err}");
@@ -206,7 +157,7 @@ async fn decides_exactly_and_a_second_run_is_a_no_op() {
     create_set(&client, &ns, "busy-only", Some(&good), 0, 0, "img:2").await;
     // A busy runner on an old spec finishes its job: it does not make the set pending.
     create_runner(&client, &ns, "busy-only", "busy-only-a", "img:1", "Pending").await;
-    runner_api(&client, &ns)
+    common::runner_api(&client, &ns)
         .patch_status(
             "busy-only-a",
             &PatchParams::default(),
@@ -214,32 +165,22 @@ async fn decides_exactly_and_a_second_run_is_a_no_op() {
         )
         .await
         .unwrap();
-    let before = state(&client, &ns).await;
+    let before = common::ers_states(&client, &ns).await;
 
     // Dry runs write nothing.
     for mode in ["client", "server"] {
-        let (code, out, err) = kubectl_arc(&[
-            "migrate",
-            "--kubeconfig",
-            &kcs,
-            "-n",
-            &ns,
-            "--dry-run",
-            mode,
-            "-o",
-            "json",
-        ]);
+        let (code, out, err) = migrate(&kcs, &ns, &["--dry-run", mode, "-o", "json"]);
         assert_eq!(code, 0, "{mode}: {err}");
         let report: Value = serde_json::from_str(&out).unwrap();
         assert_eq!(report["summary"]["written"], 5, "{mode}: {out}");
         assert_eq!(
-            state(&client, &ns).await,
+            common::ers_states(&client, &ns).await,
             before,
             "--dry-run={mode} wrote something"
         );
     }
 
-    let (code, out, err) = kubectl_arc(&["migrate", "--kubeconfig", &kcs, "-n", &ns, "-o", "json"]);
+    let (code, out, err) = migrate(&kcs, &ns, &["-o", "json"]);
     assert_eq!(code, 0, "{err}\n{out}");
     let report: Value = serde_json::from_str(&out).unwrap();
     let rows: BTreeMap<String, (String, i64, i64, String)> = report["items"]
@@ -269,7 +210,7 @@ async fn decides_exactly_and_a_second_run_is_a_no_op() {
     assert_eq!(rows["stale-runner"], row("pending", 4, 5, "written"));
     assert_eq!(rows["busy-only"], row("in-sync", 0, 0, "written"));
 
-    let after = state(&client, &ns).await;
+    let after = common::ers_states(&client, &ns).await;
     let want: BTreeMap<String, (i64, bool)> = [
         ("applied-ahead", 6),
         ("busy-only", 0),
@@ -281,16 +222,20 @@ async fn decides_exactly_and_a_second_run_is_a_no_op() {
     .into_iter()
     .map(|(n, r)| (n.to_string(), (r, false)))
     .collect();
-    assert_eq!(revisions(&after), want);
+    assert_eq!(common::revisions(&after), want);
     assert_eq!(
         after["no-annotation"].2, before["no-annotation"].2,
         "untouched"
     );
 
     // Re-running changes nothing.
-    let (code, _, err) = kubectl_arc(&["migrate", "--kubeconfig", &kcs, "-n", &ns]);
+    let (code, _, err) = migrate(&kcs, &ns, &[]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(state(&client, &ns).await, after, "a second run wrote");
+    assert_eq!(
+        common::ers_states(&client, &ns).await,
+        after,
+        "a second run wrote"
+    );
     assert!(
         err.contains("6 without the legacy annotation; 0 written"),
         "{err}"
@@ -320,18 +265,21 @@ async fn a_running_controller_blocks_unless_forced() {
         .create(&PostParams::default(), &deploy)
         .await
         .unwrap();
-    let before = state(&client, &ns).await;
-    let (code, _, err) = kubectl_arc(&["migrate", "--kubeconfig", &kcs, "-A"]);
+    let before = common::ers_states(&client, &ns).await;
+    let (code, _, err) = exe(&["migrate", "--kubeconfig", &kcs, "-A"]);
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains(&format!("{ns}/arc-gha-rs-controller are running")),
         "{err}"
     );
-    assert_eq!(state(&client, &ns).await, before);
-    let (code, _, err) = kubectl_arc(&["migrate", "--kubeconfig", &kcs, "-n", &ns, "--force"]);
+    assert_eq!(common::ers_states(&client, &ns).await, before);
+    let (code, _, err) = migrate(&kcs, &ns, &["--force"]);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("warning: --force"), "{err}");
-    assert_eq!(revisions(&state(&client, &ns).await)["pending"], (1, false));
+    assert_eq!(
+        common::ers_revisions(&client, &ns).await["pending"],
+        (1, false)
+    );
     // Scaled to zero, it no longer blocks.
     deployments
         .delete("arc-gha-rs-controller", &Default::default())
@@ -413,17 +361,7 @@ async fn concurrent_writers_never_lose_or_lower_a_revision() {
     let mut runs = 0;
     let final_state = loop {
         runs += 1;
-        let (code, out, err) = kubectl_arc(&[
-            "migrate",
-            "--kubeconfig",
-            &kcs,
-            "-n",
-            &ns,
-            "--qps",
-            "0",
-            "-o",
-            "json",
-        ]);
+        let (code, out, err) = migrate(&kcs, &ns, &["--qps", "0", "-o", "json"]);
         assert!(code == 0 || code == 1, "run {runs}: {err}");
         let report: Value = serde_json::from_str(&out).unwrap();
         eprintln!("run {runs}: {}", report["summary"]);
@@ -433,7 +371,7 @@ async fn concurrent_writers_never_lose_or_lower_a_revision() {
                 "a failure under concurrency is a conflict: {err}"
             );
         }
-        let s = revisions(&state(&client, &ns).await);
+        let s = common::ers_revisions(&client, &ns).await;
         // Never lowered, never past the target, never an annotation removed without its revision.
         for (name, (rev, legacy)) in &s {
             let (target, _) = want[name];
@@ -467,7 +405,7 @@ async fn a_run_killed_part_way_then_rerun_ends_like_an_uninterrupted_run() {
     let want = populate(&client, &interrupted, 150).await;
     assert_eq!(populate(&client, &reference, 150).await, want);
 
-    let (code, _, err) = kubectl_arc(&["migrate", "--kubeconfig", &kcs, "-n", &reference]);
+    let (code, _, err) = migrate(&kcs, &reference, &[]);
     assert_eq!(code, 0, "{err}");
 
     // Throttled so that the kill lands mid-run.
@@ -490,15 +428,15 @@ async fn a_run_killed_part_way_then_rerun_ends_like_an_uninterrupted_run() {
     tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
     child.kill().unwrap();
     child.wait().unwrap();
-    let partial = revisions(&state(&client, &interrupted).await);
+    let partial = common::ers_revisions(&client, &interrupted).await;
     let done = partial.values().filter(|(_, legacy)| !legacy).count();
     assert!(
         done > 0 && done < 150,
         "the kill should land part way ({done} of 150 done)"
     );
 
-    let (code, _, err) = kubectl_arc(&["migrate", "--kubeconfig", &kcs, "-n", &interrupted]);
+    let (code, _, err) = migrate(&kcs, &interrupted, &[]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(revisions(&state(&client, &interrupted).await), want);
-    assert_eq!(revisions(&state(&client, &reference).await), want);
+    assert_eq!(common::ers_revisions(&client, &interrupted).await, want);
+    assert_eq!(common::ers_revisions(&client, &reference).await, want);
 }

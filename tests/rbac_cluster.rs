@@ -3,6 +3,7 @@
 
 mod common;
 
+use common::cli::exe;
 use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use serde_json::json;
 
@@ -53,19 +54,6 @@ async fn apply_roles(client: &kube::Client, ns: &str) {
     }
 }
 
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-arc"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn each_command_works_with_exactly_its_role() {
     let kc = common::revision_kubeconfig();
@@ -79,19 +67,10 @@ async fn each_command_works_with_exactly_its_role() {
         "spec": {"githubConfigUrl": "https://github.com/my-org", "githubConfigSecret": "gh-secret"}
     }))
     .unwrap();
-    let ars_api: Api<DynamicObject> = Api::namespaced_with(
-        client.clone(),
-        &ns,
-        &kube::api::ApiResource::from_gvk_with_plural(
-            &kube::api::GroupVersionKind::gvk(
-                "actions.github.com",
-                "v1alpha1",
-                "AutoscalingRunnerSet",
-            ),
-            "autoscalingrunnersets",
-        ),
-    );
-    let ars = ars_api.create(&PostParams::default(), &ars).await.unwrap();
+    let ars = common::ars_api(&client, &ns)
+        .create(&PostParams::default(), &ars)
+        .await
+        .unwrap();
     let mut ers = common::ers_object("runners", json!({}));
     // Owned by its AutoscalingRunnerSet, as ARC creates it (bump checks this).
     ers.metadata.owner_references = Some(vec![
@@ -113,7 +92,7 @@ async fn each_command_works_with_exactly_its_role() {
     let as_user = |user: &str, args: &[&str]| {
         let mut a: Vec<&str> = vec!["--kubeconfig", &kcs, "-n", &ns, "--as", user];
         a.extend_from_slice(args);
-        run(&a)
+        exe(&a)
     };
     let revision = || async {
         common::ers_api(&client, &ns)

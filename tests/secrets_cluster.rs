@@ -4,21 +4,9 @@
 
 mod common;
 
+use common::cli::exe;
 use kube::api::{Api, DynamicObject, PostParams};
 use serde_json::{Value, json};
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-arc"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
 
 /// A kubeconfig for the revision API server that authenticates with `token`.
 fn token_kubeconfig(dir: &std::path::Path, token: &str, ns: &str) -> std::path::PathBuf {
@@ -94,33 +82,16 @@ async fn no_token_key_or_secret_in_any_output() {
         "spec": {"githubConfigUrl": "https://github.com/my-org", "githubConfigSecret": "gh-secret", "template": template}
     }))
     .unwrap();
-    Api::<DynamicObject>::namespaced_with(
-        client.clone(),
-        &ns,
-        &kube::api::ApiResource::from_gvk_with_plural(
-            &kube::api::GroupVersionKind::gvk(
-                "actions.github.com",
-                "v1alpha1",
-                "AutoscalingRunnerSet",
-            ),
-            "autoscalingrunnersets",
-        ),
-    )
-    .create(&PostParams::default(), &ars)
-    .await
-    .unwrap();
-    common::ers_api(&client, &ns)
-        .create(
-            &PostParams::default(),
-            &common::ers_object("runners", json!({})),
-        )
+    common::ars_api(&client, &ns)
+        .create(&PostParams::default(), &ars)
         .await
         .unwrap();
+    common::create_ers(&client, &ns, "runners", json!({})).await;
 
     let dir = std::env::temp_dir().join(common::unique_name("arc-secrets"));
     std::fs::create_dir_all(&dir).unwrap();
     let tkc = token_kubeconfig(&dir, &token, &ns);
-    let (code, out, err) = run(&[
+    let (code, out, err) = exe(&[
         "diff",
         "--kubeconfig",
         tkc.to_str().unwrap(),
@@ -157,7 +128,7 @@ async fn no_token_key_or_secret_in_any_output() {
         .unwrap();
     let key = std::fs::read_to_string(&admin_key_path).unwrap();
     let key_body: String = key.lines().nth(1).unwrap().to_string();
-    let (_, out, err) = run(&[
+    let (_, out, err) = exe(&[
         "diff",
         "--kubeconfig",
         kc.to_str().unwrap(),
@@ -173,7 +144,7 @@ async fn no_token_key_or_secret_in_any_output() {
 
     // A token the server does not accept: a clear message, exit 2.
     let bad = token_kubeconfig(&dir, "not-a-valid-token", &ns);
-    let (code, _, err) = run(&["diff", "--kubeconfig", bad.to_str().unwrap()]);
+    let (code, _, err) = exe(&["diff", "--kubeconfig", bad.to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(
         err.contains("unauthorized: the server does not accept these credentials"),

@@ -11,18 +11,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use kube::api::{
-    Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, Patch, PatchParams, PostParams,
-};
+use common::cli::{args, in_process_async, report};
+use kube::api::{DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
-
-fn runner_api(client: &kube::Client, ns: &str) -> Api<DynamicObject> {
-    let ar = ApiResource::from_gvk_with_plural(
-        &GroupVersionKind::gvk("actions.github.com", "v1alpha1", "EphemeralRunner"),
-        "ephemeralrunners",
-    );
-    Api::namespaced_with(client.clone(), ns, &ar)
-}
 
 /// The runner spec of a set whose runner container uses `image`.
 fn runner_spec(image: &str) -> Value {
@@ -54,21 +45,12 @@ async fn create_set(
                 .collect(),
         );
     }
-    let api = common::ers_api(client, ns);
-    let created = api.create(&PostParams::default(), &ers).await.unwrap();
+    let created = common::ers_api(client, ns)
+        .create(&PostParams::default(), &ers)
+        .await
+        .unwrap();
     if !status.is_null() {
-        let mut s = json!({"currentReplicas": 0});
-        for (k, v) in status.as_object().unwrap() {
-            s[k] = v.clone();
-        }
-        return api
-            .patch_status(
-                name,
-                &PatchParams::default(),
-                &Patch::Merge(json!({"status": s})),
-            )
-            .await
-            .unwrap();
+        return common::set_ers_status(client, ns, name, status).await;
     }
     created
 }
@@ -98,7 +80,7 @@ async fn create_runner(
         "metadata": meta, "spec": spec,
     }))
     .unwrap();
-    let api = runner_api(client, &ns);
+    let api = common::runner_api(client, &ns);
     api.create(&PostParams::default(), &runner).await.unwrap();
     if !status.is_null() {
         api.patch_status(
@@ -111,34 +93,12 @@ async fn create_runner(
     }
 }
 
-/// Run the CLI in-process; (exit code, stdout, stderr).
-fn run(args: &[&str]) -> (u8, String, String) {
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let mut argv = vec!["kubectl-arc"];
-    argv.extend_from_slice(args);
-    let code = kubectl_arc::cli::main(argv, Default::default(), &mut out, &mut err);
-    (
-        code,
-        String::from_utf8(out).unwrap(),
-        String::from_utf8(err).unwrap(),
-    )
-}
-
-async fn run_async(args: Vec<String>) -> (u8, String, String) {
-    tokio::task::spawn_blocking(move || {
-        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-        run(&refs)
-    })
-    .await
-    .unwrap()
-}
-
-fn args(list: &[&str]) -> Vec<String> {
-    list.iter().map(|s| s.to_string()).collect()
-}
-
-fn report(stdout: &str) -> Value {
-    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+/// `kubectl-arc status --kubeconfig KUBECONFIG -n NS ARGS...`, in-process; (exit code, stdout,
+/// stderr).
+async fn run_status(kubeconfig: &str, ns: &str, extra: &[&str]) -> (u8, String, String) {
+    let mut argv = vec!["status", "--kubeconfig", kubeconfig, "-n", ns];
+    argv.extend_from_slice(extra);
+    in_process_async(args(&argv)).await
 }
 
 fn item<'a>(report: &'a Value, name: &str) -> &'a Value {
@@ -234,7 +194,7 @@ async fn every_state(client: &kube::Client, ns: &str) {
         true,
     )
     .await;
-    runner_api(client, ns)
+    common::runner_api(client, ns)
         .delete("synced-deleting", &DeleteParams::default())
         .await
         .unwrap();
@@ -425,16 +385,7 @@ async fn every_state_from_real_objects_in_table_and_json() {
     every_state(&client, &ns).await;
     let kc = kubeconfig.to_str().unwrap().to_string();
 
-    let (code, out, err) = run_async(args(&[
-        "status",
-        "--kubeconfig",
-        &kc,
-        "-n",
-        &ns,
-        "-o",
-        "json",
-    ]))
-    .await;
+    let (code, out, err) = run_status(&kc, &ns, &["-o", "json"]).await;
     assert_eq!(code, 0, "{err}");
     let r = report(&out);
     assert_eq!(r["kind"], "StatusReport");
@@ -442,7 +393,7 @@ async fn every_state_from_real_objects_in_table_and_json() {
     check_states_json(&r);
 
     // The table: NAME SPEC APPLIED STATE IDLE BUSY PENDING FAILED STALE AGE.
-    let (code, table, err) = run_async(args(&["status", "--kubeconfig", &kc, "-n", &ns])).await;
+    let (code, table, err) = run_status(&kc, &ns, &[]).await;
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         table
@@ -475,16 +426,7 @@ async fn every_state_from_real_objects_in_table_and_json() {
     assert!(!table.contains('\u{1b}'), "no colour when not a terminal");
 
     // -o wide adds the phase and the reasons; `status NAME` explains under the table.
-    let (_, wide, _) = run_async(args(&[
-        "status",
-        "--kubeconfig",
-        &kc,
-        "-n",
-        &ns,
-        "-o",
-        "wide",
-    ]))
-    .await;
+    let (_, wide, _) = run_status(&kc, &ns, &["-o", "wide"]).await;
     let pending_line = wide.lines().find(|l| l.starts_with("pending ")).unwrap();
     assert!(
         pending_line.contains("never registered with GitHub (status.runnerId 0)"),
@@ -492,16 +434,7 @@ async fn every_state_from_real_objects_in_table_and_json() {
     );
     let header: Vec<&str> = wide.lines().next().unwrap().split_whitespace().collect();
     assert_eq!(header[10..], ["PHASE", "REASONS"], "{wide}");
-    let (code, named, _) = run_async(args(&[
-        "status",
-        "--kubeconfig",
-        &kc,
-        "-n",
-        &ns,
-        "pending",
-        "stale",
-    ]))
-    .await;
+    let (code, named, _) = run_status(&kc, &ns, &["pending", "stale"]).await;
     assert_eq!(code, 0);
     assert_eq!(
         named
@@ -531,7 +464,8 @@ async fn every_state_from_real_objects_in_table_and_json() {
         .to_str()
         .unwrap()
         .to_string();
-    let (code, all, err) = run_async(args(&["status", "--kubeconfig", &restricted, "-A"])).await;
+    let (code, all, err) =
+        in_process_async(args(&["status", "--kubeconfig", &restricted, "-A"])).await;
     assert_eq!(code, 0, "{err}");
     assert!(
         all.lines().next().unwrap().starts_with("NAMESPACE "),
@@ -567,7 +501,7 @@ async fn every_state_from_real_objects_in_table_and_json() {
         json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string(),
     )
     .unwrap();
-    let (code, offline, err) = run_async(args(&[
+    let (code, offline, err) = in_process_async(args(&[
         "status",
         "--kubeconfig",
         "/nonexistent",
@@ -603,7 +537,7 @@ async fn every_state_from_real_objects_in_table_and_json() {
         json!({"apiVersion": "v1", "kind": "List", "items": bad}).to_string(),
     )
     .unwrap();
-    let (code, out, err) = run_async(args(&[
+    let (code, out, err) = in_process_async(args(&[
         "status",
         "-f",
         bad_dump.to_str().unwrap(),
@@ -638,16 +572,7 @@ async fn a_set_on_the_legacy_crd_is_legacy() {
     )
     .await;
     let kc = kubeconfig.to_str().unwrap().to_string();
-    let (code, out, err) = run_async(args(&[
-        "status",
-        "--kubeconfig",
-        &kc,
-        "-n",
-        &ns,
-        "-o",
-        "yaml",
-    ]))
-    .await;
+    let (code, out, err) = run_status(&kc, &ns, &["-o", "yaml"]).await;
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("state: Legacy"), "{out}");
     assert!(out.contains("specRevision: 0"), "{out}");
@@ -688,20 +613,6 @@ fn wait_line(rx: &mpsc::Receiver<String>, pred: impl Fn(&str) -> bool) -> String
             Err(e) => panic!("the expected line never came: {e}"),
         }
     }
-}
-
-/// Play ARC's EphemeralRunnerSet controller: acknowledge a revision.
-async fn acknowledge(client: &kube::Client, ns: &str, name: &str, revision: i64) {
-    common::ers_api(client, ns)
-        .patch_status(
-            name,
-            &PatchParams::default(),
-            &Patch::Merge(
-                json!({"status": {"currentReplicas": 0, "appliedActionableRevision": revision}}),
-            ),
-        )
-        .await
-        .unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -751,7 +662,7 @@ async fn wait_returns_when_the_controller_acknowledges_and_times_out_otherwise()
     );
     // Not yet: the process is still waiting.
     assert!(child.try_wait().unwrap().is_none());
-    acknowledge(&client, &ns, "runners", 3).await;
+    common::acknowledge(&client, &ns, "runners", 3).await;
     let status = tokio::task::spawn_blocking(move || child.wait().unwrap())
         .await
         .unwrap();
@@ -768,18 +679,7 @@ async fn wait_returns_when_the_controller_acknowledges_and_times_out_otherwise()
     );
 
     // Nobody acknowledges "never": exit 1 on timeout, with the reason.
-    let (code, out, err) = run_async(args(&[
-        "status",
-        "--kubeconfig",
-        &kc,
-        "-n",
-        &ns,
-        "never",
-        "--wait",
-        "--timeout",
-        "2s",
-    ]))
-    .await;
+    let (code, out, err) = run_status(&kc, &ns, &["never", "--wait", "--timeout", "2s"]).await;
     assert_eq!(code, 1, "{out}\n{err}");
     assert!(err.contains("timed out after 2s"), "{err}");
     assert!(
@@ -789,16 +689,7 @@ async fn wait_returns_when_the_controller_acknowledges_and_times_out_otherwise()
     assert_eq!(row(&out, "never")[..4], ["never", "5", "4", "Pending"]);
 
     // Already Synced: returns at once.
-    let (code, _, err) = run_async(args(&[
-        "status",
-        "--kubeconfig",
-        &kc,
-        "-n",
-        &ns,
-        "runners",
-        "--wait",
-    ]))
-    .await;
+    let (code, _, err) = run_status(&kc, &ns, &["runners", "--wait"]).await;
     assert_eq!(code, 0, "{err}");
 }
 
@@ -847,14 +738,14 @@ async fn watch_prints_a_row_again_when_it_changes() {
     let second: Value = serde_json::from_str(&wait_line(&out, |_| true)).unwrap();
     assert_eq!(second["runners"]["idle"], 1, "{second}");
     assert_eq!(second["runners"]["stale"], 1, "{second}");
-    acknowledge(&client, &ns, "runners", 7).await;
+    common::acknowledge(&client, &ns, "runners", 7).await;
     let third: Value =
         serde_json::from_str(&wait_line(&out, |l| l.contains("\"appliedRevision\":7"))).unwrap();
     assert_eq!(
         third["state"], "Stale",
         "the old idle runner is still there: {third}"
     );
-    runner_api(&client, &ns)
+    common::runner_api(&client, &ns)
         .delete("runners-a", &DeleteParams::default())
         .await
         .unwrap();
@@ -881,18 +772,7 @@ async fn errors_exit_2_with_a_clear_message() {
     .await;
     let kc = kubeconfig.to_str().unwrap().to_string();
 
-    let (code, out, err) = run_async(args(&[
-        "status",
-        "--kubeconfig",
-        &kc,
-        "-n",
-        &ns,
-        "present",
-        "absent",
-        "-o",
-        "json",
-    ]))
-    .await;
+    let (code, out, err) = run_status(&kc, &ns, &["present", "absent", "-o", "json"]).await;
     assert_eq!(code, 2);
     assert!(
         err.contains(&format!("EphemeralRunnerSet {ns}/absent not found")),
@@ -904,44 +784,17 @@ async fn errors_exit_2_with_a_clear_message() {
         "the others are still shown"
     );
 
-    let (code, _, err) = run_async(args(&[
-        "status",
-        "--kubeconfig",
-        &kc,
-        "-n",
-        &ns,
-        "-l",
-        "team in (a",
-    ]))
-    .await;
+    let (code, _, err) = run_status(&kc, &ns, &["-l", "team in (a"]).await;
     assert_eq!(code, 2);
     assert!(err.contains("invalid label selector"), "{err}");
 
-    let (code, _, err) = run_async(args(&[
-        "status",
-        "--kubeconfig",
-        &kc,
-        "--as",
-        "nobody",
-        "-n",
-        &ns,
-    ]))
-    .await;
+    let (code, _, err) = run_status(&kc, &ns, &["--as", "nobody"]).await;
     assert_eq!(code, 2);
     assert!(
         err.contains("forbidden: cannot list ephemeralrunnersets"),
         "names the verb and resource: {err}"
     );
 
-    let (code, _, err) = run_async(args(&[
-        "status",
-        "--kubeconfig",
-        &kc,
-        "-n",
-        &ns,
-        "--wait",
-        "--watch",
-    ]))
-    .await;
+    let (code, _, err) = run_status(&kc, &ns, &["--wait", "--watch"]).await;
     assert_eq!(code, 2, "{err}");
 }

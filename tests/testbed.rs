@@ -3,7 +3,7 @@
 
 mod common;
 
-use kube::api::{Patch, PatchParams, PostParams};
+use kube::api::{Patch, PatchParams};
 use serde_json::json;
 
 fn status_code(err: &kube::Error) -> Option<u16> {
@@ -18,28 +18,29 @@ async fn merge_patch_with_stale_resource_version_conflicts() {
     let client = common::client(&common::revision_kubeconfig()).await;
     let ns = common::namespace(&client, "arc-conflict").await;
     let api = common::ers_api(&client, &ns);
-    let created = api
-        .create(
-            &PostParams::default(),
-            &common::ers_object(
-                "runners",
-                json!({"githubConfigUrl": "https://github.com/o"}),
-            ),
-        )
-        .await
-        .expect("create EphemeralRunnerSet");
+    let created = common::create_ers(
+        &client,
+        &ns,
+        "runners",
+        json!({"githubConfigUrl": "https://github.com/o"}),
+    )
+    .await;
     let stale = created.metadata.resource_version.clone().unwrap();
-
-    // Current resourceVersion: the precondition holds and the write lands.
-    let patched = api
-        .patch(
+    // Set actionableRevision on the precondition that the resourceVersion is still `stale`.
+    let patch_if_unchanged = async |revision: i64| {
+        api.patch(
             "runners",
             &PatchParams::default(),
             &Patch::Merge(json!({
                 "metadata": {"resourceVersion": stale},
-                "spec": {"actionableRevision": 1},
+                "spec": {"actionableRevision": revision},
             })),
         )
+        .await
+    };
+
+    // Current resourceVersion: the precondition holds and the write lands.
+    let patched = patch_if_unchanged(1)
         .await
         .expect("patch with the current resourceVersion");
     assert_eq!(patched.data["spec"]["actionableRevision"], json!(1));
@@ -49,15 +50,7 @@ async fn merge_patch_with_stale_resource_version_conflicts() {
     );
 
     // The same precondition again is now stale: 409 Conflict, nothing written.
-    let err = api
-        .patch(
-            "runners",
-            &PatchParams::default(),
-            &Patch::Merge(json!({
-                "metadata": {"resourceVersion": stale},
-                "spec": {"actionableRevision": 2},
-            })),
-        )
+    let err = patch_if_unchanged(2)
         .await
         .expect_err("a stale resourceVersion must conflict");
     assert_eq!(status_code(&err), Some(409), "{err}");
@@ -74,13 +67,7 @@ async fn legacy_crd_prunes_actionable_revision_and_revision_crd_keeps_it() {
         let client = common::client(&kubeconfig).await;
         let ns = common::namespace(&client, "arc-prune").await;
         let api = common::ers_api(&client, &ns);
-        let created = api
-            .create(
-                &PostParams::default(),
-                &common::ers_object("runners", json!({})),
-            )
-            .await
-            .unwrap();
+        let created = common::create_ers(&client, &ns, "runners", json!({})).await;
         let rv = created.metadata.resource_version.clone().unwrap();
         let patch = Patch::Merge(json!({"spec": {"actionableRevision": 5}}));
 
@@ -118,13 +105,8 @@ async fn legacy_crd_prunes_actionable_revision_and_revision_crd_keeps_it() {
 async fn status_is_a_subresource() {
     let client = common::client(&common::revision_kubeconfig()).await;
     let ns = common::namespace(&client, "arc-status").await;
+    common::create_ers(&client, &ns, "runners", json!({})).await;
     let api = common::ers_api(&client, &ns);
-    api.create(
-        &PostParams::default(),
-        &common::ers_object("runners", json!({})),
-    )
-    .await
-    .unwrap();
 
     // Through the main resource, status is ignored.
     api.patch(
@@ -162,13 +144,7 @@ async fn status_is_a_subresource() {
 async fn restricted_user_may_read_but_not_patch() {
     let admin = common::client(&common::revision_kubeconfig()).await;
     let ns = common::namespace(&admin, "arc-rbac").await;
-    common::ers_api(&admin, &ns)
-        .create(
-            &PostParams::default(),
-            &common::ers_object("runners", json!({})),
-        )
-        .await
-        .unwrap();
+    common::create_ers(&admin, &ns, "runners", json!({})).await;
 
     let restricted = common::client(&common::restricted_kubeconfig()).await;
     let api = common::ers_api(&restricted, &ns);
@@ -195,13 +171,8 @@ async fn restricted_user_may_read_but_not_patch() {
 async fn wrong_type_and_bad_resource_version_are_rejected() {
     let client = common::client(&common::revision_kubeconfig()).await;
     let ns = common::namespace(&client, "arc-types").await;
+    common::create_ers(&client, &ns, "runners", json!({})).await;
     let api = common::ers_api(&client, &ns);
-    api.create(
-        &PostParams::default(),
-        &common::ers_object("runners", json!({})),
-    )
-    .await
-    .unwrap();
     let err = api
         .patch(
             "runners",

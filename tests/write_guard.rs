@@ -5,7 +5,7 @@ mod common;
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use kube::api::{Patch, PatchParams, PostParams};
+use kube::api::{Patch, PatchParams};
 use kubectl_arc::cluster::write::{Decision, DryRun, Outcome, WriteOptions, guarded_patch};
 use serde_json::{Value, json};
 
@@ -14,13 +14,7 @@ async fn a_conflict_rereads_and_redecides() {
     let kc = common::revision_kubeconfig();
     let client = common::client(&kc).await;
     let ns = common::namespace(&client, "arc-guard").await;
-    let api = common::ers_api(&client, &ns);
-    api.create(
-        &PostParams::default(),
-        &common::ers_object("runners", json!({})),
-    )
-    .await
-    .unwrap();
+    common::create_ers(&client, &ns, "runners", json!({})).await;
 
     let decisions = AtomicU32::new(0);
     let opts = WriteOptions {
@@ -83,6 +77,6 @@ async fn a_conflict_rereads_and_redecides() {
         other => panic!("{other:?}"),
     }
     // Decided on the concurrent writer's 10, not on the stale 0: 11, and not 1.
-    let stored = api.get("runners").await.unwrap();
+    let stored = common::ers_api(&client, &ns).get("runners").await.unwrap();
     assert_eq!(stored.data["spec"]["actionableRevision"], json!(11));
 }

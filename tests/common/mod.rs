@@ -4,15 +4,19 @@
 //! is a hard failure with instructions, never a skip: CI must run every test.
 #![allow(dead_code)]
 
+pub mod cli;
 pub mod faults;
 pub mod oracle;
 pub mod specgen;
 
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use k8s_openapi::api::core::v1::Namespace;
-use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, PostParams};
+use kube::api::{
+    Api, ApiResource, DynamicObject, GroupVersionKind, ListParams, Patch, PatchParams, PostParams,
+};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 
@@ -90,6 +94,22 @@ pub fn ers_api(client: &Client, ns: &str) -> Api<DynamicObject> {
     Api::namespaced_with(client.clone(), ns, &ers_resource())
 }
 
+pub fn ars_api(client: &Client, ns: &str) -> Api<DynamicObject> {
+    let ar = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("actions.github.com", "v1alpha1", "AutoscalingRunnerSet"),
+        "autoscalingrunnersets",
+    );
+    Api::namespaced_with(client.clone(), ns, &ar)
+}
+
+pub fn runner_api(client: &Client, ns: &str) -> Api<DynamicObject> {
+    let ar = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("actions.github.com", "v1alpha1", "EphemeralRunner"),
+        "ephemeralrunners",
+    );
+    Api::namespaced_with(client.clone(), ns, &ar)
+}
+
 /// A minimal EphemeralRunnerSet as ARC's controller would create it. The CRD requires
 /// githubConfigUrl, githubConfigSecret and runnerScaleSetId; `spec` overrides the defaults.
 pub fn ers_object(name: &str, spec: serde_json::Value) -> DynamicObject {
@@ -109,4 +129,110 @@ pub fn ers_object(name: &str, spec: serde_json::Value) -> DynamicObject {
         "spec": {"replicas": 0, "patchID": 0, "ephemeralRunnerSpec": spec},
     }))
     .unwrap()
+}
+
+/// Create `ers_object(name, spec)` in `ns`; the object as the API server stored it.
+pub async fn create_ers(
+    client: &Client,
+    ns: &str,
+    name: &str,
+    spec: serde_json::Value,
+) -> DynamicObject {
+    ers_api(client, ns)
+        .create(&PostParams::default(), &ers_object(name, spec))
+        .await
+        .expect("create EphemeralRunnerSet")
+}
+
+/// Write `status` of the EphemeralRunnerSet `name` through the status subresource, as ARC's
+/// controller does (with the required `currentReplicas` 0 unless `status` sets it).
+pub async fn set_ers_status(
+    client: &Client,
+    ns: &str,
+    name: &str,
+    status: serde_json::Value,
+) -> DynamicObject {
+    let mut s = serde_json::json!({"currentReplicas": 0});
+    for (k, v) in status.as_object().expect("status is an object") {
+        s[k] = v.clone();
+    }
+    ers_api(client, ns)
+        .patch_status(
+            name,
+            &PatchParams::default(),
+            &Patch::Merge(serde_json::json!({"status": s})),
+        )
+        .await
+        .unwrap()
+}
+
+/// Play ARC's EphemeralRunnerSet controller: acknowledge `revision`.
+pub async fn acknowledge(client: &Client, ns: &str, name: &str, revision: i64) {
+    set_ers_status(
+        client,
+        ns,
+        name,
+        serde_json::json!({"appliedActionableRevision": revision}),
+    )
+    .await;
+}
+
+/// (actionableRevision, has the legacy annotation, resourceVersion) of every EphemeralRunnerSet
+/// in `ns`, by name.
+pub async fn ers_states(client: &Client, ns: &str) -> BTreeMap<String, (i64, bool, String)> {
+    ers_api(client, ns)
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|o| {
+            let rev = o.data["spec"]["actionableRevision"].as_i64().unwrap_or(0);
+            let legacy = o
+                .metadata
+                .annotations
+                .as_ref()
+                .is_some_and(|a| a.contains_key("actions.github.com/integrity-hash"));
+            (
+                o.metadata.name.unwrap(),
+                (rev, legacy, o.metadata.resource_version.unwrap()),
+            )
+        })
+        .collect()
+}
+
+/// The states of [`ers_states`] without their resourceVersions: (actionableRevision, legacy).
+pub fn revisions(states: &BTreeMap<String, (i64, bool, String)>) -> BTreeMap<String, (i64, bool)> {
+    states
+        .iter()
+        .map(|(k, (r, l, _))| (k.clone(), (*r, *l)))
+        .collect()
+}
+
+/// (actionableRevision, has the legacy annotation) of every EphemeralRunnerSet in `ns`, by name.
+pub async fn ers_revisions(client: &Client, ns: &str) -> BTreeMap<String, (i64, bool)> {
+    revisions(&ers_states(client, ns).await)
+}
+
+/// A scratch directory, removed when dropped.
+pub struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A fresh scratch directory `kubectl-arc-<name>-...` under the temporary directory.
+pub fn scratch_dir(name: &str) -> Scratch {
+    let dir = std::env::temp_dir().join(unique_name(&format!("kubectl-arc-{name}")));
+    std::fs::create_dir_all(&dir).unwrap();
+    Scratch(dir)
 }

@@ -44,13 +44,19 @@ impl Oracle {
             .write_all(line.as_bytes())
             .expect("write to oracle");
         self.stdin.flush().unwrap();
+        let answer = self.read_answer();
+        serde_json::from_str(&answer).unwrap_or_else(|e| panic!("oracle answer {answer:?}: {e}"))
+    }
+
+    /// The next answer line.
+    fn read_answer(&mut self) -> String {
         let mut answer = String::new();
         let n = self
             .stdout
             .read_line(&mut answer)
             .expect("read from oracle");
         assert!(n > 0, "the Go oracle closed its output");
-        serde_json::from_str(&answer).unwrap_or_else(|e| panic!("oracle answer {answer:?}: {e}"))
+        answer
     }
 
     /// Send many requests at once (pipelined) and return the answers in order.
@@ -68,13 +74,7 @@ impl Oracle {
         });
         let mut out = Vec::with_capacity(requests.len());
         for _ in requests {
-            let mut answer = String::new();
-            let n = self
-                .stdout
-                .read_line(&mut answer)
-                .expect("read from oracle");
-            assert!(n > 0, "the Go oracle closed its output");
-            out.push(serde_json::from_str(&answer).unwrap());
+            out.push(serde_json::from_str(&self.read_answer()).unwrap());
         }
         writer.join().unwrap();
         out

@@ -196,6 +196,17 @@ fn containers(spec: &mut Value) -> Vec<&mut Value> {
     out
 }
 
+/// One of the spec's containers (init or not) picked by `rng`; None, drawing nothing, when there
+/// is none.
+fn any_container<'a>(rng: &mut Rng, spec: &'a mut Value) -> Option<&'a mut Value> {
+    let mut cs = containers(spec);
+    if cs.is_empty() {
+        return None;
+    }
+    let n = rng.below(cs.len());
+    Some(cs.swap_remove(n))
+}
+
 /// Apply one mutation that only a strict comparison sees (or none at all): nil vs empty,
 /// another notation of the same quantity, reordered, unknown or wrong-case keys.
 pub fn mutate_strict_only(rng: &mut Rng, spec: &mut Value) {
@@ -204,12 +215,9 @@ pub fn mutate_strict_only(rng: &mut Rng, spec: &mut Value) {
         1 => mutate_kind(rng, spec, 1),
         2 => mutate_kind(rng, spec, 2),
         3 => {
-            let mut cs = containers(spec);
-            if cs.is_empty() {
+            let Some(c) = any_container(rng, spec) else {
                 return;
-            }
-            let n = rng.below(cs.len());
-            let c = &mut cs[n];
+            };
             let side = *rng.pick(&["limits", "requests"]);
             if let Some(Value::Object(m)) = c.get_mut("resources").and_then(|r| r.get_mut(side)) {
                 let keys: Vec<String> = m.keys().cloned().collect();
@@ -261,12 +269,9 @@ fn mutate_kind(rng: &mut Rng, spec: &mut Value, kind: usize) {
     match kind {
         // nil vs empty slices inside a container
         0 => {
-            let mut cs = containers(spec);
-            if cs.is_empty() {
+            let Some(c) = any_container(rng, spec) else {
                 return;
-            }
-            let n = rng.below(cs.len());
-            let c = &mut cs[n];
+            };
             let key = *rng.pick(&[
                 "env",
                 "command",
@@ -304,12 +309,9 @@ fn mutate_kind(rng: &mut Rng, spec: &mut Value, kind: usize) {
         }
         // quantities in resources
         3 | 4 => {
-            let mut cs = containers(spec);
-            if cs.is_empty() {
+            let Some(c) = any_container(rng, spec) else {
                 return;
-            }
-            let n = rng.below(cs.len());
-            let c = &mut cs[n];
+            };
             let side = *rng.pick(&["limits", "requests"]);
             let res = *rng.pick(&["cpu", "memory", "ephemeral-storage", "nvidia.com/gpu"]);
             let q = quantity(rng);
