@@ -290,6 +290,8 @@ export KUBECTL_ARC_TESTBED=$d
 export KUBECTL_ARC_TEST_KUBECONFIG=$d/revision-admin.kubeconfig
 export KUBECTL_ARC_TEST_RESTRICTED_KUBECONFIG=$d/revision-restricted.kubeconfig
 export KUBECTL_ARC_TEST_LEGACY_KUBECONFIG=$d/legacy-admin.kubeconfig
+export KUBECTL_ARC_TEST_APISERVER_BIN=$bin/kube-apiserver
+export KUBECTL_ARC_TEST_ETCD=http://127.0.0.1:$cport
 EOF
   [ -x "$cache/oracle/bin/oracle" ] && echo "export KUBECTL_ARC_ORACLE_DIR=$cache/oracle/bin" >>"$d/env"
   install_kubectl

@@ -8,6 +8,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use common::apiserver::Replica;
 use common::cli::exe_async;
 use common::faults::{Fault, FaultProxy, Rule};
 use kube::api::{Patch, PatchParams, PostParams};
@@ -493,4 +494,188 @@ async fn watches_survive_cuts_and_expired_history() {
         &proxy.log()[from..]
     );
     proxy.clear();
+}
+
+/// Poll `f` every 50 ms until it returns `Some`, for up to 60 s.
+async fn poll<T, F: std::future::Future<Output = Option<T>>>(what: &str, f: impl Fn() -> F) -> T {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Some(v) = f().await {
+            return v;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting: {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Kill the replica (SIGKILL) once `ready` holds, keep it down for `outage`, start it again.
+async fn crash_when<F: std::future::Future<Output = bool>>(
+    replica: &mut Replica,
+    outage: Duration,
+    what: &str,
+    ready: impl Fn() -> F,
+) {
+    poll(what, || async { ready().await.then_some(()) }).await;
+    replica.kill();
+    tokio::time::sleep(outage).await;
+    replica.restart().await;
+}
+
+/// A real API-server restart, not a simulated one: kubectl-arc talks to a kube-apiserver replica
+/// (the test bed's storage, its own process) that is killed with SIGKILL part way through
+/// `migrate` and `bump --all` and started again. A short outage is ridden through (reads and the
+/// write guard retry); a long one fails the sets it hits, with nothing lowered or written twice,
+/// and re-running (for bump: with the request id the first run printed) ends exactly like an
+/// undisturbed run.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_real_api_server_restart_during_migrate_and_bump() {
+    let kc = common::revision_kubeconfig();
+    let admin = common::client(&kc).await;
+    let disturbed = common::namespace(&admin, "arc-crash").await;
+    let calm = common::namespace(&admin, "arc-crash-calm").await;
+    populate(&admin, &disturbed, 40).await;
+    populate(&admin, &calm, 40).await;
+    let (code, _, err) = exe_async(common::cli::args(&[
+        "migrate",
+        "--kubeconfig",
+        kc.to_str().unwrap(),
+        "-n",
+        &calm,
+    ]))
+    .await;
+    assert_eq!(code, 0, "{err}");
+    let want = common::ers_revisions(&admin, &calm).await;
+
+    let mut replica = Replica::start().await;
+    let rk = replica.kubeconfig.to_str().unwrap().to_string();
+    let states = || common::ers_revisions(&admin, &disturbed);
+    let long = Duration::from_secs(8);
+    let throttled = |cmd: &[&str]| {
+        let mut a = common::cli::args(cmd);
+        a.extend(common::cli::args(&[
+            "--kubeconfig",
+            &rk,
+            "-n",
+            &disturbed,
+            "--qps",
+            "10",
+            "--burst",
+            "1",
+        ]));
+        a
+    };
+
+    // 1. migrate, killed after 5 sets for 8 s: longer than a set's retries, so sets fail.
+    let task = tokio::spawn(exe_async(throttled(&["migrate", "--force"])));
+    crash_when(&mut replica, long, "5 sets migrated", || async {
+        states()
+            .await
+            .values()
+            .filter(|(_, legacy)| !legacy)
+            .count()
+            >= 5
+    })
+    .await;
+    let (code, out, err) = task.await.unwrap();
+    assert_eq!(
+        code, 1,
+        "some sets failed, the others were written\n{out}\n{err}"
+    );
+    let failed_rows = out.lines().filter(|l| l.contains(" failed ")).count();
+    assert!(failed_rows >= 1, "{out}");
+    let partial = states().await;
+    for (name, (rev, legacy)) in &partial {
+        assert!(*rev <= want[name].0, "{name}: past the target");
+        if !legacy {
+            assert_eq!(
+                *rev, want[name].0,
+                "{name}: annotation gone without its revision"
+            );
+        }
+    }
+    assert_ne!(partial, want, "the crash left work undone");
+    let (code, _, err) = exe_async(throttled(&["migrate", "--force"])).await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        states().await,
+        want,
+        "migrate: the re-run ends like the calm run"
+    );
+
+    // 2. bump --all, killed after 5 sets and started again at once: ridden through.
+    let before = states().await;
+    let bumped_by = |s: &BTreeMap<String, (i64, bool)>, n: i64| {
+        s.iter()
+            .filter(|(k, (rev, _))| *rev == before[*k].0 + n)
+            .count()
+    };
+    let task = tokio::spawn(exe_async(throttled(&["bump", "--all", "-o", "json"])));
+    crash_when(&mut replica, Duration::ZERO, "5 sets bumped", || async {
+        bumped_by(&states().await, 1) >= 5
+    })
+    .await;
+    let (code, out, err) = task.await.unwrap();
+    assert_eq!(
+        code, 0,
+        "a restart shorter than the retries is ridden through\n{err}"
+    );
+    assert_eq!(bumped_by(&states().await, 1), 40, "{out}");
+
+    // 3. bump --all again, killed after 5 sets for 8 s: the sets it hits fail (none is written
+    //    twice, none is lowered); the same request, run again with its id, finishes the rest.
+    let task = tokio::spawn(exe_async(throttled(&["bump", "--all", "-o", "json"])));
+    crash_when(&mut replica, long, "5 sets bumped again", || async {
+        bumped_by(&states().await, 2) >= 5
+    })
+    .await;
+    let (code, out, err) = task.await.unwrap();
+    assert_eq!(code, 2, "{out}\n{err}");
+    let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"));
+    let id = report["bumpId"].as_str().unwrap().to_string();
+    assert!(err.contains(&format!("--request-id {id}")), "{err}");
+    let after = states().await;
+    let mut failed = 0;
+    for item in report["items"].as_array().unwrap() {
+        let name = item["name"].as_str().unwrap();
+        let rev = after[name].0;
+        assert!(
+            rev == before[name].0 + 1 || rev == before[name].0 + 2,
+            "{name}: {} -> {rev}",
+            before[name].0 + 1
+        );
+        match item["result"].as_str().unwrap() {
+            "bumped" => assert_eq!(rev, before[name].0 + 2, "{name}: reported bumped"),
+            "failed" => failed += 1,
+            other => panic!("{name}: {other}: {item}"),
+        }
+    }
+    assert!(failed >= 1, "{out}");
+    let finish = throttled(&["bump", "--all", "-o", "json", "--request-id", &id]);
+    let (code, out, err) = exe_async(finish).await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        bumped_by(&states().await, 2),
+        40,
+        "every set bumped exactly once by the request"
+    );
+    let again: Value = serde_json::from_str(&out).unwrap();
+    let already = again["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| {
+            i["message"]
+                .as_str()
+                .is_some_and(|m| m.contains(&format!("request {id} already wrote revision")))
+        })
+        .count();
+    assert!(already >= 40 - failed, "{out}");
+    eprintln!(
+        "real restarts: 3 kills (8 s, 0 s, 8 s) across 40 sets x 3 runs; migrate: {failed_rows} sets failed then converged; \
+         bump: {failed} failed then finished with --request-id; 0 lowered, 0 doubled; replica started {} times",
+        replica.starts
+    );
 }

@@ -22,6 +22,7 @@ use crate::cluster;
 use crate::cluster::preflight::{
     Permission, crd_refusal, denied_permissions, ers_crd_revision_fields,
 };
+use crate::cluster::ratelimit::RateLimiter;
 use crate::cluster::watch::{Event, Scope, Watcher};
 use crate::cluster::write::{
     Backoff, Decision, DryRun, Outcome, WriteError, WriteOptions, guarded_patch, read,
@@ -89,6 +90,17 @@ pub struct BumpArgs {
     /// When to colour the table (NO_COLOR is honoured for auto).
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+    /// Finish an interrupted request: reuse the request id an earlier run printed, and sets that
+    /// run already bumped are not bumped again (each set records the ids of its recent bumps).
+    #[arg(long, value_name = "ID", value_parser = parse_request_id)]
+    pub request_id: Option<String>,
+    /// Client-side sets written per second (0: unlimited), so `--all -A` on a large cluster does
+    /// not flood the API server.
+    #[arg(long, default_value_t = 50.0)]
+    pub qps: f64,
+    /// Client-side burst.
+    #[arg(long, default_value_t = 100)]
+    pub burst: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -128,7 +140,7 @@ pub fn run(
     if let Some(s) = &args.selector {
         Selector::parse(s).context("-l/--selector")?;
     }
-    let bump_id = new_bump_id();
+    let bump_id = args.request_id.clone().unwrap_or_else(new_bump_id);
     let rt = super::runtime()?;
     rt.block_on(async {
         let conn = cluster::connect(&kube.connect_options()).await?;
@@ -206,8 +218,10 @@ pub fn run(
             }
         }
 
-        // 4. One guarded write per set.
+        // 4. One guarded write per set, throttled.
+        let mut limiter = RateLimiter::new(args.qps, args.burst);
         for t in &targets {
+            limiter.acquire().await;
             items.push(bump_one(client, t, &args, &bump_id).await);
         }
         items.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
@@ -262,6 +276,12 @@ pub fn run(
                 }
             }
         }
+        if failed_any && args.dry_run == DryRun::None {
+            writeln!(
+                err,
+                "hint: to finish this request without bumping any set twice, run the same command again with --request-id {bump_id}"
+            )?;
+        }
         Ok(if failed_any {
             EXIT_ERROR
         } else if timed_out {
@@ -270,6 +290,21 @@ pub fn run(
             EXIT_OK
         })
     })
+}
+
+/// `--request-id`: what the recent-bumps annotation can hold (`id=revision,...`).
+fn parse_request_id(s: &str) -> std::result::Result<String, String> {
+    let ok = !s.is_empty()
+        && s.len() <= 64
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.');
+    if ok {
+        Ok(s.to_string())
+    } else {
+        Err(format!(
+            "{s:?} is not a request id: 1 to 64 letters, digits, '-', '_' or '.' (use the id an earlier run printed)"
+        ))
+    }
 }
 
 /// A request id unique to this invocation: hashed from the process, the clock and a random key.
@@ -412,7 +447,7 @@ async fn bump_one(client: &kube::Client, t: &Target, args: &BumpArgs, bump_id: &
             item.new_spec_revision = Some(revision);
             item.result = BumpResult::Bumped;
             item.message = Some(format!(
-                "a retry found this request's write of revision {revision} already stored"
+                "request {bump_id} already wrote revision {revision} (an earlier attempt or run): not bumped again"
             ));
         }
         (Ok(Outcome::Refused { reason, .. }), decision) => {

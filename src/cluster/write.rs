@@ -88,6 +88,16 @@ pub enum WriteError {
     /// The stored object is not what was written.
     #[error("{what}: the write did not persist as expected: {reason}")]
     Verify { what: String, reason: String },
+    /// A patch was sent and failed without an answer that says whether it was applied (a cut
+    /// connection, a crash, a 5xx), and the object could not be read again to find out.
+    #[error(
+        "{what}: the outcome of the write is unknown: the patch was sent but its answer was lost ({sent}), and the object could not be read again ({reread}); it may have been applied"
+    )]
+    OutcomeUnknown {
+        what: String,
+        sent: String,
+        reread: String,
+    },
     /// Any other failure, described.
     #[error(transparent)]
     Other(#[from] anyhow::Error),
@@ -191,17 +201,26 @@ pub async fn guarded_patch(
     let request = kube::core::Request::new(arc_path(plural, Some(namespace)));
     let mut attempts = 0u32;
     let mut conflicts = 0u32;
+    // Set while a sent patch may have been applied without our knowing; cleared by a read.
+    let mut unknown: Option<String> = None;
     loop {
         let before = match read(client, plural, namespace, name).await {
             Ok(Some(o)) => o,
             Ok(None) => return Err(WriteError::NotFound(what)),
-            Err(e) if attempts < opts.backoff.steps && is_retryable_anyhow(&e) => {
-                tokio::time::sleep(opts.backoff.delay(attempts, opts.jitter_seed)).await;
-                attempts += 1;
-                continue;
+            // `read` has already retried transient failures with backoff (retry.rs); retrying
+            // it again here would multiply the attempts and the time a dead server costs.
+            Err(e) => {
+                return Err(match unknown {
+                    Some(sent) => WriteError::OutcomeUnknown {
+                        what,
+                        sent,
+                        reread: format!("{e:#}"),
+                    },
+                    None => e.into(),
+                });
             }
-            Err(e) => return Err(e.into()),
         };
+        unknown = None;
         let (mut body, verify) = match decide(&before) {
             Decision::Skip(reason) => return Ok(Outcome::Skipped { before, reason }),
             Decision::Refuse(reason) => return Ok(Outcome::Refused { before, reason }),
@@ -282,7 +301,17 @@ pub async fn guarded_patch(
             Err(e) if retryable(&e) && attempts <= opts.backoff.steps => {
                 tracing::warn!(target: "kubectl_arc::write", "{what}: outcome unknown ({e}), reading it again");
                 // The outcome is unknown: read again; the decision sees whether the write landed.
+                if !refused_for_load(&e) {
+                    unknown = Some(e.to_string());
+                }
                 tokio::time::sleep(opts.backoff.delay(attempts - 1, opts.jitter_seed)).await;
+            }
+            Err(e) if retryable(&e) && !refused_for_load(&e) => {
+                return Err(WriteError::OutcomeUnknown {
+                    what,
+                    sent: e.to_string(),
+                    reread: "no attempts left".into(),
+                });
             }
             Err(e) => {
                 return Err(
@@ -293,9 +322,10 @@ pub async fn guarded_patch(
     }
 }
 
-fn is_retryable_anyhow(e: &anyhow::Error) -> bool {
-    e.chain()
-        .any(|c| c.downcast_ref::<kube::Error>().is_some_and(retryable))
+/// 429 Too Many Requests: the API server's flow control turned the request away before handling
+/// it, so it was certainly not applied.
+fn refused_for_load(err: &kube::Error) -> bool {
+    matches!(err, kube::Error::Api(s) if s.code == 429)
 }
 
 /// RFC 7386 JSON merge patch, for client-side dry runs.

@@ -4,6 +4,7 @@
 //! is a hard failure with instructions, never a skip: CI must run every test.
 #![allow(dead_code)]
 
+pub mod apiserver;
 pub mod cli;
 pub mod faults;
 pub mod oracle;
