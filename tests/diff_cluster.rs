@@ -361,3 +361,44 @@ async fn objects_without_spec_and_unknown_namespaces_are_errors() {
         );
     }
 }
+
+/// A cluster without ARC's CRDs (an API server of its own on empty storage): every command fails
+/// with exit 2 and says the CRDs are missing, instead of "nothing found".
+#[tokio::test(flavor = "multi_thread")]
+async fn without_arc_crds_every_command_says_so() {
+    let server = common::apiserver::Replica::start_empty().await;
+    let kc = server.kubeconfig.to_str().unwrap().to_string();
+    let runs = tokio::task::spawn_blocking(move || {
+        let cases: [&[&str]; 7] = [
+            &["diff"],
+            &["diff", "arc"],
+            &["status"],
+            &["status", "-A", "--wait", "--timeout", "5s"],
+            &["migrate", "--dry-run=client", "--force"],
+            &["bump", "arc"],
+            &["bump", "--all", "-A"],
+        ];
+        cases
+            .iter()
+            .map(|c| {
+                let mut a = vec!["--kubeconfig", kc.as_str()];
+                a.extend_from_slice(c);
+                (c.join(" "), run(&a))
+            })
+            .collect::<Vec<_>>()
+    })
+    .await
+    .unwrap();
+    for (case, (code, out, err)) in runs {
+        assert_eq!(code, 2, "{case}\n{out}{err}");
+        let all = format!("{out}{err}");
+        assert!(
+            all.contains("are ARC's CRDs installed?")
+                || all.contains(
+                    "the CRD ephemeralrunnersets.actions.github.com is not installed: install ARC's CRDs first"
+                ),
+            "{case}: {all}"
+        );
+        assert!(!all.contains("not found\n"), "{case}: {all}");
+    }
+}

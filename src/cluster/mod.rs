@@ -188,7 +188,7 @@ pub async fn get(
     .await
     {
         Ok(o) => Ok(Some(o)),
-        Err(kube::Error::Api(s)) if s.code == 404 => Ok(None),
+        Err(kube::Error::Api(s)) if object_not_found(&s) => Ok(None),
         Err(e) => Err(describe_api_error(
             e,
             "get",
@@ -212,11 +212,18 @@ pub async fn check_namespace(client: &Client, namespace: &str) -> Result<()> {
         Err(_) => return Ok(()),
     };
     match client.request::<serde::de::IgnoredAny>(req).await {
-        Err(kube::Error::Api(s)) if s.code == 404 => Err(anyhow::anyhow!(
+        Err(kube::Error::Api(s)) if object_not_found(&s) => Err(anyhow::anyhow!(
             "namespace \"{namespace}\" not found: check -n/--namespace (or the namespace of the kubeconfig context)"
         )),
         Ok(_) | Err(_) => Ok(()),
     }
+}
+
+/// Whether a 404 says that the object does not exist: the API server answers with a `Status` whose
+/// reason is `NotFound`. A resource the server does not serve at all (ARC's CRDs not installed)
+/// is a plain-text "404 page not found" instead, which must not pass for a missing object.
+pub fn object_not_found(s: &kube::core::Status) -> bool {
+    s.code == 404 && s.reason == "NotFound"
 }
 
 /// An API error as a sentence that names the verb, the resource and what to do.
@@ -241,7 +248,7 @@ pub fn describe_api_error(
             s.message,
             crate::core::arc::GROUP
         ),
-        kube::Error::Api(s) if s.code == 404 && name.is_none() => anyhow::anyhow!(
+        kube::Error::Api(s) if s.code == 404 && !object_not_found(s) => anyhow::anyhow!(
             "the server does not know {plural}.{}: are ARC's CRDs installed? ({})",
             crate::core::arc::GROUP,
             s.message

@@ -167,7 +167,7 @@ pub async fn read(
             })?;
             Ok(Some(ObjectText { text, value }))
         }
-        Err(kube::Error::Api(s)) if s.code == 404 => Ok(None),
+        Err(kube::Error::Api(s)) if super::object_not_found(&s) => Ok(None),
         Err(e) => Err(describe_api_error(
             e,
             "get",

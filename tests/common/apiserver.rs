@@ -26,8 +26,18 @@ pub struct Replica {
 }
 
 impl Replica {
-    /// Start a replica on a free port and wait until it is ready.
+    /// Start a replica of the revision API server on a free port and wait until it is ready.
     pub async fn start() -> Replica {
+        Replica::start_with_prefix("/revision").await
+    }
+
+    /// Start an API server of its own on empty storage (a fresh etcd prefix): a cluster where
+    /// none of ARC's CRDs is installed.
+    pub async fn start_empty() -> Replica {
+        Replica::start_with_prefix(&format!("/{}", super::unique_name("empty"))).await
+    }
+
+    async fn start_with_prefix(prefix: &str) -> Replica {
         let testbed = env_path("KUBECTL_ARC_TESTBED");
         let bin = env_path("KUBECTL_ARC_TEST_APISERVER_BIN");
         let etcd = std::env::var("KUBECTL_ARC_TEST_ETCD").expect(
@@ -45,7 +55,7 @@ impl Replica {
         // The flags of the test bed's revision API server (scripts/testbed.sh start_apiserver).
         let args = vec![
             format!("--etcd-servers={etcd}"),
-            "--etcd-prefix=/revision".into(),
+            format!("--etcd-prefix={prefix}"),
             "--bind-address=127.0.0.1".into(),
             "--advertise-address=127.0.0.1".into(),
             format!("--secure-port={port}"),
