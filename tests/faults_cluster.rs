@@ -673,9 +673,58 @@ async fn a_real_api_server_restart_during_migrate_and_bump() {
         })
         .count();
     assert!(already >= 40 - failed, "{out}");
+
+    // 4. bump --all once more, and the server dies for good after 5 sets: three sets in a row
+    //    find it unreachable, the rest are not attempted (a dead server costs seconds, not
+    //    seconds per set). Started again, the same request finishes: each set bumped once.
+    let task = tokio::spawn(exe_async(throttled(&["bump", "--all", "-o", "json"])));
+    poll("5 sets bumped a third time", || async {
+        (bumped_by(&states().await, 3) >= 5).then_some(())
+    })
+    .await;
+    replica.kill();
+    let (code, out, err) = task.await.unwrap();
+    assert_eq!(code, 2, "{out}\n{err}");
+    let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"));
+    let id = report["bumpId"].as_str().unwrap().to_string();
+    let messages: Vec<&str> = report["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["result"] == "failed")
+        .map(|i| i["message"].as_str().unwrap())
+        .collect();
+    let not_attempted = messages
+        .iter()
+        .filter(|m| m.starts_with("not attempted: the API server did not answer for the 3 objects"))
+        .count();
+    let done = bumped_by(&states().await, 3);
+    assert_eq!(messages.len(), 40 - done, "{messages:#?}");
+    assert_eq!(
+        not_attempted,
+        40 - done - 3,
+        "three failures, then the breaker: {messages:#?}"
+    );
+    replica.restart().await;
+    let (code, _, err) = exe_async(throttled(&[
+        "bump",
+        "--all",
+        "-o",
+        "json",
+        "--request-id",
+        &id,
+    ]))
+    .await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        bumped_by(&states().await, 3),
+        40,
+        "every set bumped exactly once"
+    );
     eprintln!(
-        "real restarts: 3 kills (8 s, 0 s, 8 s) across 40 sets x 3 runs; migrate: {failed_rows} sets failed then converged; \
-         bump: {failed} failed then finished with --request-id; 0 lowered, 0 doubled; replica started {} times",
+        "real restarts: 4 kills (8 s, 0 s, 8 s, until the run ended) across 40 sets x 4 runs; migrate: {failed_rows} sets failed then converged; \
+         bump: {failed} failed then finished with --request-id; dead server: 3 sets failed, {not_attempted} not attempted; \
+         0 lowered, 0 doubled; replica started {} times",
         replica.starts
     );
 }

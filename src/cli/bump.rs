@@ -25,7 +25,7 @@ use crate::cluster::preflight::{
 use crate::cluster::ratelimit::RateLimiter;
 use crate::cluster::watch::{Event, Scope, Watcher};
 use crate::cluster::write::{
-    Backoff, Decision, DryRun, Outcome, WriteError, WriteOptions, guarded_patch, read,
+    Backoff, Breaker, Decision, DryRun, Outcome, WriteError, WriteOptions, guarded_patch, read,
 };
 use crate::core::arc;
 use crate::core::revision::Revisions;
@@ -220,9 +220,16 @@ pub fn run(
 
         // 4. One guarded write per set, throttled.
         let mut limiter = RateLimiter::new(args.qps, args.burst);
+        let mut breaker = Breaker::default();
         for t in &targets {
+            if breaker.open() {
+                items.push(failed(&t.namespace, &t.name, BumpResult::Failed, breaker.reason()));
+                continue;
+            }
             limiter.acquire().await;
-            items.push(bump_one(client, t, &args, &bump_id).await);
+            let (item, unreachable) = bump_one(client, t, &args, &bump_id).await;
+            breaker.record(unreachable);
+            items.push(item);
         }
         items.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
 
@@ -356,7 +363,13 @@ async fn resolve(client: &kube::Client, ns: &str, name: &str) -> Result<Result<T
 }
 
 /// The guarded write for one set.
-async fn bump_one(client: &kube::Client, t: &Target, args: &BumpArgs, bump_id: &str) -> BumpItem {
+/// Also says whether the write found the API server unreachable.
+async fn bump_one(
+    client: &kube::Client,
+    t: &Target,
+    args: &BumpArgs,
+    bump_id: &str,
+) -> (BumpItem, bool) {
     let mut item = failed(&t.namespace, &t.name, BumpResult::Failed, String::new());
     item.message = None;
     let request = BumpRequest {
@@ -371,6 +384,7 @@ async fn bump_one(client: &kube::Client, t: &Target, args: &BumpArgs, bump_id: &
         jitter_seed: u64::from_str_radix(bump_id, 16).unwrap_or(0),
     };
     let mut last: Option<BumpDecision> = None;
+    let mut unreachable = false;
     let outcome = guarded_patch(
         client,
         arc::EPHEMERAL_RUNNER_SETS,
@@ -464,13 +478,14 @@ async fn bump_one(client: &kube::Client, t: &Target, args: &BumpArgs, bump_id: &
             if let Some(BumpDecision::Write { before, .. }) = decision {
                 set_before(&mut item, Some(before));
             }
+            unreachable = e.server_unreachable();
             item.message = Some(match e {
                 WriteError::NotFound(what) => format!("{what} not found (deleted meanwhile?)"),
                 other => format!("{other:#}"),
             });
         }
     }
-    item
+    (item, unreachable)
 }
 
 /// Wait until each bumped set's applied revision reaches its new one. Returns true on timeout.

@@ -18,7 +18,7 @@ use super::{EXIT_DRIFT, EXIT_ERROR, EXIT_OK, KubeFlags, Terminal};
 use crate::cluster::preflight::{self, Permission};
 use crate::cluster::ratelimit::RateLimiter;
 use crate::cluster::write::{
-    Decision as WriteDecision, DryRun, ObjectText, Outcome, WriteOptions, guarded_patch,
+    Breaker, Decision as WriteDecision, DryRun, ObjectText, Outcome, WriteOptions, guarded_patch,
 };
 use crate::cluster::{self};
 use crate::core::arc::{self, ANNOTATION_INTEGRITY_HASH};
@@ -668,6 +668,7 @@ async fn migrate_cluster(
     let total = candidates.len();
     let progress = term.stderr_is_tty && total >= 20;
     let mut rows = Vec::with_capacity(total);
+    let mut breaker = Breaker::default();
     for (n, c) in candidates.iter().enumerate() {
         if progress {
             write!(err, "\rmigrating {}/{total} EphemeralRunnerSets", n + 1)?;
@@ -691,6 +692,10 @@ async fn migrate_cluster(
                 "unchanged"
             };
             rows.push(row(c, Some(&first), result, None));
+            continue;
+        }
+        if breaker.open() {
+            rows.push(row(c, Some(&first), "failed", Some(breaker.reason())));
             continue;
         }
         limiter.acquire().await;
@@ -721,6 +726,7 @@ async fn migrate_cluster(
         )
         .await;
         let d = last.unwrap_or(first);
+        breaker.record(outcome.as_ref().is_err_and(|e| e.server_unreachable()));
         rows.push(match outcome {
             Ok(Outcome::Written { attempts, .. }) => MigrateRow {
                 attempts,

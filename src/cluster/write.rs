@@ -103,6 +103,61 @@ pub enum WriteError {
     Other(#[from] anyhow::Error),
 }
 
+impl WriteError {
+    /// The API server could not be reached (a refused or cut connection, after the retries), as
+    /// opposed to an answer: the next object would most likely meet the same.
+    pub fn server_unreachable(&self) -> bool {
+        match self {
+            WriteError::OutcomeUnknown { .. } => true,
+            WriteError::Other(e) => e.chain().any(|c| {
+                matches!(
+                    c.downcast_ref::<kube::Error>(),
+                    Some(kube::Error::HyperError(_) | kube::Error::Service(_))
+                )
+            }),
+            _ => false,
+        }
+    }
+}
+
+/// Stops a run of per-object writes once the API server has stopped answering: after `limit`
+/// objects in a row found it unreachable (each after its own retries, a few seconds), the rest are
+/// not attempted, so a dead server costs seconds, not a few seconds per object of a large run.
+#[derive(Debug, Clone, Copy)]
+pub struct Breaker {
+    limit: u32,
+    in_a_row: u32,
+}
+
+impl Default for Breaker {
+    fn default() -> Self {
+        Breaker {
+            limit: 3,
+            in_a_row: 0,
+        }
+    }
+}
+
+impl Breaker {
+    /// Record one object's outcome: whether its write found the server unreachable.
+    pub fn record(&mut self, unreachable: bool) {
+        self.in_a_row = if unreachable { self.in_a_row + 1 } else { 0 };
+    }
+
+    /// Whether the remaining objects should not be attempted.
+    pub fn open(&self) -> bool {
+        self.in_a_row >= self.limit
+    }
+
+    /// Why an object was not attempted.
+    pub fn reason(&self) -> String {
+        format!(
+            "not attempted: the API server did not answer for the {} objects before this one (each after its retries); nothing was written, run again when it is back",
+            self.in_a_row
+        )
+    }
+}
+
 /// client-go `retry.DefaultBackoff`: Steps 4, Duration 10ms, Factor 5.0, Jitter 0.1.
 #[derive(Debug, Clone, Copy)]
 pub struct Backoff {
@@ -354,6 +409,31 @@ pub fn json_merge(target: &Value, patch: &Value) -> Value {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn breaker_opens_after_three_unreachable_in_a_row() {
+        let mut b = Breaker::default();
+        for unreachable in [true, true, false, true, true] {
+            b.record(unreachable);
+            assert!(!b.open());
+        }
+        b.record(true);
+        assert!(b.open());
+        assert!(b.reason().contains("the 3 objects before this one"));
+    }
+
+    #[test]
+    fn unreachable_means_no_answer() {
+        let unknown = WriteError::OutcomeUnknown {
+            what: "x".into(),
+            sent: "cut".into(),
+            reread: "refused".into(),
+        };
+        assert!(unknown.server_unreachable());
+        assert!(!WriteError::NotFound("x".into()).server_unreachable());
+        let answered = WriteError::Other(anyhow::anyhow!("cannot get x: forbidden (403)"));
+        assert!(!answered.server_unreachable());
+    }
 
     #[test]
     fn merge_patch_follows_rfc_7386() {
