@@ -1,6 +1,7 @@
 //! The bad-input corpus: every case gets a clear message naming what is wrong, the documented exit
-//! code, and nothing written. Files live in tests/badinput/; the very large and very deep ones are
-//! generated here.
+//! code, and nothing written, each case its own test. Files live in tests/badinput/; the very large
+//! and very deep ones are generated here. (Cases that need the API server, such as an unknown
+//! namespace or a cluster without ARC's CRDs, are in tests/diff_cluster.rs.)
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -25,9 +26,18 @@ fn run(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-/// (arguments, exit code, a fragment of stdout+stderr)
+/// (arguments, exit code, a fragment of stdout+stderr). An argument `@FILE` is the corpus file
+/// tests/badinput/FILE.
 fn check(args: &[&str], code: i32, fragment: &str) {
-    let (got, out, err) = run(args);
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| match a.strip_prefix('@') {
+            Some(file) => corpus(file),
+            None => a.to_string(),
+        })
+        .collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (got, out, err) = run(&args);
     let all = format!("{out}{err}");
     assert_eq!(got, code, "{args:?}\n{all}");
     assert!(
@@ -36,72 +46,111 @@ fn check(args: &[&str], code: i32, fragment: &str) {
     );
 }
 
-#[test]
-fn malformed_files() {
-    check(
-        &["diff", "-f", &corpus("malformed.yaml")],
-        2,
-        "malformed.yaml: not valid YAML or JSON: line 3 column 8: unclosed bracket",
-    );
-    check(
-        &["diff", "-f", &corpus("malformed.json")],
-        2,
-        "malformed.json: not valid YAML or JSON",
-    );
-    check(
-        &["diff", "-f", &corpus("empty.yaml")],
-        2,
-        "no AutoscalingRunnerSet or EphemeralRunnerSet",
-    );
-    check(
-        &["diff", "-f", &corpus("duplicate-keys.yaml")],
-        2,
-        "duplicate key \"name\"",
-    );
-    check(
-        &["diff", "-f", &corpus("billion-laughs.yaml")],
-        2,
-        "billion laughs",
-    );
+/// One test per case: `case!(name: [arguments] => exit code, "fragment of the output")`.
+macro_rules! case {
+    ($name:ident: [$($arg:expr),* $(,)?] => $code:expr, $fragment:expr) => {
+        #[test]
+        fn $name() {
+            check(&[$($arg),*], $code, $fragment);
+        }
+    };
+}
+
+// Files.
+case!(malformed_yaml: ["diff", "-f", "@malformed.yaml"] => 2,
+    "malformed.yaml: not valid YAML or JSON: line 3 column 8: unclosed bracket");
+case!(malformed_json: ["diff", "-f", "@malformed.json"] => 2, "malformed.json: not valid YAML or JSON");
+case!(empty_file: ["diff", "-f", "@empty.yaml"] => 2, "no AutoscalingRunnerSet or EphemeralRunnerSet");
+case!(duplicate_keys: ["diff", "-f", "@duplicate-keys.yaml"] => 2, "duplicate key \"name\"");
+case!(billion_laughs: ["diff", "-f", "@billion-laughs.yaml"] => 2, "billion laughs");
+case!(wrong_api_version: ["diff", "-f", "@wrong-apiversion.yaml"] => 2,
+    "apiVersion \"actions.github.com/v1beta1\" is not served by ARC");
+case!(wrong_kind: ["diff", "-f", "@wrong-kind.yaml"] => 2, "unknown kind \"RunnerDeployment\"");
+// A List and plain documents mix: both scale sets are reported (their sets lack the template's
+// container: drift, exit 1).
+case!(list_and_documents_first: ["diff", "-f", "@list-and-documents.yaml"] => 1, "ci/arc: semantic drift");
+case!(list_and_documents_second: ["diff", "-f", "@list-and-documents.yaml"] => 1, "ci/arc2: semantic drift");
+
+// Objects.
+case!(ars_without_scale_set_id: ["diff", "-f", "@ars-without-annotation.yaml"] => 2,
+    "annotation runner-scale-set-id is missing");
+case!(scale_set_id_beyond_int64: ["diff", "-f", "@scale-set-id-beyond-int64.yaml"] => 2,
+    "runner-scale-set-id=\"99999999999999999999\" is not an integer");
+case!(template_is_a_string: ["diff", "-f", "@template-is-a-string.yaml"] => 2,
+    "template: cannot decode JSON string into Go type v1.PodTemplateSpec");
+case!(runner_spec_is_a_string: ["diff", "-f", "@runner-spec-is-a-string.yaml"] => 2,
+    "EphemeralRunnerSet spec.ephemeralRunnerSpec does not decode");
+case!(revision_is_a_string: ["migrate", "--dry-run=client", "-f", "@revision-is-a-string.yaml"] => 1,
+    "spec.actionableRevision is \"five\", not an integer");
+case!(revision_is_negative: ["migrate", "--dry-run=client", "-f", "@revision-is-negative.yaml"] => 1,
+    "revisions are never negative");
+case!(a_write_from_a_dump_is_refused: ["migrate", "-f", "@revision-is-negative.yaml"] => 2,
+    "add --dry-run=client");
+case!(migrate_without_spec: ["migrate", "--dry-run=client", "-f", "@spec-missing.yaml"] => 1,
+    "EphemeralRunnerSet ci/arc2: spec is missing");
+case!(migrate_without_spec_processes_the_others: ["migrate", "--dry-run=client", "-f", "@spec-missing.yaml"] => 1,
+    "3 EphemeralRunnerSets: 0 pending, 0 in sync, 0 unverifiable, 2 without the legacy annotation; 0 would be written, 1 failed");
+
+// Arguments and environment.
+case!(bad_name: ["diff", "Bad_Name", "--kubeconfig", "/nonexistent"] => 2,
+    "AutoscalingRunnerSet name \"Bad_Name\" is not valid");
+case!(bad_namespace: ["diff", "-n", "Not A Namespace"] => 2, "namespace \"Not A Namespace\" is not valid");
+case!(conflicting_flags: ["diff", "-A", "-n", "ci"] => 2, "cannot be used together");
+case!(unknown_output_format: ["diff", "-o", "xml"] => 2, "invalid value 'xml'");
+case!(bad_request_id: ["bump", "x", "--request-id", "a=b"] => 2, "is not a request id");
+case!(missing_kubeconfig: ["diff", "--kubeconfig", "/nonexistent/config"] => 2,
+    "--kubeconfig /nonexistent/config: cannot read it");
+case!(malformed_kubeconfig: ["diff", "--kubeconfig", "@kubeconfig-malformed.yaml"] => 2,
+    "kubeconfig-malformed.yaml");
+case!(unknown_context: ["diff", "--kubeconfig", "@kubeconfig-dead-server.yaml", "--context", "elsewhere"] => 2,
+    "elsewhere");
+case!(dead_server: ["diff", "--kubeconfig", "@kubeconfig-dead-server.yaml", "--request-timeout", "2s"] => 2,
+    "cannot list autoscalingrunnersets in namespace ci");
+case!(bad_request_timeout: ["diff", "--request-timeout", "soon"] => 2, "not a duration");
+
+// Generated files: binary, deep and huge.
+fn scratch(name: &str, bytes: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kubectl-arc-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
 }
 
 #[test]
-fn binary_deep_and_huge_files() {
-    let dir = std::env::temp_dir().join(format!("kubectl-arc-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let binary: PathBuf = dir.join("binary.yaml");
-    std::fs::write(&binary, [0x7f, b'E', b'L', b'F', 0xff, 0xfe, 0x00, 0x01]).unwrap();
-    check(
-        &["diff", "-f", binary.to_str().unwrap()],
-        2,
-        "not UTF-8 text",
+fn binary_file() {
+    let f = scratch(
+        "binary.yaml",
+        &[0x7f, b'E', b'L', b'F', 0xff, 0xfe, 0x00, 0x01],
     );
+    check(&["diff", "-f", f.to_str().unwrap()], 2, "not UTF-8 text");
+    std::fs::remove_file(f).unwrap();
+}
 
-    let deep = dir.join("deep.yaml");
-    std::fs::write(
-        &deep,
-        format!("a: {}{}\n", "[".repeat(5000), "]".repeat(5000)),
-    )
-    .unwrap();
+#[test]
+fn yaml_nested_5000_deep() {
+    let text = format!("a: {}{}\n", "[".repeat(5000), "]".repeat(5000));
+    let f = scratch("deep.yaml", text.as_bytes());
     check(
-        &["diff", "-f", deep.to_str().unwrap()],
+        &["diff", "-f", f.to_str().unwrap()],
         2,
         "nested deeper than 256 levels",
     );
-    let deep_json = dir.join("deep.json");
-    std::fs::write(
-        &deep_json,
-        format!("{}1{}", "{\"a\":".repeat(20000), "}".repeat(20000)),
-    )
-    .unwrap();
-    check(
-        &["diff", "-f", deep_json.to_str().unwrap()],
-        2,
-        "nested deeper",
-    );
+    std::fs::remove_file(f).unwrap();
+}
 
-    // 200 MiB: refused by size before it is parsed.
-    let huge = dir.join("huge.yaml");
+#[test]
+fn json_nested_20000_deep() {
+    let text = format!("{}1{}", "{\"a\":".repeat(20000), "}".repeat(20000));
+    let f = scratch("deep.json", text.as_bytes());
+    check(&["diff", "-f", f.to_str().unwrap()], 2, "nested deeper");
+    std::fs::remove_file(f).unwrap();
+}
+
+/// 200 MiB: refused by size before it is parsed.
+#[test]
+fn file_of_200_mib() {
+    let huge = scratch("huge.yaml", b"");
     {
         use std::io::Write;
         let mut f = std::io::BufWriter::new(std::fs::File::create(&huge).unwrap());
@@ -115,57 +164,11 @@ fn binary_deep_and_huge_files() {
         2,
         "larger than the 128 MiB",
     );
-    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::remove_file(huge).unwrap();
 }
 
 #[test]
-fn wrong_objects() {
-    check(
-        &["diff", "-f", &corpus("wrong-apiversion.yaml")],
-        2,
-        "apiVersion \"actions.github.com/v1beta1\" is not served by ARC",
-    );
-    check(
-        &["diff", "-f", &corpus("wrong-kind.yaml")],
-        2,
-        "unknown kind \"RunnerDeployment\"",
-    );
-    check(
-        &["diff", "-f", &corpus("ars-without-annotation.yaml")],
-        2,
-        "annotation runner-scale-set-id is missing",
-    );
-    check(
-        &["diff", "-f", &corpus("scale-set-id-beyond-int64.yaml")],
-        2,
-        "runner-scale-set-id=\"99999999999999999999\" is not an integer",
-    );
-    check(
-        &["diff", "-f", &corpus("template-is-a-string.yaml")],
-        2,
-        "template: cannot decode JSON string into Go type v1.PodTemplateSpec",
-    );
-    check(
-        &["diff", "-f", &corpus("runner-spec-is-a-string.yaml")],
-        2,
-        "EphemeralRunnerSet spec.ephemeralRunnerSpec does not decode",
-    );
-    // A List and plain documents mix fine: both scale sets are reported (their sets lack the
-    // template's container: drift, exit 1).
-    check(
-        &["diff", "-f", &corpus("list-and-documents.yaml")],
-        1,
-        "ci/arc: semantic drift",
-    );
-    check(
-        &["diff", "-f", &corpus("list-and-documents.yaml")],
-        1,
-        "ci/arc2: semantic drift",
-    );
-}
-
-#[test]
-fn missing_specs_fail_their_object_and_nothing_else() {
+fn diff_and_status_without_spec() {
     let file = corpus("spec-missing.yaml");
     let (code, out, err) = run(&["diff", "-f", &file]);
     assert_eq!(code, 2, "{out}{err}");
@@ -196,93 +199,5 @@ fn missing_specs_fail_their_object_and_nothing_else() {
     );
     assert!(row("arc3").contains("Synced"), "{out}");
 
-    // migrate: the set without spec fails (exit 1); the others are decided.
-    check(
-        &["migrate", "--dry-run=client", "-f", &file],
-        1,
-        "EphemeralRunnerSet ci/arc2: spec is missing",
-    );
-    check(
-        &["migrate", "--dry-run=client", "-f", &file],
-        1,
-        "3 EphemeralRunnerSets: 0 pending, 0 in sync, 0 unverifiable, 2 without the legacy annotation; 0 would be written, 1 failed",
-    );
-}
-
-#[test]
-fn wrong_revisions_fail_the_object_and_nothing_else() {
-    check(
-        &[
-            "migrate",
-            "--dry-run=client",
-            "-f",
-            &corpus("revision-is-a-string.yaml"),
-        ],
-        1,
-        "spec.actionableRevision is \"five\", not an integer",
-    );
-    check(
-        &[
-            "migrate",
-            "--dry-run=client",
-            "-f",
-            &corpus("revision-is-negative.yaml"),
-        ],
-        1,
-        "revisions are never negative",
-    );
-    check(
-        &["migrate", "-f", &corpus("revision-is-negative.yaml")],
-        2,
-        "add --dry-run=client",
-    );
-}
-
-#[test]
-fn bad_arguments_and_environment() {
-    check(
-        &["diff", "Bad_Name", "--kubeconfig", "/nonexistent"],
-        2,
-        "AutoscalingRunnerSet name \"Bad_Name\" is not valid",
-    );
-    check(
-        &["diff", "-n", "Not A Namespace"],
-        2,
-        "namespace \"Not A Namespace\" is not valid",
-    );
-    check(&["diff", "-A", "-n", "ci"], 2, "cannot be used together");
-    check(&["diff", "-o", "xml"], 2, "invalid value 'xml'");
-    check(
-        &["diff", "--kubeconfig", "/nonexistent/config"],
-        2,
-        "--kubeconfig /nonexistent/config: cannot read it",
-    );
-    check(
-        &["diff", "--kubeconfig", &corpus("kubeconfig-malformed.yaml")],
-        2,
-        "kubeconfig-malformed.yaml",
-    );
-    check(
-        &[
-            "diff",
-            "--kubeconfig",
-            &corpus("kubeconfig-dead-server.yaml"),
-            "--context",
-            "elsewhere",
-        ],
-        2,
-        "elsewhere",
-    );
-    check(
-        &[
-            "diff",
-            "--kubeconfig",
-            &corpus("kubeconfig-dead-server.yaml"),
-            "--request-timeout",
-            "2s",
-        ],
-        2,
-        "cannot list autoscalingrunnersets in namespace ci",
-    );
-    check(&["diff", "--request-timeout", "soon"], 2, "not a duration");
+    // migrate: the cases migrate_without_spec*.
 }
