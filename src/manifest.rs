@@ -74,6 +74,9 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestEr
         });
     }
     let mut options = serde_saphyr::Options::default();
+    // Scalars resolve as kubectl and Helm read them (sigs.k8s.io/yaml over go.yaml.in/yaml/v2,
+    // YAML 1.1): a plain `0755` is octal (strconv.ParseInt base 0), `yes`/`on`/`y` are booleans.
+    options.legacy_octal_numbers = true;
     if let Some(budget) = options.budget.as_mut() {
         budget.max_depth = MAX_DEPTH;
         budget.max_nodes = 20_000_000;
@@ -98,6 +101,70 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestEr
         push_object(doc, src, &mut out)?;
     }
     Ok(out)
+}
+
+/// The JSON text of a manifest value as `sigs.k8s.io/yaml.YAMLToJSON` writes it, for the
+/// Go-faithful decoder: numbers as Go's `encoding/json` prints them (a YAML `1e3` or `1.0` is the
+/// float64 1000 or 1 and is written `1000` or `1`, not `1000.0`), since a `resource.Quantity`
+/// keeps the literal text of a JSON number. Object keys keep the file's order (the decoder does
+/// not depend on it); strings are escaped as JSON.
+pub fn go_json(value: &Value) -> String {
+    let mut out = String::new();
+    write_go_json(value, &mut out);
+    out
+}
+
+fn write_go_json(value: &Value, out: &mut String) {
+    match value {
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if !(n.is_i64() || n.is_u64()) => out.push_str(&go_float(f)),
+            _ => out.push_str(&n.to_string()),
+        },
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_go_json(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            out.push('{');
+            for (i, (k, v)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(k.clone()).to_string());
+                out.push(':');
+                write_go_json(v, out);
+            }
+            out.push('}');
+        }
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+/// A float64 as Go's `encoding/json` writes it (`floatEncoder.encode`): the shortest digits that
+/// read back as the same float, in `strconv.FormatFloat` format `'f'` when 1e-6 <= |f| < 1e21 (or
+/// f is zero) and `'e'` otherwise, whose exponent has at least two digits, except that `e-0N` is
+/// shortened to `e-N`. Rust's `{}` and `{:e}` give the same shortest digits.
+pub fn go_float(f: f64) -> String {
+    let abs = f.abs();
+    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
+        let text = format!("{f:e}");
+        let (mantissa, exponent) = text.split_once('e').expect("{:e} has an exponent");
+        let exponent: i32 = exponent.parse().expect("an integer exponent");
+        if exponent < 0 {
+            // Go writes e-07, then encoding/json shortens it to e-7: no padding.
+            format!("{mantissa}e-{}", exponent.unsigned_abs())
+        } else {
+            format!("{mantissa}e+{exponent:02}")
+        }
+    } else {
+        format!("{f}")
+    }
 }
 
 /// serde-saphyr's messages, said for people reading a manifest.
@@ -172,6 +239,40 @@ fn first_line(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Outputs of Go's `json.Marshal(float64)`, recorded by running Go 1.26.
+    #[test]
+    fn floats_print_as_go_encoding_json() {
+        for (f, go) in [
+            (1000.0, "1000"),
+            (1.0, "1"),
+            (-0.0, "-0"),
+            (0.5, "0.5"),
+            (1e20, "100000000000000000000"),
+            (1e21, "1e+21"),
+            (1.5e300, "1.5e+300"),
+            (1e-6, "0.000001"),
+            (1e-7, "1e-7"),
+            (1.25e-10, "1.25e-10"),
+            (18446744073709551616.0, "18446744073709552000"),
+            (0.1, "0.1"),
+        ] {
+            assert_eq!(go_float(f), go, "{f:e}");
+        }
+    }
+
+    #[test]
+    fn yaml_scalars_resolve_as_kubectl_reads_them() {
+        let objs = parse(
+            "kind: X\napiVersion: v1\na: [1e3, 1.0, 0755, 0o17, 0x1F, yes, \"1e3\", 30.0]\n",
+            "t",
+        )
+        .unwrap();
+        assert_eq!(
+            go_json(&objs[0].value["a"]),
+            r#"[1000,1,493,15,31,true,"1e3",30]"#
+        );
+    }
 
     #[test]
     fn multi_document_yaml_json_and_lists() {

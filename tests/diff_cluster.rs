@@ -402,3 +402,99 @@ async fn without_arc_crds_every_command_says_so() {
         assert!(!all.contains("not found\n"), "{case}: {all}");
     }
 }
+
+/// A YAML file reads as kubectl applies it: the same AutoscalingRunnerSet file (plain YAML floats
+/// and an octal in the template, as hand-written or Helm-rendered values often are) applied with
+/// the real kubectl and compared online gives exactly the report `diff -f FILE` gives from the
+/// file itself. kubectl writes YAML `1.0` as the JSON number `1`, `4e9` as `4000000000` and
+/// `0644` as 420; reading them as `1.0`, `4e9` and 644 would make other quantities, fail the
+/// int32 fields and change the mode. (The CRD schema admits only integral numbers for quantities.)
+#[tokio::test(flavor = "multi_thread")]
+async fn a_yaml_file_reads_as_kubectl_applies_it() {
+    let kubectl = std::env::var("KUBECTL_ARC_TEST_KUBECTL")
+        .expect("KUBECTL_ARC_TEST_KUBECTL: the test bed's kubectl");
+    let kubeconfig = common::revision_kubeconfig();
+    let client = common::client(&kubeconfig).await;
+    let ns = common::namespace(&client, "arc-yaml").await;
+    let file = std::env::temp_dir()
+        .join(common::unique_name("arc-yaml"))
+        .with_extension("yaml");
+    std::fs::write(
+        &file,
+        format!(
+            "apiVersion: actions.github.com/v1alpha1
+kind: AutoscalingRunnerSet
+metadata:
+  name: runners
+  namespace: {ns}
+  annotations:
+    runner-scale-set-id: \"7\"
+spec:
+  githubConfigUrl: https://github.com/my-org
+  githubConfigSecret: gh-secret
+  template:
+    spec:
+      terminationGracePeriodSeconds: 30.0
+      containers:
+      - name: runner
+        image: img:1
+        resources:
+          limits: {{cpu: 1.0, memory: 4e9}}
+          requests: {{cpu: 500m}}
+      volumes:
+      - name: work
+        configMap: {{name: x, defaultMode: 0644}}
+"
+        ),
+    )
+    .unwrap();
+    let out = std::process::Command::new(&kubectl)
+        .args(["--kubeconfig", kubeconfig.to_str().unwrap(), "apply", "-f"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The EphemeralRunnerSet as ARC's controller writes it: canonical quantities.
+    let ers = json!({
+        "githubConfigUrl": "https://github.com/my-org",
+        "githubConfigSecret": "gh-secret",
+        "runnerScaleSetId": 7,
+        "spec": {
+            "terminationGracePeriodSeconds": 30,
+            "containers": [{"name": "runner", "image": "img:1",
+                "resources": {"limits": {"cpu": "1", "memory": "4G"}, "requests": {"cpu": "500m"}}}],
+            "volumes": [{"name": "work", "configMap": {"name": "x", "defaultMode": 420}}]
+        }
+    });
+    common::create_ers(&client, &ns, "runners", ers).await;
+
+    let kc = kubeconfig.to_str().unwrap().to_string();
+    let f = file.to_str().unwrap().to_string();
+    let ns2 = ns.clone();
+    let (online, offline) = tokio::task::spawn_blocking(move || {
+        (
+            run(&["diff", "--kubeconfig", &kc, "-n", &ns2, "-o", "json"]),
+            run(&["diff", "--kubeconfig", &kc, "-f", &f, "-o", "json"]),
+        )
+    })
+    .await
+    .unwrap();
+    assert_eq!(online.0, 0, "{}{}", online.1, online.2);
+    assert_eq!(offline.0, 0, "{}{}", offline.1, offline.2);
+    let strip = |mut v: Value| {
+        for item in v["items"].as_array_mut().unwrap() {
+            item.as_object_mut().unwrap().remove("desiredFrom");
+        }
+        v
+    };
+    let (online, offline) = (strip(report(&online.1)), strip(report(&offline.1)));
+    assert_eq!(online, offline);
+    // And what that report says: no semantic drift; the quantities ARC's controller normalised
+    // are strict-only differences, the same online and offline.
+    assert_eq!(online["items"][0]["semanticDrift"], false, "{online}");
+    std::fs::remove_file(file).unwrap();
+}

@@ -305,7 +305,7 @@ fn plan_from_files(
                     ));
                     continue;
                 };
-                let spec = Some(spec.to_string());
+                let spec = Some(manifest::go_json(spec));
                 let id = obj
                     .value
                     .pointer("/metadata/annotations")
@@ -330,7 +330,7 @@ fn plan_from_files(
                 let spec = obj
                     .value
                     .pointer("/spec/ephemeralRunnerSpec")
-                    .map(|s| s.to_string());
+                    .map(manifest::go_json);
                 plan.entry(key).or_default().ers = Some(ErsSide {
                     from: format!("EphemeralRunnerSet {ns}/{name} ({})", obj.source),
                     runner_spec_json: spec,

@@ -352,7 +352,7 @@ fn candidates_from_files(
         if selector.is_some_and(|s| !s.matches(&labels(&obj.value))) {
             continue;
         }
-        let text = obj.value.to_string();
+        let text = manifest::go_json(&obj.value);
         index.insert((ns.clone(), name.clone()), out.len());
         out.push(Candidate {
             namespace: ns,

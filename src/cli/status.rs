@@ -698,7 +698,7 @@ fn from_files(
             if value.pointer("/metadata/namespace").is_none() {
                 value["metadata"]["namespace"] = default_ns.into();
             }
-            match SetFacts::from_json(&value.to_string()) {
+            match SetFacts::from_json(&manifest::go_json(&value)) {
                 Ok(facts) => {
                     let labels: BTreeMap<String, String> = facts.labels.clone();
                     let selected = (plan.names.is_empty() || plan.names.contains(&facts.name))
@@ -717,7 +717,7 @@ fn from_files(
             if value.pointer("/metadata/namespace").is_none() {
                 value["metadata"]["namespace"] = default_ns.into();
             }
-            runners.push(value.to_string());
+            runners.push(manifest::go_json(&value));
         }
     }
     for text in &runners {

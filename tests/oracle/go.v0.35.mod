@@ -8,6 +8,7 @@ require (
 	k8s.io/api v0.35.10
 	k8s.io/apimachinery v0.35.10
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730
+	sigs.k8s.io/yaml v1.6.0
 )
 
 require (

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	kjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
 
 	"kubectl-arc/oracle/arc/actionsgithubcom"
 	"kubectl-arc/oracle/arc/v1alpha1"
@@ -31,6 +32,7 @@ type request struct {
 	ARS  *string `json:"ars"`
 	ERS  *string `json:"ers"`
 	JSON *string `json:"json"`
+	YAML *string `json:"yaml"`
 }
 
 type response map[string]any
@@ -90,6 +92,8 @@ func dispatch(req *request) (response, error) {
 			return nil, err
 		}
 		return response{"layout": l}, nil
+	case "yaml2json":
+		return opYAMLToJSON(req)
 	case "version":
 		return opVersion(), nil
 	default:
@@ -298,4 +302,20 @@ func opVersion() response {
 		"cmp":          moduleVersion("github.com/google/go-cmp"),
 		"sigsJson":     moduleVersion("sigs.k8s.io/json"),
 	}
+}
+
+// opYAMLToJSON converts a YAML document to JSON the way kubectl and Helm
+// read manifests: sigs.k8s.io/yaml.YAMLToJSON (go.yaml.in/yaml/v2 resolves
+// the scalars with YAML 1.1 rules, then encoding/json writes the result).
+// A conversion error is an answer ("yamlError"), not a protocol error.
+func opYAMLToJSON(req *request) (response, error) {
+	doc, err := need("yaml", req.YAML)
+	if err != nil {
+		return nil, err
+	}
+	out, err := yaml.YAMLToJSON(doc)
+	if err != nil {
+		return response{"yamlError": err.Error()}, nil
+	}
+	return response{"json": string(out)}, nil
 }
