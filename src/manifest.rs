@@ -7,6 +7,8 @@
 use serde_json::Value;
 
 use crate::core::arc;
+use crate::core::goyaml;
+pub use crate::core::goyaml::go_float;
 
 /// One object read from a manifest.
 #[derive(Debug, Clone)]
@@ -46,6 +48,12 @@ pub enum ManifestError {
     /// Not YAML or JSON.
     #[error("{origin}: not valid YAML or JSON: {message}")]
     Parse { origin: String, message: String },
+    /// A plain scalar in an ARC object that kubectl would read otherwise.
+    #[error("{origin}: {divergence}")]
+    ReadsOtherwise {
+        origin: String,
+        divergence: Box<Divergence>,
+    },
     /// A document that is not an object.
     #[error(
         "{origin}: a Kubernetes object must be a mapping with apiVersion and kind, found {found}"
@@ -73,24 +81,57 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestEr
             ),
         });
     }
-    let mut options = serde_saphyr::Options::default();
-    // Scalars resolve as kubectl and Helm read them (sigs.k8s.io/yaml over go.yaml.in/yaml/v2,
-    // YAML 1.1): a plain `0755` is octal (strconv.ParseInt base 0), `yes`/`on`/`y` are booleans.
-    options.legacy_octal_numbers = true;
-    if let Some(budget) = options.budget.as_mut() {
-        budget.max_depth = MAX_DEPTH;
-        budget.max_nodes = 20_000_000;
-        budget.max_events = 40_000_000;
-        budget.max_documents = 1_000_000;
-        budget.max_total_scalar_bytes = MAX_BYTES;
-    }
-    let docs: Vec<Option<Value>> = serde_saphyr::from_multiple_with_options(text, options)
+    let docs: Vec<Option<Value>> = serde_saphyr::from_multiple_with_options(text, options())
         .map_err(|e| ManifestError::Parse {
             origin: source.to_string(),
             message: friendly(&e.to_string()),
         })?;
-    let mut out = Vec::new();
     let multi = docs.len() > 1;
+    // Where the parser reads a plain scalar otherwise than kubectl does, an ARC object is refused
+    // rather than compared on a value the cluster would never hold.
+    for d in divergent_scalars(text) {
+        let arc_or_list = docs
+            .get(d.document)
+            .and_then(Option::as_ref)
+            .is_some_and(|doc| {
+                let api = doc.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+                let kind = doc.get("kind").and_then(Value::as_str).unwrap_or("");
+                api.split('/').next() == Some(arc::GROUP) || kind.ends_with("List")
+            });
+        if arc_or_list {
+            let doc = docs[d.document].as_ref();
+            let field = |p: &str| {
+                doc.and_then(|v| v.pointer(p))
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string()
+            };
+            let (kind, ns, name) = (
+                field("/kind"),
+                field("/metadata/namespace"),
+                field("/metadata/name"),
+            );
+            let mut d = d;
+            d.path = format!(
+                "{kind} {}{name} {}",
+                if ns.is_empty() {
+                    String::new()
+                } else {
+                    format!("{ns}/")
+                },
+                d.path
+            );
+            return Err(ManifestError::ReadsOtherwise {
+                origin: if multi {
+                    format!("{source}#{}", d.document + 1)
+                } else {
+                    source.to_string()
+                },
+                divergence: Box::new(d),
+            });
+        }
+    }
+    let mut out = Vec::new();
     for (i, doc) in docs.into_iter().enumerate() {
         let Some(doc) = doc else { continue };
         let src = if multi {
@@ -146,24 +187,179 @@ fn write_go_json(value: &Value, out: &mut String) {
     }
 }
 
-/// A float64 as Go's `encoding/json` writes it (`floatEncoder.encode`): the shortest digits that
-/// read back as the same float, in `strconv.FormatFloat` format `'f'` when 1e-6 <= |f| < 1e21 (or
-/// f is zero) and `'e'` otherwise, whose exponent has at least two digits, except that `e-0N` is
-/// shortened to `e-N`. Rust's `{}` and `{:e}` give the same shortest digits.
-pub fn go_float(f: f64) -> String {
-    let abs = f.abs();
-    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
-        let text = format!("{f:e}");
-        let (mantissa, exponent) = text.split_once('e').expect("{:e} has an exponent");
-        let exponent: i32 = exponent.parse().expect("an integer exponent");
-        if exponent < 0 {
-            // Go writes e-07, then encoding/json shortens it to e-7: no padding.
-            format!("{mantissa}e-{}", exponent.unsigned_abs())
-        } else {
-            format!("{mantissa}e+{exponent:02}")
+/// The YAML reader's options: YAML 1.1 octals as go.yaml.in/yaml/v2 reads them (a plain `0755` is
+/// 493, as `strconv.ParseInt` base 0 reads it; `yes`, `on` and `y` are booleans by default), and
+/// budgets that bound the work a hostile file can cause.
+fn options() -> serde_saphyr::Options {
+    let mut options = serde_saphyr::Options::default();
+    options.legacy_octal_numbers = true;
+    if let Some(budget) = options.budget.as_mut() {
+        budget.max_depth = MAX_DEPTH;
+        budget.max_nodes = 20_000_000;
+        budget.max_events = 40_000_000;
+        budget.max_documents = 1_000_000;
+        budget.max_total_scalar_bytes = MAX_BYTES;
+    }
+    options
+}
+
+/// A plain scalar this reader and kubectl read differently.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Divergence {
+    /// Index of the document (from 0).
+    pub document: usize,
+    pub line: usize,
+    pub column: usize,
+    /// Where in the document: `spec.template.spec.containers[0].image` (the key itself for a key).
+    pub path: String,
+    pub text: String,
+    /// How kubectl reads it (JSON), or why kubectl refuses it.
+    pub kubectl: String,
+    /// How this reader reads it (JSON).
+    pub ours: String,
+    pub key: bool,
+}
+
+impl std::fmt::Display for Divergence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}line {} column {}: the plain {} `{}` is read by kubectl (go.yaml.in/yaml/v2) as {} but here as {}: quote it, or write it the way kubectl reads it",
+            if self.path.is_empty() {
+                String::new()
+            } else {
+                format!("{}: ", self.path)
+            },
+            self.line,
+            self.column,
+            if self.key { "key" } else { "scalar" },
+            self.text,
+            self.kubectl,
+            self.ours
+        )
+    }
+}
+
+/// The plain scalars of `text` that serde-saphyr resolves otherwise than go.yaml.in/yaml/v2 (the
+/// reader behind `sigs.k8s.io/yaml.YAMLToJSON`), found from the parser's events, where the style
+/// of each scalar is known: a number with underscores, an upper-case radix prefix, a mixed-case
+/// word, a signed integer beyond int64, a float beyond float64, a non-string key. Each distinct
+/// text is resolved once.
+pub fn divergent_scalars(text: &str) -> Vec<Divergence> {
+    use granit_parser::{Event, Parser, ScalarStyle};
+    // Per container: is a mapping, the next node is a key, the current key or item index.
+    struct Level {
+        map: bool,
+        key_next: bool,
+        key: String,
+        index: usize,
+    }
+    let mut stack: Vec<Level> = Vec::new();
+    let path = |stack: &[Level]| {
+        let mut p = String::new();
+        for l in stack {
+            if l.map {
+                if !p.is_empty() {
+                    p.push('.');
+                }
+                p.push_str(&l.key);
+            } else {
+                p.push_str(&format!("[{}]", l.index));
+            }
         }
+        p
+    };
+    let mut seen: std::collections::HashMap<(String, bool), Option<(String, String)>> =
+        Default::default();
+    let mut out = Vec::new();
+    let mut document: Option<usize> = None;
+    for event in Parser::new_from_str(text) {
+        let Ok((event, span)) = event else { break };
+        let in_key = stack.last().is_some_and(|l| l.map && l.key_next);
+        let mut node_done = false;
+        match event {
+            Event::DocumentStart(..) => {
+                document = Some(document.map_or(0, |d| d + 1));
+                stack.clear();
+            }
+            Event::MappingStart(..) => stack.push(Level {
+                map: true,
+                key_next: true,
+                key: String::new(),
+                index: 0,
+            }),
+            Event::SequenceStart(..) => stack.push(Level {
+                map: false,
+                key_next: false,
+                key: String::new(),
+                index: 0,
+            }),
+            Event::MappingEnd | Event::SequenceEnd => {
+                stack.pop();
+                node_done = true;
+            }
+            Event::Alias(_) => node_done = true,
+            Event::Scalar(value, style, _, tag) => {
+                node_done = true;
+                if in_key && let Some(top) = stack.last_mut() {
+                    top.key = value.to_string();
+                }
+                if style == ScalarStyle::Plain && tag.is_none() && !(in_key && value == "<<") {
+                    let found = seen
+                        .entry((value.to_string(), in_key))
+                        .or_insert_with(|| diverges(&value, in_key))
+                        .clone();
+                    if let Some((kubectl, ours)) = found {
+                        out.push(Divergence {
+                            document: document.unwrap_or(0),
+                            line: span.start.line(),
+                            column: span.start.col() + 1,
+                            path: path(&stack),
+                            text: value.to_string(),
+                            kubectl,
+                            ours,
+                            key: in_key,
+                        });
+                    }
+                }
+            }
+            _ => {}
+        }
+        if node_done && let Some(top) = stack.last_mut() {
+            if top.map {
+                top.key_next = !top.key_next;
+            } else {
+                top.index += 1;
+            }
+        }
+    }
+    out
+}
+
+/// (kubectl's reading, ours) when they differ.
+fn diverges(text: &str, key: bool) -> Option<(String, String)> {
+    let go = goyaml::resolve_plain(text);
+    let kubectl = if key {
+        goyaml::go_map_key(go, text)
     } else {
-        format!("{f}")
+        goyaml::go_json(go, text)
+    };
+    let ours = if key {
+        // serde-saphyr hands a mapping key to serde_json as its text.
+        Ok(Value::String(text.to_string()).to_string())
+    } else {
+        match serde_saphyr::from_str_with_options::<Value>(text, options()) {
+            Ok(v) => Ok(go_json(&v)),
+            Err(e) => Err(first_line(&e.to_string())),
+        }
+    };
+    match (kubectl, ours) {
+        (Ok(k), Ok(o)) if k == o => None,
+        (Err(_), Err(_)) => None,
+        (k, o) => Some((
+            k.unwrap_or_else(|e| format!("an error ({e})")),
+            o.unwrap_or_else(|e| format!("an error ({e})")),
+        )),
     }
 }
 
@@ -180,6 +376,11 @@ fn friendly(raw: &str) -> String {
         format!("duplicate key {key:?} (a key may appear once in a mapping)")
     } else if what.contains("recursion limit exceeded") || what.contains("Depth") {
         format!("nested deeper than {MAX_DEPTH} levels")
+    } else if let Some(rest) = what.strip_prefix("non-finite float `") {
+        let scalar = rest.split('`').next().unwrap_or(rest);
+        format!(
+            "the plain scalar `{scalar}` is not a finite float64: kubectl refuses .inf and .nan, and reads a number beyond float64 as a string: quote it if it is text"
+        )
     } else if what.contains("budget breached") || what.contains("alias") {
         format!(
             "the document expands beyond kubectl-arc's limits ({what}): aliases that multiply (a \"billion laughs\" document?)"
@@ -259,6 +460,24 @@ mod tests {
         ] {
             assert_eq!(go_float(f), go, "{f:e}");
         }
+    }
+
+    #[test]
+    fn divergent_scalars_are_found_with_their_place() {
+        let text = "kind: X\na:\n- x\n- 0X1F\n- '0X1F'\nb: {1.0: y, c: [tRue]}\n---\nd: 1_000.5\n";
+        let found: Vec<(usize, String, String, bool)> = divergent_scalars(text)
+            .into_iter()
+            .map(|d| (d.document, d.path, d.text, d.key))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (0, "a[1]".to_string(), "0X1F".to_string(), false),
+                (0, "b.1.0".to_string(), "1.0".to_string(), true),
+                (0, "b.c[0]".to_string(), "tRue".to_string(), false),
+                (1, "d".to_string(), "1_000.5".to_string(), false),
+            ]
+        );
     }
 
     #[test]

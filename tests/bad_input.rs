@@ -86,6 +86,8 @@ case!(revision_is_negative: ["migrate", "--dry-run=client", "-f", "@revision-is-
     "revisions are never negative");
 case!(a_write_from_a_dump_is_refused: ["migrate", "-f", "@revision-is-negative.yaml"] => 2,
     "add --dry-run=client");
+case!(scalar_kubectl_reads_otherwise: ["diff", "-f", "@scalar-read-otherwise.yaml"] => 2,
+    "AutoscalingRunnerSet ci/arc spec.template.spec.terminationGracePeriodSeconds: line 11 column 38: the plain scalar `0X1E` is read by kubectl (go.yaml.in/yaml/v2) as 30 but here as \"0X1E\"");
 case!(migrate_without_spec: ["migrate", "--dry-run=client", "-f", "@spec-missing.yaml"] => 1,
     "EphemeralRunnerSet ci/arc2: spec is missing");
 case!(migrate_without_spec_processes_the_others: ["migrate", "--dry-run=client", "-f", "@spec-missing.yaml"] => 1,
