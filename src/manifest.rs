@@ -348,8 +348,15 @@ fn diverges(text: &str, key: bool) -> Option<(String, String)> {
         // serde-saphyr hands a mapping key to serde_json as its text.
         Ok(Value::String(text.to_string()).to_string())
     } else {
-        match serde_saphyr::from_str_with_options::<Value>(text, options()) {
-            Ok(v) => Ok(go_json(&v)),
+        if text.contains('\n') {
+            // A plain scalar folded over blank lines: text for both readers.
+            return None;
+        }
+        // As the item of a block sequence, so that a plain `...` or `---` is not read as a
+        // document marker.
+        match serde_saphyr::from_str_with_options::<Vec<Value>>(&format!("- {text}"), options()) {
+            Ok(v) if v.len() == 1 => Ok(go_json(&v[0])),
+            Ok(_) => return None,
             Err(e) => Err(first_line(&e.to_string())),
         }
     };
@@ -464,7 +471,7 @@ mod tests {
 
     #[test]
     fn divergent_scalars_are_found_with_their_place() {
-        let text = "kind: X\na:\n- x\n- 0X1F\n- '0X1F'\nb: {1.0: y, c: [tRue]}\n---\nd: 1_000.5\n";
+        let text = "kind: X\na:\n- x\n- 0X1F\n- '0X1F'\n- ...\n- ---x\n- a\n\n  b\nb: {1.0: y, c: [tRue]}\n---\nd: 1_000.5\n";
         let found: Vec<(usize, String, String, bool)> = divergent_scalars(text)
             .into_iter()
             .map(|d| (d.document, d.path, d.text, d.key))
