@@ -721,10 +721,64 @@ async fn a_real_api_server_restart_during_migrate_and_bump() {
         40,
         "every set bumped exactly once"
     );
+
+    // 5. migrate on a fresh namespace, and the server dies for good after 5 sets: three sets in a
+    //    row find it unreachable, the rest are not attempted; started again, a re-run converges.
+    let dead = common::namespace(&admin, "arc-crash-dead").await;
+    populate(&admin, &dead, 40).await;
+    let dead_states = || common::ers_revisions(&admin, &dead);
+    let mut dead_args = common::cli::args(&["migrate", "--force", "-o", "json"]);
+    dead_args.extend(common::cli::args(&[
+        "--kubeconfig",
+        &rk,
+        "-n",
+        &dead,
+        "--qps",
+        "10",
+        "--burst",
+        "1",
+    ]));
+    let task = tokio::spawn(exe_async(dead_args.clone()));
+    poll("5 sets migrated in the doomed run", || async {
+        let s = dead_states().await;
+        (s.values().filter(|(_, legacy)| !legacy).count() >= 5).then_some(())
+    })
+    .await;
+    replica.kill();
+    let (code, out, err) = task.await.unwrap();
+    assert_eq!(code, 1, "{out}\n{err}");
+    let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"));
+    let errors: Vec<&str> = report["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["result"] == "failed")
+        .map(|i| i["error"].as_str().unwrap())
+        .collect();
+    let migrate_not_attempted = errors
+        .iter()
+        .filter(|m| m.starts_with("not attempted: the API server did not answer for the 3 objects"))
+        .count();
+    let migrated = dead_states().await.values().filter(|(_, l)| !l).count();
+    assert_eq!(errors.len(), 40 - migrated, "{errors:#?}");
+    assert_eq!(
+        migrate_not_attempted,
+        40 - migrated - 3,
+        "three failures, then the breaker: {errors:#?}"
+    );
+    replica.restart().await;
+    let (code, _, err) = exe_async(dead_args).await;
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        dead_states().await,
+        want,
+        "the re-run ends like the calm run"
+    );
+
     eprintln!(
-        "real restarts: 4 kills (8 s, 0 s, 8 s, until the run ended) across 40 sets x 4 runs; migrate: {failed_rows} sets failed then converged; \
-         bump: {failed} failed then finished with --request-id; dead server: 3 sets failed, {not_attempted} not attempted; \
-         0 lowered, 0 doubled; replica started {} times",
+        "real restarts: 5 kills (8 s, 0 s, 8 s, until the run ended twice) across 40 sets x 5 runs; migrate: {failed_rows} sets failed then converged; \
+         bump: {failed} failed then finished with --request-id; dead server: bump 3 failed and {not_attempted} not attempted, \
+         migrate 3 failed and {migrate_not_attempted} not attempted; 0 lowered, 0 doubled; replica started {} times",
         replica.starts
     );
 }
