@@ -16,6 +16,10 @@ pub struct ManifestObject {
     /// `file.yaml#2` (index from 1 among the file's non-empty documents), with `[i]` for List items.
     pub source: String,
     pub value: Value,
+    /// Why the object must not be used although it parsed: a plain scalar in it that kubectl
+    /// reads otherwise (see [`divergent_scalars`]). Commands report it as the object's error and
+    /// go on with the other objects.
+    pub problem: Option<String>,
 }
 
 impl ManifestObject {
@@ -48,12 +52,6 @@ pub enum ManifestError {
     /// Not YAML or JSON.
     #[error("{origin}: not valid YAML or JSON: {message}")]
     Parse { origin: String, message: String },
-    /// A plain scalar in an ARC object that kubectl would read otherwise.
-    #[error("{origin}: {divergence}")]
-    ReadsOtherwise {
-        origin: String,
-        divergence: Box<Divergence>,
-    },
     /// A document that is not an object.
     #[error(
         "{origin}: a Kubernetes object must be a mapping with apiVersion and kind, found {found}"
@@ -87,49 +85,12 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestEr
             message: friendly(&e.to_string()),
         })?;
     let multi = docs.len() > 1;
-    // Where the parser reads a plain scalar otherwise than kubectl does, an ARC object is refused
-    // rather than compared on a value the cluster would never hold.
+    // Where the parser reads a plain scalar otherwise than kubectl does, the object holding it
+    // carries the problem, so that it is reported, not compared on a value the cluster would
+    // never hold; the other objects of the file are used as usual.
+    let mut problems: std::collections::HashMap<usize, Vec<Divergence>> = Default::default();
     for d in divergent_scalars(text) {
-        let arc_or_list = docs
-            .get(d.document)
-            .and_then(Option::as_ref)
-            .is_some_and(|doc| {
-                let api = doc.get("apiVersion").and_then(Value::as_str).unwrap_or("");
-                let kind = doc.get("kind").and_then(Value::as_str).unwrap_or("");
-                api.split('/').next() == Some(arc::GROUP) || kind.ends_with("List")
-            });
-        if arc_or_list {
-            let doc = docs[d.document].as_ref();
-            let field = |p: &str| {
-                doc.and_then(|v| v.pointer(p))
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string()
-            };
-            let (kind, ns, name) = (
-                field("/kind"),
-                field("/metadata/namespace"),
-                field("/metadata/name"),
-            );
-            let mut d = d;
-            d.path = format!(
-                "{kind} {}{name} {}",
-                if ns.is_empty() {
-                    String::new()
-                } else {
-                    format!("{ns}/")
-                },
-                d.path
-            );
-            return Err(ManifestError::ReadsOtherwise {
-                origin: if multi {
-                    format!("{source}#{}", d.document + 1)
-                } else {
-                    source.to_string()
-                },
-                divergence: Box::new(d),
-            });
-        }
+        problems.entry(d.document).or_default().push(d);
     }
     let mut out = Vec::new();
     for (i, doc) in docs.into_iter().enumerate() {
@@ -139,7 +100,8 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestEr
         } else {
             source.to_string()
         };
-        push_object(doc, src, &mut out)?;
+        let found = problems.remove(&i).unwrap_or_default();
+        push_object(doc, src, &found, "", &mut out)?;
     }
     Ok(out)
 }
@@ -398,9 +360,40 @@ fn friendly(raw: &str) -> String {
     format!("{place}{what}")
 }
 
+/// The first divergence under `prefix` (a List item's `items[j]`, or the whole document), as the
+/// object's problem, naming the object and the field.
+fn problem_of(doc: &Value, divergences: &[Divergence], prefix: &str) -> Option<String> {
+    let d = divergences.iter().find(|d| {
+        prefix.is_empty()
+            || d.path == prefix
+            || d.path.starts_with(&format!("{prefix}."))
+            || d.path.starts_with(&format!("{prefix}["))
+    })?;
+    let field = |p: &str| doc.pointer(p).and_then(Value::as_str).unwrap_or("");
+    let (kind, ns, name) = (
+        field("/kind"),
+        field("/metadata/namespace"),
+        field("/metadata/name"),
+    );
+    let mut d = d.clone();
+    let path = d.path.strip_prefix(prefix).unwrap_or(&d.path);
+    d.path = format!(
+        "{kind} {}{name} {}",
+        if ns.is_empty() {
+            String::new()
+        } else {
+            format!("{ns}/")
+        },
+        path.strip_prefix('.').unwrap_or(path)
+    );
+    Some(d.to_string())
+}
+
 fn push_object(
     doc: Value,
     source: String,
+    divergences: &[Divergence],
+    prefix: &str,
     out: &mut Vec<ManifestObject>,
 ) -> Result<(), ManifestError> {
     match doc {
@@ -419,11 +412,27 @@ fn push_object(
                     unreachable!()
                 };
                 for (j, item) in items.into_iter().enumerate() {
-                    push_object(item, format!("{source}[{j}]"), out)?;
+                    let item_prefix = if prefix.is_empty() {
+                        format!("items[{j}]")
+                    } else {
+                        format!("{prefix}.items[{j}]")
+                    };
+                    push_object(
+                        item,
+                        format!("{source}[{j}]"),
+                        divergences,
+                        &item_prefix,
+                        out,
+                    )?;
                 }
                 Ok(())
             } else {
-                out.push(ManifestObject { source, value: doc });
+                let problem = problem_of(&doc, divergences, prefix);
+                out.push(ManifestObject {
+                    source,
+                    value: doc,
+                    problem,
+                });
                 Ok(())
             }
         }

@@ -87,7 +87,12 @@ case!(revision_is_negative: ["migrate", "--dry-run=client", "-f", "@revision-is-
 case!(a_write_from_a_dump_is_refused: ["migrate", "-f", "@revision-is-negative.yaml"] => 2,
     "add --dry-run=client");
 case!(scalar_kubectl_reads_otherwise: ["diff", "-f", "@scalar-read-otherwise.yaml"] => 2,
-    "AutoscalingRunnerSet ci/arc spec.template.spec.terminationGracePeriodSeconds: line 11 column 38: the plain scalar `0X1E` is read by kubectl (go.yaml.in/yaml/v2) as 30 but here as \"0X1E\"");
+    "ci/arc: error: ");
+case!(scalar_kubectl_reads_otherwise_names_object_and_field: ["diff", "-f", "@scalar-read-otherwise.yaml"] => 2,
+    "scalar-read-otherwise.yaml#1: AutoscalingRunnerSet ci/arc spec.template.spec.terminationGracePeriodSeconds: line 11 column 38: the plain scalar `0X1E` is read by kubectl (go.yaml.in/yaml/v2) as 30 but here as \"0X1E\"");
+// The other objects of the file are still compared (30.0 is read as kubectl reads it: 30).
+case!(scalar_kubectl_reads_otherwise_others_processed: ["diff", "-f", "@scalar-read-otherwise.yaml"] => 2,
+    "ci/arc2: no drift");
 case!(migrate_without_spec: ["migrate", "--dry-run=client", "-f", "@spec-missing.yaml"] => 1,
     "EphemeralRunnerSet ci/arc2: spec is missing");
 case!(migrate_without_spec_processes_the_others: ["migrate", "--dry-run=client", "-f", "@spec-missing.yaml"] => 1,

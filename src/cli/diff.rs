@@ -296,6 +296,12 @@ fn plan_from_files(
             continue;
         }
         let key = (ns.clone(), name.clone());
+        if let Some(problem) = &obj.problem
+            && matches!(obj.kind(), "AutoscalingRunnerSet" | "EphemeralRunnerSet")
+        {
+            plan.entry(key).or_default().error = Some(format!("{}: {problem}", obj.source));
+            continue;
+        }
         match obj.kind() {
             "AutoscalingRunnerSet" if obj.api_version() == arc::API_VERSION => {
                 let Some(spec) = obj.value.get("spec").filter(|s| !s.is_null()) else {

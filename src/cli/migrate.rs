@@ -362,7 +362,7 @@ fn candidates_from_files(
                 value: obj.value,
             },
             runners: RunnerCounts::default(),
-            error: None,
+            error: obj.problem.as_ref().map(|p| format!("{}: {p}", obj.source)),
         });
     }
     let layout = Layout::arc();
@@ -375,6 +375,11 @@ fn candidates_from_files(
         let Some(&i) = index.get(&(ns, owner.to_string())) else {
             continue;
         };
+        if let Some(p) = &r.problem {
+            // Its spec may be read otherwise than kubectl reads it: the set cannot be decided.
+            out[i].error.get_or_insert(format!("{}: {p}", r.source));
+            continue;
+        }
         count_runner(layout, specs[i].as_ref(), &r.value, &mut out[i]);
     }
     Ok(out)
@@ -400,7 +405,7 @@ fn set_spec(layout: &Layout, ers: &ObjectText) -> Option<GoValue> {
 fn count_runner(layout: &Layout, spec: Option<&GoValue>, runner: &Value, c: &mut Candidate) {
     let state = RunnerState::of(runner);
     let stale = match (spec, runner.get("spec")) {
-        (Some(spec), Some(rs)) => match is_stale(layout, spec, &rs.to_string()) {
+        (Some(spec), Some(rs)) => match is_stale(layout, spec, &crate::manifest::go_json(rs)) {
             Ok(s) => s,
             Err(e) => {
                 c.error.get_or_insert(format!(

@@ -693,6 +693,12 @@ fn from_files(
     let mut census = Census::new(plan.layout, false);
     let mut runners = Vec::new();
     for obj in objects {
+        if let Some(problem) = &obj.problem
+            && (obj.is_arc("EphemeralRunnerSet") || obj.is_arc("EphemeralRunner"))
+        {
+            errors.push(format!("{}: {problem}", obj.source));
+            continue;
+        }
         if obj.is_arc("EphemeralRunnerSet") {
             let mut value = obj.value;
             if value.pointer("/metadata/namespace").is_none() {
