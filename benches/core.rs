@@ -73,6 +73,7 @@ unsafe impl GlobalAlloc for Counting {
 static GLOBAL: Counting = Counting;
 
 const REALISTIC: &str = include_str!("../tests/oracle/testdata/realistic-spec.json");
+const DUMP_YAML: &str = include_str!("../tests/oracle/testdata/realistic-dump.yaml");
 
 struct Options {
     bench: bool,
@@ -227,5 +228,13 @@ fn main() {
     // Go: BenchmarkDecode.
     run(&o, "Decode", &mut || {
         black_box(decode(layout, ty, black_box(REALISTIC)).ok());
+    });
+    // Go: BenchmarkYAMLToJSON (the manifest read as kubectl reads it, to JSON text; ours also
+    // checks every plain scalar against go.yaml.in/yaml/v2's reading).
+    run(&o, "YAMLToJSON", &mut || {
+        let objects = kubectl_arc::manifest::parse(black_box(DUMP_YAML), "dump").expect("parses");
+        for obj in &objects {
+            black_box(kubectl_arc::manifest::go_json(&obj.value));
+        }
     });
 }

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	kjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
 
 	"kubectl-arc/oracle/arc/v1alpha1"
 )
@@ -50,5 +53,22 @@ func BenchmarkDecode(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		decodeRealistic(b, raw)
+	}
+}
+
+// BenchmarkYAMLToJSON reads a manifest as kubectl and Helm do:
+// sigs.k8s.io/yaml.YAMLToJSON of testdata/realistic-dump.yaml (a List of an
+// AutoscalingRunnerSet and its EphemeralRunnerSet, 5.6 KB).
+func BenchmarkYAMLToJSON(b *testing.B) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "realistic-dump.yaml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := yaml.YAMLToJSON(raw); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
