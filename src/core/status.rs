@@ -82,6 +82,8 @@ pub struct SetFacts {
     pub labels: BTreeMap<String, String>,
     /// The two revision fields, or why they are not what ARC's Go types accept.
     pub revisions: Result<Revisions, String>,
+    /// The object has no `spec` at all: Go would decode it, but ARC never writes one like that.
+    pub spec_missing: bool,
     /// The `actions.github.com/integrity-hash` annotation is present.
     pub legacy_annotation: bool,
     /// `status.phase` (Running, Outdated).
@@ -194,6 +196,7 @@ impl SetFacts {
             .map_err(|e| format!("not an EphemeralRunnerSet object: {e}"))?;
         let meta = obj.metadata;
         let mut problems = Vec::new();
+        let spec_missing = obj.spec.is_none();
         let (spec_revision, runner_spec) = match obj.spec {
             None => {
                 problems.push(RevisionError::MissingSpec.to_string());
@@ -255,6 +258,7 @@ impl SetFacts {
             creation_timestamp: meta.creation_timestamp,
             labels: meta.labels.unwrap_or_default(),
             revisions,
+            spec_missing,
             legacy_annotation,
             phase,
             runner_spec,
@@ -562,7 +566,8 @@ pub fn classify(
     let outdated_phase = facts.phase.as_deref() == Some("Outdated");
 
     let invalid: Option<String> = match (&facts.revisions, spec_error) {
-        (Err(e), _) if *e == RevisionError::MissingSpec.to_string() => Some(e.clone()),
+        // Not a decoding failure: the message stands alone.
+        (Err(e), _) if facts.spec_missing => Some(e.clone()),
         (Err(e), _) => Some(format!(
             "{e}: ARC's controller cannot decode this EphemeralRunnerSet"
         )),
