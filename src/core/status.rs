@@ -530,37 +530,37 @@ pub fn classify(
     });
     let c = &tally.counts;
     let blockers = |reasons: &mut Vec<String>| {
-        if tally.busy_stale.count > 0 {
-            reasons.push(format!(
-                "{} {} busy with a job on an older spec: ARC lets them finish the job first ({})",
-                tally.busy_stale.count,
-                runners_word(tally.busy_stale.count),
-                tally.busy_stale.describe()
-            ));
-        }
-        if tally.unregistered.count > 0 {
-            reasons.push(format!(
-                "{} idle or pending {} never registered with GitHub (status.runnerId 0): removing them from the service can fail and stall the cleanup, ARC #4653 ({})",
-                tally.unregistered.count,
-                runners_word(tally.unregistered.count),
-                tally.unregistered.describe()
-            ));
-        }
-        if tally.outdated.count > 0 {
-            reasons.push(format!(
-                "{} {} in phase Outdated (runner exited with code 7: runner version too old) ({})",
-                tally.outdated.count,
-                runners_word(tally.outdated.count),
-                tally.outdated.describe()
-            ));
-        }
-        if tally.deleting.count > 0 {
-            reasons.push(format!(
-                "{} {} being deleted (deletionTimestamp set; a finalizer may hold them) ({})",
-                tally.deleting.count,
-                runners_word(tally.deleting.count),
-                tally.deleting.describe()
-            ));
+        // (runners, words before "runner(s)", words after)
+        for (group, before, after) in [
+            (
+                &tally.busy_stale,
+                "",
+                "busy with a job on an older spec: ARC lets them finish the job first",
+            ),
+            (
+                &tally.unregistered,
+                "idle or pending ",
+                "never registered with GitHub (status.runnerId 0): removing them from the service can fail and stall the cleanup, ARC #4653",
+            ),
+            (
+                &tally.outdated,
+                "",
+                "in phase Outdated (runner exited with code 7: runner version too old)",
+            ),
+            (
+                &tally.deleting,
+                "",
+                "being deleted (deletionTimestamp set; a finalizer may hold them)",
+            ),
+        ] {
+            if group.count > 0 {
+                reasons.push(format!(
+                    "{} {before}{} {after} ({})",
+                    group.count,
+                    runners_word(group.count),
+                    group.describe()
+                ));
+            }
         }
     };
     let outdated_phase = facts.phase.as_deref() == Some("Outdated");
