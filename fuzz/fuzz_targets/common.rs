@@ -1,13 +1,10 @@
 //! Shared by the fuzz targets: the `diff` pipeline as `kubectl arc diff` runs it
-//! (src/cli/diff.rs `compare_pair`), and an independent FNV-32a for checking the legacy hash.
+//! (`drift`, then `ScaleSetDiff::from_drift`, as src/cli/diff.rs `compare_pair` does), and an independent FNV-32a for checking the legacy hash.
 #![allow(dead_code)]
 
-use kubectl_arc::core::drift::{DriftError, drift};
+use kubectl_arc::core::drift::drift;
 use kubectl_arc::core::layout::Layout;
-use kubectl_arc::render::diff::{
-    DiffReport, DifferenceReport, ScaleSetDiff, TextOptions, write_text,
-};
-use kubectl_arc::render::display;
+use kubectl_arc::render::diff::{DiffReport, ScaleSetDiff, TextOptions, write_text};
 
 /// Compute the drift of one ARS/ERS pair and render it as `diff` does: the text report (with and
 /// without colour) and the JSON report. Returns the text, for the caller to check.
@@ -18,51 +15,23 @@ pub fn diff_pair(
     ers_runner_spec_json: Option<&str>,
     context: usize,
 ) -> String {
-    let mut item = ScaleSetDiff {
-        namespace: "arc-runners".into(),
-        name: "fuzz".into(),
-        semantic_drift: None,
-        reflect_equal: None,
-        cmp_equal: None,
-        semantic_equal: None,
-        strict_only_differences: 0,
-        differences: Vec::new(),
-        error: None,
-        desired_from: "AutoscalingRunnerSet arc-runners/fuzz".into(),
-        current_from: "EphemeralRunnerSet arc-runners/fuzz".into(),
-        desired_lines: Vec::new(),
-        current_lines: Vec::new(),
-    };
-    match drift(layout, ars_spec_json, scale_set_id, ers_runner_spec_json) {
-        Err(e) => {
-            // Messages are built from hostile text: formatting them must not fail either.
-            let side = match e {
-                DriftError::Desired(_) => &item.desired_from,
-                DriftError::Current(_) => &item.current_from,
-            };
-            item.error = Some(format!("{side}: {e}"));
-        }
-        Ok(d) => {
-            let c = &d.comparison;
-            // The three equalities are nested: reflect ⊆ cmp ⊆ semantic.
-            assert!(!c.reflect_equal() || c.cmp_equal());
-            assert!(!c.cmp_equal() || c.semantic_equal());
-            assert_eq!(d.semantic_drift(), !c.semantic_equal());
-            item.semantic_drift = Some(d.semantic_drift());
-            item.reflect_equal = Some(c.reflect_equal());
-            item.cmp_equal = Some(c.cmp_equal());
-            item.semantic_equal = Some(c.semantic_equal());
-            item.strict_only_differences = c.strict_only().count();
-            item.differences = c.differences.iter().map(DifferenceReport::from).collect();
-            let ty = layout.ephemeral_runner_spec;
-            item.desired_lines = display::tree(layout, ty, &d.desired, "")
-                .map(|n| display::lines(&n))
-                .unwrap_or_default();
-            item.current_lines = display::tree(layout, ty, &d.current, "")
-                .map(|n| display::lines(&n))
-                .unwrap_or_default();
-        }
+    let result = drift(layout, ars_spec_json, scale_set_id, ers_runner_spec_json);
+    if let Ok(d) = &result {
+        let c = &d.comparison;
+        // The three equalities are nested: reflect ⊆ cmp ⊆ semantic.
+        assert!(!c.reflect_equal() || c.cmp_equal());
+        assert!(!c.cmp_equal() || c.semantic_equal());
+        assert_eq!(d.semantic_drift(), !c.semantic_equal());
     }
+    // Messages are built from hostile text: formatting them must not fail either.
+    let item = ScaleSetDiff::from_drift(
+        layout,
+        "arc-runners".into(),
+        "fuzz".into(),
+        "AutoscalingRunnerSet arc-runners/fuzz".into(),
+        "EphemeralRunnerSet arc-runners/fuzz".into(),
+        result,
+    );
     let report = DiffReport {
         api_version: "kubectl-arc/v1alpha1",
         kind: "DiffReport",

@@ -20,8 +20,7 @@ use crate::core::names;
 use crate::core::revision::RevisionError;
 use crate::core::selector::Selector;
 use crate::manifest::{self, ManifestObject};
-use crate::render::diff::{DiffReport, DifferenceReport, ScaleSetDiff, TextOptions, write_text};
-use crate::render::display;
+use crate::render::diff::{DiffReport, ScaleSetDiff, TextOptions, write_text};
 
 #[derive(Debug, Args)]
 #[command(
@@ -510,78 +509,32 @@ async fn complete_from_cluster(kube: &KubeFlags, args: &DiffArgs, plan: &mut Pla
 }
 
 fn compare_pair(layout: &Layout, namespace: String, name: String, pair: Pair) -> ScaleSetDiff {
-    let mut item = ScaleSetDiff {
-        namespace,
-        name,
-        semantic_drift: None,
-        reflect_equal: None,
-        cmp_equal: None,
-        semantic_equal: None,
-        strict_only_differences: 0,
-        differences: Vec::new(),
-        error: pair.error,
-        desired_from: pair
-            .ars
-            .as_ref()
-            .map(|a| a.from.clone())
-            .unwrap_or_default(),
-        current_from: pair
-            .ers
-            .as_ref()
-            .map(|e| e.from.clone())
-            .unwrap_or_default(),
-        desired_lines: Vec::new(),
-        current_lines: Vec::new(),
-    };
-    if item.error.is_some() {
-        return item;
-    }
-    let (Some(ars), Some(ers)) = (pair.ars, pair.ers) else {
-        item.error = Some(if item.desired_from.is_empty() {
-            format!(
-                "AutoscalingRunnerSet {}/{} not found",
-                item.namespace, item.name
-            )
-        } else {
-            format!(
-                "EphemeralRunnerSet {}/{} not found",
-                item.namespace, item.name
-            )
-        });
-        return item;
+    let desired_from = pair
+        .ars
+        .as_ref()
+        .map(|a| a.from.clone())
+        .unwrap_or_default();
+    let current_from = pair
+        .ers
+        .as_ref()
+        .map(|e| e.from.clone())
+        .unwrap_or_default();
+    let (ars, ers) = match (pair.error, pair.ars, pair.ers) {
+        (None, Some(ars), Some(ers)) => (ars, ers),
+        (error, ars, _) => {
+            let error = error.unwrap_or_else(|| match ars {
+                None => format!("AutoscalingRunnerSet {namespace}/{name} not found"),
+                Some(_) => format!("EphemeralRunnerSet {namespace}/{name} not found"),
+            });
+            return ScaleSetDiff::failed(namespace, name, desired_from, current_from, error);
+        }
     };
     let spec = ars.spec_json.unwrap_or_else(|| "{}".into());
-    match drift(
+    let result = drift(
         layout,
         &spec,
         ars.scale_set_id.as_deref(),
         ers.runner_spec_json.as_deref(),
-    ) {
-        Err(e) => {
-            item.error = Some(format!(
-                "{}: {e}",
-                match e {
-                    crate::core::drift::DriftError::Desired(_) => &item.desired_from,
-                    crate::core::drift::DriftError::Current(_) => &item.current_from,
-                }
-            ));
-        }
-        Ok(d) => {
-            let c = &d.comparison;
-            item.semantic_drift = Some(d.semantic_drift());
-            item.reflect_equal = Some(c.reflect_equal());
-            item.cmp_equal = Some(c.cmp_equal());
-            item.semantic_equal = Some(c.semantic_equal());
-            item.strict_only_differences = c.strict_only().count();
-            item.differences = c.differences.iter().map(DifferenceReport::from).collect();
-            let ty = layout.ephemeral_runner_spec;
-            item.desired_lines = display::tree(layout, ty, &d.desired, "")
-                .map(|n| display::lines(&n))
-                .unwrap_or_default();
-            item.current_lines = display::tree(layout, ty, &d.current, "")
-                .map(|n| display::lines(&n))
-                .unwrap_or_default();
-        }
-    }
-    item
+    );
+    ScaleSetDiff::from_drift(layout, namespace, name, desired_from, current_from, result)
 }

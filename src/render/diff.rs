@@ -10,8 +10,10 @@ use owo_colors::OwoColorize;
 use serde::Serialize;
 use similar::{ChangeTag, TextDiff};
 
+use crate::core::drift::{Drift, DriftError};
 use crate::core::equality::{Difference, Reason};
-use crate::render::display::Line;
+use crate::core::layout::Layout;
+use crate::render::display::{self, Line};
 
 /// The whole report of one `diff` run. Its JSON and YAML shape is documented in the README.
 #[derive(Debug, Clone, Serialize)]
@@ -55,6 +57,78 @@ pub struct ScaleSetDiff {
     pub desired_lines: Vec<Line>,
     #[serde(skip)]
     pub current_lines: Vec<Line>,
+}
+
+impl ScaleSetDiff {
+    /// A scale set whose comparison could not be made, and why.
+    pub fn failed(
+        namespace: String,
+        name: String,
+        desired_from: String,
+        current_from: String,
+        error: String,
+    ) -> ScaleSetDiff {
+        ScaleSetDiff {
+            namespace,
+            name,
+            semantic_drift: None,
+            reflect_equal: None,
+            cmp_equal: None,
+            semantic_equal: None,
+            strict_only_differences: 0,
+            differences: Vec::new(),
+            error: Some(error),
+            desired_from,
+            current_from,
+            desired_lines: Vec::new(),
+            current_lines: Vec::new(),
+        }
+    }
+
+    /// The report of one scale set from its drift, or from why the drift could not be computed
+    /// (the error names the side it came from).
+    pub fn from_drift(
+        layout: &Layout,
+        namespace: String,
+        name: String,
+        desired_from: String,
+        current_from: String,
+        drift: Result<Drift, DriftError>,
+    ) -> ScaleSetDiff {
+        let d = match drift {
+            Ok(d) => d,
+            Err(e) => {
+                let side = match e {
+                    DriftError::Desired(_) => &desired_from,
+                    DriftError::Current(_) => &current_from,
+                };
+                let error = format!("{side}: {e}");
+                return ScaleSetDiff::failed(namespace, name, desired_from, current_from, error);
+            }
+        };
+        let c = &d.comparison;
+        let ty = layout.ephemeral_runner_spec;
+        let lines = |v| {
+            display::tree(layout, ty, v, "")
+                .map(|n| display::lines(&n))
+                .unwrap_or_default()
+        };
+        ScaleSetDiff {
+            namespace,
+            name,
+            semantic_drift: Some(d.semantic_drift()),
+            reflect_equal: Some(c.reflect_equal()),
+            cmp_equal: Some(c.cmp_equal()),
+            semantic_equal: Some(c.semantic_equal()),
+            strict_only_differences: c.strict_only().count(),
+            differences: c.differences.iter().map(DifferenceReport::from).collect(),
+            error: None,
+            desired_from,
+            current_from,
+            desired_lines: lines(&d.desired),
+            current_lines: lines(&d.current),
+        }
+    }
 }
 
 /// One difference in the report.
