@@ -13,7 +13,7 @@ use std::hash::{BuildHasher, Hasher};
 use std::io::Write;
 use std::time::Duration;
 
-use anyhow::{Context as _, Result, bail};
+use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 use serde_json::Value;
 
@@ -29,7 +29,6 @@ use crate::cluster::write::{
 };
 use crate::core::arc;
 use crate::core::revision::Revisions;
-use crate::core::selector::Selector;
 use crate::core::status::{
     ANNOTATION_INTEGRITY_HASH_NOTE, BumpDecision, BumpRequest, check_bump, decide_bump,
 };
@@ -128,17 +127,18 @@ pub fn run(
     if args.names.is_empty() && !args.all && args.selector.is_none() {
         bail!("name the sets to bump: NAME..., --all or -l SELECTOR");
     }
-    if args.all_namespaces && kube.namespace.is_some() {
-        bail!("-A/--all-namespaces and -n/--namespace cannot be used together");
-    }
+    super::checked_scope(
+        kube,
+        args.all_namespaces,
+        "EphemeralRunnerSet name",
+        &args.names,
+        args.selector.as_deref(),
+    )?;
     if args.all_namespaces && !args.names.is_empty() {
         bail!("names are looked up in one namespace: use -n NAMESPACE with names, not -A");
     }
     if args.wait && args.dry_run != DryRun::None {
         bail!("--wait waits for a written revision: it cannot be combined with --dry-run");
-    }
-    if let Some(s) = &args.selector {
-        Selector::parse(s).context("-l/--selector")?;
     }
     let bump_id = args.request_id.clone().unwrap_or_else(new_bump_id);
     let rt = super::runtime()?;

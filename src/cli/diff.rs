@@ -16,7 +16,6 @@ use crate::cluster::{self, RawObject};
 use crate::core::arc;
 use crate::core::drift::drift;
 use crate::core::layout::Layout;
-use crate::core::names;
 use crate::core::revision::RevisionError;
 use crate::core::selector::Selector;
 use crate::manifest::{self, ManifestObject};
@@ -106,28 +105,14 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<u8> {
-    let layout = Layout::find(&args.layout).with_context(|| {
-        format!(
-            "--layout {}: unknown k8s.io/api layout (supported: {})",
-            args.layout,
-            Layout::shipped_versions().collect::<Vec<_>>().join(", ")
-        )
-    })?;
-    let selector = args
-        .selector
-        .as_deref()
-        .map(Selector::parse)
-        .transpose()
-        .context("-l/--selector")?;
-    if args.all_namespaces && kube.namespace.is_some() {
-        bail!("-A/--all-namespaces and -n/--namespace cannot be used together");
-    }
-    if let Some(ns) = &kube.namespace {
-        names::check_namespace(ns)?;
-    }
-    for name in &args.names {
-        names::check_object_name("AutoscalingRunnerSet name", name)?;
-    }
+    let layout = super::layout_arg(&args.layout)?;
+    let selector = super::checked_scope(
+        kube,
+        args.all_namespaces,
+        "AutoscalingRunnerSet name",
+        &args.names,
+        args.selector.as_deref(),
+    )?;
 
     let mut plan = Plan::new();
     let mut gather_errors = Vec::new();

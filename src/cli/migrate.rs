@@ -25,7 +25,6 @@ use crate::core::arc::{self, ANNOTATION_INTEGRITY_HASH};
 use crate::core::json::find_raw;
 use crate::core::layout::Layout;
 use crate::core::migrate::{Decision, UnverifiablePolicy, Verdict, decide};
-use crate::core::names;
 use crate::core::runners::{RunnerCounts, RunnerState, is_stale, owner_set};
 use crate::core::selector::Selector;
 use crate::core::value::{Value as GoValue, decode};
@@ -171,21 +170,13 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<u8> {
-    if args.all_namespaces && kube.namespace.is_some() {
-        bail!("-A/--all-namespaces and -n/--namespace cannot be used together");
-    }
-    if let Some(ns) = &kube.namespace {
-        names::check_namespace(ns)?;
-    }
-    for name in &args.names {
-        names::check_object_name("EphemeralRunnerSet name", name)?;
-    }
-    let selector = args
-        .selector
-        .as_deref()
-        .map(Selector::parse)
-        .transpose()
-        .context("-l/--selector")?;
+    let selector = super::checked_scope(
+        kube,
+        args.all_namespaces,
+        "EphemeralRunnerSet name",
+        &args.names,
+        args.selector.as_deref(),
+    )?;
     let rows = if !args.files.is_empty() {
         if args.dry_run != DryRun::Client {
             bail!("-f works offline only: add --dry-run=client (a dump cannot be written back)");

@@ -283,6 +283,43 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
+/// What every command checks of its scope before it reads anything: `-A` excludes `-n`, the
+/// namespace and each object name (`what`: "EphemeralRunnerSet name") are valid Kubernetes
+/// names, and the label selector parses.
+pub(crate) fn checked_scope(
+    kube: &KubeFlags,
+    all_namespaces: bool,
+    what: &'static str,
+    names: &[String],
+    selector: Option<&str>,
+) -> anyhow::Result<Option<crate::core::selector::Selector>> {
+    use anyhow::Context as _;
+    if all_namespaces && kube.namespace.is_some() {
+        anyhow::bail!("-A/--all-namespaces and -n/--namespace cannot be used together");
+    }
+    if let Some(ns) = &kube.namespace {
+        crate::core::names::check_namespace(ns)?;
+    }
+    for name in names {
+        crate::core::names::check_object_name(what, name)?;
+    }
+    selector
+        .map(crate::core::selector::Selector::parse)
+        .transpose()
+        .context("-l/--selector")
+}
+
+/// `--layout`: one of the shipped k8s.io/api layouts.
+pub(crate) fn layout_arg(name: &str) -> anyhow::Result<&'static crate::core::layout::Layout> {
+    use crate::core::layout::Layout;
+    Layout::find(name).ok_or_else(|| {
+        anyhow::anyhow!(
+            "--layout {name}: unknown k8s.io/api layout (supported: {})",
+            Layout::shipped_versions().collect::<Vec<_>>().join(", ")
+        )
+    })
+}
+
 /// A single-threaded runtime for the commands that talk to a cluster.
 pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     Ok(tokio::runtime::Builder::new_current_thread()

@@ -141,22 +141,14 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<u8> {
-    let layout = Layout::find(&args.layout).with_context(|| {
-        format!(
-            "--layout {}: unknown k8s.io/api layout (supported: {})",
-            args.layout,
-            Layout::shipped_versions().collect::<Vec<_>>().join(", ")
-        )
-    })?;
-    let parsed_selector = args
-        .selector
-        .as_deref()
-        .map(Selector::parse)
-        .transpose()
-        .context("-l/--selector")?;
-    if args.all_namespaces && kube.namespace.is_some() {
-        bail!("-A/--all-namespaces and -n/--namespace cannot be used together");
-    }
+    let layout = super::layout_arg(&args.layout)?;
+    let parsed_selector = super::checked_scope(
+        kube,
+        args.all_namespaces,
+        "EphemeralRunnerSet name",
+        &args.names,
+        args.selector.as_deref(),
+    )?;
     if args.all_namespaces && !args.names.is_empty() {
         bail!(
             "names are looked up in one namespace: use -n NAMESPACE with names, not -A/--all-namespaces"
