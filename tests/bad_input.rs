@@ -102,6 +102,10 @@ case!(migrate_without_spec_processes_the_others: ["migrate", "--dry-run=client",
 case!(bad_name: ["diff", "Bad_Name", "--kubeconfig", "/nonexistent"] => 2,
     "AutoscalingRunnerSet name \"Bad_Name\" is not valid");
 case!(bad_namespace: ["diff", "-n", "Not A Namespace"] => 2, "namespace \"Not A Namespace\" is not valid");
+case!(status_bad_namespace: ["status", "-n", "Not A Namespace"] => 2,
+    "namespace \"Not A Namespace\" is not valid");
+case!(bump_bad_name: ["bump", "Bad_Name"] => 2,
+    "EphemeralRunnerSet name \"Bad_Name\" is not valid");
 case!(conflicting_flags: ["diff", "-A", "-n", "ci"] => 2, "cannot be used together");
 case!(unknown_output_format: ["diff", "-o", "xml"] => 2, "invalid value 'xml'");
 case!(bad_request_id: ["bump", "x", "--request-id", "a=b"] => 2, "is not a request id");
