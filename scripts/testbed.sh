@@ -3,7 +3,9 @@
 #
 #   scripts/testbed.sh build          build (or reuse) etcd, kube-apiserver and the Go oracle; install kubectl
 #   scripts/testbed.sh up [DIR]       start etcd and two API servers, print the environment to export
-#   scripts/testbed.sh down [DIR]     stop what `up` started in DIR and remove it
+#   scripts/testbed.sh down [DIR]     stop what `up` started in DIR and remove it (idempotent)
+#
+# A failed `up` stops everything it had started before it exits (non-zero), keeping DIR's logs.
 #
 # Two API servers share one etcd under different prefixes, so that tests can see both eras of ARC's
 # CRDs at once without racing each other over a cluster-scoped object:
@@ -41,17 +43,32 @@ need_tools() {
 # stamp FILE... : a short hash of the files' contents and the Go version, used as a cache key.
 stamp() { { cat "$@"; go version; } | sha256sum | cut -c1-16; }
 
+# The version a release build of kube-apiserver carries (kubernetes' hack/lib/version.sh sets the
+# same variables), so `kubectl version` and clients parse the server's /version. Taken from the
+# k8s.io/kubernetes version testbed/go.mod pins; a module build has no git commit to report.
+version_ldflags() {
+  local v major minor pkg flags=""
+  v=$(cd "$root/testbed" && go list -m -f '{{.Version}}' k8s.io/kubernetes)
+  major=${v#v}; major=${major%%.*}
+  minor=${v#v"$major".}; minor=${minor%%.*}
+  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    flags+=" -X $pkg.gitVersion=$v -X $pkg.gitMajor=$major -X $pkg.gitMinor=$minor"
+    flags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
+  done
+  echo "$flags"
+}
+
 build() {
   need_tools
   mkdir -p "$bin"
-  local key; key=$(stamp "$root/testbed/go.mod" "$root/testbed/go.sum" "$root/testbed/cmd/etcd/main.go")
+  local key; key=$(stamp "$root/testbed/go.mod" "$root/testbed/go.sum" "$root/testbed/cmd/etcd/main.go" <(version_ldflags))
   if [ -x "$bin/kube-apiserver" ] && [ -x "$bin/etcd" ] && [ "$(cat "$bin/stamp" 2>/dev/null)" = "$key" ]; then
     log "kube-apiserver and etcd are up to date ($bin)"
   else
     log "building etcd and kube-apiserver from the Go module proxy (about 6 minutes on 2 cores the first time)"
     local t0=$SECONDS
     (cd "$root/testbed" && go build -trimpath -o "$bin/etcd" ./cmd/etcd)
-    (cd "$root/testbed" && go build -trimpath -o "$bin/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver)
+    (cd "$root/testbed" && go build -trimpath -ldflags "$(version_ldflags)" -o "$bin/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver)
     echo "$key" >"$bin/stamp"
     log "built in $((SECONDS - t0))s"
   fi
@@ -262,6 +279,9 @@ up() {
   mkdir -p "$d"
   d=$(cd "$d" && pwd)
   : >"$d/pids"
+  # Any failure from here on stops what was started: no etcd or API server outlives a failed `up`.
+  # The directory stays, with the logs the error message points at.
+  trap 'status=$?; if [ "$status" -ne 0 ]; then log "up failed: stopping what it started (logs in '"$d"')"; stop "'"$d"'"; fi' EXIT
   local t0 cport pport
   t0=$(date +%s%3N)
   certs "$d"
@@ -296,20 +316,34 @@ EOF
   [ -x "$cache/oracle/bin/oracle" ] && echo "export KUBECTL_ARC_ORACLE_DIR=$cache/oracle/bin" >>"$d/env"
   install_kubectl
   echo "export KUBECTL_ARC_TEST_KUBECTL=$cache/kubectl-cli/bin/kubectl" >>"$d/env"
+  trap - EXIT
   log "cluster ready in $(( $(date +%s%3N) - t0 )) ms; state in $d"
   log "to use it by hand: export KUBECONFIG=$d/revision-admin.kubeconfig   (legacy CRDs: $d/legacy-admin.kubeconfig)"
   cat "$d/env"
 }
 
-down() {
-  local d=${1:-$cache/testbed/run} pid
-  [ -f "$d/pids" ] || { log "nothing running in $d"; return 0; }
-  # API servers first (reverse order of start), etcd last.
-  for pid in $(tac "$d/pids"); do kill "$pid" 2>/dev/null || true; done
-  for pid in $(cat "$d/pids"); do
+# stop DIR: stop every process `up` recorded in DIR/pids (API servers first, etcd last), waiting
+# for each; a pid that now belongs to another program (reused) is left alone.
+stop() {
+  local d=$1 pid alive=()
+  [ -f "$d/pids" ] || return 0
+  for pid in $(tac "$d/pids"); do
+    grep -qs -- "$bin/" "/proc/$pid/cmdline" || continue
+    kill "$pid" 2>/dev/null && alive+=("$pid")
+  done
+  for pid in "${alive[@]}"; do
     for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
     kill -9 "$pid" 2>/dev/null || true
   done
+  rm -f "$d/pids"
+}
+
+# down [DIR]: stop what `up` started in DIR and remove DIR. Idempotent: nothing running, or no DIR
+# at all, is fine.
+down() {
+  local d=${1:-$cache/testbed/run}
+  if [ ! -d "$d" ]; then log "nothing running in $d"; return 0; fi
+  stop "$d"
   rm -rf "$d"
   log "stopped and removed $d"
 }

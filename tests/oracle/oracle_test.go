@@ -16,8 +16,9 @@ import (
 )
 
 // verifiedDir holds the outputs of an independent Go run against the same
-// versions (see its README.md). It sits beside the repository, at
-// /work/shared; a missing file fails the tests.
+// versions (see its README.md). It sits beside the repository in this
+// project's CI; a clone made elsewhere lacks it. A missing file fails the
+// tests under CI=true; elsewhere the comparison is skipped with a note.
 var verifiedDir = filepath.Join("..", "..", "..", "shared", "reference", "verified")
 
 // referenceAPI is the k8s.io/api version the verified hashes and spew texts
@@ -39,7 +40,10 @@ func readVerified(t *testing.T, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(verifiedDir, name))
 	if err != nil {
-		t.Fatalf("reference file missing: %v", err)
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("reference file missing (under CI=true ../shared/ must sit beside the repository): %v", err)
+		}
+		t.Skipf("reference file missing, comparison not made on this machine: %v", err)
 	}
 	return string(b)
 }

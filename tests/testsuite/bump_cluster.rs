@@ -4,14 +4,16 @@
 //! `--wait` returns once a status patch (playing ARC's EphemeralRunnerSet controller)
 //! acknowledges the revision.
 
-mod common;
+use crate::common;
+
+
 
 use std::io::{BufRead as _, BufReader};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use common::cli::{args, exe, exe_async, report};
+use crate::common::cli::{args, exe, exe_async, report};
 use kube::api::{DynamicObject, PostParams};
 use serde_json::{Value, json};
 

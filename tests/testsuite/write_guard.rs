@@ -1,7 +1,9 @@
 //! The write guard against the real API server: a concurrent change between read and write is a
 //! 409, after which the object is read and decided again; nothing is applied twice.
 
-mod common;
+use crate::common;
+
+
 
 use std::sync::atomic::{AtomicU32, Ordering};
 

@@ -4,14 +4,16 @@
 //! a dump; `--wait` and `--watch` following a status patch that plays ARC's EphemeralRunnerSet
 //! controller; and the errors that exit 2.
 
-mod common;
+use crate::common;
+
+
 
 use std::io::{BufRead as _, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use common::cli::{args, in_process_async, report};
+use crate::common::cli::{args, in_process_async, report};
 use kube::api::{DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 

@@ -1,10 +1,10 @@
 //! Differential test of the desired-spec builder (ARC's newEphemeralRunnerSet) and ARC's verdict:
 //! generated AutoscalingRunnerSet / EphemeralRunnerSet pairs, our drift against Go's.
 
-mod common;
 
-use common::oracle::Oracle;
-use common::specgen;
+
+use crate::common::oracle::Oracle;
+use crate::common::specgen;
 use kubectl_arc::core::drift::{DriftError, drift};
 use kubectl_arc::core::layout::Layout;
 use kubectl_arc::core::legacy_hash::integrity_hash;

@@ -1,7 +1,9 @@
 //! The test bed itself, against the real kube-apiservers that `scripts/test.sh` starts: optimistic
 //! locking, schema pruning of the revision fields, the status subresource, and RBAC.
 
-mod common;
+use crate::common;
+
+
 
 use kube::api::{Patch, PatchParams};
 use serde_json::json;

@@ -2,15 +2,17 @@
 //! committed bash script list the live namespaces and scale-set names of the context, honour the
 //! global flags typed on the line, and give up on a server that never answers, within the deadline.
 
-mod common;
+use crate::common;
+
+
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::cli::completion_values as values;
-use common::scratch_dir;
+use crate::common::cli::completion_values as values;
+use crate::common::scratch_dir;
 use kube::api::{DynamicObject, PostParams};
 use serde_json::json;
 

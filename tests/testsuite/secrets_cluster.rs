@@ -2,9 +2,11 @@
 //! out of the output, no Secret is ever read, and diff shows valueFrom references as written.
 //! An invalid token is a clear "unauthorized".
 
-mod common;
+use crate::common;
 
-use common::cli::exe;
+
+
+use crate::common::cli::exe;
 use kube::api::{Api, DynamicObject, PostParams};
 use serde_json::{Value, json};
 

@@ -4,14 +4,16 @@
 //! kubectl's own completion
 //! (`kubectl __complete arc ...`, what its shell scripts run on TAB) reaches `kubectl_complete-arc`.
 
-mod common;
+use crate::common;
+
+
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::Scratch;
-use common::cli::completion_values as values;
+use crate::common::Scratch;
+use crate::common::cli::completion_values as values;
 use kube::api::{DynamicObject, PostParams};
 use serde_json::{Value, json};
 

@@ -1,9 +1,9 @@
 //! The layout files shipped in src/core/layouts/ are exactly what the Go oracle's reflection walk
 //! gives for each k8s.io/api version (regenerate with `oracle layout > ...` when this fails).
 
-mod common;
 
-use common::oracle::Oracle;
+
+use crate::common::oracle::Oracle;
 
 #[test]
 fn shipped_layouts_are_what_go_reflection_says() {

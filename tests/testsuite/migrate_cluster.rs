@@ -2,14 +2,16 @@
 //! CRD, exact decisions on the revision CRD, idempotence, dry runs, concurrent writers, and a run
 //! killed part way.
 
-mod common;
+use crate::common;
+
+
 
 use std::collections::BTreeMap;
 use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use common::cli::exe;
+use crate::common::cli::exe;
 use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 

@@ -3,14 +3,16 @@
 //! during a restart. Reads retry where kubectl would, writes only when they are known not to have
 //! landed or are guarded, and a re-run always reaches the undisturbed final state.
 
-mod common;
+use crate::common;
+
+
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use common::apiserver::Replica;
-use common::cli::exe_async;
-use common::faults::{Fault, FaultProxy, Rule};
+use crate::common::apiserver::Replica;
+use crate::common::cli::exe_async;
+use crate::common::faults::{Fault, FaultProxy, Rule};
 use kube::api::{Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 

@@ -2,10 +2,12 @@
 //! controller would conclude for objects that went through the API server, and the same report
 //! offline from a dump of those objects.
 
-mod common;
+use crate::common;
 
-use common::ars_api;
-use common::cli::{args, in_process as run, in_process_async as run_async, report};
+
+
+use crate::common::ars_api;
+use crate::common::cli::{args, in_process as run, in_process_async as run_async, report};
 use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 

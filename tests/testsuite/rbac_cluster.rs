@@ -1,9 +1,11 @@
 //! Least privilege: deploy/rbac.yaml applied to the real API server; each command works with
 //! exactly its role (impersonated with --as) and fails without it, naming the verb and resource.
 
-mod common;
+use crate::common;
 
-use common::cli::exe;
+
+
+use crate::common::cli::exe;
 use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use serde_json::json;
 

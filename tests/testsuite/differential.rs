@@ -1,10 +1,10 @@
 //! Differential tests: our decoding, equalities and legacy hash against the real Go code (the
 //! oracle), on generated spec pairs, for every supported k8s.io/api layout.
 
-mod common;
 
-use common::oracle::Oracle;
-use common::specgen;
+
+use crate::common::oracle::Oracle;
+use crate::common::specgen;
 use kubectl_arc::core::equality::compare;
 use kubectl_arc::core::layout::Layout;
 use kubectl_arc::core::legacy_hash::integrity_hash;

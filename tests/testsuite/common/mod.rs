@@ -32,6 +32,44 @@ fn env_path(var: &str) -> PathBuf {
     }
 }
 
+/// A file of the project's reference material in `../shared/` (beside the repository in this
+/// project's CI, absent from a clone made elsewhere), used only to check our own copies and
+/// generated files against it. Absent: `None`, said on stderr, except under `CI=true`, where a
+/// missing `../shared/` is a failure (CI must compare, never skip).
+pub fn shared_file(relative: &str) -> Option<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("shared").join(relative);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Some(text),
+        Err(e) if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            panic!("{}: {e}: under CI=true ../shared/ must sit beside the repository", path.display())
+        }
+        Err(e) => {
+            eprintln!(
+                "note: {}: {e}; the comparison with ../shared/ is not made on this machine",
+                path.display()
+            );
+            None
+        }
+    }
+}
+
+/// The directory `../shared/<relative>` when it exists; `None` (said) or a failure under `CI=true`,
+/// as [`shared_file`].
+pub fn shared_dir(relative: &str) -> Option<PathBuf> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("shared").join(relative);
+    if path.is_dir() {
+        return Some(path);
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{}: missing: under CI=true ../shared/ must sit beside the repository", path.display());
+    }
+    eprintln!(
+        "note: {} does not exist; the comparison with ../shared/ is not made on this machine",
+        path.display()
+    );
+    None
+}
+
 /// Kubeconfig of the admin user on the API server with ARC's revision-era CRDs.
 pub fn revision_kubeconfig() -> PathBuf {
     env_path("KUBECTL_ARC_TEST_KUBECONFIG")

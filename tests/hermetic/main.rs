@@ -1,0 +1,7 @@
+//! The hermetic tests: they need neither Go nor an API server, so a plain `cargo test` runs them on
+//! any machine with Rust (unit tests live beside the code in `src/`). The tests that need the test
+//! bed or the Go oracle are in `tests/testsuite/`.
+
+mod bad_input;
+mod cli_transcripts;
+mod equality_table;

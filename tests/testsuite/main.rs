@@ -1,0 +1,27 @@
+//! The tests of record that need the real world: the test bed's kube-apiserver and etcd, the real
+//! kubectl, and the Go oracle built against the modules ARC pins. One binary (cargo's
+//! `tests/testsuite` pattern), built only with `--features testbed`, which the README's test command
+//! (`scripts/test.sh`) passes after starting the test bed. A missing test bed or oracle is a failure
+//! with instructions, never a skip.
+//!
+//! The hermetic tests (no Go, no server) live in `tests/hermetic/` and run under a plain
+//! `cargo test`.
+
+mod common;
+
+mod bump_cluster;
+mod completion_cluster;
+mod diff_cluster;
+mod differential;
+mod differential_desired;
+mod equality_oracle;
+mod faults_cluster;
+mod kubectl_plugin;
+mod layouts;
+mod migrate_cluster;
+mod oracle_faithful;
+mod rbac_cluster;
+mod secrets_cluster;
+mod status_cluster;
+mod testbed;
+mod write_guard;
