@@ -4,6 +4,8 @@
 //! - [`core`]: pure, Go-compatible logic shared with ARC (value model, equalities, legacy hash,
 //!   revision rules). No I/O, no tokio.
 //! - [`manifest`]: objects from manifest text (pure).
+//! - [`input`]: one way in for every command: files, directories, stdin and cluster objects as
+//!   one object type with a structured origin, and kubectl's namespace rules.
 //! - [`cluster`]: the only place that talks to a Kubernetes API server.
 //! - [`cli`]: thin commands that turn arguments into a plan, run it and hand a report to a
 //!   [`render`]er.
@@ -11,5 +13,6 @@
 pub mod cli;
 pub mod cluster;
 pub mod core;
+pub mod input;
 pub mod manifest;
 pub mod render;

@@ -15,6 +15,10 @@ pub use crate::core::goyaml::go_float;
 pub struct ManifestObject {
     /// `file.yaml#2` (index from 1 among the file's non-empty documents), with `[i]` for List items.
     pub source: String,
+    /// The document (from 1) when the file holds several, else `None`.
+    pub document: Option<usize>,
+    /// Item indexes of the enclosing `List`s, outermost first.
+    pub items: Vec<usize>,
     pub value: Value,
     /// Why the object must not be used although it parsed: a plain scalar in it that kubectl
     /// reads otherwise (see [`divergent_scalars`]). Commands report it as the object's error and
@@ -122,7 +126,11 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestEr
             source.to_string()
         };
         let found = problems.remove(&i).unwrap_or_default();
-        push_object(doc, src, &found, "", &mut out)?;
+        let position = Position {
+            document: multi.then_some(i + 1),
+            items: Vec::new(),
+        };
+        push_object(doc, src, position, &found, "", &mut out)?;
     }
     Ok(out)
 }
@@ -176,6 +184,10 @@ fn write_go_json(value: &Value, out: &mut String) {
 fn options() -> serde_saphyr::Options {
     let mut options = serde_saphyr::Options::default();
     options.legacy_octal_numbers = true;
+    // Comments are read as YAML syntax and dropped, as go-yaml does: emitting them as events only
+    // buffers them, and a block of more than 96 comment lines (ARC's chart values have such
+    // blocks) would exhaust the parser's comment buffer.
+    options.emit_comments = false;
     if let Some(budget) = options.budget.as_mut() {
         budget.max_depth = MAX_DEPTH;
         budget.max_nodes = 20_000_000;
@@ -256,7 +268,9 @@ pub fn divergent_scalars(text: &str) -> Vec<Divergence> {
         Default::default();
     let mut out = Vec::new();
     let mut document: Option<usize> = None;
-    for event in Parser::new_from_str(text) {
+    let mut parser_options = granit_parser::Options::default();
+    parser_options.set_emit_comments(false);
+    for event in Parser::new_from_str_with_options(text, parser_options) {
         let Ok((event, span)) = event else { break };
         let in_key = stack.last().is_some_and(|l| l.map && l.key_next);
         let mut node_done = false;
@@ -431,9 +445,17 @@ fn problem_of(doc: &Value, divergences: &[Divergence], prefix: &str) -> Option<S
     Some(d.to_string())
 }
 
+/// Where in a file an object is: its document and enclosing `List` items.
+#[derive(Clone)]
+struct Position {
+    document: Option<usize>,
+    items: Vec<usize>,
+}
+
 fn push_object(
     doc: Value,
     source: String,
+    position: Position,
     divergences: &[Divergence],
     prefix: &str,
     out: &mut Vec<ManifestObject>,
@@ -459,9 +481,12 @@ fn push_object(
                     } else {
                         format!("{prefix}.items[{j}]")
                     };
+                    let mut at = position.clone();
+                    at.items.push(j);
                     push_object(
                         item,
                         format!("{source}[{j}]"),
+                        at,
                         divergences,
                         &item_prefix,
                         out,
@@ -472,6 +497,8 @@ fn push_object(
                 let problem = problem_of(&doc, divergences, prefix);
                 out.push(ManifestObject {
                     source,
+                    document: position.document,
+                    items: position.items,
                     value: doc,
                     problem,
                 });
@@ -498,6 +525,22 @@ fn first_line(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression: a block of 33 or more comment lines (ARC's chart values, GitOps manifests) made
+    /// the whole file "not valid YAML or JSON: too many buffered comments".
+    #[test]
+    fn long_comment_blocks_are_read() {
+        for lines in [33, 97, 5000] {
+            let comments = "# a comment line\n".repeat(lines);
+            let text = format!(
+                "{comments}apiVersion: v1\nkind: ConfigMap\nmetadata:\n{comments}  name: x\ndata:\n  k:\n{comments}  - a\n{comments}  - b\n{comments}"
+            );
+            let objs = parse(&text, "f.yaml").unwrap_or_else(|e| panic!("{lines}: {e}"));
+            assert_eq!(objs.len(), 1, "{lines}");
+            assert_eq!(objs[0].value["data"]["k"], serde_json::json!(["a", "b"]));
+            assert!(objs[0].problem.is_none(), "{lines}");
+        }
+    }
 
     /// Outputs of Go's `json.Marshal(float64)`, recorded by running Go 1.26.
     #[test]

@@ -343,6 +343,52 @@ fn failed(ns: &str, name: &str, result: BumpResult, message: String) -> BumpItem
 async fn resolve(client: &kube::Client, ns: &str, name: &str) -> Result<Result<Target, String>> {
     let ers = read(client, arc::EPHEMERAL_RUNNER_SETS, ns, name).await?;
     let ars = cluster::get(client, arc::AUTOSCALING_RUNNER_SETS, ns, name).await?;
+    if let Some(ers) = &ers
+        && let Some(why) = spec_hash_era(&ers.value, ns, name)
+    {
+        return Ok(Err(why));
+    }
+    if ers.is_none()
+        && let Some(ars) = &ars
+    {
+        // ARC up to 0.14 names the set `<scale set>-xxxxx`: find it as ARC does.
+        let sets = cluster::list_objects(
+            client,
+            arc::KIND_EPHEMERAL_RUNNER_SET,
+            arc::EPHEMERAL_RUNNER_SETS,
+            Some(ns),
+            None,
+        )
+        .await?;
+        let inputs: Vec<_> = sets.iter().map(crate::input::Object::pairing_set).collect();
+        let scale_set = crate::core::pairing::ScaleSet {
+            namespace: ns,
+            name,
+            uid: ars.metadata.uid.as_deref(),
+        };
+        if let Some(p) = crate::core::pairing::pair(scale_set, &inputs) {
+            let set = &sets[p.chosen];
+            if set
+                .meta
+                .annotations
+                .contains_key(arc::ANNOTATION_RUNNER_SPEC_HASH)
+                || set
+                    .meta
+                    .labels
+                    .contains_key(arc::ANNOTATION_RUNNER_SPEC_HASH)
+            {
+                return Ok(Err(spec_hash_refusal(ns, set.name())));
+            }
+            return Ok(Ok(Target {
+                namespace: ns.to_string(),
+                name: set.name().to_string(),
+                owner: Some((
+                    name.to_string(),
+                    ars.metadata.uid.clone().unwrap_or_default(),
+                )),
+            }));
+        }
+    }
     match (ers, ars) {
         (Some(_), ars) => Ok(Ok(Target {
             namespace: ns.to_string(),
@@ -360,6 +406,24 @@ async fn resolve(client: &kube::Client, ns: &str, name: &str) -> Result<Result<T
             )))
         }
     }
+}
+
+/// Why a set made by ARC 0.14 or older cannot be bumped, and what to do instead.
+fn spec_hash_refusal(ns: &str, name: &str) -> String {
+    format!(
+        "EphemeralRunnerSet {ns}/{name} was made by ARC 0.14 or older ({}): that release replaces the whole set on a runner-spec change and has no revision to bump. To recycle its runners, change the AutoscalingRunnerSet's template (any change replaces the set), or upgrade ARC",
+        arc::ANNOTATION_RUNNER_SPEC_HASH
+    )
+}
+
+/// The refusal for a set read as it is, if ARC 0.14 or older made it.
+fn spec_hash_era(ers: &serde_json::Value, ns: &str, name: &str) -> Option<String> {
+    let has = |field: &str| {
+        ers.pointer(&format!("/metadata/{field}"))
+            .and_then(|m| m.get(arc::ANNOTATION_RUNNER_SPEC_HASH))
+            .is_some()
+    };
+    (has("annotations") || has("labels")).then(|| spec_hash_refusal(ns, name))
 }
 
 /// The guarded write for one set.

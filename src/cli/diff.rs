@@ -1,24 +1,29 @@
-//! `kubectl arc diff`: arguments → a plan of scale-set pairs → drift per pair → a renderer.
+//! `kubectl arc diff`: arguments → the desired and live objects → one scale set per desired
+//! AutoscalingRunnerSet, paired with its EphemeralRunnerSet as ARC pairs them → drift → a renderer.
 //!
-//! Reads AutoscalingRunnerSets and EphemeralRunnerSets from files (`-f`) and/or the cluster; writes
-//! nothing anywhere. Exit codes as `kubectl diff`: 0 no semantic drift, 1 semantic drift, 2 error
-//! (other scale sets are still reported).
+//! The desired side is what `-f` gives (a Helm render, a manifest: what would be applied), else the
+//! cluster's AutoscalingRunnerSets. The live side is the cluster, or `--live` dumps, or nothing with
+//! `--local`; EphemeralRunnerSets given with `-f` are live objects too (no one applies them).
+//! Writes nothing anywhere. Exit codes as `kubectl diff`: 0 no semantic drift, 1 semantic drift, 2
+//! error (other scale sets are still reported).
 
-use std::collections::BTreeMap;
-use std::io::{Read as _, Write};
-use std::path::{Path, PathBuf};
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::PathBuf;
 
-use anyhow::{Context as _, Result, bail};
+use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 
 use super::{ColorChoice, EXIT_DRIFT, EXIT_ERROR, EXIT_OK, KubeFlags, Terminal};
-use crate::cluster::{self, RawObject};
+use crate::cluster;
 use crate::core::arc;
-use crate::core::drift::drift;
+use crate::core::desired::DesiredError;
+use crate::core::drift::{DriftError, drift};
 use crate::core::layout::Layout;
+use crate::core::pairing::{self, PairedBy, Pairing};
 use crate::core::revision::RevisionError;
 use crate::core::selector::Selector;
-use crate::manifest::{self, ManifestObject};
+use crate::input::{self, Object};
 use crate::render::diff::{DiffReport, ScaleSetDiff, TextOptions, write_text};
 
 #[derive(Debug, Args)]
@@ -28,14 +33,24 @@ EphemeralRunnerSet's spec.ephemeralRunnerSpec, exactly as ARC's controller compu
 Semantic drift (Go's apiequality.Semantic.DeepEqual says the specs differ) makes ARC bump \
 spec.actionableRevision and recycle idle and pending runners. Strict-only differences (an empty list \
 versus none, 1 versus 1000m) are what a strict comparison would also have acted on; ARC does not.\n\n\
-Reads AutoscalingRunnerSets and EphemeralRunnerSets from the cluster or from files (-f); writes nothing. \
-With files that hold both kinds (a `kubectl get -o yaml` dump) no cluster is contacted.\n\n\
+The desired side is what -f gives (a Helm render: what would be applied), else the cluster's \
+AutoscalingRunnerSets. The live side is the cluster, or --live dumps, or nothing with --local \
+(EphemeralRunnerSets given with -f are live objects too). Each AutoscalingRunnerSet is paired with its \
+EphemeralRunnerSet as ARC's controller pairs them: by controller owner reference (ARC up to 0.14 names \
+its sets <name>-xxxxx), else by ARC's scale-set labels, else by name. A render carries no \
+runner-scale-set-id: it is taken from the EphemeralRunnerSet, else from the live AutoscalingRunnerSet. \
+A scale set without an EphemeralRunnerSet is new: nothing to recycle.\n\n\
+Reads AutoscalingRunnerSets and EphemeralRunnerSets from the files and, unless --local or --live, the \
+cluster; writes nothing.\n\n\
 Exit status: 0 no semantic drift, 1 semantic drift, 2 an error (other scale sets are still reported).",
     after_help = "Examples:\n  \
 # Drift of every scale set in the current namespace\n  kubectl arc diff\n\n  \
-# Would applying this Helm output make ARC recycle my idle runners?\n  \
-helm template arc-runners actions-runner-controller/gha-runner-scale-set -f values.yaml | kubectl arc diff -f -\n\n  \
-# Offline, from a dump of both kinds\n  kubectl get autoscalingrunnersets,ephemeralrunnersets -A -o yaml > dump.yaml\n  kubectl arc diff -f dump.yaml\n\n  \
+# Would applying this Helm render make ARC recycle my idle runners?\n  \
+helm template arc-runners actions-runner-controller/gha-runner-scale-set -n arc-runners -f values.yaml | kubectl arc diff -f -\n\n  \
+# The same against a dump instead of the cluster\n  \
+kubectl get autoscalingrunnersets,ephemeralrunnersets -n arc-runners -o yaml > live.yaml\n  \
+kubectl arc diff -f render.yaml --live live.yaml\n\n  \
+# Offline, from a dump of both kinds\n  kubectl arc diff -f dump.yaml\n\n  \
 # Machine-readable, across all namespaces\n  kubectl arc diff -A -o json"
 )]
 pub struct DiffArgs {
@@ -47,10 +62,17 @@ pub struct DiffArgs {
     /// Label selector (e.g. app=runners,tier!=gpu).
     #[arg(short = 'l', long, value_name = "SELECTOR")]
     pub selector: Option<String>,
-    /// Manifest file, directory or - for stdin (repeatable): AutoscalingRunnerSets and, optionally,
-    /// their EphemeralRunnerSets. Multi-document YAML, JSON and List kinds.
+    /// What would be applied: a manifest file, directory or - for stdin (repeatable), e.g. a Helm
+    /// render. Its AutoscalingRunnerSets are the desired side; EphemeralRunnerSets in it are live.
     #[arg(short = 'f', long = "filename", value_name = "FILE")]
     pub files: Vec<PathBuf>,
+    /// The live objects from a dump (`kubectl get ... -o yaml`) instead of the cluster: a file,
+    /// directory or - (repeatable). Objects not in it are absent.
+    #[arg(long, value_name = "FILE")]
+    pub live: Vec<PathBuf>,
+    /// Never contact the cluster: the live side is only what the files give.
+    #[arg(long)]
+    pub local: bool,
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = DiffOutput::Text)]
     pub output: DiffOutput,
@@ -74,29 +96,26 @@ pub enum DiffOutput {
     Github,
 }
 
-/// The ARS side of a pair.
-struct ArsSide {
-    from: String,
-    scale_set_id: Option<String>,
-    spec_json: Option<String>,
-}
-
-/// The ERS side of a pair.
-struct ErsSide {
-    from: String,
-    runner_spec_json: Option<String>,
-}
-
-/// One scale set to compare, by namespace and name.
+/// Everything the comparison reads: desired AutoscalingRunnerSets and the live objects, each with
+/// its origin. Built from files, then completed from the cluster when that is allowed and needed.
 #[derive(Default)]
-struct Pair {
-    ars: Option<ArsSide>,
-    ers: Option<ErsSide>,
-    /// A problem found while gathering (unknown kind, unreadable object).
-    error: Option<String>,
+struct World {
+    /// The desired AutoscalingRunnerSets (from -f; else the live ones).
+    desired: Vec<Object>,
+    /// Live AutoscalingRunnerSets (cluster or --live), by namespace/name.
+    live_scale_sets: BTreeMap<(String, String), Object>,
+    /// Live EphemeralRunnerSets (cluster, --live, or -f).
+    live_sets: Vec<Object>,
+    /// Namespaces whose EphemeralRunnerSets are all known (listed, or files-only mode): a scale set
+    /// without one there is new, not unknown.
+    complete: BTreeSet<String>,
+    /// Every namespace's EphemeralRunnerSets are known (files only, or listed across namespaces).
+    complete_everywhere: bool,
+    /// Items that failed before any comparison (an object kubectl refuses, a duplicate, ...).
+    failed: Vec<ScaleSetDiff>,
+    /// Files that could not be read.
+    errors: Vec<String>,
 }
-
-type Plan = BTreeMap<(String, String), Pair>;
 
 pub fn run(
     kube: &KubeFlags,
@@ -113,47 +132,69 @@ pub fn run(
         &args.names,
         args.selector.as_deref(),
     )?;
+    let reads_stdin = |paths: &[PathBuf]| paths.iter().any(|p| p.as_os_str() == "-");
+    if reads_stdin(&args.files) && reads_stdin(&args.live) {
+        bail!("-f - and --live - cannot both read standard input");
+    }
+    let offline = args.local || !args.live.is_empty();
+    let namespace = kube.namespace.clone().unwrap_or_else(|| {
+        cluster::context_namespace(&kube.connect_options()).unwrap_or_else(|| "default".into())
+    });
 
-    let mut plan = Plan::new();
-    let mut gather_errors = Vec::new();
-    if !args.files.is_empty() {
-        let objects = read_files(&args.files, &mut gather_errors)?;
-        let default_ns = kube.namespace.clone().unwrap_or_else(|| "default".into());
-        plan_from_files(
-            objects,
-            &default_ns,
-            &args.names,
-            selector.as_ref(),
-            &mut plan,
-        );
+    let mut world = World::default();
+    let mut stdin = std::io::stdin();
+    let given = input::read(&args.files, &mut stdin);
+    let live = input::read(&args.live, &mut stdin);
+    world.errors.extend(given.errors);
+    world.errors.extend(live.errors);
+    let (mut given, mut live) = (given.objects, live.objects);
+    input::resolve_namespaces(&mut given, &namespace, kube.namespace.is_some());
+    input::resolve_namespaces(&mut live, &namespace, kube.namespace.is_some());
+    let filter = Filter {
+        names: &args.names,
+        selector: selector.as_ref(),
+    };
+    let files_given = !args.files.is_empty();
+    if files_given || !args.live.is_empty() {
+        sort_objects(given, Side::Desired, &filter, &mut world);
+        sort_objects(live, Side::Live, &filter, &mut world);
+        if world.desired.is_empty() && world.failed.is_empty() && world.errors.is_empty() {
+            if !files_given {
+                // `--live` alone: the dump's scale sets are compared with their own sets.
+                world.desired = (world.live_scale_sets.values())
+                    .filter(|o| filter.selects(o))
+                    .cloned()
+                    .collect();
+            }
+            if world.desired.is_empty() && world.live_sets.is_empty() {
+                let files: Vec<String> = args
+                    .files
+                    .iter()
+                    .chain(&args.live)
+                    .map(|f| f.display().to_string())
+                    .collect();
+                bail!(
+                    "no AutoscalingRunnerSet or EphemeralRunnerSet (actions.github.com/v1alpha1) in {}",
+                    files.join(", ")
+                );
+            }
+        }
     }
-    if !args.files.is_empty() && plan.is_empty() && gather_errors.is_empty() {
-        bail!(
-            "no AutoscalingRunnerSet or EphemeralRunnerSet (actions.github.com/v1alpha1) in {}",
-            args.files
-                .iter()
-                .map(|f| f.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
-    let needs_cluster = args.files.is_empty()
-        || plan
-            .values()
-            .any(|p| p.error.is_none() && (p.ars.is_none() || p.ers.is_none()));
-    if needs_cluster {
+    if offline {
+        world.complete_everywhere = true;
+    } else if !files_given || needs_cluster(&world) {
         let rt = super::runtime()?;
-        rt.block_on(complete_from_cluster(kube, &args, &mut plan))?;
+        rt.block_on(complete_from_cluster(kube, &args, &filter, &mut world))?;
     }
-    for e in &gather_errors {
+    for e in &world.errors {
         writeln!(err, "error: {e}")?;
     }
 
-    let items: Vec<ScaleSetDiff> = plan
-        .into_iter()
-        .map(|((ns, name), pair)| compare_pair(layout, ns, name, pair))
-        .collect();
-    if items.is_empty() && gather_errors.is_empty() {
+    let compared = compare_all(layout, &world, !files_given);
+    let mut items = std::mem::take(&mut world.failed);
+    items.extend(compared);
+    items.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    if items.is_empty() && world.errors.is_empty() {
         writeln!(err, "No AutoscalingRunnerSets found.")?;
     }
     let report = DiffReport {
@@ -178,7 +219,7 @@ pub fn run(
         DiffOutput::Yaml => write!(out, "{}", serde_saphyr::to_string(&report)?)?,
         DiffOutput::Github => crate::render::github::write_diff(&report, out)?,
     }
-    let failed = !gather_errors.is_empty() || report.items.iter().any(|i| i.error.is_some());
+    let failed = !world.errors.is_empty() || report.items.iter().any(|i| i.error.is_some());
     Ok(if failed {
         EXIT_ERROR
     } else if report.items.iter().any(|i| i.semantic_drift == Some(true)) {
@@ -188,338 +229,492 @@ pub fn run(
     })
 }
 
-/// Read every file, directory (its .yaml, .yml and .json files, sorted) or stdin (`-`).
-/// Unreadable files are recorded and the rest still read.
-fn read_files(paths: &[PathBuf], errors: &mut Vec<String>) -> Result<Vec<ManifestObject>> {
-    let mut out = Vec::new();
-    for path in paths {
-        if path.as_os_str() == "-" {
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .context("cannot read standard input")?;
-            parse_into(&text, "<stdin>", &mut out, errors);
-            continue;
-        }
-        let files = if path.is_dir() {
-            let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
-                .with_context(|| format!("cannot read directory {}", path.display()))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| {
-                    matches!(
-                        p.extension().and_then(|e| e.to_str()),
-                        Some("yaml" | "yml" | "json")
-                    )
-                })
-                .collect();
-            entries.sort();
-            entries
-        } else {
-            vec![path.clone()]
-        };
-        for file in files {
-            match read_text(&file) {
-                Ok(text) => parse_into(&text, &file.display().to_string(), &mut out, errors),
-                Err(e) => errors.push(format!("{e:#}")),
-            }
-        }
-    }
-    Ok(out)
+/// The names and selector that choose scale sets.
+struct Filter<'a> {
+    names: &'a [String],
+    selector: Option<&'a Selector>,
 }
 
-fn read_text(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    String::from_utf8(bytes).map_err(|e| {
-        anyhow::anyhow!(
-            "{}: not UTF-8 text (invalid byte at offset {}): is this a manifest?",
-            path.display(),
-            e.utf8_error().valid_up_to()
-        )
-    })
-}
-
-fn parse_into(text: &str, source: &str, out: &mut Vec<ManifestObject>, errors: &mut Vec<String>) {
-    match manifest::parse(text, source) {
-        Ok(objs) => out.extend(objs),
-        Err(e) => errors.push(e.to_string()),
+impl Filter<'_> {
+    fn selects(&self, o: &Object) -> bool {
+        (self.names.is_empty() || self.names.iter().any(|n| n == o.name()))
+            && self.selector.is_none_or(|s| s.matches(&o.meta.labels))
     }
 }
 
-fn plan_from_files(
-    objects: Vec<ManifestObject>,
-    default_ns: &str,
-    names: &[String],
-    selector: Option<&Selector>,
-    plan: &mut Plan,
-) {
-    for obj in objects {
-        let group = obj.api_version().split('/').next().unwrap_or("");
-        if group != arc::GROUP {
-            continue; // helm template output holds ConfigMaps, Roles and more: not ours.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    /// `-f`: what would be applied.
+    Desired,
+    /// `--live`: what is there.
+    Live,
+}
+
+/// Put each object read from files where it belongs, refusing what ARC's Go types or kubectl would
+/// refuse, and the same object twice on one side.
+fn sort_objects(objects: Vec<Object>, side: Side, filter: &Filter<'_>, world: &mut World) {
+    let duplicates: BTreeMap<usize, String> = input::duplicates(&objects).into_iter().collect();
+    for (i, o) in objects.into_iter().enumerate() {
+        if !o.in_arc_group() {
+            continue; // a render holds ServiceAccounts, Roles and Secrets: not ours.
         }
-        let Some(name) = obj.name().map(str::to_string) else {
-            let pair = plan
-                .entry((
-                    default_ns.to_string(),
-                    format!("<unnamed in {}>", obj.source),
-                ))
-                .or_default();
-            pair.error = Some(format!(
-                "{}: {} has no metadata.name",
-                obj.source,
-                obj.kind()
+        let (ns, name) = o.key();
+        let fail = |world: &mut World, name: String, error: String| {
+            world.failed.push(ScaleSetDiff::failed(
+                ns.clone(),
+                name,
+                o.describe(),
+                String::new(),
+                error,
             ));
-            continue;
         };
-        if !names.is_empty() && !names.contains(&name) {
+        if o.meta.name.is_none() {
+            let error = format!("{}: {} has no metadata.name", o.origin, o.kind);
+            fail(world, format!("<unnamed in {}>", o.origin), error);
             continue;
         }
-        let ns = obj.namespace().unwrap_or(default_ns).to_string();
-        let labels = labels_of(&obj.value);
-        if selector.is_some_and(|s| !s.matches(&labels)) {
+        let ars = o.kind == arc::KIND_AUTOSCALING_RUNNER_SET;
+        let ers = o.kind == arc::KIND_EPHEMERAL_RUNNER_SET;
+        // Names and the selector choose scale sets; live objects are all kept, since a set is
+        // found through its scale set whatever its own name, and live scale sets lend their uid
+        // and scale-set id.
+        if ars && side == Side::Desired && !filter.selects(&o) {
             continue;
         }
-        let key = (ns.clone(), name.clone());
-        if let Some(problem) = &obj.problem
-            && matches!(obj.kind(), "AutoscalingRunnerSet" | "EphemeralRunnerSet")
+        if let Some(problem) = &o.problem
+            && (ars || ers)
         {
-            plan.entry(key).or_default().error = Some(format!("{}: {problem}", obj.source));
+            // A problem found while reading already names the object; others do not.
+            let error = if problem.starts_with(&o.kind) {
+                format!("{}: {problem}", o.origin)
+            } else {
+                format!("{}: {problem}", o.describe())
+            };
+            fail(world, name, error);
             continue;
         }
-        match obj.kind() {
-            "AutoscalingRunnerSet" if obj.api_version() == arc::API_VERSION => {
-                let Some(spec) = obj.value.get("spec").filter(|s| !s.is_null()) else {
-                    plan.entry(key).or_default().error = Some(format!(
-                        "AutoscalingRunnerSet {ns}/{name} ({}): {SPEC_MISSING_ARS}",
-                        obj.source
-                    ));
-                    continue;
-                };
-                let spec = Some(manifest::go_json(spec));
-                let id = obj
-                    .value
-                    .pointer("/metadata/annotations")
-                    .and_then(|a| a.get(arc::ANNOTATION_RUNNER_SCALE_SET_ID))
-                    .and_then(|v| v.as_str())
-                    .map(str::to_string);
-                plan.entry(key).or_default().ars = Some(ArsSide {
-                    from: format!("AutoscalingRunnerSet {ns}/{name} ({})", obj.source),
-                    scale_set_id: id,
-                    spec_json: spec,
-                });
-            }
-            "EphemeralRunnerSet" if obj.api_version() == arc::API_VERSION => {
-                if obj.value.get("spec").is_none_or(|s| s.is_null()) {
-                    plan.entry(key).or_default().error = Some(format!(
-                        "EphemeralRunnerSet {ns}/{name} ({}): {}",
-                        obj.source,
-                        RevisionError::MissingSpec
-                    ));
-                    continue;
-                }
-                let spec = obj
-                    .value
-                    .pointer("/spec/ephemeralRunnerSpec")
-                    .map(manifest::go_json);
-                plan.entry(key).or_default().ers = Some(ErsSide {
-                    from: format!("EphemeralRunnerSet {ns}/{name} ({})", obj.source),
-                    runner_spec_json: spec,
-                });
-            }
-            "EphemeralRunner" | "AutoscalingListener" => {}
-            "AutoscalingRunnerSet" | "EphemeralRunnerSet" => {
-                plan.entry(key).or_default().error = Some(format!(
-                    "{}: {} {ns}/{name}: apiVersion {:?} is not served by ARC (use {})",
-                    obj.source,
-                    obj.kind(),
-                    obj.api_version(),
+        if let Some(dup) = duplicates.get(&i)
+            && (ars || ers)
+        {
+            fail(world, name, dup.clone());
+            continue;
+        }
+        match o.kind.as_str() {
+            _ if (ars || ers) && o.api_version != arc::API_VERSION => fail(
+                world,
+                name,
+                format!(
+                    "{}: apiVersion {:?} is not served by ARC (use {})",
+                    o.describe(),
+                    o.api_version,
                     arc::API_VERSION
-                ));
+                ),
+            ),
+            arc::KIND_AUTOSCALING_RUNNER_SET if o.spec.is_none() => {
+                fail(world, name, format!("{}: {SPEC_MISSING_ARS}", o.describe()))
             }
-            other => {
-                plan.entry(key).or_default().error = Some(format!(
-                    "{}: {ns}/{name}: unknown kind {other:?} in {} (expected AutoscalingRunnerSet or EphemeralRunnerSet)",
-                    obj.source,
-                    obj.api_version(),
-                ));
-            }
+            arc::KIND_EPHEMERAL_RUNNER_SET if o.spec.is_none() => fail(
+                world,
+                name,
+                format!("{}: {}", o.describe(), RevisionError::MissingSpec),
+            ),
+            arc::KIND_AUTOSCALING_RUNNER_SET => match side {
+                Side::Desired => world.desired.push(o),
+                Side::Live => {
+                    world.live_scale_sets.insert((ns, name), o);
+                }
+            },
+            arc::KIND_EPHEMERAL_RUNNER_SET => world.live_sets.push(o),
+            arc::KIND_EPHEMERAL_RUNNER | "AutoscalingListener" => {}
+            other => fail(
+                world,
+                name,
+                format!(
+                    "{}: unknown kind {other:?} in {} (expected AutoscalingRunnerSet or EphemeralRunnerSet)",
+                    o.describe(),
+                    o.api_version
+                ),
+            ),
         }
     }
-}
-
-fn labels_of(v: &serde_json::Value) -> BTreeMap<String, String> {
-    v.pointer("/metadata/labels")
-        .and_then(|l| l.as_object())
-        .map(|m| {
-            m.iter()
-                .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// An AutoscalingRunnerSet without `spec` (or with `spec: null`) has no runner template: Go would
 /// decode it as the zero spec, but no real scale set looks like that, so it is reported instead.
 const SPEC_MISSING_ARS: &str = "spec is missing: an AutoscalingRunnerSet without one has no runner template to compare (is this the whole object?)";
 
-fn ars_side(o: &RawObject, ns: &str, name: &str) -> Result<ArsSide, String> {
-    if o.spec.as_ref().is_none_or(|s| s.get() == "null") {
-        return Err(format!(
-            "AutoscalingRunnerSet {ns}/{name}: {SPEC_MISSING_ARS}"
-        ));
-    }
-    Ok(ArsSide {
-        from: format!("AutoscalingRunnerSet {ns}/{name}"),
-        scale_set_id: o
-            .metadata
-            .annotations
-            .as_ref()
-            .and_then(|a| a.get(arc::ANNOTATION_RUNNER_SCALE_SET_ID))
-            .cloned(),
-        spec_json: o.spec.as_ref().map(|s| s.get().to_string()),
-    })
-}
-
-fn ers_side(o: &RawObject, ns: &str, name: &str) -> Result<ErsSide, String> {
-    #[derive(serde::Deserialize)]
-    struct Spec<'a> {
-        #[serde(rename = "ephemeralRunnerSpec", borrow, default)]
-        runner_spec: Option<&'a serde_json::value::RawValue>,
-    }
-    let runner_spec_json = match &o.spec {
-        None => {
-            return Err(format!(
-                "EphemeralRunnerSet {ns}/{name}: {}",
-                RevisionError::MissingSpec
-            ));
-        }
-        Some(raw) => serde_json::from_str::<Spec>(raw.get())
-            .map_err(|e| format!("EphemeralRunnerSet {ns}/{name}: spec is not an object: {e}"))?
-            .runner_spec
-            .map(|r| r.get().to_string()),
+/// The pairing of `ars` among the live sets, with the uid of the live scale set when known.
+fn pair_of(world: &World, ars: &Object) -> Option<Pairing> {
+    let live_uid = world
+        .live_scale_sets
+        .get(&ars.key())
+        .and_then(|l| l.meta.uid.as_deref());
+    let scale_set = pairing::ScaleSet {
+        namespace: ars.namespace(),
+        name: ars.name(),
+        uid: ars.meta.uid.as_deref().or(live_uid),
     };
-    Ok(ErsSide {
-        from: format!("EphemeralRunnerSet {ns}/{name}"),
-        runner_spec_json,
+    let sets: Vec<_> = world.live_sets.iter().map(Object::pairing_set).collect();
+    pairing::pair(scale_set, &sets)
+}
+
+/// Whether a desired scale set lacks its set among the files, so the cluster must be asked.
+fn needs_cluster(world: &World) -> bool {
+    world
+        .desired
+        .iter()
+        .any(|a| pair_of(world, a).is_none() && !failed(world, a.namespace(), a.name()))
+        || world.live_sets.iter().any(|s| !accounted_for(world, s))
+}
+
+/// The name of the scale set a set belongs to: its controller owner's, else its own.
+fn owner_name(set: &Object) -> &str {
+    set.meta
+        .controller
+        .as_ref()
+        .filter(|c| c.kind == arc::KIND_AUTOSCALING_RUNNER_SET)
+        .map_or(set.name(), |c| c.name.as_str())
+}
+
+/// A set is accounted for when a desired scale set claims it, or when its scale set already
+/// failed (it is reported there).
+fn accounted_for(world: &World, set: &Object) -> bool {
+    claimed_by(world, set).is_some() || failed(world, set.namespace(), owner_name(set))
+}
+
+/// The scale set already failed while reading (it is reported there, once).
+fn failed(world: &World, namespace: &str, name: &str) -> bool {
+    world
+        .failed
+        .iter()
+        .any(|f| f.namespace == namespace && f.name == name)
+}
+
+/// The desired scale set a live set belongs to, if any.
+fn claimed_by<'a>(world: &'a World, set: &Object) -> Option<&'a Object> {
+    world.desired.iter().find(|a| {
+        pair_of(world, a).is_some_and(|p| {
+            std::iter::once(p.chosen)
+                .chain(p.replaced)
+                .any(|i| std::ptr::eq(&world.live_sets[i], set))
+        })
     })
 }
 
-/// Fill the plan from the cluster: list the ARSs in scope (when no files were given), and fetch
-/// each missing side by namespace and name.
-async fn complete_from_cluster(kube: &KubeFlags, args: &DiffArgs, plan: &mut Plan) -> Result<()> {
+/// Complete the live side from the cluster: the scale sets in scope when no file gave any, and for
+/// each namespace with a desired scale set every EphemeralRunnerSet (one paged list each) and the
+/// live AutoscalingRunnerSets (for their uid and scale-set id).
+async fn complete_from_cluster(
+    kube: &KubeFlags,
+    args: &DiffArgs,
+    filter: &Filter<'_>,
+    world: &mut World,
+) -> Result<()> {
     let conn = cluster::connect(&kube.connect_options()).await?;
     let client = &conn.client;
     let namespace = kube
         .namespace
         .clone()
         .unwrap_or(conn.default_namespace.clone());
+    let scope = (!args.all_namespaces).then_some(namespace.as_str());
+    let ars_kind = arc::KIND_AUTOSCALING_RUNNER_SET;
+    let ers_kind = arc::KIND_EPHEMERAL_RUNNER_SET;
     if args.files.is_empty() {
-        if args.names.is_empty() {
-            let scope = (!args.all_namespaces).then_some(namespace.as_str());
-            let mut found = Vec::new();
-            cluster::list_each(
+        let live = if args.names.is_empty() {
+            cluster::list_objects(
                 client,
+                ars_kind,
                 arc::AUTOSCALING_RUNNER_SETS,
                 scope,
                 args.selector.as_deref(),
-                |o| {
-                    found.push(o);
-                    Ok(())
-                },
             )
-            .await?;
-            if found.is_empty()
-                && let Some(ns) = scope
-            {
-                cluster::check_namespace(client, ns).await?;
-            }
-            for o in found {
-                let ns = o.metadata.namespace.clone().unwrap_or_default();
-                let name = o.metadata.name.clone().unwrap_or_default();
-                let pair = plan.entry((ns.clone(), name.clone())).or_default();
-                match ars_side(&o, &ns, &name) {
-                    Ok(side) => pair.ars = Some(side),
-                    Err(e) => pair.error = Some(e),
-                }
-            }
+            .await?
         } else {
+            let mut found = Vec::new();
             for name in &args.names {
-                let pair = plan.entry((namespace.clone(), name.clone())).or_default();
-                match cluster::get(client, arc::AUTOSCALING_RUNNER_SETS, &namespace, name).await? {
-                    Some(o) => match ars_side(&o, &namespace, name) {
-                        Ok(side) => pair.ars = Some(side),
-                        Err(e) => pair.error = Some(e),
-                    },
+                match cluster::get_object(
+                    client,
+                    ars_kind,
+                    arc::AUTOSCALING_RUNNER_SETS,
+                    &namespace,
+                    name,
+                )
+                .await?
+                {
+                    Some(o) => found.push(o),
                     None => {
                         cluster::check_namespace(client, &namespace).await?;
-                        pair.error =
-                            Some(format!("AutoscalingRunnerSet {namespace}/{name} not found"))
+                        world.failed.push(ScaleSetDiff::failed(
+                            namespace.clone(),
+                            name.clone(),
+                            String::new(),
+                            String::new(),
+                            format!("AutoscalingRunnerSet {namespace}/{name} not found"),
+                        ));
                     }
                 }
             }
+            found
+        };
+        if live.is_empty()
+            && world.failed.is_empty()
+            && let Some(ns) = scope
+        {
+            cluster::check_namespace(client, ns).await?;
+        }
+        for o in live.into_iter().filter(|o| filter.selects(o)) {
+            if o.spec.is_none() {
+                let error = format!("{}: {SPEC_MISSING_ARS}", o.describe());
+                let (ns, name) = o.key();
+                world.failed.push(ScaleSetDiff::failed(
+                    ns,
+                    name,
+                    o.describe(),
+                    String::new(),
+                    error,
+                ));
+                continue;
+            }
+            world.live_scale_sets.insert(o.key(), o.clone());
+            world.desired.push(o);
         }
     }
-    for ((ns, name), pair) in plan.iter_mut() {
-        if pair.error.is_some() {
-            continue;
-        }
-        if pair.ers.is_none() {
-            match cluster::get(client, arc::EPHEMERAL_RUNNER_SETS, ns, name).await? {
-                Some(o) => match ers_side(&o, ns, name) {
-                    Ok(side) => pair.ers = Some(side),
-                    Err(e) => pair.error = Some(e),
-                },
-                None => {
-                    pair.error = Some(format!(
-                        "EphemeralRunnerSet {ns}/{name} not found: ARC has not created it yet (is the controller running, and has the listener registered the scale set?)"
-                    ))
-                }
+    // Every namespace a desired scale set or an unclaimed set from a file lives in.
+    let mut namespaces: BTreeSet<String> = world
+        .desired
+        .iter()
+        .filter(|a| args.files.is_empty() || pair_of(world, a).is_none())
+        .map(|a| a.namespace().to_string())
+        .collect();
+    let unclaimed: Vec<Object> = world
+        .live_sets
+        .iter()
+        .filter(|s| !accounted_for(world, s))
+        .cloned()
+        .collect();
+    namespaces.extend(unclaimed.iter().map(|s| s.namespace().to_string()));
+    let listed = if args.all_namespaces && args.files.is_empty() {
+        vec![None]
+    } else {
+        namespaces.iter().map(|ns| Some(ns.as_str())).collect()
+    };
+    for ns in listed {
+        let sets =
+            cluster::list_objects(client, ers_kind, arc::EPHEMERAL_RUNNER_SETS, ns, None).await?;
+        // Sets from files stay the live truth; the cluster adds the others.
+        let known: BTreeSet<(String, String)> = world.live_sets.iter().map(Object::key).collect();
+        world
+            .live_sets
+            .extend(sets.into_iter().filter(|s| !known.contains(&s.key())));
+        match ns {
+            Some(ns) => {
+                world.complete.insert(ns.to_string());
             }
+            None => world.complete_everywhere = true,
         }
-        if pair.ars.is_none() && pair.error.is_none() {
-            match cluster::get(client, arc::AUTOSCALING_RUNNER_SETS, ns, name).await? {
-                Some(o) => match ars_side(&o, ns, name) {
-                    Ok(side) => pair.ars = Some(side),
-                    Err(e) => pair.error = Some(e),
-                },
-                None => {
-                    pair.error = Some(format!(
-                        "AutoscalingRunnerSet {ns}/{name} not found: the EphemeralRunnerSet has no desired spec to compare with"
-                    ))
-                }
+    }
+    // The live scale sets of rendered ones (uid, scale-set id), and of sets given without theirs.
+    if !args.files.is_empty() {
+        let mut wanted: BTreeSet<(String, String)> =
+            world.desired.iter().map(Object::key).collect();
+        for s in &unclaimed {
+            wanted.insert((s.namespace().to_string(), owner_name(s).to_string()));
+        }
+        for (ns, name) in wanted {
+            if world
+                .live_scale_sets
+                .contains_key(&(ns.clone(), name.clone()))
+            {
+                continue;
+            }
+            if let Some(o) =
+                cluster::get_object(client, ars_kind, arc::AUTOSCALING_RUNNER_SETS, &ns, &name)
+                    .await?
+            {
+                world.live_scale_sets.insert((ns, name), o);
             }
         }
     }
     Ok(())
 }
 
-fn compare_pair(layout: &Layout, namespace: String, name: String, pair: Pair) -> ScaleSetDiff {
-    let desired_from = pair
-        .ars
-        .as_ref()
-        .map(|a| a.from.clone())
-        .unwrap_or_default();
-    let current_from = pair
-        .ers
-        .as_ref()
-        .map(|e| e.from.clone())
-        .unwrap_or_default();
-    let (ars, ers) = match (pair.error, pair.ars, pair.ers) {
-        (None, Some(ars), Some(ers)) => (ars, ers),
-        (error, ars, _) => {
-            let error = error.unwrap_or_else(|| match ars {
-                None => format!("AutoscalingRunnerSet {namespace}/{name} not found"),
-                Some(_) => format!("EphemeralRunnerSet {namespace}/{name} not found"),
-            });
-            return ScaleSetDiff::failed(namespace, name, desired_from, current_from, error);
+/// Where the runner scale set id of a desired scale set comes from, and the id.
+fn scale_set_id<'a>(
+    ars: &'a Object,
+    set: Option<&'a Object>,
+    live: Option<&'a Object>,
+) -> Result<Option<(String, &'static str)>, String> {
+    if let Some(id) = ars
+        .meta
+        .annotations
+        .get(arc::ANNOTATION_RUNNER_SCALE_SET_ID)
+    {
+        return Ok(Some((id.clone(), "autoscalingRunnerSet")));
+    }
+    if let Some(set) = set {
+        let runner_spec = set
+            .spec_field("ephemeralRunnerSpec")
+            .map_err(|e| format!("{}: {e}", set.describe()))?;
+        if let Some(runner_spec) = runner_spec {
+            #[derive(serde::Deserialize)]
+            struct Id {
+                #[serde(rename = "runnerScaleSetId")]
+                id: Option<serde_json::Number>,
+            }
+            if let Ok(Id { id: Some(id) }) = serde_json::from_str::<Id>(runner_spec.get())
+                && id.as_i64().is_some_and(|n| n != 0)
+            {
+                return Ok(Some((id.to_string(), "ephemeralRunnerSet")));
+            }
         }
+    }
+    if let Some(id) = live.and_then(|l| l.meta.annotations.get(arc::ANNOTATION_RUNNER_SCALE_SET_ID))
+    {
+        return Ok(Some((id.clone(), "liveAutoscalingRunnerSet")));
+    }
+    Ok(None)
+}
+
+/// Compare every desired scale set with its set, and report sets from files that no scale set
+/// claims.
+fn compare_all(layout: &Layout, world: &World, live_desired: bool) -> Vec<ScaleSetDiff> {
+    let mut items = Vec::new();
+    for ars in &world.desired {
+        if pair_of(world, ars).is_none() && failed(world, ars.namespace(), ars.name()) {
+            continue; // its set could not be read: reported with it.
+        }
+        items.push(compare_one(layout, world, ars, live_desired));
+    }
+    let claimed: BTreeSet<(String, String)> = world
+        .desired
+        .iter()
+        .filter_map(|a| pair_of(world, a))
+        .flat_map(|p| std::iter::once(p.chosen).chain(p.replaced))
+        .map(|i| world.live_sets[i].key())
+        .collect();
+    let desired: BTreeSet<(String, String)> = world.desired.iter().map(Object::key).collect();
+    for set in &world.live_sets {
+        if set.origin == input::Origin::Cluster
+            || claimed.contains(&set.key())
+            || accounted_for(world, set)
+        {
+            continue;
+        }
+        // A set from a file whose scale set is not among the desired ones.
+        let key = (set.namespace().to_string(), owner_name(set).to_string());
+        if desired.contains(&key) {
+            continue;
+        }
+        let (ns, name) = key;
+        let error = match world.live_scale_sets.get(&(ns.clone(), name.clone())) {
+            Some(live) => {
+                // The live scale set is the desired one for a dump's set.
+                items.push(compare_one(layout, world, live, true));
+                continue;
+            }
+            None => format!(
+                "AutoscalingRunnerSet {ns}/{name} not found: {} has no desired spec to compare with",
+                set.describe()
+            ),
+        };
+        items.push(ScaleSetDiff::failed(
+            ns,
+            name,
+            String::new(),
+            set.describe(),
+            error,
+        ));
+    }
+    items
+}
+
+fn compare_one(layout: &Layout, world: &World, ars: &Object, live_desired: bool) -> ScaleSetDiff {
+    let (ns, name) = ars.key();
+    let desired_from = ars.describe();
+    let pairing = pair_of(world, ars);
+    let set = pairing.as_ref().map(|p| &world.live_sets[p.chosen]);
+    let live = world.live_scale_sets.get(&ars.key());
+    let Some(set) = set else {
+        if !world.complete_everywhere && !world.complete.contains(&ns) {
+            return ScaleSetDiff::failed(
+                ns.clone(),
+                name.clone(),
+                desired_from,
+                String::new(),
+                format!("EphemeralRunnerSet of AutoscalingRunnerSet {ns}/{name} not found"),
+            );
+        }
+        let waiting = if live_desired || live.is_some() {
+            let registered = live
+                .unwrap_or(ars)
+                .meta
+                .annotations
+                .contains_key(arc::ANNOTATION_RUNNER_SCALE_SET_ID);
+            Some(if registered {
+                "ARC has registered the scale set but not created its EphemeralRunnerSet yet (is the controller running?)".to_string()
+            } else {
+                format!(
+                    "ARC has not registered the scale set with GitHub yet (no {} annotation): it creates the EphemeralRunnerSet once it has (is the controller running, and is the GitHub secret valid?)",
+                    arc::ANNOTATION_RUNNER_SCALE_SET_ID
+                )
+            })
+        } else {
+            None
+        };
+        return ScaleSetDiff::new_scale_set(ns, name, desired_from, waiting, ars.origin.file());
     };
-    let spec = ars.spec_json.unwrap_or_else(|| "{}".into());
+    let current_from = set.describe();
+    let fail = |error: String| {
+        ScaleSetDiff::failed(
+            ns.clone(),
+            name.clone(),
+            desired_from.clone(),
+            current_from.clone(),
+            error,
+        )
+    };
+    let id = match scale_set_id(ars, Some(set), live) {
+        Ok(id) => id,
+        Err(e) => return fail(e),
+    };
+    let runner_spec = match set.spec_field("ephemeralRunnerSpec") {
+        Ok(r) => r.map(|r| r.get().to_string()),
+        Err(e) => return fail(format!("{current_from}: {e}")),
+    };
+    let spec = ars.spec.as_ref().map_or("{}", |s| s.get());
     let result = drift(
         layout,
-        &spec,
-        ars.scale_set_id.as_deref(),
-        ers.runner_spec_json.as_deref(),
+        spec,
+        id.as_ref().map(|(id, _)| id.as_str()),
+        runner_spec.as_deref(),
     );
-    ScaleSetDiff::from_drift(layout, namespace, name, desired_from, current_from, result)
+    let result = match result {
+        Err(DriftError::Desired(DesiredError::MissingScaleSetId)) => {
+            return fail(format!(
+                "{desired_from}: annotation {} is missing, and neither its EphemeralRunnerSet nor a live AutoscalingRunnerSet carries the scale set's id",
+                arc::ANNOTATION_RUNNER_SCALE_SET_ID
+            ));
+        }
+        other => other,
+    };
+    let mut item = ScaleSetDiff::from_drift(layout, ns, name, desired_from, current_from, result);
+    item.desired_file = ars.origin.file().map(str::to_string);
+    item.scale_set_id_from = id.map(|(_, from)| from);
+    if let Some(p) = &pairing {
+        if p.by != PairedBy::Name {
+            item.paired_by = Some(p.by);
+        }
+        item.replaced = p
+            .replaced
+            .iter()
+            .map(|&i| world.live_sets[i].name().to_string())
+            .collect();
+        if p.ambiguous {
+            item.note = Some(format!(
+                "{} sets share the newest creation time; ARC may use either",
+                1 + p.replaced.len()
+            ));
+        }
+    }
+    item
 }

@@ -5,7 +5,7 @@
 //! their runners → decide each set (core::migrate) → one guarded merge patch per decided set →
 //! rows and a summary. Exit 0 all succeeded, 1 some object failed, 2 usage or preflight errors.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -28,7 +28,7 @@ use crate::core::migrate::{Decision, UnverifiablePolicy, Verdict, decide};
 use crate::core::runners::{RunnerCounts, RunnerState, is_stale, owner_set};
 use crate::core::selector::Selector;
 use crate::core::value::{Value as GoValue, decode};
-use crate::manifest;
+use crate::input;
 
 /// The field manager of migrate's writes.
 pub const FIELD_MANAGER: &str = "kubectl-arc-migrate";
@@ -177,11 +177,16 @@ pub fn run(
         &args.names,
         args.selector.as_deref(),
     )?;
+    let mut input_failed = false;
     let rows = if !args.files.is_empty() {
         if args.dry_run != DryRun::Client {
             bail!("-f works offline only: add --dry-run=client (a dump cannot be written back)");
         }
-        let candidates = candidates_from_files(kube, &args, selector.as_ref())?;
+        let (candidates, errors) = candidates_from_files(kube, &args, selector.as_ref());
+        for e in &errors {
+            writeln!(err, "error: {e}")?;
+        }
+        input_failed = !errors.is_empty();
         candidates
             .into_iter()
             .map(|c| offline_row(c, args.unverifiable))
@@ -229,7 +234,13 @@ pub fn run(
         },
         s.failed
     )?;
-    Ok(if s.failed > 0 { EXIT_DRIFT } else { EXIT_OK })
+    Ok(if input_failed {
+        EXIT_ERROR
+    } else if s.failed > 0 {
+        EXIT_DRIFT
+    } else {
+        EXIT_OK
+    })
 }
 
 fn summarize(rows: &[MigrateRow]) -> Summary {
@@ -303,88 +314,67 @@ fn write_table(report: &MigrateReport, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
-/// Read a dump: EphemeralRunnerSets and their EphemeralRunners.
+/// Read a dump through the one input layer: EphemeralRunnerSets and their EphemeralRunners.
+/// Files that cannot be read are returned as errors; the others are still used.
 fn candidates_from_files(
     kube: &KubeFlags,
     args: &MigrateArgs,
     selector: Option<&Selector>,
-) -> Result<Vec<Candidate>> {
-    let mut sets = Vec::new();
-    let mut runners = Vec::new();
-    for path in &args.files {
-        let text = if path.as_os_str() == "-" {
-            let mut s = String::new();
-            std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)?;
-            s
-        } else {
-            std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read {}", path.display()))?
-        };
-        for obj in manifest::parse(&text, &path.display().to_string())? {
-            if obj.is_arc("EphemeralRunnerSet") {
-                sets.push(obj);
-            } else if obj.is_arc("EphemeralRunner") {
-                runners.push(obj);
-            }
-        }
-    }
-    let default_ns = kube.namespace.clone().unwrap_or_else(|| "default".into());
+) -> (Vec<Candidate>, Vec<String>) {
+    let inputs = input::read(&args.files, &mut std::io::stdin());
+    let mut objects = inputs.objects;
+    let namespace = kube.namespace.clone().unwrap_or_else(|| {
+        cluster::context_namespace(&kube.connect_options()).unwrap_or_else(|| "default".into())
+    });
+    input::resolve_namespaces(&mut objects, &namespace, kube.namespace.is_some());
+    let (sets, runners): (Vec<_>, Vec<_>) = objects
+        .into_iter()
+        .filter(|o| {
+            o.is_arc(arc::KIND_EPHEMERAL_RUNNER_SET) || o.is_arc(arc::KIND_EPHEMERAL_RUNNER)
+        })
+        .partition(|o| o.is_arc(arc::KIND_EPHEMERAL_RUNNER_SET));
     let mut out = Vec::new();
     let mut index: HashMap<(String, String), usize> = HashMap::new();
     for obj in sets {
-        let ns = obj.namespace().unwrap_or(&default_ns).to_string();
-        let name = obj.name().unwrap_or_default().to_string();
+        let (ns, name) = obj.key();
         if !args.names.is_empty() && !args.names.contains(&name) {
             continue;
         }
-        if !args.all_namespaces && kube.namespace.is_some() && ns != default_ns {
+        if selector.is_some_and(|s| !s.matches(&obj.meta.labels)) {
             continue;
         }
-        if selector.is_some_and(|s| !s.matches(&labels(&obj.value))) {
-            continue;
-        }
-        let text = manifest::go_json(&obj.value);
+        let text = obj.json();
+        let value = serde_json::from_str(&text).unwrap_or(Value::Null);
         index.insert((ns.clone(), name.clone()), out.len());
         out.push(Candidate {
             namespace: ns,
             name,
-            object: ObjectText {
-                text,
-                value: obj.value,
-            },
+            object: ObjectText { text, value },
             runners: RunnerCounts::default(),
-            error: obj.problem.as_ref().map(|p| format!("{}: {p}", obj.source)),
+            error: obj
+                .problem
+                .as_ref()
+                .map(|p| format!("{}: {p}", obj.describe())),
         });
     }
     let layout = Layout::arc();
     let specs: Vec<Option<GoValue>> = out.iter().map(|c| set_spec(layout, &c.object)).collect();
     for r in runners {
-        let ns = r.namespace().unwrap_or(&default_ns).to_string();
-        let Some(owner) = owner_set(&r.value) else {
+        let value: Value = serde_json::from_str(&r.json()).unwrap_or(Value::Null);
+        let Some(owner) = owner_set(&value) else {
             continue;
         };
-        let Some(&i) = index.get(&(ns, owner.to_string())) else {
+        let Some(&i) = index.get(&(r.namespace().to_string(), owner.to_string())) else {
             continue;
         };
         if let Some(p) = &r.problem {
             // Its spec may be read otherwise than kubectl reads it: the set cannot be decided.
-            out[i].error.get_or_insert(format!("{}: {p}", r.source));
+            out[i].error.get_or_insert(format!("{}: {p}", r.describe()));
             continue;
         }
-        count_runner(layout, specs[i].as_ref(), &r.value, &mut out[i]);
+        count_runner(layout, specs[i].as_ref(), &value, &mut out[i]);
     }
-    Ok(out)
-}
-
-fn labels(v: &Value) -> BTreeMap<String, String> {
-    v.pointer("/metadata/labels")
-        .and_then(Value::as_object)
-        .map(|m| {
-            m.iter()
-                .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())))
-                .collect()
-        })
-        .unwrap_or_default()
+    (out, inputs.errors)
 }
 
 /// The set's decoded runner spec (`None` when it does not decode: the row reports the error).

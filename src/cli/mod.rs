@@ -320,6 +320,18 @@ pub(crate) fn layout_arg(name: &str) -> anyhow::Result<&'static crate::core::lay
     })
 }
 
+/// Name the first `few` of many things, and count the rest: an error about 400 sets stays a line.
+pub(crate) fn name_a_few(things: &[String], few: usize) -> String {
+    if things.len() <= few {
+        return things.join("; ");
+    }
+    format!(
+        "{}; and {} more",
+        things[..few].join("; "),
+        things.len() - few
+    )
+}
+
 /// A single-threaded runtime for the commands that talk to a cluster.
 pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     Ok(tokio::runtime::Builder::new_current_thread()

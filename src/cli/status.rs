@@ -6,9 +6,9 @@
 //! `--watch` and `--wait` keep the census live from two watches. Exit status: 0, or with `--wait`
 //! 1 on timeout; 2 on errors (no CRD, Forbidden, bad selector, unknown name).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
-use std::io::{Read as _, Write};
-use std::path::{Path, PathBuf};
+use std::collections::{HashMap, HashSet};
+use std::io::Write;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context as _, Result, bail};
@@ -22,9 +22,10 @@ use crate::cluster;
 use crate::cluster::watch::{Event, Scope, Watcher, list_pages};
 use crate::core::arc;
 use crate::core::layout::Layout;
+use crate::core::pairing;
 use crate::core::selector::Selector;
-use crate::core::status::{Census, RunnerFacts, SetFacts, SetKey, SetStatus, State};
-use crate::manifest;
+use crate::core::status::{Census, DesiredSpec, RunnerFacts, SetFacts, SetKey, SetStatus, State};
+use crate::input;
 use crate::render::status::{
     StatusReport, TableOptions, Widths, write_json_line, write_reasons, write_rows, write_table,
     write_yaml_document,
@@ -168,8 +169,7 @@ pub fn run(
             selector: args.selector.clone(),
             parsed_selector,
         };
-        let default_ns = kube.namespace.clone().unwrap_or_else(|| "default".into());
-        let (rows, errors) = from_files(&plan, &args.files, &default_ns)?;
+        let (rows, errors) = from_files(&plan, &args.files, kube);
         return finish(&args, opts, rows, errors, out, err);
     }
 
@@ -185,10 +185,16 @@ pub fn run(
                     .unwrap_or(conn.default_namespace.clone()),
             )
         };
+        let names = match &namespace {
+            Some(ns) if !args.names.is_empty() => {
+                resolve_names(&conn.client, ns, &args.names).await?
+            }
+            _ => args.names.clone(),
+        };
         let plan = Plan {
             layout,
             namespace,
-            names: args.names.clone(),
+            names,
             selector: args.selector.clone(),
             parsed_selector,
         };
@@ -197,6 +203,7 @@ pub fn run(
         } else {
             let gathered = gather(&conn.client, &plan, Census::new(layout, false)).await?;
             let mut census = gathered.census;
+            attach_desired(&scale_sets(&conn.client, &plan).await, &mut census);
             if gathered.seen.is_empty()
                 && let Some(ns) = plan.namespace.as_deref()
             {
@@ -207,6 +214,155 @@ pub fn run(
             finish(&args, opts, rows, errors, out, err)
         }
     })
+}
+
+/// Attach to each set in the census what its AutoscalingRunnerSet wants, found as ARC finds it
+/// (owner reference, labels, name; the newest set when several), so that a change ARC has not
+/// written yet shows as Propagating.
+fn attach_desired(scale_sets: &[input::Object], census: &mut Census) {
+    let chosen: Vec<(SetKey, DesiredSpec)> = {
+        let inputs = census.pairing_inputs();
+        let sets: Vec<_> = inputs.iter().map(|(_, s)| *s).collect();
+        scale_sets
+            .iter()
+            .filter(|a| a.problem.is_none())
+            .filter_map(|a| {
+                let p = pairing::pair(
+                    pairing::ScaleSet {
+                        namespace: a.namespace(),
+                        name: a.name(),
+                        uid: a.meta.uid.as_deref(),
+                    },
+                    &sets,
+                )?;
+                let (key, _) = &inputs[p.chosen];
+                let facts = census.facts(key)?;
+                let id = a
+                    .meta
+                    .annotations
+                    .get(arc::ANNOTATION_RUNNER_SCALE_SET_ID)
+                    .cloned()
+                    .or_else(|| runner_scale_set_id(facts.runner_spec.as_deref()?));
+                Some((
+                    key.clone(),
+                    DesiredSpec {
+                        scale_set: format!("{}/{}", a.namespace(), a.name()),
+                        spec_json: a.spec.as_ref()?.get().to_string(),
+                        scale_set_id: id,
+                        unobserved: unobserved(a),
+                    },
+                ))
+            })
+            .collect()
+    };
+    for (key, desired) in chosen {
+        census.set_desired(&key, Some(desired));
+    }
+}
+
+/// Names as a user gives them: an EphemeralRunnerSet's, or its AutoscalingRunnerSet's (ARC up to
+/// 0.14 names its sets `<scale set>-xxxxx`), which stands for the sets ARC made for it, found as
+/// ARC finds them. A name that is neither stays, and is reported as not found.
+async fn resolve_names(
+    client: &kube::Client,
+    namespace: &str,
+    names: &[String],
+) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    let mut sets: Option<Vec<input::Object>> = None;
+    for name in names {
+        if cluster::get(client, arc::EPHEMERAL_RUNNER_SETS, namespace, name)
+            .await?
+            .is_some()
+        {
+            out.push(name.clone());
+            continue;
+        }
+        let Some(scale_set) = cluster::get_object(
+            client,
+            arc::KIND_AUTOSCALING_RUNNER_SET,
+            arc::AUTOSCALING_RUNNER_SETS,
+            namespace,
+            name,
+        )
+        .await?
+        else {
+            out.push(name.clone());
+            continue;
+        };
+        if sets.is_none() {
+            sets = Some(
+                cluster::list_objects(
+                    client,
+                    arc::KIND_EPHEMERAL_RUNNER_SET,
+                    arc::EPHEMERAL_RUNNER_SETS,
+                    Some(namespace),
+                    None,
+                )
+                .await?,
+            );
+        }
+        let sets = sets.as_deref().unwrap_or_default();
+        let inputs: Vec<_> = sets.iter().map(input::Object::pairing_set).collect();
+        let scale_set = pairing::ScaleSet {
+            namespace,
+            name,
+            uid: scale_set.meta.uid.as_deref(),
+        };
+        match pairing::pair(scale_set, &inputs) {
+            Some(p) => out.extend(
+                std::iter::once(p.chosen)
+                    .chain(p.replaced)
+                    .map(|i| sets[i].name().to_string()),
+            ),
+            None => out.push(name.clone()),
+        }
+    }
+    Ok(out)
+}
+
+/// `runnerScaleSetId` of a runner spec, when set.
+fn runner_scale_set_id(runner_spec: &str) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Id {
+        #[serde(rename = "runnerScaleSetId")]
+        id: Option<serde_json::Number>,
+    }
+    let Id { id } = serde_json::from_str(runner_spec).ok()?;
+    id.filter(|n| n.as_i64().is_some_and(|n| n != 0))
+        .map(|n| n.to_string())
+}
+
+/// `metadata.generation` ahead of `status.observedGeneration`, where the object has both.
+fn unobserved(scale_set: &input::Object) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Status {
+        #[serde(rename = "observedGeneration")]
+        observed: Option<i64>,
+    }
+    let observed = serde_json::from_str::<Status>(scale_set.status.as_ref()?.get())
+        .ok()?
+        .observed?;
+    let generation = scale_set.meta.generation?;
+    (generation > observed).then(|| {
+        format!(
+            "ARC has not observed generation {generation} of the AutoscalingRunnerSet yet (status.observedGeneration {observed})"
+        )
+    })
+}
+
+/// The scale sets in scope, for [`attach_desired`]. A caller who may not list them still gets the
+/// sets' own states.
+async fn scale_sets(client: &kube::Client, plan: &Plan) -> Vec<input::Object> {
+    cluster::list_objects(
+        client,
+        arc::KIND_AUTOSCALING_RUNNER_SET,
+        arc::AUTOSCALING_RUNNER_SETS,
+        plan.namespace.as_deref(),
+        None,
+    )
+    .await
+    .unwrap_or_default()
 }
 
 /// The clock, in Unix seconds (for AGE and "last written ... ago").
@@ -408,6 +564,7 @@ async fn live(
     let deadline = args.timeout.map(|t| tokio::time::Instant::now() + t);
     let gathered = gather(client, plan, Census::new(plan.layout, true)).await?;
     let mut census = gathered.census;
+    attach_desired(&scale_sets(client, plan).await, &mut census);
     let missing = missing_names(plan, &census);
     if !missing.is_empty() {
         for e in &missing {
@@ -432,9 +589,14 @@ async fn live(
         for r in &rows {
             progress(r, err)?;
         }
-        if rows.iter().all(|r| r.state == State::Synced) {
+        if rows.iter().all(settled) {
             render(args, opts, rows, out, err)?;
             return Ok(EXIT_OK);
+        }
+        if let Some(stuck) = cannot_progress(&rows) {
+            render(args, opts, rows, out, err)?;
+            writeln!(err, "error: {stuck}")?;
+            return Ok(EXIT_DRIFT);
         }
     } else {
         match args.output {
@@ -557,11 +719,17 @@ async fn live(
                     shown.insert(key, row);
                 }
                 if args.wait {
-                    if shown.values().all(|r| r.state == State::Synced) {
-                        let mut rows: Vec<SetStatus> = shown.into_values().collect();
-                        rows.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+                    let done = shown.values().all(settled);
+                    let mut rows: Vec<SetStatus> = shown.values().cloned().collect();
+                    rows.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+                    if done {
                         render(args, opts, rows, out, err)?;
                         return Ok(EXIT_OK);
+                    }
+                    if let Some(stuck) = cannot_progress(&rows) {
+                        render(args, opts, rows, out, err)?;
+                        writeln!(err, "error: {stuck}")?;
+                        return Ok(EXIT_DRIFT);
                     }
                 } else if !changed.is_empty() {
                     match args.output {
@@ -577,7 +745,7 @@ async fn live(
                 rows.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
                 let waiting: Vec<String> = rows
                     .iter()
-                    .filter(|r| r.state != State::Synced)
+                    .filter(|r| !settled(r))
                     .map(|r| format!("{}/{} is {}{}", r.namespace, r.name, r.state,
                         r.reasons.first().map(|x| format!(" ({x})")).unwrap_or_default()))
                     .collect();
@@ -586,12 +754,45 @@ async fn live(
                     err,
                     "error: timed out after {} waiting for every EphemeralRunnerSet to be Synced: {}",
                     format_duration(args.timeout.unwrap_or_default()),
-                    waiting.join("; ")
+                    super::name_a_few(&waiting, 3)
                 )?;
                 return Ok(EXIT_DRIFT);
             }
         }
     }
+}
+
+/// What `--wait` waits for: Synced, or a set being deleted (ARC replaced it; its successor is the
+/// one that must settle).
+fn settled(row: &SetStatus) -> bool {
+    matches!(row.state, State::Synced | State::Deleting)
+}
+
+/// The sets whose state waiting cannot change (only a person can), said with their reasons: `--wait`
+/// fails at once on them instead of waiting for its timeout (or forever).
+fn cannot_progress(rows: &[SetStatus]) -> Option<String> {
+    let stuck: Vec<String> = rows
+        .iter()
+        .filter(|r| {
+            matches!(
+                r.state,
+                State::Outdated | State::Invalid | State::Legacy | State::SpecHash
+            )
+        })
+        .map(|r| {
+            format!(
+                "{}/{} is {}{}",
+                r.namespace,
+                r.name,
+                r.state,
+                r.reasons
+                    .first()
+                    .map(|x| format!(" ({x})"))
+                    .unwrap_or_default()
+            )
+        })
+        .collect();
+    (!stuck.is_empty()).then(|| format!("waiting cannot help: {}", super::name_a_few(&stuck, 3)))
 }
 
 /// Whether two rows print the same (AGE aside).
@@ -648,74 +849,48 @@ fn format_duration(d: Duration) -> String {
     }
 }
 
-/// `-f`: the census from a dump. Returns the rows and the problems found.
-fn from_files(
-    plan: &Plan,
-    paths: &[PathBuf],
-    default_ns: &str,
-) -> Result<(Vec<SetStatus>, Vec<String>)> {
-    let mut errors = Vec::new();
-    let mut objects = Vec::new();
-    for path in paths {
-        if path.as_os_str() == "-" {
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .context("cannot read standard input")?;
-            match manifest::parse(&text, "<stdin>") {
-                Ok(o) => objects.extend(o),
-                Err(e) => errors.push(e.to_string()),
-            }
-            continue;
-        }
-        for file in files_of(path)? {
-            let text = match std::fs::read_to_string(&file) {
-                Ok(t) => t,
-                Err(e) => {
-                    errors.push(format!("cannot read {}: {e}", file.display()));
-                    continue;
-                }
-            };
-            match manifest::parse(&text, &file.display().to_string()) {
-                Ok(o) => objects.extend(o),
-                Err(e) => errors.push(e.to_string()),
-            }
-        }
-    }
+/// `-f`: the census from a dump, read through the one input layer. Returns the rows and the
+/// problems found (files that cannot be read, objects kubectl would refuse).
+fn from_files(plan: &Plan, paths: &[PathBuf], kube: &KubeFlags) -> (Vec<SetStatus>, Vec<String>) {
+    let inputs = input::read(paths, &mut std::io::stdin());
+    let mut errors = inputs.errors;
+    let mut objects = inputs.objects;
+    let namespace = kube.namespace.clone().unwrap_or_else(|| {
+        cluster::context_namespace(&kube.connect_options()).unwrap_or_else(|| "default".into())
+    });
+    input::resolve_namespaces(&mut objects, &namespace, kube.namespace.is_some());
     let mut census = Census::new(plan.layout, false);
     let mut runners = Vec::new();
+    let mut scale_sets = Vec::new();
     for obj in objects {
-        if let Some(problem) = &obj.problem
-            && (obj.is_arc("EphemeralRunnerSet") || obj.is_arc("EphemeralRunner"))
-        {
-            errors.push(format!("{}: {problem}", obj.source));
+        if obj.is_arc(arc::KIND_AUTOSCALING_RUNNER_SET) {
+            scale_sets.push(obj);
             continue;
         }
-        if obj.is_arc("EphemeralRunnerSet") {
-            let mut value = obj.value;
-            if value.pointer("/metadata/namespace").is_none() {
-                value["metadata"]["namespace"] = default_ns.into();
-            }
-            match SetFacts::from_json(&manifest::go_json(&value)) {
+        let set = obj.is_arc(arc::KIND_EPHEMERAL_RUNNER_SET);
+        if !set && !obj.is_arc(arc::KIND_EPHEMERAL_RUNNER) {
+            continue;
+        }
+        if let Some(problem) = &obj.problem {
+            errors.push(format!("{}: {problem}", obj.describe()));
+            continue;
+        }
+        if set {
+            match SetFacts::from_json(&obj.json()) {
                 Ok(facts) => {
-                    let labels: BTreeMap<String, String> = facts.labels.clone();
                     let selected = (plan.names.is_empty() || plan.names.contains(&facts.name))
                         && plan
                             .parsed_selector
                             .as_ref()
-                            .is_none_or(|s| s.matches(&labels));
+                            .is_none_or(|s| s.matches(&facts.labels));
                     if selected {
                         census.upsert_set(facts);
                     }
                 }
-                Err(e) => errors.push(format!("{}: {e}", obj.source)),
+                Err(e) => errors.push(format!("{}: {e}", obj.describe())),
             }
-        } else if obj.is_arc("EphemeralRunner") {
-            let mut value = obj.value;
-            if value.pointer("/metadata/namespace").is_none() {
-                value["metadata"]["namespace"] = default_ns.into();
-            }
-            runners.push(manifest::go_json(&value));
+        } else {
+            runners.push(obj.json());
         }
     }
     for text in &runners {
@@ -723,29 +898,11 @@ fn from_files(
             census.add_runner(&r);
         }
     }
+    attach_desired(&scale_sets, &mut census);
     for name in &plan.names {
         if !census.keys().any(|k| &k.1 == name) {
             errors.push(format!("EphemeralRunnerSet {name} not found in the files"));
         }
     }
-    Ok((census.statuses(now()), errors))
-}
-
-/// A file, or a directory's .yaml, .yml and .json files (sorted).
-fn files_of(path: &Path) -> Result<Vec<PathBuf>> {
-    if !path.is_dir() {
-        return Ok(vec![path.to_path_buf()]);
-    }
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
-        .with_context(|| format!("cannot read directory {}", path.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            matches!(
-                p.extension().and_then(|e| e.to_str()),
-                Some("yaml" | "yml" | "json")
-            )
-        })
-        .collect();
-    entries.sort();
-    Ok(entries)
+    (census.statuses(now()), errors)
 }

@@ -69,6 +69,56 @@ pub fn load_kubeconfig(opts: &ConnectOptions) -> Result<Kubeconfig> {
     }
 }
 
+/// The namespace the kubeconfig's context (`--context`, else the current one) defaults to, read
+/// without contacting anything: what kubectl gives objects of `-f` files that name none. `None`
+/// when there is no readable kubeconfig or the context sets no namespace.
+pub fn context_namespace(opts: &ConnectOptions) -> Option<String> {
+    let kubeconfig = load_kubeconfig(opts).ok()?;
+    let name = opts
+        .context
+        .clone()
+        .or_else(|| kubeconfig.current_context.clone())?;
+    kubeconfig
+        .contexts
+        .iter()
+        .find(|c| c.name == name)?
+        .context
+        .as_ref()?
+        .namespace
+        .clone()
+        .filter(|ns| !ns.is_empty())
+}
+
+/// Every ARC object of `kind` (plural `plural`) in scope, as [`crate::input::Object`]s.
+pub async fn list_objects(
+    client: &Client,
+    kind: &str,
+    plural: &str,
+    namespace: Option<&str>,
+    selector: Option<&str>,
+) -> Result<Vec<crate::input::Object>> {
+    let mut out = Vec::new();
+    list_each(client, plural, namespace, selector, |o| {
+        out.push(crate::input::Object::from_cluster(kind, o));
+        Ok(())
+    })
+    .await?;
+    Ok(out)
+}
+
+/// One ARC object of `kind`, `None` when it does not exist.
+pub async fn get_object(
+    client: &Client,
+    kind: &str,
+    plural: &str,
+    namespace: &str,
+    name: &str,
+) -> Result<Option<crate::input::Object>> {
+    Ok(get(client, plural, namespace, name)
+        .await?
+        .map(|o| crate::input::Object::from_cluster(kind, o)))
+}
+
 /// Load the kubeconfig as kubectl would and build a client from it.
 pub async fn connect(opts: &ConnectOptions) -> Result<Connection> {
     let kubeconfig = load_kubeconfig(opts)?;

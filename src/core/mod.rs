@@ -14,6 +14,7 @@ pub mod layout;
 pub mod legacy_hash;
 pub mod migrate;
 pub mod names;
+pub mod pairing;
 pub mod quantity;
 pub mod revision;
 pub mod runners;

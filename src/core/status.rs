@@ -20,7 +20,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::core::arc::{ANNOTATION_ACTIONABLE_REVISION, ANNOTATION_INTEGRITY_HASH};
+use crate::core::arc::{
+    ANNOTATION_ACTIONABLE_REVISION, ANNOTATION_INTEGRITY_HASH, ANNOTATION_RUNNER_SPEC_HASH,
+};
 use crate::core::gotime;
 use crate::core::layout::Layout;
 use crate::core::revision::{Handshake, RevisionError, Revisions};
@@ -40,6 +42,16 @@ pub enum State {
     Legacy,
     /// applied > spec, or a field ARC's Go types cannot decode.
     Invalid,
+    /// `status.phase` is Outdated: ARC creates no runners until the runner spec changes.
+    Outdated,
+    /// Being deleted (a deletionTimestamp): ARC up to 0.14 replaced it, or its scale set is going.
+    Deleting,
+    /// Made by ARC up to 0.14 (`actions.github.com/runner-spec-hash`): a runner-spec change
+    /// replaces the whole set; there is no revision to acknowledge, bump or migrate.
+    SpecHash,
+    /// The AutoscalingRunnerSet's desired runner spec differs from the set's under Semantic
+    /// equality: ARC's controller has not written the new spec yet.
+    Propagating,
 }
 
 impl State {
@@ -50,6 +62,10 @@ impl State {
             State::Stale => "Stale",
             State::Legacy => "Legacy",
             State::Invalid => "Invalid",
+            State::Outdated => "Outdated",
+            State::Deleting => "Deleting",
+            State::SpecHash => "SpecHash",
+            State::Propagating => "Propagating",
         }
     }
 }
@@ -86,6 +102,12 @@ pub struct SetFacts {
     pub spec_missing: bool,
     /// The `actions.github.com/integrity-hash` annotation is present.
     pub legacy_annotation: bool,
+    /// Made by ARC up to 0.14: the `actions.github.com/runner-spec-hash` annotation or label.
+    pub spec_hash_era: bool,
+    /// `metadata.deletionTimestamp` is set.
+    pub deleting: bool,
+    /// The controller owner reference: (apiVersion, kind, name, uid).
+    pub controller: Option<(String, String, String, String)>,
     /// `status.phase` (Running, Outdated).
     pub phase: Option<String>,
     /// The exact JSON text of `spec.ephemeralRunnerSpec` (`None` when absent).
@@ -250,7 +272,34 @@ impl SetFacts {
             .annotations
             .as_ref()
             .is_some_and(|a| a.contains_key(ANNOTATION_INTEGRITY_HASH));
+        let spec_hash_era = meta
+            .annotations
+            .as_ref()
+            .is_some_and(|a| a.contains_key(ANNOTATION_RUNNER_SPEC_HASH))
+            || meta
+                .labels
+                .as_ref()
+                .is_some_and(|l| l.contains_key(ANNOTATION_RUNNER_SPEC_HASH));
+        let deleting = meta
+            .deletion_timestamp
+            .as_ref()
+            .is_some_and(|t| !t.is_null());
+        let controller = meta
+            .owner_references
+            .as_ref()
+            .and_then(Value::as_array)
+            .and_then(|refs| {
+                refs.iter()
+                    .find(|r| r.get("controller") == Some(&Value::Bool(true)))
+            })
+            .map(|r| {
+                let s = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+                (s("apiVersion"), s("kind"), s("name"), s("uid"))
+            });
         Ok(SetFacts {
+            spec_hash_era,
+            deleting,
+            controller,
             namespace: meta.namespace.map(Cow::into_owned).unwrap_or_default(),
             name: meta.name.map(Cow::into_owned).unwrap_or_default(),
             uid: meta.uid,
@@ -493,6 +542,9 @@ fn runners_word(n: usize) -> &'static str {
 
 /// What ARC does while a set is in phase Outdated, and what clears it (ARC 2ee6b3b8,
 /// ephemeralrunnerset_controller.go and autoscalingrunnerset_controller.go).
+/// The one-line reason of the Outdated state; [`OUTDATED_EXPLANATION`] says the rest.
+pub const OUTDATED_SHORT: &str = "Outdated: a runner's version is too old for GitHub (exit code 7); ARC creates no runners until the runner image in the AutoscalingRunnerSet's template is updated";
+
 pub const OUTDATED_EXPLANATION: &str = "status.phase is Outdated: a runner exited with code 7, \
 its runner version is too old for GitHub. ARC's EphemeralRunnerSet controller never resets that phase; \
 while it is set the controller only deletes finished, failed and outdated runners and creates none, and \
@@ -507,6 +559,7 @@ pub fn classify(
     facts: &SetFacts,
     tally: &Tally,
     spec_error: Option<&str>,
+    propagation: Option<&Propagation>,
     now: Option<i64>,
 ) -> SetStatus {
     let created = facts.creation_timestamp.as_deref().and_then(unix_seconds);
@@ -518,6 +571,8 @@ pub fn classify(
     };
     let mut reasons = Vec::new();
     let (spec_revision, applied_revision) = match &facts.revisions {
+        // ARC 0.14 and older have no revisions: 0/0 would read as a handshake.
+        Ok(_) if facts.spec_hash_era => (None, None),
         Ok(r) => (Some(r.spec), Some(r.applied)),
         Err(_) => (None, None),
     };
@@ -583,9 +638,56 @@ pub fn classify(
         )),
         _ => None,
     };
-    let state = if let Some(why) = invalid {
+    let state = if facts.deleting {
+        reasons.push(if facts.spec_hash_era {
+            "being deleted: ARC (0.14 or older) replaced this set after a runner-spec change; its successor is the newest set of the same scale set".to_string()
+        } else {
+            "being deleted (metadata.deletionTimestamp is set): its AutoscalingRunnerSet is being removed, or ARC is replacing the set".to_string()
+        });
+        State::Deleting
+    } else if facts.spec_hash_era {
+        reasons.push(format!(
+            "made by ARC 0.14 or older ({ANNOTATION_RUNNER_SPEC_HASH}): a runner-spec change replaces the whole set, so there is no revision to acknowledge; `kubectl arc bump` and `migrate` do not apply (to recycle runners, change the AutoscalingRunnerSet's template)"
+        ));
+        State::SpecHash
+    } else if let Some(why) = invalid {
         reasons.push(why);
         State::Invalid
+    } else if let Some(Propagation::Waiting {
+        scale_set,
+        differences,
+        observed,
+    }) = propagation
+    {
+        reasons.push(format!(
+            "ARC's controller has not written the new runner spec of AutoscalingRunnerSet {scale_set} to this set yet ({})",
+            differences.join(", ")
+        ));
+        if let Some(why) = observed {
+            reasons.push(why.clone());
+        }
+        let c = &tally.counts;
+        if c.busy + c.pending > 0 {
+            reasons.push(format!(
+                "ARC defers a spec change while runners are busy or pending ({} busy, {} pending): it patches the set once they drain",
+                c.busy, c.pending
+            ));
+        }
+        if outdated_phase {
+            reasons.push(OUTDATED_SHORT.to_string());
+        }
+        State::Propagating
+    } else if outdated_phase
+        && facts
+            .revisions
+            .as_ref()
+            .is_ok_and(|r| r.handshake() != Handshake::Pending)
+    {
+        // An Outdated phase counts as a verdict on the current spec only once the revision is
+        // acknowledged (`ephemeralRunnerSetOutdatedForAppliedRevision`); a pending revision is
+        // the cure in progress.
+        reasons.push(OUTDATED_SHORT.to_string());
+        State::Outdated
     } else if facts.legacy_annotation {
         reasons.push(format!(
             "annotation {ANNOTATION_INTEGRITY_HASH} is still set: the integrity-hash era decides cleanups for this set; \
@@ -653,6 +755,11 @@ pub fn classify(
                 reasons.push(OUTDATED_EXPLANATION.to_string());
             }
         }
+        State::Outdated => {
+            blockers(&mut reasons);
+            reasons.push(OUTDATED_EXPLANATION.to_string());
+        }
+        State::Deleting | State::SpecHash | State::Propagating => {}
         State::Synced => {
             if tally.busy_stale.count > 0 {
                 reasons.push(format!(
@@ -697,6 +804,70 @@ pub fn classify(
 /// Namespace and name of an EphemeralRunnerSet.
 pub type SetKey = (String, String);
 
+/// What a set's AutoscalingRunnerSet wants of it, for the Propagating state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DesiredSpec {
+    /// `namespace/name` of the AutoscalingRunnerSet.
+    pub scale_set: String,
+    /// Its `spec` JSON text.
+    pub spec_json: String,
+    /// The runner scale set id (its annotation, else the set's `runnerScaleSetId`).
+    pub scale_set_id: Option<String>,
+    /// `metadata.generation` > `status.observedGeneration`, when the object has both: said as a
+    /// reason.
+    pub unobserved: Option<String>,
+}
+
+/// Whether the desired runner spec has reached the set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Propagation {
+    /// Semantic-equal: ARC has written it (or nothing changed).
+    Reached,
+    /// Not yet: the semantic differences (paths, a few), and why ARC may not have acted.
+    Waiting {
+        scale_set: String,
+        differences: Vec<String>,
+        observed: Option<String>,
+    },
+}
+
+/// Compare what the AutoscalingRunnerSet wants with the set's runner spec, as ARC's controller
+/// does (`apiequality.Semantic.DeepEqual` of `newEphemeralRunnerSet`'s spec and the stored one).
+/// `None` when the comparison cannot be made (the desired spec does not build): the set's own
+/// state stands.
+pub fn propagation(
+    layout: &Layout,
+    desired: &DesiredSpec,
+    runner_spec: Option<&str>,
+) -> Option<Propagation> {
+    let d = crate::core::drift::drift(
+        layout,
+        &desired.spec_json,
+        desired.scale_set_id.as_deref(),
+        runner_spec,
+    )
+    .ok()?;
+    if !d.semantic_drift() {
+        return Some(Propagation::Reached);
+    }
+    let paths: Vec<String> = d
+        .comparison
+        .differences
+        .iter()
+        .filter(|x| !x.reason.semantic_equal())
+        .map(|x| x.path.clone())
+        .collect();
+    let mut differences: Vec<String> = paths.iter().take(3).cloned().collect();
+    if paths.len() > 3 {
+        differences.push(format!("and {} more", paths.len() - 3));
+    }
+    Some(Propagation::Waiting {
+        scale_set: desired.scale_set.clone(),
+        differences,
+        observed: desired.unobserved.clone(),
+    })
+}
+
 fn text_hash(text: &str) -> u64 {
     let mut h = std::hash::DefaultHasher::new();
     text.hash(&mut h);
@@ -713,6 +884,8 @@ struct SetEntry {
     spec_error: Option<String>,
     /// Streaming mode: runners added so far.
     tally: Tally,
+    /// What its AutoscalingRunnerSet wants, when known.
+    desired: Option<DesiredSpec>,
 }
 
 /// Live mode: one small record per runner, so events can be taken back.
@@ -791,11 +964,55 @@ impl Census {
                         stale_by_spec: HashMap::new(),
                         spec_error: None,
                         tally: Tally::default(),
+                        desired: None,
                     },
                 );
             }
         }
         key
+    }
+
+    /// What the pairing rule needs of every set in the census.
+    pub fn pairing_inputs(&self) -> Vec<(SetKey, crate::core::pairing::RunnerSet<'_>)> {
+        self.sets
+            .iter()
+            .map(|(key, e)| {
+                let f = &e.facts;
+                (
+                    key.clone(),
+                    crate::core::pairing::RunnerSet {
+                        namespace: &f.namespace,
+                        name: &f.name,
+                        owner: f
+                            .controller
+                            .as_ref()
+                            .map(|(a, k, n, u)| (a.as_str(), k.as_str(), n.as_str(), u.as_str())),
+                        label_name: f
+                            .labels
+                            .get(crate::core::pairing::LABEL_SCALE_SET_NAME)
+                            .map(String::as_str),
+                        label_namespace: f
+                            .labels
+                            .get(crate::core::pairing::LABEL_SCALE_SET_NAMESPACE)
+                            .map(String::as_str),
+                        creation_timestamp: f.creation_timestamp.as_deref(),
+                        deleting: f.deleting,
+                    },
+                )
+            })
+            .collect()
+    }
+
+    /// Record what the set's AutoscalingRunnerSet wants (`None`: unknown). Returns whether the
+    /// set is in the census.
+    pub fn set_desired(&mut self, key: &SetKey, desired: Option<DesiredSpec>) -> bool {
+        match self.sets.get_mut(key) {
+            Some(entry) => {
+                entry.desired = desired;
+                true
+            }
+            None => false,
+        }
     }
 
     pub fn remove_set(&mut self, key: &SetKey) {
@@ -881,10 +1098,15 @@ impl Census {
             }
             entry.tally = tally;
         }
+        let propagation = entry
+            .desired
+            .as_ref()
+            .and_then(|d| propagation(layout, d, entry.facts.runner_spec.as_deref()));
         Some(classify(
             &entry.facts,
             &entry.tally,
             entry.spec_error.as_deref(),
+            propagation.as_ref(),
             now,
         ))
     }

@@ -32,6 +32,9 @@ pub struct DiffReport {
 pub struct ScaleSetDiff {
     pub namespace: String,
     pub name: String,
+    /// A scale set without an EphemeralRunnerSet: ARC will create one, so nothing is recycled.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub new: bool,
     /// Whether ARC will bump `spec.actionableRevision` and recycle idle and pending runners.
     /// Absent when the comparison could not be made (see `error`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -52,6 +55,22 @@ pub struct ScaleSetDiff {
     pub desired_from: String,
     /// Where the current spec came from.
     pub current_from: String,
+    /// Where the runner scale set id came from when the desired object lacks the annotation
+    /// (`ephemeralRunnerSet`, `liveAutoscalingRunnerSet`), or `autoscalingRunnerSet`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scale_set_id_from: Option<&'static str>,
+    /// How the EphemeralRunnerSet was found when not by name (`ownerUid`, `ownerName`, `labels`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paired_by: Option<crate::core::pairing::PairedBy>,
+    /// Other EphemeralRunnerSets of the same scale set, which ARC is replacing (ARC up to 0.14).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub replaced: Vec<String>,
+    /// What else a reader should know (what ARC waits for, an ambiguous pairing).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// The file the desired object came from, for annotations.
+    #[serde(skip)]
+    pub desired_file: Option<String>,
     /// The rendered specs, for the text diff.
     #[serde(skip)]
     pub desired_lines: Vec<Line>,
@@ -71,6 +90,7 @@ impl ScaleSetDiff {
         ScaleSetDiff {
             namespace,
             name,
+            new: false,
             semantic_drift: None,
             reflect_equal: None,
             cmp_equal: None,
@@ -80,8 +100,32 @@ impl ScaleSetDiff {
             error: Some(error),
             desired_from,
             current_from,
+            scale_set_id_from: None,
+            paired_by: None,
+            replaced: Vec::new(),
+            note: None,
+            desired_file: None,
             desired_lines: Vec::new(),
             current_lines: Vec::new(),
+        }
+    }
+
+    /// A scale set that has no EphemeralRunnerSet yet: ARC will create one from the desired spec,
+    /// so no runner is recycled. `waiting` says what ARC waits for, for a live scale set.
+    pub fn new_scale_set(
+        namespace: String,
+        name: String,
+        desired_from: String,
+        waiting: Option<String>,
+        desired_file: Option<&str>,
+    ) -> ScaleSetDiff {
+        ScaleSetDiff {
+            new: true,
+            semantic_drift: Some(false),
+            error: None,
+            note: waiting,
+            desired_file: desired_file.map(str::to_string),
+            ..ScaleSetDiff::failed(namespace, name, desired_from, String::new(), String::new())
         }
     }
 
@@ -116,6 +160,7 @@ impl ScaleSetDiff {
         ScaleSetDiff {
             namespace,
             name,
+            new: false,
             semantic_drift: Some(d.semantic_drift()),
             reflect_equal: Some(c.reflect_equal()),
             cmp_equal: Some(c.cmp_equal()),
@@ -125,6 +170,11 @@ impl ScaleSetDiff {
             error: None,
             desired_from,
             current_from,
+            scale_set_id_from: None,
+            paired_by: None,
+            replaced: Vec::new(),
+            note: None,
+            desired_file: None,
             desired_lines: lines(&d.desired),
             current_lines: lines(&d.current),
         }
@@ -182,6 +232,21 @@ fn write_item(item: &ScaleSetDiff, opts: TextOptions, out: &mut dyn Write) -> io
             paint(&format!("error: {err}"), |s| s.red().to_string())
         );
     }
+    if item.new {
+        writeln!(
+            out,
+            "{}: {}",
+            paint(&id, |s| s.bold().to_string()),
+            paint(
+                "new scale set: ARC will create its EphemeralRunnerSet; no runner is recycled",
+                |s| s.green().to_string()
+            )
+        )?;
+        if let Some(note) = &item.note {
+            writeln!(out, "  {note}")?;
+        }
+        return Ok(());
+    }
     let semantic = item.differences.iter().filter(|d| d.semantic).count();
     let strict = item.strict_only_differences;
     let verdict = if item.semantic_drift == Some(true) {
@@ -204,6 +269,17 @@ fn write_item(item: &ScaleSetDiff, opts: TextOptions, out: &mut dyn Write) -> io
         paint("no drift", |s| s.green().to_string())
     };
     writeln!(out, "{}: {verdict}", paint(&id, |s| s.bold().to_string()))?;
+    if !item.replaced.is_empty() {
+        writeln!(
+            out,
+            "  compared with the EphemeralRunnerSet ARC uses, {}; ARC is replacing {}",
+            item.current_from,
+            item.replaced.join(", ")
+        )?;
+    }
+    if let Some(note) = &item.note {
+        writeln!(out, "  {note}")?;
+    }
     if item.differences.is_empty() {
         return Ok(());
     }

@@ -19,25 +19,32 @@ use super::diff::{DiffReport, ScaleSetDiff};
 /// Write one workflow command per scale set that needs attention, and a summary line.
 pub fn write_diff(report: &DiffReport, out: &mut dyn Write) -> io::Result<()> {
     let (mut recycle, mut strict_only, mut errors) = (0, 0, 0);
+    let new = report.items.iter().filter(|i| i.new).count();
     for item in &report.items {
         let Some(annotation) = annotation(item, &report.layout) else {
             continue;
         };
         match annotation.level {
             Level::Warning => recycle += 1,
-            Level::Notice => strict_only += 1,
+            Level::Notice if !item.new => strict_only += 1,
+            Level::Notice => {}
             Level::Error => errors += 1,
         }
         write_command(out, &annotation)?;
     }
     writeln!(
         out,
-        "kubectl arc diff: {} scale {} checked; {recycle} would recycle runners, {strict_only} with strict-only differences, {errors} {}",
+        "kubectl arc diff: {} scale {} checked; {recycle} would recycle runners, {strict_only} with strict-only differences, {}{errors} {}",
         report.items.len(),
         if report.items.len() == 1 {
             "set"
         } else {
             "sets"
+        },
+        if new > 0 {
+            format!("{new} new, ")
+        } else {
+            String::new()
         },
         if errors == 1 { "error" } else { "errors" },
     )
@@ -69,10 +76,26 @@ struct Annotation {
 
 fn annotation(item: &ScaleSetDiff, layout: &str) -> Option<Annotation> {
     let id = format!("{}/{}", item.namespace, item.name);
-    let file = source_file(&item.desired_from)
-        .or_else(|| source_file(&item.current_from))
-        .map(str::to_string);
+    let file = item.desired_file.clone().or_else(|| {
+        source_file(&item.desired_from)
+            .or_else(|| source_file(&item.current_from))
+            .map(str::to_string)
+    });
     let mut fields = format!("namespace: {}\nname: {}\n", item.namespace, item.name);
+    if item.new {
+        fields.push_str(&format!("new: true\ndesiredFrom: {}\n", item.desired_from));
+        if let Some(note) = &item.note {
+            fields.push_str(&format!("note: {note}\n"));
+        }
+        return Some(Annotation {
+            level: Level::Notice,
+            file,
+            title: format!("New scale set {id}: no runner recycling"),
+            message: format!(
+                "Scale set {id} has no EphemeralRunnerSet yet: ARC will create one from this spec, so no runner is recycled.\n{fields}"
+            ),
+        });
+    }
     if let Some(error) = &item.error {
         fields.push_str(&format!("error: {error}\n"));
         return Some(Annotation {

@@ -48,9 +48,10 @@ pub struct Widths(Vec<usize>);
 fn state_color(state: State) -> Color {
     match state {
         State::Synced => Color::Green,
-        State::Pending | State::Stale => Color::Yellow,
+        State::Pending | State::Stale | State::Propagating => Color::Yellow,
         State::Legacy => Color::Blue,
-        State::Invalid => Color::Red,
+        State::Invalid | State::Outdated => Color::Red,
+        State::Deleting | State::SpecHash => Color::DarkGrey,
     }
 }
 
@@ -192,9 +193,12 @@ pub fn write_reasons(rows: &[SetStatus], color: bool, out: &mut dyn Write) -> io
         let state = if color {
             match row.state {
                 State::Synced => row.state.green().to_string(),
-                State::Pending | State::Stale => row.state.yellow().to_string(),
+                State::Pending | State::Stale | State::Propagating => {
+                    row.state.yellow().to_string()
+                }
                 State::Legacy => row.state.blue().to_string(),
-                State::Invalid => row.state.red().to_string(),
+                State::Invalid | State::Outdated => row.state.red().to_string(),
+                State::Deleting | State::SpecHash => row.state.dimmed().to_string(),
             }
         } else {
             row.state.to_string()

@@ -1,7 +1,7 @@
 //! The bad-input corpus: every case gets a clear message naming what is wrong, the documented exit
 //! code, and nothing written, each case its own test. Files live in tests/badinput/; the very large
 //! and very deep ones are generated here. (Cases that need the API server, such as an unknown
-//! namespace or a cluster without ARC's CRDs, are in tests/diff_cluster.rs.)
+//! namespace or a cluster without ARC's CRDs, are in tests/testsuite/diff_cluster.rs.)
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -73,7 +73,7 @@ case!(list_and_documents_second: ["diff", "-f", "@list-and-documents.yaml"] => 1
 
 // Objects.
 case!(ars_without_scale_set_id: ["diff", "-f", "@ars-without-annotation.yaml"] => 2,
-    "annotation runner-scale-set-id is missing");
+    "annotation runner-scale-set-id is missing, and neither its EphemeralRunnerSet nor a live AutoscalingRunnerSet carries the scale set's id");
 case!(scale_set_id_beyond_int64: ["diff", "-f", "@scale-set-id-beyond-int64.yaml"] => 2,
     "runner-scale-set-id=\"99999999999999999999\" is not an integer");
 case!(template_is_a_string: ["diff", "-f", "@template-is-a-string.yaml"] => 2,
@@ -97,6 +97,36 @@ case!(migrate_without_spec: ["migrate", "--dry-run=client", "-f", "@spec-missing
     "EphemeralRunnerSet ci/arc2: spec is missing");
 case!(migrate_without_spec_processes_the_others: ["migrate", "--dry-run=client", "-f", "@spec-missing.yaml"] => 1,
     "3 EphemeralRunnerSets: 0 pending, 0 in sync, 0 unverifiable, 2 without the legacy annotation; 0 would be written, 1 failed");
+
+// Helm renders and dumps as users have them (issue 12).
+// A render carries no runner-scale-set-id: it is taken from the set, which ARC 0.14 named
+// arc-runner-set-x7k2p and owns through its controller reference. The image moved: drift.
+case!(render_takes_the_id_from_its_set: ["diff", "-f", "@render.yaml", "-f", "@ers-dump.yaml", "-o", "json"] => 1,
+    "\"scaleSetIdFrom\": \"ephemeralRunnerSet\"");
+case!(render_pairs_a_generated_name_by_owner: ["diff", "-f", "@render.yaml", "-f", "@ers-dump.yaml", "-o", "json"] => 1,
+    "\"pairedBy\": \"ownerName\"");
+case!(render_and_set_drift: ["diff", "-f", "@render.yaml", "-f", "@ers-dump.yaml"] => 1,
+    "arc-runners/arc-runner-set: semantic drift");
+// A render plus a full dump (which also holds the old scale set) is never a silent "no drift".
+case!(render_plus_full_dump_is_refused: ["diff", "-f", "@render.yaml", "-f", "@full-dump.yaml"] => 2,
+    "AutoscalingRunnerSet arc-runners/arc-runner-set is given twice");
+// The dump given as the live side: the render is desired, the dump's scale set is live.
+case!(render_against_a_live_dump: ["diff", "-f", "@render.yaml", "--live", "@full-dump.yaml"] => 1,
+    "arc-runners/arc-runner-set: semantic drift");
+// A new scale set (a pull request that adds one): nothing is recycled.
+case!(new_scale_set_offline: ["diff", "--local", "-f", "@render.yaml"] => 0,
+    "arc-runners/arc-runner-set: new scale set: ARC will create its EphemeralRunnerSet; no runner is recycled");
+case!(new_scale_set_github_notice: ["diff", "--local", "-f", "@render.yaml", "-o", "github"] => 0,
+    "::notice file=");
+case!(long_comment_blocks: ["diff", "-f", "@long-comments.yaml"] => 1, "ci/arc: semantic drift");
+case!(namespace_that_is_a_boolean: ["diff", "-f", "@namespace-boolean.yaml"] => 2,
+    "metadata.namespace: true is a bool where Kubernetes wants a string");
+case!(namespace_flag_contradicts_the_file: ["diff", "-n", "other", "-f", "@list-and-documents.yaml"] => 2,
+    "the namespace from the provided object \"ci\" does not match the namespace \"other\"");
+case!(status_namespace_flag_contradicts_the_file: ["status", "-n", "other", "-f", "@dump-dir"] => 2,
+    "does not match the namespace \"other\"");
+case!(migrate_reads_a_directory: ["migrate", "--dry-run=client", "-f", "@dump-dir"] => 0,
+    "1 EphemeralRunnerSets: 0 pending, 0 in sync, 0 unverifiable, 1 without the legacy annotation");
 
 // Arguments and environment.
 case!(bad_name: ["diff", "Bad_Name", "--kubeconfig", "/nonexistent"] => 2,

@@ -1,8 +1,6 @@
 //! Differential tests: our decoding, equalities and legacy hash against the real Go code (the
 //! oracle), on generated spec pairs, for every supported k8s.io/api layout.
 
-
-
 use crate::common::oracle::Oracle;
 use crate::common::specgen;
 use kubectl_arc::core::equality::compare;
