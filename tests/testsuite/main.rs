@@ -11,6 +11,7 @@ mod common;
 
 mod bump_cluster;
 mod completion_cluster;
+mod crds;
 mod diff_cluster;
 mod differential;
 mod differential_desired;

@@ -97,6 +97,12 @@ pub fn legacy_kubeconfig() -> PathBuf {
     env_path("KUBECTL_ARC_TEST_LEGACY_KUBECONFIG")
 }
 
+/// The directory of ARC's CRDs the test bed installed, holding `revision/` and `legacy/`: the ones
+/// `scripts/testbed.sh build` generates (`.cache/crds`), or `KUBECTL_ARC_TESTBED_CRDS`.
+pub fn test_crds_dir() -> PathBuf {
+    env_path("KUBECTL_ARC_TEST_CRDS")
+}
+
 /// The directory holding the Go oracle binaries (`oracle`, `oracle-v0.35`, ...).
 pub fn oracle_dir() -> PathBuf {
     env_path("KUBECTL_ARC_ORACLE_DIR")
