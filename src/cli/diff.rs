@@ -673,6 +673,9 @@ fn compare_one(layout: &Layout, world: &World, ars: &Object, live_desired: bool)
             error,
         )
     };
+    if set.spec.is_none() {
+        return fail(format!("{current_from}: {}", RevisionError::MissingSpec));
+    }
     let id = match scale_set_id(ars, Some(set), live) {
         Ok(id) => id,
         Err(e) => return fail(e),

@@ -206,20 +206,42 @@ async fn missing_objects_and_forbidden_reads_are_errors_naming_the_object() {
         .await
         .unwrap();
     let kc = kubeconfig.to_str().unwrap().to_string();
+    // A scale set without its set is new (nothing to recycle), said with what ARC waits for: it
+    // does not turn the run into an error (issue 12).
     let (code, out, _) = run_diff(&kc, &ns, &["-o", "json"]).await;
-    assert_eq!(code, 2, "an error → exit 2, others still reported: {out}");
+    assert_eq!(code, 0, "{out}");
     let r = report(&out);
     let items = r["items"].as_array().unwrap();
     assert_eq!(items.len(), 2);
     assert_eq!(items[0]["name"], "complete");
     assert_eq!(items[0]["semanticDrift"], false);
+    assert_eq!(items[1]["name"], "lonely");
+    assert_eq!(items[1]["new"], true, "{}", items[1]);
     assert!(
-        items[1]["error"]
-            .as_str()
-            .unwrap()
-            .contains(&format!("EphemeralRunnerSet {ns}/lonely not found")),
+        items[1]["note"].as_str().unwrap().contains(
+            "ARC has registered the scale set but not created its EphemeralRunnerSet yet"
+        ),
         "{}",
         items[1]
+    );
+    // Without the id annotation it is in the registration gap, and says so.
+    ars_api(&client, &ns)
+        .patch(
+            "lonely",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"metadata": {"annotations": {"runner-scale-set-id": null}}})),
+        )
+        .await
+        .unwrap();
+    let (code, out, _) = run_diff(&kc, &ns, &["lonely", "-o", "json"]).await;
+    assert_eq!(code, 0, "{out}");
+    let r = report(&out);
+    assert!(
+        r["items"][0]["note"]
+            .as_str()
+            .unwrap()
+            .contains("ARC has not registered the scale set with GitHub yet"),
+        "{r}"
     );
 
     // The read-only user can diff; a user without any access is told what is forbidden.

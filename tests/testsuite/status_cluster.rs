@@ -798,3 +798,82 @@ async fn errors_exit_2_with_a_clear_message() {
     let (code, _, err) = run_status(&kc, &ns, &["--wait", "--watch"]).await;
     assert_eq!(code, 2, "{err}");
 }
+
+/// Issue 13: a change of the AutoscalingRunnerSet that ARC's controller has not propagated yet is
+/// `Propagating`, and `--wait` waits for it (times out while nothing writes it); once the set is
+/// patched and acknowledged as ARC would, `--wait` returns 0. An Outdated set fails `--wait` at
+/// once with its reason, instead of waiting for the timeout.
+#[tokio::test(flavor = "multi_thread")]
+async fn wait_waits_for_propagation_and_fails_fast_on_outdated() {
+    let kubeconfig = common::revision_kubeconfig();
+    let client = common::client(&kubeconfig).await;
+    let ns = common::namespace(&client, "arc-propagate").await;
+    let kc = kubeconfig.to_str().unwrap().to_string();
+    // helm upgrade moved the image to img:2; the set (acknowledged at revision 1) still has img:1.
+    let ars: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingRunnerSet",
+        "metadata": {"name": "prop", "annotations": {"runner-scale-set-id": "1"}},
+        "spec": {"githubConfigUrl": "https://github.com/my-org", "githubConfigSecret": "gh-secret",
+                 "template": {"spec": runner_spec("img:2")["spec"]}}
+    }))
+    .unwrap();
+    common::ars_api(&client, &ns)
+        .create(&PostParams::default(), &ars)
+        .await
+        .unwrap();
+    create_set(
+        &client,
+        &ns,
+        "prop",
+        "img:1",
+        1,
+        json!({"appliedActionableRevision": 1, "phase": "Running"}),
+        json!({}),
+    )
+    .await;
+    let (code, out, err) = run_status(&kc, &ns, &["-o", "json"]).await;
+    assert_eq!(code, 0, "{out}{err}");
+    let r = report(&out);
+    let prop = item(&r, "prop");
+    assert_eq!(prop["state"], "Propagating", "{prop:#}");
+    assert!(
+        reasons(prop).contains("has not written the new runner spec of AutoscalingRunnerSet")
+            && reasons(prop).contains("spec.containers[0].image"),
+        "{prop:#}"
+    );
+    let (code, out, err) = run_status(&kc, &ns, &["prop", "--wait", "--timeout", "5s"]).await;
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("timed out after 5s"), "{err}");
+    assert!(err.contains("is Propagating"), "{err}");
+
+    // ARC propagates: the new spec and revision 2, then the acknowledgement.
+    let patch =
+        json!({"spec": {"actionableRevision": 2, "ephemeralRunnerSpec": runner_spec("img:2")}});
+    common::ers_api(&client, &ns)
+        .patch("prop", &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .unwrap();
+    common::acknowledge(&client, &ns, "prop", 2).await;
+    let (code, out, err) = run_status(&kc, &ns, &["prop", "--wait", "--timeout", "60s"]).await;
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(row(&out, "prop").contains(&"Synced"), "{out}");
+
+    // Outdated: nothing will change while waiting, so --wait says so at once.
+    create_set(
+        &client,
+        &ns,
+        "outdated",
+        "img:1",
+        1,
+        json!({"appliedActionableRevision": 1, "phase": "Outdated"}),
+        json!({}),
+    )
+    .await;
+    let (code, out, err) = run_status(&kc, &ns, &["outdated", "--wait", "--timeout", "10m"]).await;
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains("waiting cannot help") && err.contains("is Outdated"),
+        "{err}"
+    );
+    assert!(row(&out, "outdated").contains(&"Outdated"), "{out}");
+}

@@ -195,3 +195,96 @@ async fn wrong_type_and_bad_resource_version_are_rejected() {
         .expect_err("a malformed resourceVersion is refused");
     assert_ne!(status_code(&err), Some(409), "{err}");
 }
+
+/// The processes whose command line mentions `dir` (the test bed's etcd and API servers name their
+/// data and certificate paths there).
+fn processes_under(dir: &std::path::Path) -> Vec<String> {
+    let needle = dir.to_string_lossy().into_owned();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let pid = entry.file_name().to_string_lossy().into_owned();
+        if !pid.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) {
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            if cmdline.contains(&needle) {
+                found.push(format!("{pid}: {cmdline}"));
+            }
+        }
+    }
+    found
+}
+
+/// A broken step of `up` (here: a CRD the API server rejects, after etcd and both API servers have
+/// started) makes it fail, and it stops everything it had started: no process is left running.
+/// `down` afterwards, and again, is a quiet success.
+#[test]
+fn a_failed_up_leaves_no_process_running() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let scratch = common::scratch_dir("testbed-broken");
+    let run = scratch.join("run");
+    for era in ["revision", "legacy"] {
+        let dir = scratch.join("crds").join(era);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("actions.github.com_broken.yaml"),
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: broken.actions.github.com\nspec:\n  group: actions.github.com\n  scope: Namespaced\n",
+        )
+        .unwrap();
+    }
+    let out = std::process::Command::new(root.join("scripts/testbed.sh"))
+        .arg("up")
+        .arg(&run)
+        .env("KUBECTL_ARC_TESTBED_CRDS", scratch.join("crds"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "up succeeded with a broken CRD:\n{stderr}"
+    );
+    assert!(
+        stderr.contains("up failed: stopping what it started"),
+        "{stderr}"
+    );
+    // It did start servers before the broken step (their logs are kept).
+    assert!(run.join("revision.log").exists(), "{stderr}");
+    assert!(run.join("etcd.log").exists(), "{stderr}");
+    let left = processes_under(&run);
+    assert!(
+        left.is_empty(),
+        "left running after a failed up: {left:#?}\n{stderr}"
+    );
+    for _ in 0..2 {
+        let down = std::process::Command::new(root.join("scripts/testbed.sh"))
+            .arg("down")
+            .arg(&run)
+            .output()
+            .unwrap();
+        assert!(
+            down.status.success(),
+            "{}",
+            String::from_utf8_lossy(&down.stderr)
+        );
+    }
+    assert!(!run.exists());
+}
+
+/// The servers report their real version, so `kubectl version` works against the test bed.
+#[test]
+fn kubectl_version_reads_the_servers_version() {
+    let kubectl = std::env::var("KUBECTL_ARC_TEST_KUBECTL").expect("KUBECTL_ARC_TEST_KUBECTL");
+    let out = std::process::Command::new(kubectl)
+        .args(["version", "--kubeconfig"])
+        .arg(common::revision_kubeconfig())
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("Server Version: v1.36."), "{text}");
+}
