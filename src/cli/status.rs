@@ -27,8 +27,8 @@ use crate::core::selector::Selector;
 use crate::core::status::{Census, DesiredSpec, RunnerFacts, SetFacts, SetKey, SetStatus, State};
 use crate::input;
 use crate::render::status::{
-    StatusReport, TableOptions, Widths, write_json_line, write_reasons, write_rows, write_table,
-    write_yaml_document,
+    StatusReport, TableOptions, Widths, visible, write_json_line, write_reasons, write_rows,
+    write_table, write_yaml_document,
 };
 
 #[derive(Debug, Args)]
@@ -650,9 +650,21 @@ async fn live(
                         if let Ok(facts) = SetFacts::from_json(&v.to_string()) {
                             let key = (facts.namespace, facts.name);
                             census.remove_set(&key);
-                            shown.remove(&key);
+                            let last = shown.remove(&key);
                             if args.wait && plan.names.contains(&key.1) {
                                 bail!("EphemeralRunnerSet {}/{} was deleted while waiting for it", key.0, key.1);
+                            }
+                            // --watch says so, as `kubectl get -w` prints a deleted object.
+                            if !args.wait && let Some(mut row) = last {
+                                row.state = State::Deleted;
+                                row.reasons = vec!["the EphemeralRunnerSet was deleted".into()];
+                                let rows = [row];
+                                match args.output {
+                                    StatusOutput::Table | StatusOutput::Wide => write_rows(&rows, opts, &mut widths, out)?,
+                                    StatusOutput::Json => write_json_line(&rows[0], out)?,
+                                    StatusOutput::Yaml => write_yaml_document(&rows[0], out)?,
+                                }
+                                out.flush()?;
                             }
                         }
                     }
@@ -708,13 +720,22 @@ async fn live(
                 for key in keys {
                     let Some(row) = census.status(&key, now()) else { continue };
                     let before = shown.get(&key);
-                    if before.is_some_and(|b| same_row(b, &row)) {
-                        continue;
-                    }
-                    if args.wait {
-                        progress(&row, err)?;
-                    } else {
-                        changed.push(row.clone());
+                    let table = matches!(args.output, StatusOutput::Table | StatusOutput::Wide);
+                    let unchanged = before.is_some_and(|b| {
+                        if args.wait {
+                            progress_line(b) == progress_line(&row)
+                        } else if table {
+                            visible(b, opts) == visible(&row, opts)
+                        } else {
+                            same_row(b, &row)
+                        }
+                    });
+                    if !unchanged {
+                        if args.wait {
+                            progress(&row, err)?;
+                        } else {
+                            changed.push(row.clone());
+                        }
                     }
                     shown.insert(key, row);
                 }
@@ -807,6 +828,12 @@ fn same_row(a: &SetStatus, b: &SetStatus) -> bool {
 
 /// A `--wait` progress line on stderr.
 fn progress(row: &SetStatus, err: &mut dyn Write) -> Result<()> {
+    writeln!(err, "{}", progress_line(row))?;
+    Ok(())
+}
+
+/// The progress line of a set: printed again only when it changes.
+fn progress_line(row: &SetStatus) -> String {
     let revisions = format!(
         "spec revision {}, applied {}",
         row.spec_revision
@@ -817,14 +844,12 @@ fn progress(row: &SetStatus, err: &mut dyn Write) -> Result<()> {
             .unwrap_or_else(|| "?".into())
     );
     if row.state == State::Synced {
-        writeln!(
-            err,
+        format!(
             "EphemeralRunnerSet {}/{} is Synced ({revisions})",
             row.namespace, row.name
-        )?;
+        )
     } else {
-        writeln!(
-            err,
+        format!(
             "Waiting for EphemeralRunnerSet {}/{}: {} ({revisions}){}",
             row.namespace,
             row.name,
@@ -833,9 +858,8 @@ fn progress(row: &SetStatus, err: &mut dyn Write) -> Result<()> {
                 .first()
                 .map(|r| format!(": {r}"))
                 .unwrap_or_default()
-        )?;
+        )
     }
-    Ok(())
 }
 
 fn format_duration(d: Duration) -> String {

@@ -52,6 +52,8 @@ pub enum State {
     /// The AutoscalingRunnerSet's desired runner spec differs from the set's under Semantic
     /// equality: ARC's controller has not written the new spec yet.
     Propagating,
+    /// Gone: `--watch` prints a set's row one last time when it is deleted.
+    Deleted,
 }
 
 impl State {
@@ -66,6 +68,7 @@ impl State {
             State::Deleting => "Deleting",
             State::SpecHash => "SpecHash",
             State::Propagating => "Propagating",
+            State::Deleted => "Deleted",
         }
     }
 }
@@ -759,7 +762,7 @@ pub fn classify(
             blockers(&mut reasons);
             reasons.push(OUTDATED_EXPLANATION.to_string());
         }
-        State::Deleting | State::SpecHash | State::Propagating => {}
+        State::Deleting | State::SpecHash | State::Propagating | State::Deleted => {}
         State::Synced => {
             if tally.busy_stale.count > 0 {
                 reasons.push(format!(

@@ -51,7 +51,7 @@ fn state_color(state: State) -> Color {
         State::Pending | State::Stale | State::Propagating => Color::Yellow,
         State::Legacy => Color::Blue,
         State::Invalid | State::Outdated => Color::Red,
-        State::Deleting | State::SpecHash => Color::DarkGrey,
+        State::Deleting | State::SpecHash | State::Deleted => Color::DarkGrey,
     }
 }
 
@@ -104,6 +104,24 @@ fn cells(row: &SetStatus, opts: TableOptions) -> Vec<(String, Option<Color>)> {
         ));
     }
     c
+}
+
+/// What a row shows in the table, AGE aside: `--watch` prints a row again only when this changes
+/// (a change of a field the table does not show would print the same line twice).
+pub fn visible(row: &SetStatus, opts: TableOptions) -> Vec<String> {
+    let age = header(opts).iter().position(|h| *h == "AGE");
+    cells(
+        row,
+        TableOptions {
+            color: false,
+            ..opts
+        },
+    )
+    .into_iter()
+    .enumerate()
+    .filter(|(i, _)| Some(*i) != age)
+    .map(|(_, (text, _))| text)
+    .collect()
 }
 
 fn write_lines(text: &str, out: &mut dyn Write) -> io::Result<()> {
@@ -182,7 +200,16 @@ pub fn write_rows(
     if rows.is_empty() {
         return Ok(());
     }
-    write_table_inner(rows, opts, widths.0.is_empty(), widths, out)
+    // A cell wider than its column (a longer name arrived) widens the columns; the header is
+    // printed again above the new layout, so the columns stay readable.
+    let before = widths.0.clone();
+    let grows = rows.iter().any(|r| {
+        cells(r, opts)
+            .iter()
+            .zip(&before)
+            .any(|((text, _), w)| text.chars().count() > *w)
+    });
+    write_table_inner(rows, opts, before.is_empty() || grows, widths, out)
 }
 
 /// The reasons of each row, as `status NAME` prints them under its table.
@@ -198,7 +225,9 @@ pub fn write_reasons(rows: &[SetStatus], color: bool, out: &mut dyn Write) -> io
                 }
                 State::Legacy => row.state.blue().to_string(),
                 State::Invalid | State::Outdated => row.state.red().to_string(),
-                State::Deleting | State::SpecHash => row.state.dimmed().to_string(),
+                State::Deleting | State::SpecHash | State::Deleted => {
+                    row.state.dimmed().to_string()
+                }
             }
         } else {
             row.state.to_string()

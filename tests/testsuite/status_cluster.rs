@@ -877,3 +877,71 @@ async fn wait_waits_for_propagation_and_fails_fast_on_outdated() {
     );
     assert!(row(&out, "outdated").contains(&"Outdated"), "{out}");
 }
+
+/// `--watch` in a table prints a row only when something the table shows changes (a change to a
+/// field it does not show prints nothing), prints the header again when a longer name widens
+/// the columns, and prints a deleted set's row one last time as Deleted.
+#[tokio::test(flavor = "multi_thread")]
+async fn watch_table_prints_visible_changes_and_deletions() {
+    let kubeconfig = common::revision_kubeconfig();
+    let client = common::client(&kubeconfig).await;
+    let ns = common::namespace(&client, "arc-watch-table").await;
+    create_set(
+        &client,
+        &ns,
+        "a",
+        "img:1",
+        1,
+        json!({"appliedActionableRevision": 1}),
+        json!({}),
+    )
+    .await;
+    let kc = kubeconfig.to_str().unwrap().to_string();
+    let (mut child, out, _err) = spawn_cli(&["status", "--kubeconfig", &kc, "-n", &ns, "--watch"]);
+    let header = wait_line(&out, |l| l.starts_with("NAME"));
+    assert!(header.contains("STATE"), "{header}");
+    let first = wait_line(&out, |_| true);
+    assert!(
+        first.starts_with("a ") && first.contains("Synced"),
+        "{first}"
+    );
+
+    // A field the table does not show: the set's replicas. Then one it shows: a longer name,
+    // which widens NAME, so the header comes again before the new row.
+    let hidden = json!({"spec": {"replicas": 3}});
+    common::ers_api(&client, &ns)
+        .patch("a", &PatchParams::default(), &Patch::Merge(&hidden))
+        .await
+        .unwrap();
+    let long = "a-much-longer-scale-set-name";
+    create_set(
+        &client,
+        &ns,
+        long,
+        "img:1",
+        1,
+        json!({"appliedActionableRevision": 1}),
+        json!({}),
+    )
+    .await;
+    let next = wait_line(&out, |_| true);
+    assert!(
+        next.starts_with("NAME"),
+        "a hidden change printed a row, or a wider name printed no header: {next}"
+    );
+    let row = wait_line(&out, |_| true);
+    assert!(row.starts_with(long), "{row}");
+    // Columns line up under the new header.
+    let spec_column = row[long.len()..].find(|c| c != ' ').map(|i| i + long.len());
+    assert_eq!(next.find("SPEC"), spec_column, "{next}\n{row}");
+
+    common::ers_api(&client, &ns)
+        .delete("a", &DeleteParams::default())
+        .await
+        .unwrap();
+    // (STATE widens for "Deleted": a header may come first.)
+    let gone = wait_line(&out, |l| !l.starts_with("NAME"));
+    assert!(gone.starts_with("a ") && gone.contains("Deleted"), "{gone}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
