@@ -556,6 +556,123 @@ it again from the AutoscalingRunnerSet. What clears it: update the runner image 
 AutoscalingRunnerSet's template (for example `helm upgrade` with a current \
 ghcr.io/actions/actions-runner); a set created again with the old image turns Outdated again";
 
+/// What holds back runners of a set: busy ones on an older spec, unregistered, Outdated or
+/// deleting ones, each with the runners named.
+fn blockers(tally: &Tally, reasons: &mut Vec<String>) {
+    // (runners, words before "runner(s)", words after)
+    for (group, before, after) in [
+        (
+            &tally.busy_stale,
+            "",
+            "busy with a job on an older spec: ARC lets them finish the job first",
+        ),
+        (
+            &tally.unregistered,
+            "idle or pending ",
+            "never registered with GitHub (status.runnerId 0): removing them from the service can fail and stall the cleanup, ARC #4653",
+        ),
+        (
+            &tally.outdated,
+            "",
+            "in phase Outdated (runner exited with code 7: runner version too old)",
+        ),
+        (
+            &tally.deleting,
+            "",
+            "being deleted (deletionTimestamp set; a finalizer may hold them)",
+        ),
+    ] {
+        if group.count > 0 {
+            reasons.push(format!(
+                "{} {before}{} {after} ({})",
+                group.count,
+                runners_word(group.count),
+                group.describe()
+            ));
+        }
+    }
+}
+
+/// Why a set is Invalid: revisions that are not ARC's, a runner spec ARC cannot decode, or an
+/// applied revision ahead of the requested one.
+fn invalid_reason(facts: &SetFacts, spec_error: Option<&str>) -> Option<String> {
+    match (&facts.revisions, spec_error) {
+        // Not a decoding failure: the message stands alone.
+        (Err(e), _) if facts.spec_missing => Some(e.clone()),
+        (Err(e), _) => Some(format!(
+            "{e}: ARC's controller cannot decode this EphemeralRunnerSet"
+        )),
+        (Ok(_), Some(e)) => Some(format!(
+            "spec.ephemeralRunnerSpec cannot be decoded with ARC's Go types: {e}"
+        )),
+        (Ok(r), None) if r.handshake() == Handshake::AppliedAhead => Some(format!(
+            "status.appliedActionableRevision {} is ahead of spec.actionableRevision {}: ARC never writes that \
+         (a lowered spec or a hand-written status); the next request is revision {} (max + 1)",
+            r.applied,
+            r.spec,
+            r.next()
+        )),
+        _ => None,
+    }
+}
+
+/// The reasons that follow a state: what blocks the cleanup, and the Outdated phase's meaning.
+fn follow_up_reasons(state: State, tally: &Tally, outdated_phase: bool, reasons: &mut Vec<String>) {
+    let c = &tally.counts;
+    match state {
+        State::Pending => {
+            if c.stale_idle_or_pending > 0 {
+                reasons.push(format!(
+                    "{} idle or pending {} on an older spec wait for the cleanup ({})",
+                    c.stale_idle_or_pending,
+                    runners_word(c.stale_idle_or_pending),
+                    tally.stale_idle_or_pending.describe()
+                ));
+            }
+            blockers(tally, reasons);
+            if outdated_phase {
+                reasons.push(OUTDATED_EXPLANATION.to_string());
+            }
+            if tally.busy_stale.count == 0
+                && tally.unregistered.count == 0
+                && tally.outdated.count == 0
+                && tally.deleting.count == 0
+                && !outdated_phase
+            {
+                reasons.push(
+                    "no runner blocks the cleanup: waiting for ARC's EphemeralRunnerSet controller \
+                     (is a revision-era controller running?)"
+                        .into(),
+                );
+            }
+        }
+        State::Stale | State::Invalid | State::Legacy => {
+            blockers(tally, reasons);
+            if outdated_phase {
+                reasons.push(OUTDATED_EXPLANATION.to_string());
+            }
+        }
+        State::Outdated => {
+            blockers(tally, reasons);
+            reasons.push(OUTDATED_EXPLANATION.to_string());
+        }
+        State::Deleting | State::SpecHash | State::Propagating | State::Deleted => {}
+        State::Synced => {
+            if tally.busy_stale.count > 0 {
+                reasons.push(format!(
+                    "{} {} busy with a job on an older spec: ARC lets them finish the job first ({})",
+                    tally.busy_stale.count,
+                    runners_word(tally.busy_stale.count),
+                    tally.busy_stale.describe()
+                ));
+            }
+            if outdated_phase {
+                reasons.push(OUTDATED_EXPLANATION.to_string());
+            }
+        }
+    }
+}
+
 /// The verdict on one set. `spec_error` is a failure to decode the set's runner spec (found when
 /// a runner's spec had to be compared with it); `now` is the clock in Unix seconds.
 pub fn classify(
@@ -587,60 +704,9 @@ pub fn classify(
         )
     });
     let c = &tally.counts;
-    let blockers = |reasons: &mut Vec<String>| {
-        // (runners, words before "runner(s)", words after)
-        for (group, before, after) in [
-            (
-                &tally.busy_stale,
-                "",
-                "busy with a job on an older spec: ARC lets them finish the job first",
-            ),
-            (
-                &tally.unregistered,
-                "idle or pending ",
-                "never registered with GitHub (status.runnerId 0): removing them from the service can fail and stall the cleanup, ARC #4653",
-            ),
-            (
-                &tally.outdated,
-                "",
-                "in phase Outdated (runner exited with code 7: runner version too old)",
-            ),
-            (
-                &tally.deleting,
-                "",
-                "being deleted (deletionTimestamp set; a finalizer may hold them)",
-            ),
-        ] {
-            if group.count > 0 {
-                reasons.push(format!(
-                    "{} {before}{} {after} ({})",
-                    group.count,
-                    runners_word(group.count),
-                    group.describe()
-                ));
-            }
-        }
-    };
     let outdated_phase = facts.phase.as_deref() == Some("Outdated");
 
-    let invalid: Option<String> = match (&facts.revisions, spec_error) {
-        // Not a decoding failure: the message stands alone.
-        (Err(e), _) if facts.spec_missing => Some(e.clone()),
-        (Err(e), _) => Some(format!(
-            "{e}: ARC's controller cannot decode this EphemeralRunnerSet"
-        )),
-        (Ok(_), Some(e)) => Some(format!(
-            "spec.ephemeralRunnerSpec cannot be decoded with ARC's Go types: {e}"
-        )),
-        (Ok(r), None) if r.handshake() == Handshake::AppliedAhead => Some(format!(
-            "status.appliedActionableRevision {} is ahead of spec.actionableRevision {}: ARC never writes that \
-             (a lowered spec or a hand-written status); the next request is revision {} (max + 1)",
-            r.applied,
-            r.spec,
-            r.next()
-        )),
-        _ => None,
-    };
+    let invalid = invalid_reason(facts, spec_error);
     let state = if facts.deleting {
         reasons.push(if facts.spec_hash_era {
             "being deleted: ARC (0.14 or older) replaced this set after a runner-spec change; its successor is the newest set of the same scale set".to_string()
@@ -725,58 +791,7 @@ pub fn classify(
             _ => State::Synced,
         }
     };
-    match state {
-        State::Pending => {
-            if c.stale_idle_or_pending > 0 {
-                reasons.push(format!(
-                    "{} idle or pending {} on an older spec wait for the cleanup ({})",
-                    c.stale_idle_or_pending,
-                    runners_word(c.stale_idle_or_pending),
-                    tally.stale_idle_or_pending.describe()
-                ));
-            }
-            blockers(&mut reasons);
-            if outdated_phase {
-                reasons.push(OUTDATED_EXPLANATION.to_string());
-            }
-            if tally.busy_stale.count == 0
-                && tally.unregistered.count == 0
-                && tally.outdated.count == 0
-                && tally.deleting.count == 0
-                && !outdated_phase
-            {
-                reasons.push(
-                    "no runner blocks the cleanup: waiting for ARC's EphemeralRunnerSet controller \
-                     (is a revision-era controller running?)"
-                        .into(),
-                );
-            }
-        }
-        State::Stale | State::Invalid | State::Legacy => {
-            blockers(&mut reasons);
-            if outdated_phase {
-                reasons.push(OUTDATED_EXPLANATION.to_string());
-            }
-        }
-        State::Outdated => {
-            blockers(&mut reasons);
-            reasons.push(OUTDATED_EXPLANATION.to_string());
-        }
-        State::Deleting | State::SpecHash | State::Propagating | State::Deleted => {}
-        State::Synced => {
-            if tally.busy_stale.count > 0 {
-                reasons.push(format!(
-                    "{} {} busy with a job on an older spec: ARC lets them finish the job first ({})",
-                    tally.busy_stale.count,
-                    runners_word(tally.busy_stale.count),
-                    tally.busy_stale.describe()
-                ));
-            }
-            if outdated_phase {
-                reasons.push(OUTDATED_EXPLANATION.to_string());
-            }
-        }
-    }
+    follow_up_reasons(state, tally, outdated_phase, &mut reasons);
     if tally.undecodable.count > 0 {
         reasons.push(format!(
             "{} {} with a spec ARC's Go types cannot decode ({}): {}",
