@@ -572,50 +572,10 @@ async fn live(
         }
         return Ok(EXIT_ERROR);
     }
-    let mut shown: HashMap<SetKey, SetStatus> = HashMap::new();
-    let rows = census.statuses(now());
-    let mut widths = Widths::default();
-
-    if args.wait {
-        if rows.is_empty() {
-            bail!(
-                "no EphemeralRunnerSets match{}: nothing to wait for",
-                match &plan.namespace {
-                    Some(ns) => format!(" in namespace {ns}"),
-                    None => String::new(),
-                }
-            );
-        }
-        for r in &rows {
-            progress(r, err)?;
-        }
-        if rows.iter().all(settled) {
-            render(args, opts, rows, out, err)?;
-            return Ok(EXIT_OK);
-        }
-        if let Some(stuck) = cannot_progress(&rows) {
-            render(args, opts, rows, out, err)?;
-            writeln!(err, "error: {stuck}")?;
-            return Ok(EXIT_DRIFT);
-        }
-    } else {
-        match args.output {
-            StatusOutput::Table | StatusOutput::Wide => {
-                if rows.is_empty() {
-                    writeln!(err, "No EphemeralRunnerSets found; watching.")?;
-                } else {
-                    widths = write_table(&rows, opts, out)?;
-                }
-            }
-            StatusOutput::Json => rows.iter().try_for_each(|r| write_json_line(r, out))?,
-            StatusOutput::Yaml => rows.iter().try_for_each(|r| write_yaml_document(r, out))?,
-        }
-        out.flush()?;
+    let mut shown = Shown::new(args, opts);
+    if let Some(code) = shown.start(plan, census.statuses(now()), out, err)? {
+        return Ok(code);
     }
-    for r in rows {
-        shown.insert((r.namespace.clone(), r.name.clone()), r);
-    }
-
     let mut sets_watch = Watcher::new(
         client.clone(),
         arc::EPHEMERAL_RUNNER_SETS,
@@ -631,6 +591,8 @@ async fn live(
     let mut dirty: HashSet<SetKey> = HashSet::new();
     let mut flush_at: Option<tokio::time::Instant> = None;
     let far = || tokio::time::Instant::now() + Duration::from_secs(86400 * 365);
+    // Events are folded in as they come; rows are printed at most every 100 ms.
+    let soon = || tokio::time::Instant::now() + Duration::from_millis(100);
     loop {
         let flush_deadline = flush_at.unwrap_or_else(far);
         let timeout_deadline = deadline.unwrap_or_else(far);
@@ -650,22 +612,7 @@ async fn live(
                         if let Ok(facts) = SetFacts::from_json(&v.to_string()) {
                             let key = (facts.namespace, facts.name);
                             census.remove_set(&key);
-                            let last = shown.remove(&key);
-                            if args.wait && plan.names.contains(&key.1) {
-                                bail!("EphemeralRunnerSet {}/{} was deleted while waiting for it", key.0, key.1);
-                            }
-                            // --watch says so, as `kubectl get -w` prints a deleted object.
-                            if !args.wait && let Some(mut row) = last {
-                                row.state = State::Deleted;
-                                row.reasons = vec!["the EphemeralRunnerSet was deleted".into()];
-                                let rows = [row];
-                                match args.output {
-                                    StatusOutput::Table | StatusOutput::Wide => write_rows(&rows, opts, &mut widths, out)?,
-                                    StatusOutput::Json => write_json_line(&rows[0], out)?,
-                                    StatusOutput::Yaml => write_yaml_document(&rows[0], out)?,
-                                }
-                                out.flush()?;
-                            }
+                            shown.deleted(plan, &key, out)?;
                         }
                     }
                     Event::Relist => {
@@ -675,29 +622,27 @@ async fn live(
                             census.keys().filter(|k| !g.seen.contains(*k)).cloned().collect();
                         for k in gone {
                             census.remove_set(&k);
-                            shown.remove(&k);
+                            shown.rows.remove(&k);
                         }
                         dirty.extend(g.seen);
                         sets_watch.resume_from(g.sets_version);
                     }
                     Event::Reconnecting(why) => writeln!(err, "{why}")?,
                 }
-                flush_at.get_or_insert_with(|| tokio::time::Instant::now() + Duration::from_millis(100));
+                flush_at.get_or_insert_with(soon);
             }
             event = runners_watch.next() => {
                 match event? {
                     Event::Applied(v) => {
-                        let text = v.to_string();
-                        if let Ok(runner) = RunnerFacts::from_json(&text)
+                        if let Ok(runner) = RunnerFacts::from_json(&v.to_string())
                             && let Some(key) = census.add_runner(&runner)
                         {
                             dirty.insert(key);
                         }
                     }
                     Event::Deleted(v) => {
-                        let ns = v.pointer("/metadata/namespace").and_then(|s| s.as_str()).unwrap_or("");
-                        let name = v.pointer("/metadata/name").and_then(|s| s.as_str()).unwrap_or("");
-                        if let Some(key) = census.remove_runner(ns, name) {
+                        let field = |f: &str| v.pointer(f).and_then(|s| s.as_str()).unwrap_or("");
+                        if let Some(key) = census.remove_runner(field("/metadata/namespace"), field("/metadata/name")) {
                             dirty.insert(key);
                         }
                     }
@@ -710,76 +655,205 @@ async fn live(
                     }
                     Event::Reconnecting(why) => writeln!(err, "{why}")?,
                 }
-                flush_at.get_or_insert_with(|| tokio::time::Instant::now() + Duration::from_millis(100));
+                flush_at.get_or_insert_with(soon);
             }
             _ = tokio::time::sleep_until(flush_deadline), if flush_at.is_some() => {
                 flush_at = None;
-                let mut changed = Vec::new();
-                let mut keys: Vec<SetKey> = dirty.drain().collect();
-                keys.sort();
-                for key in keys {
-                    let Some(row) = census.status(&key, now()) else { continue };
-                    let before = shown.get(&key);
-                    let table = matches!(args.output, StatusOutput::Table | StatusOutput::Wide);
-                    let unchanged = before.is_some_and(|b| {
-                        if args.wait {
-                            progress_line(b) == progress_line(&row)
-                        } else if table {
-                            visible(b, opts) == visible(&row, opts)
-                        } else {
-                            same_row(b, &row)
-                        }
-                    });
-                    if !unchanged {
-                        if args.wait {
-                            progress(&row, err)?;
-                        } else {
-                            changed.push(row.clone());
-                        }
-                    }
-                    shown.insert(key, row);
-                }
-                if args.wait {
-                    let done = shown.values().all(settled);
-                    let mut rows: Vec<SetStatus> = shown.values().cloned().collect();
-                    rows.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
-                    if done {
-                        render(args, opts, rows, out, err)?;
-                        return Ok(EXIT_OK);
-                    }
-                    if let Some(stuck) = cannot_progress(&rows) {
-                        render(args, opts, rows, out, err)?;
-                        writeln!(err, "error: {stuck}")?;
-                        return Ok(EXIT_DRIFT);
-                    }
-                } else if !changed.is_empty() {
-                    match args.output {
-                        StatusOutput::Table | StatusOutput::Wide => write_rows(&changed, opts, &mut widths, out)?,
-                        StatusOutput::Json => changed.iter().try_for_each(|r| write_json_line(r, out))?,
-                        StatusOutput::Yaml => changed.iter().try_for_each(|r| write_yaml_document(r, out))?,
-                    }
-                    out.flush()?;
+                if let Some(code) = shown.flush(&mut census, &mut dirty, out, err)? {
+                    return Ok(code);
                 }
             }
             _ = tokio::time::sleep_until(timeout_deadline), if deadline.is_some() => {
-                let mut rows: Vec<SetStatus> = shown.into_values().collect();
-                rows.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
-                let waiting: Vec<String> = rows
-                    .iter()
-                    .filter(|r| !settled(r))
-                    .map(|r| format!("{}/{} is {}{}", r.namespace, r.name, r.state,
-                        r.reasons.first().map(|x| format!(" ({x})")).unwrap_or_default()))
-                    .collect();
-                render(args, opts, rows, out, err)?;
-                writeln!(
-                    err,
-                    "error: timed out after {} waiting for every EphemeralRunnerSet to be Synced: {}",
-                    format_duration(args.timeout.unwrap_or_default()),
-                    super::name_a_few(&waiting, 3)
-                )?;
-                return Ok(EXIT_DRIFT);
+                return shown.timed_out(out, err);
             }
         }
+    }
+}
+
+/// What `--watch` and `--wait` have shown, and how they print what changed.
+struct Shown<'a> {
+    args: &'a StatusArgs,
+    opts: TableOptions,
+    rows: HashMap<SetKey, SetStatus>,
+    widths: Widths,
+}
+
+impl<'a> Shown<'a> {
+    fn new(args: &'a StatusArgs, opts: TableOptions) -> Shown<'a> {
+        Shown {
+            args,
+            opts,
+            rows: HashMap::new(),
+            widths: Widths::default(),
+        }
+    }
+
+    fn sorted(&self) -> Vec<SetStatus> {
+        let mut rows: Vec<SetStatus> = self.rows.values().cloned().collect();
+        rows.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+        rows
+    }
+
+    /// The first rows: a table (`--watch`), or progress lines and maybe the end already
+    /// (`--wait`: everything settled, or something waiting cannot change).
+    fn start(
+        &mut self,
+        plan: &Plan,
+        rows: Vec<SetStatus>,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> Result<Option<u8>> {
+        let args = self.args;
+        if args.wait {
+            if rows.is_empty() {
+                bail!(
+                    "no EphemeralRunnerSets match{}: nothing to wait for",
+                    match &plan.namespace {
+                        Some(ns) => format!(" in namespace {ns}"),
+                        None => String::new(),
+                    }
+                );
+            }
+            for r in &rows {
+                progress(r, err)?;
+            }
+        } else if rows.is_empty() && matches!(args.output, StatusOutput::Table | StatusOutput::Wide)
+        {
+            writeln!(err, "No EphemeralRunnerSets found; watching.")?;
+        } else {
+            self.print(&rows, out)?;
+        }
+        for r in rows {
+            self.rows.insert((r.namespace.clone(), r.name.clone()), r);
+        }
+        if args.wait {
+            return self.verdict(out, err);
+        }
+        Ok(None)
+    }
+
+    /// Rows printed under the first ones, in the output's format.
+    fn print(&mut self, rows: &[SetStatus], out: &mut dyn Write) -> Result<()> {
+        match self.args.output {
+            StatusOutput::Table | StatusOutput::Wide => {
+                write_rows(rows, self.opts, &mut self.widths, out)?
+            }
+            StatusOutput::Json => rows.iter().try_for_each(|r| write_json_line(r, out))?,
+            StatusOutput::Yaml => rows.iter().try_for_each(|r| write_yaml_document(r, out))?,
+        }
+        out.flush()?;
+        Ok(())
+    }
+
+    /// A set was deleted: `--watch` prints its row one last time as Deleted, as `kubectl get -w`
+    /// prints a deleted object; `--wait` fails when it waited for that set by name.
+    fn deleted(&mut self, plan: &Plan, key: &SetKey, out: &mut dyn Write) -> Result<()> {
+        let last = self.rows.remove(key);
+        if self.args.wait {
+            if plan.names.contains(&key.1) {
+                bail!(
+                    "EphemeralRunnerSet {}/{} was deleted while waiting for it",
+                    key.0,
+                    key.1
+                );
+            }
+            return Ok(());
+        }
+        if let Some(mut row) = last {
+            row.state = State::Deleted;
+            row.reasons = vec!["the EphemeralRunnerSet was deleted".into()];
+            self.print(&[row], out)?;
+        }
+        Ok(())
+    }
+
+    /// Print what changed of the dirty sets (only what the output shows), and for `--wait` decide
+    /// whether it is over.
+    fn flush(
+        &mut self,
+        census: &mut Census,
+        dirty: &mut HashSet<SetKey>,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> Result<Option<u8>> {
+        let (args, opts) = (self.args, self.opts);
+        let table = matches!(args.output, StatusOutput::Table | StatusOutput::Wide);
+        let mut changed = Vec::new();
+        let mut keys: Vec<SetKey> = dirty.drain().collect();
+        keys.sort();
+        for key in keys {
+            let Some(row) = census.status(&key, now()) else {
+                continue;
+            };
+            let unchanged = self.rows.get(&key).is_some_and(|b| {
+                if args.wait {
+                    progress_line(b) == progress_line(&row)
+                } else if table {
+                    visible(b, opts) == visible(&row, opts)
+                } else {
+                    same_row(b, &row)
+                }
+            });
+            if !unchanged {
+                if args.wait {
+                    progress(&row, err)?;
+                } else {
+                    changed.push(row.clone());
+                }
+            }
+            self.rows.insert(key, row);
+        }
+        if args.wait {
+            return self.verdict(out, err);
+        }
+        if !changed.is_empty() {
+            self.print(&changed, out)?;
+        }
+        Ok(None)
+    }
+
+    /// `--wait`: over when every set has settled (exit 0), or when waiting cannot help (exit 1).
+    fn verdict(&self, out: &mut dyn Write, err: &mut dyn Write) -> Result<Option<u8>> {
+        let rows = self.sorted();
+        if rows.iter().all(settled) {
+            render(self.args, self.opts, rows, out, err)?;
+            return Ok(Some(EXIT_OK));
+        }
+        if let Some(stuck) = cannot_progress(&rows) {
+            render(self.args, self.opts, rows, out, err)?;
+            writeln!(err, "error: {stuck}")?;
+            return Ok(Some(EXIT_DRIFT));
+        }
+        Ok(None)
+    }
+
+    /// `--timeout` passed: the table, and the sets still waited for (a few named).
+    fn timed_out(self, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
+        let rows = self.sorted();
+        let waiting: Vec<String> = rows
+            .iter()
+            .filter(|r| !settled(r))
+            .map(|r| {
+                format!(
+                    "{}/{} is {}{}",
+                    r.namespace,
+                    r.name,
+                    r.state,
+                    r.reasons
+                        .first()
+                        .map(|x| format!(" ({x})"))
+                        .unwrap_or_default()
+                )
+            })
+            .collect();
+        render(self.args, self.opts, rows, out, err)?;
+        writeln!(
+            err,
+            "error: timed out after {} waiting for every EphemeralRunnerSet to be Synced: {}",
+            format_duration(self.args.timeout.unwrap_or_default()),
+            super::name_a_few(&waiting, 3)
+        )?;
+        Ok(EXIT_DRIFT)
     }
 }
 
