@@ -469,7 +469,24 @@ async fn migrate_cluster(
         .clone()
         .unwrap_or(conn.default_namespace.clone());
     let scope = (!args.all_namespaces).then_some(namespace.as_str());
+    if let Err(refusal) = preflight_checks(client, args, scope, err).await? {
+        return Ok(Err(refusal));
+    }
+    let candidates = read_candidates(client, args, scope, err).await?;
+    Ok(Ok(
+        decide_and_write(client, args, term, &candidates, err).await?
+    ))
+}
 
+/// Preflight: nothing is written unless all of these pass (the CRD has the revision fields, the
+/// caller may do what migrate does, no ARC controller runs). A server-side dry run says what the
+/// real run would refuse.
+async fn preflight_checks(
+    client: &kube::Client,
+    args: &MigrateArgs,
+    scope: Option<&str>,
+    err: &mut dyn Write,
+) -> Result<Result<(), String>> {
     // Preflight: nothing is written unless all of these pass.
     match preflight::ers_crd_revision_fields(client).await? {
         Some(fields) => {
@@ -501,6 +518,21 @@ async fn migrate_cluster(
             ))
         )));
     }
+    if args.dry_run == DryRun::Server {
+        // The real run refuses while a controller runs: say so now, not after the dry run passed.
+        match preflight::running_arc_controllers(client).await? {
+            Some(running) if !running.is_empty() && !args.force => writeln!(
+                err,
+                "warning: ARC controller Deployment(s) {} are running: the real run will refuse until they are scaled to 0 (or pass --force)",
+                running.join(", ")
+            )?,
+            None if !args.force => writeln!(
+                err,
+                "warning: cannot check whether an ARC controller is running (no permission to list Deployments): the real run will refuse unless you grant it or pass --force"
+            )?,
+            _ => {}
+        }
+    }
     if args.dry_run == DryRun::None {
         match preflight::running_arc_controllers(client).await? {
             Some(running) if !running.is_empty() && !args.force => {
@@ -526,7 +558,17 @@ async fn migrate_cluster(
         }
     }
 
-    // Read: the sets in scope, then their runners, page by page.
+    Ok(Ok(()))
+}
+
+/// Read: the sets in scope, then their runners, page by page.
+async fn read_candidates(
+    client: &kube::Client,
+    args: &MigrateArgs,
+    scope: Option<&str>,
+    err: &mut dyn Write,
+) -> Result<Vec<Candidate>> {
+    let namespace = scope.unwrap_or("*");
     let mut limiter = RateLimiter::new(args.qps, args.burst);
     let selector = args.selector.as_deref();
     let mut candidates: Vec<Candidate> = Vec::new();
@@ -644,7 +686,19 @@ async fn migrate_cluster(
     })
     .await?;
 
-    // Decide and write, one set at a time.
+    Ok(candidates)
+}
+
+/// Decide and write, one set at a time, each write guarded by the resourceVersion it was decided
+/// on.
+async fn decide_and_write(
+    client: &kube::Client,
+    args: &MigrateArgs,
+    term: Terminal,
+    candidates: &[Candidate],
+    err: &mut dyn Write,
+) -> Result<Vec<MigrateRow>> {
+    let mut limiter = RateLimiter::new(args.qps, args.burst);
     let opts = WriteOptions {
         dry_run: args.dry_run,
         field_manager: FIELD_MANAGER.into(),
@@ -735,7 +789,7 @@ async fn migrate_cluster(
     if progress {
         writeln!(err)?;
     }
-    Ok(Ok(rows))
+    Ok(rows)
 }
 
 /// The stored set has the revision we wrote (or a later one, never lower) and no legacy annotation.

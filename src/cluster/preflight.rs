@@ -154,40 +154,83 @@ pub async fn denied_permissions(
     Ok(denied)
 }
 
-/// ARC controller Deployments with ready replicas (the gha-runner-scale-set-controller chart
-/// labels them `app.kubernetes.io/name=gha-rs-controller`). `Ok(None)` when deployments cannot
+/// The labels that find ARC's controller Deployment: the gha-runner-scale-set-controller chart sets
+/// both `app.kubernetes.io/name` (the release's name by default) and `app.kubernetes.io/part-of`.
+const CONTROLLER_SELECTORS: [&str; 2] = [
+    "app.kubernetes.io/part-of=gha-rs-controller",
+    "app.kubernetes.io/name=gha-rs-controller",
+];
+
+/// ARC controller Deployments with replicas, as `namespace/name (version V)` where the chart's
+/// `app.kubernetes.io/version` label or the image tag says it. `Ok(None)` when deployments cannot
 /// be listed (the caller decides whether that blocks).
 pub async fn running_arc_controllers(client: &Client) -> Result<Option<Vec<String>>> {
     let api: Api<Deployment> = Api::all(client.clone());
-    let lp = ListParams::default().labels("app.kubernetes.io/name=gha-rs-controller");
-    match super::retry::read_with_retry(super::retry::ReadRetry::default(), || api.list(&lp)).await
-    {
-        Ok(list) => Ok(Some(
-            list.items
-                .iter()
-                .filter(|d| {
-                    d.status
-                        .as_ref()
-                        .and_then(|s| s.ready_replicas)
-                        .unwrap_or(0)
-                        > 0
-                        || d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1) > 0
-                })
-                .map(|d| {
-                    format!(
-                        "{}/{}",
-                        d.metadata.namespace.as_deref().unwrap_or(""),
-                        d.metadata.name.as_deref().unwrap_or("")
-                    )
-                })
-                .collect(),
-        )),
-        Err(kube::Error::Api(s)) if s.code == 403 => Ok(None),
-        Err(e) => {
-            Err(anyhow::Error::new(e)
-                .context("cannot list Deployments to look for ARC's controller"))
+    let mut found = std::collections::BTreeMap::new();
+    for selector in CONTROLLER_SELECTORS {
+        let lp = ListParams::default().labels(selector);
+        let list = match super::retry::read_with_retry(super::retry::ReadRetry::default(), || {
+            api.list(&lp)
+        })
+        .await
+        {
+            Ok(list) => list,
+            Err(kube::Error::Api(s)) if s.code == 403 => return Ok(None),
+            Err(e) => {
+                return Err(anyhow::Error::new(e)
+                    .context("cannot list Deployments to look for ARC's controller"));
+            }
+        };
+        for d in list.items {
+            let running = d
+                .status
+                .as_ref()
+                .and_then(|s| s.ready_replicas)
+                .unwrap_or(0)
+                > 0
+                || d.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1) > 0;
+            if !running {
+                continue;
+            }
+            let key = format!(
+                "{}/{}",
+                d.metadata.namespace.as_deref().unwrap_or(""),
+                d.metadata.name.as_deref().unwrap_or("")
+            );
+            let version = controller_version(&d);
+            found.insert(
+                key.clone(),
+                match version {
+                    Some(v) => format!("{key} (version {v})"),
+                    None => key,
+                },
+            );
         }
     }
+    Ok(Some(found.into_values().collect()))
+}
+
+/// The ARC release a controller Deployment runs: the chart's `app.kubernetes.io/version` label,
+/// else the tag of its `manager` (or first) container's image.
+pub fn controller_version(d: &Deployment) -> Option<String> {
+    if let Some(v) = d
+        .metadata
+        .labels
+        .as_ref()
+        .and_then(|l| l.get("app.kubernetes.io/version"))
+    {
+        return Some(v.clone());
+    }
+    let containers = &d.spec.as_ref()?.template.spec.as_ref()?.containers;
+    let image = containers
+        .iter()
+        .find(|c| c.name == "manager")
+        .or(containers.first())?
+        .image
+        .as_deref()?;
+    let image = image.split('@').next()?;
+    let tag = image.rsplit_once(':')?.1;
+    (!tag.contains('/')).then(|| tag.to_string())
 }
 
 #[cfg(test)]

@@ -251,7 +251,13 @@ async fn a_running_controller_blocks_unless_forced() {
     let ns = common::namespace(&client, "arc-mig-ctrl").await;
     create_set(&client, &ns, "pending", Some("0000000000"), 0, 0, "img:1").await;
     let deploy: k8s_openapi::api::apps::v1::Deployment = serde_json::from_value(json!({
-        "metadata": {"name": "arc-gha-rs-controller", "labels": {"app.kubernetes.io/name": "gha-rs-controller"}},
+        // As the gha-runner-scale-set-controller chart labels it for a release named "arc": found
+        // by `part-of` (its `name` label is the release's).
+        "metadata": {"name": "arc-gha-rs-controller", "labels": {
+            "app.kubernetes.io/name": "arc",
+            "app.kubernetes.io/part-of": "gha-rs-controller",
+            "app.kubernetes.io/version": "0.14.1"
+        }},
         "spec": {
             "replicas": 1,
             "selector": {"matchLabels": {"app": "c"}},
@@ -269,7 +275,16 @@ async fn a_running_controller_blocks_unless_forced() {
     let (code, _, err) = exe(&["migrate", "--kubeconfig", &kcs, "-A"]);
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains(&format!("{ns}/arc-gha-rs-controller are running")),
+        err.contains(&format!(
+            "{ns}/arc-gha-rs-controller (version 0.14.1) are running"
+        )),
+        "{err}"
+    );
+    // A server-side dry run says what the real run would refuse.
+    let (code, _, err) = migrate(&kcs, &ns, &["--dry-run=server"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("the real run will refuse until they are scaled to 0"),
         "{err}"
     );
     assert_eq!(common::ers_states(&client, &ns).await, before);
