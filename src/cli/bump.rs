@@ -74,8 +74,10 @@ pub struct BumpArgs {
     /// Why: recorded in annotation kubectl-arc/bump-reason.
     #[arg(long, value_name = "TEXT")]
     pub reason: Option<String>,
-    /// none: write; client: decide and report only; server: the API server validates and persists nothing.
-    #[arg(long, value_enum, value_name = "MODE", default_value_t = DryRun::None)]
+    /// none: write; client: decide and report only; server: the API server validates and persists
+    /// nothing. kubectl's rule: `--dry-run` alone is `--dry-run=client`, and a value needs `=`.
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = DryRun::None, num_args = 0..=1,
+          require_equals = true, default_missing_value = "client")]
     pub dry_run: DryRun,
     /// Wait until ARC acknowledges: status.appliedActionableRevision >= the new revision.
     #[arg(long)]

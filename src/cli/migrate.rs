@@ -73,8 +73,10 @@ pub struct MigrateArgs {
     /// A dump of EphemeralRunnerSets and EphemeralRunners to decide on offline (needs --dry-run=client).
     #[arg(short = 'f', long = "filename", value_name = "FILE")]
     pub files: Vec<PathBuf>,
-    /// none: write; client: decide and report only; server: the API server validates, persists nothing.
-    #[arg(long, value_enum, default_value_t = DryRun::None, num_args = 0..=1, default_missing_value = "client")]
+    /// none: write; client: decide and report only; server: the API server validates and persists
+    /// nothing. kubectl's rule: `--dry-run` alone is `--dry-run=client`, and a value needs `=`.
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = DryRun::None, num_args = 0..=1,
+          require_equals = true, default_missing_value = "client")]
     pub dry_run: DryRun,
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = MigrateOutput::Table)]

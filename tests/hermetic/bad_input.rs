@@ -136,6 +136,12 @@ case!(status_bad_namespace: ["status", "-n", "Not A Namespace"] => 2,
     "namespace \"Not A Namespace\" is not valid");
 case!(bump_bad_name: ["bump", "Bad_Name"] => 2,
     "EphemeralRunnerSet name \"Bad_Name\" is not valid");
+// kubectl's --dry-run rule in every command: bare means client, a value needs `=`, so the next
+// word is a name (here an invalid one, to show where it went).
+case!(bump_dry_run_does_not_swallow_a_name: ["bump", "--dry-run", "Bad_Name"] => 2,
+    "EphemeralRunnerSet name \"Bad_Name\" is not valid");
+case!(migrate_dry_run_does_not_swallow_a_name: ["migrate", "--dry-run", "Bad_Name"] => 2,
+    "EphemeralRunnerSet name \"Bad_Name\" is not valid");
 case!(conflicting_flags: ["diff", "-A", "-n", "ci"] => 2, "cannot be used together");
 case!(unknown_output_format: ["diff", "-o", "xml"] => 2, "invalid value 'xml'");
 case!(bad_request_id: ["bump", "x", "--request-id", "a=b"] => 2, "is not a request id");
