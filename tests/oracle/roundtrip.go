@@ -53,7 +53,9 @@ func opRoundTrip(req *request) (response, error) {
 	}
 	hashReadBack := hashSpec(readBack)
 	paths := []string{}
-	changedPaths("", reflect.ValueOf(inMemory), reflect.ValueOf(readBack), &paths)
+	if !reflect.DeepEqual(inMemory, readBack) {
+		changedPaths("", reflect.ValueOf(inMemory), reflect.ValueOf(readBack), &paths)
+	}
 	return response{
 		"loop":         hashInMemory != hashReadBack,
 		"hashInMemory": hashInMemory,
@@ -74,7 +76,8 @@ var leafTypes = map[reflect.Type]bool{
 }
 
 // changedPaths appends the path of every place where a and b (values of one
-// type) differ under reflect.DeepEqual, in kubectl-arc's path notation (the
+// type) differ under reflect.DeepEqual (walked once, not asked again at every
+// level), in kubectl-arc's path notation (the
 // one `kubectl arc diff` reports):
 //
 //   - a struct field adds "." and its JSON name (the first one without a
@@ -91,22 +94,27 @@ var leafTypes = map[reflect.Type]bool{
 //
 // Paths come in field order, slice order and sorted key order.
 func changedPaths(path string, a, b reflect.Value, out *[]string) {
-	if reflect.DeepEqual(a.Interface(), b.Interface()) {
-		return
-	}
 	t := a.Type()
 	if leafTypes[t] {
-		*out = append(*out, path)
+		if !reflect.DeepEqual(a.Interface(), b.Interface()) {
+			*out = append(*out, path)
+		}
 		return
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
+		if a.IsNil() && b.IsNil() {
+			return
+		}
 		if a.IsNil() || b.IsNil() {
 			*out = append(*out, path)
 			return
 		}
 		changedPaths(path, a.Elem(), b.Elem(), out)
 	case reflect.Slice:
+		if a.IsNil() && b.IsNil() {
+			return
+		}
 		if a.IsNil() || b.IsNil() || a.Len() != b.Len() {
 			*out = append(*out, path)
 			return
@@ -115,6 +123,9 @@ func changedPaths(path string, a, b reflect.Value, out *[]string) {
 			changedPaths(path+"["+strconv.Itoa(i)+"]", a.Index(i), b.Index(i), out)
 		}
 	case reflect.Map:
+		if a.IsNil() && b.IsNil() {
+			return
+		}
 		if a.IsNil() || b.IsNil() {
 			*out = append(*out, path)
 			return
@@ -150,7 +161,10 @@ func changedPaths(path string, a, b reflect.Value, out *[]string) {
 			changedPaths(p, a.Field(i), b.Field(i), out)
 		}
 	default:
-		*out = append(*out, path)
+		// Scalars (bool, numbers, strings): == as reflect.DeepEqual compares them.
+		if !a.Equal(b) {
+			*out = append(*out, path)
+		}
 	}
 }
 

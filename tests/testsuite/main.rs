@@ -21,6 +21,7 @@ mod layouts;
 mod migrate_cluster;
 mod oracle_faithful;
 mod rbac_cluster;
+mod recycle_loop;
 mod secrets_cluster;
 mod status_cluster;
 mod testbed;
