@@ -16,6 +16,7 @@ use crate::cluster::{self, RawObject};
 use crate::core::arc;
 use crate::core::drift::drift;
 use crate::core::layout::Layout;
+use crate::core::recycle_loop::round_trip_of_autoscaling_runner_set;
 use crate::core::revision::RevisionError;
 use crate::core::selector::Selector;
 use crate::manifest::{self, ManifestObject};
@@ -504,6 +505,15 @@ fn compare_pair(layout: &Layout, namespace: String, name: String, pair: Pair) ->
         .as_ref()
         .map(|e| e.from.clone())
         .unwrap_or_default();
+    // A property of the template: checked whenever there is one, even when the drift is not.
+    let recycle_loop = pair.ars.as_ref().and_then(|a| {
+        let spec = a.spec_json.as_deref()?;
+        Some(round_trip_of_autoscaling_runner_set(
+            layout,
+            spec,
+            a.scale_set_id.as_deref(),
+        ))
+    });
     let (ars, ers) = match (pair.error, pair.ars, pair.ers) {
         (None, Some(ars), Some(ers)) => (ars, ers),
         (error, ars, _) => {
@@ -511,7 +521,8 @@ fn compare_pair(layout: &Layout, namespace: String, name: String, pair: Pair) ->
                 None => format!("AutoscalingRunnerSet {namespace}/{name} not found"),
                 Some(_) => format!("EphemeralRunnerSet {namespace}/{name} not found"),
             });
-            return ScaleSetDiff::failed(namespace, name, desired_from, current_from, error);
+            return ScaleSetDiff::failed(namespace, name, desired_from, current_from, error)
+                .with_legacy_recycle_loop(recycle_loop);
         }
     };
     let spec = ars.spec_json.unwrap_or_else(|| "{}".into());
@@ -522,4 +533,5 @@ fn compare_pair(layout: &Layout, namespace: String, name: String, pair: Pair) ->
         ers.runner_spec_json.as_deref(),
     );
     ScaleSetDiff::from_drift(layout, namespace, name, desired_from, current_from, result)
+        .with_legacy_recycle_loop(recycle_loop)
 }

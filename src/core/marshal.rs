@@ -417,7 +417,7 @@ fn go_float(f: f64, bits: u8) -> Option<String> {
     let exp_form = abs != 0.0
         && if bits == 32 {
             let a = abs as f32;
-            a < 1e-6 || a >= 1e21
+            !(1e-6..1e21).contains(&a)
         } else {
             !(1e-6..1e21).contains(&abs)
         };
