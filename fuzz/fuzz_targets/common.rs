@@ -4,6 +4,7 @@
 
 use kubectl_arc::core::drift::drift;
 use kubectl_arc::core::layout::Layout;
+use kubectl_arc::core::recycle_loop::round_trip_of_autoscaling_runner_set;
 use kubectl_arc::render::diff::{DiffReport, ScaleSetDiff, TextOptions, write_text};
 
 /// Compute the drift of one ARS/ERS pair and render it as `diff` does: the text report (with and
@@ -31,7 +32,12 @@ pub fn diff_pair(
         "AutoscalingRunnerSet arc-runners/fuzz".into(),
         "EphemeralRunnerSet arc-runners/fuzz".into(),
         result,
-    );
+    )
+    .with_legacy_recycle_loop(Some(round_trip_of_autoscaling_runner_set(
+        layout,
+        ars_spec_json,
+        scale_set_id,
+    )));
     let report = DiffReport {
         api_version: "kubectl-arc/v1alpha1",
         kind: "DiffReport",

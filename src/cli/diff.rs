@@ -21,6 +21,7 @@ use crate::core::desired::DesiredError;
 use crate::core::drift::{DriftError, drift};
 use crate::core::layout::Layout;
 use crate::core::pairing::{self, PairedBy, Pairing};
+use crate::core::recycle_loop::round_trip_of_autoscaling_runner_set;
 use crate::core::revision::RevisionError;
 use crate::core::selector::Selector;
 use crate::input::{self, Object};
@@ -628,7 +629,28 @@ fn compare_all(layout: &Layout, world: &World, live_desired: bool) -> Vec<ScaleS
     items
 }
 
+/// One scale set's report, with the integrity-hash recycle loop verdict of its template (a
+/// property of the template, so given whenever there is one, even when the drift is not).
 fn compare_one(layout: &Layout, world: &World, ars: &Object, live_desired: bool) -> ScaleSetDiff {
+    let recycle_loop = ars.spec.as_ref().map(|spec| {
+        round_trip_of_autoscaling_runner_set(
+            layout,
+            spec.get(),
+            ars.meta
+                .annotations
+                .get(arc::ANNOTATION_RUNNER_SCALE_SET_ID)
+                .map(String::as_str),
+        )
+    });
+    compare_one_drift(layout, world, ars, live_desired).with_legacy_recycle_loop(recycle_loop)
+}
+
+fn compare_one_drift(
+    layout: &Layout,
+    world: &World,
+    ars: &Object,
+    live_desired: bool,
+) -> ScaleSetDiff {
     let (ns, name) = ars.key();
     let desired_from = ars.describe();
     let pairing = pair_of(world, ars);

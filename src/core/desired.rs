@@ -61,6 +61,18 @@ pub fn desired_runner_spec(
     Ok(build(layout, ars, id))
 }
 
+/// Build the desired `EphemeralRunnerSpec` value from an ARS's `spec` JSON text with a given
+/// `RunnerScaleSetID`, for checks that do not depend on the annotation (or run before the listener
+/// has registered the scale set and written it).
+pub fn desired_runner_spec_with_id(
+    layout: &Layout,
+    ars_spec_json: &str,
+    scale_set_id: i64,
+) -> Result<Value, DecodeError> {
+    let ars = decode(layout, layout.autoscaling_runner_set_spec, ars_spec_json)?;
+    Ok(build(layout, ars, scale_set_id))
+}
+
 fn build(layout: &Layout, ars: Value, scale_set_id: i64) -> Value {
     let Kind::Struct(ars_fields) = &layout.ty(layout.autoscaling_runner_set_spec).kind else {
         unreachable!("AutoscalingRunnerSetSpec is a struct")

@@ -68,6 +68,9 @@ pub struct TypeDef {
     pub cmp_equal_method: bool,
     /// For structs: JSON key → path of field indexes (through promoted embedded structs).
     pub json_fields: HashMap<String, Vec<u16>>,
+    /// For structs: the same keys and paths in the order encoding/json writes them (its
+    /// `typeFields` list, sorted by index sequence).
+    pub json_fields_in_order: Vec<(String, Vec<u16>)>,
 }
 
 /// One struct field, in declaration order (which is reflect's and go-spew's order).
@@ -86,6 +89,9 @@ pub struct Field {
     pub tagged: bool,
     /// `json:",omitempty"`: Go's encoder leaves zero scalars and empty collections out.
     pub omitempty: bool,
+    /// `json:",omitzero"` (Go 1.24+): Go's encoder leaves the field out when its value is zero
+    /// (by the type's `IsZero` method when it has one).
+    pub omitzero: bool,
 }
 
 /// A whole type layout: one k8s.io/api version's closure of ARC's runner-spec types.
@@ -167,6 +173,8 @@ struct RawField {
     json: String,
     #[serde(default)]
     omitempty: bool,
+    #[serde(default)]
+    omitzero: bool,
     embedded: bool,
     exported: bool,
     inline: bool,
@@ -256,6 +264,7 @@ impl Layout {
                                 inline: f.inline,
                                 tagged: tag_name(&f.tag).is_some_and(|n| !n.is_empty()),
                                 omitempty: f.omitempty,
+                                omitzero: f.omitzero,
                             })
                         })
                         .collect::<Result<_, LayoutError>>()?,
@@ -280,6 +289,7 @@ impl Layout {
                 unmarshal_json: t.unmarshal_json,
                 cmp_equal_method: t.cmp_equal_method,
                 json_fields: HashMap::new(),
+                json_fields_in_order: Vec::new(),
             });
         }
         let root = |name: &str| {
@@ -299,7 +309,11 @@ impl Layout {
         for i in 0..layout.types.len() {
             if matches!(layout.types[i].kind, Kind::Struct(_)) {
                 let fields = layout.json_fields_of(i as TypeId);
+                let mut in_order: Vec<(String, Vec<u16>)> =
+                    fields.iter().map(|(k, p)| (k.clone(), p.clone())).collect();
+                in_order.sort_by(|a, b| a.1.cmp(&b.1));
                 layout.types[i].json_fields = fields;
+                layout.types[i].json_fields_in_order = in_order;
             }
         }
         Ok(layout)

@@ -13,6 +13,8 @@ use similar::{ChangeTag, TextDiff};
 use crate::core::drift::{Drift, DriftError};
 use crate::core::equality::{Difference, Reason};
 use crate::core::layout::Layout;
+use crate::core::quantity::Format;
+use crate::core::recycle_loop::{Cause, Change, RecycleLoopError, RoundTrip};
 use crate::render::display::{self, Line};
 
 /// The whole report of one `diff` run. Its JSON and YAML shape is documented in the README.
@@ -48,6 +50,17 @@ pub struct ScaleSetDiff {
     /// How many differences only a strict comparison sees.
     pub strict_only_differences: usize,
     pub differences: Vec<DifferenceReport>,
+    /// On an integrity-hash-era ARC, the desired spec does not survive Go's JSON round trip with
+    /// the same legacy hash, so the two controllers recycle idle and pending runners forever.
+    /// A property of the template alone; absent when no desired spec could be built from it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub legacy_recycle_loop: Option<bool>,
+    /// The fields that change in that round trip (empty when it does not loop).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub legacy_recycle_loop_paths: Option<Vec<String>>,
+    /// Each field of the loop with how to write it instead, for the text and GitHub renderers.
+    #[serde(skip)]
+    pub legacy_recycle_loop_fixes: Vec<LoopFix>,
     /// What went wrong, naming the object and field.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -97,6 +110,9 @@ impl ScaleSetDiff {
             semantic_equal: None,
             strict_only_differences: 0,
             differences: Vec::new(),
+            legacy_recycle_loop: None,
+            legacy_recycle_loop_paths: None,
+            legacy_recycle_loop_fixes: Vec::new(),
             error: Some(error),
             desired_from,
             current_from,
@@ -167,6 +183,9 @@ impl ScaleSetDiff {
             semantic_equal: Some(c.semantic_equal()),
             strict_only_differences: c.strict_only().count(),
             differences: c.differences.iter().map(DifferenceReport::from).collect(),
+            legacy_recycle_loop: None,
+            legacy_recycle_loop_paths: None,
+            legacy_recycle_loop_fixes: Vec::new(),
             error: None,
             desired_from,
             current_from,
@@ -179,6 +198,76 @@ impl ScaleSetDiff {
             current_lines: lines(&d.current),
         }
     }
+}
+
+impl ScaleSetDiff {
+    /// Attach the integrity-hash recycle loop check of the desired spec
+    /// ([`crate::core::recycle_loop::round_trip_of_autoscaling_runner_set`]); `None`, or a check
+    /// that could not be made, leaves the fields absent.
+    pub fn with_legacy_recycle_loop(
+        mut self,
+        check: Option<Result<RoundTrip, RecycleLoopError>>,
+    ) -> ScaleSetDiff {
+        if let Some(Ok(t)) = check {
+            let loops = t.loops();
+            let changes: &[Change] = if loops { &t.changes } else { &[] };
+            self.legacy_recycle_loop = Some(loops);
+            self.legacy_recycle_loop_paths = Some(changes.iter().map(|c| c.path.clone()).collect());
+            self.legacy_recycle_loop_fixes = changes.iter().map(LoopFix::from).collect();
+        }
+        self
+    }
+}
+
+/// One field of a recycle loop and how to write it so that it survives Go's round trip.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoopFix {
+    pub path: String,
+    /// What to do, for people: "drop `env: []`", "write `1`, not `1000m`".
+    pub fix: String,
+}
+
+impl From<&Change> for LoopFix {
+    fn from(c: &Change) -> Self {
+        let key = last_key(&c.path);
+        let fix = match &c.cause {
+            Cause::EmptyListOmitted => format!("drop `{key}: []` (Go leaves an empty list out)"),
+            Cause::EmptyMapOmitted => format!("drop `{key}: {{}}` (Go leaves an empty map out)"),
+            Cause::QuantityRewritten { in_memory, written }
+                if in_memory.format == Format::Empty =>
+            {
+                format!("write `{key}: {written}` (Go writes the missing quantity as {written})")
+            }
+            Cause::QuantityRewritten { in_memory, written } => {
+                let as_written = display::quantity_as_written(in_memory);
+                if as_written == *written {
+                    format!("write it as `{written}`, the form Go writes")
+                } else {
+                    format!("write `{written}`, not `{as_written}`")
+                }
+            }
+            Cause::TimeRewritten { written } if written == "null" => {
+                format!("drop `{key}` (Go writes the zero time as null)")
+            }
+            Cause::TimeRewritten { written } => {
+                format!("write `{written}` (Go writes whole seconds in UTC)")
+            }
+            Cause::Other => format!("reads back otherwise ({})", c.reason.explain()),
+        };
+        LoopFix {
+            path: c.path.clone(),
+            fix,
+        }
+    }
+}
+
+/// The last step of a path: a field name, or a quoted map key with its brackets.
+fn last_key(path: &str) -> &str {
+    if path.ends_with(']') {
+        let open = path.rfind('[').unwrap_or(0);
+        return &path[open..];
+    }
+    path.rsplit('.').next().unwrap_or(path)
 }
 
 /// One difference in the report.
@@ -225,12 +314,13 @@ fn write_item(item: &ScaleSetDiff, opts: TextOptions, out: &mut dyn Write) -> io
     let paint =
         |s: &str, style: fn(&str) -> String| if opts.color { style(s) } else { s.to_string() };
     if let Some(err) = &item.error {
-        return writeln!(
+        writeln!(
             out,
             "{}: {}",
             paint(&id, |s| s.bold().to_string()),
             paint(&format!("error: {err}"), |s| s.red().to_string())
-        );
+        )?;
+        return write_recycle_loop(item, opts, out);
     }
     if item.new {
         writeln!(
@@ -245,7 +335,7 @@ fn write_item(item: &ScaleSetDiff, opts: TextOptions, out: &mut dyn Write) -> io
         if let Some(note) = &item.note {
             writeln!(out, "  {note}")?;
         }
-        return Ok(());
+        return write_recycle_loop(item, opts, out);
     }
     let semantic = item.differences.iter().filter(|d| d.semantic).count();
     let strict = item.strict_only_differences;
@@ -280,9 +370,50 @@ fn write_item(item: &ScaleSetDiff, opts: TextOptions, out: &mut dyn Write) -> io
     if let Some(note) = &item.note {
         writeln!(out, "  {note}")?;
     }
+    write_changes(item, opts, out)?;
+    write_recycle_loop(item, opts, out)
+}
+
+/// The integrity-hash recycle loop warning: each field with its fix.
+fn write_recycle_loop(
+    item: &ScaleSetDiff,
+    opts: TextOptions,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    if item.legacy_recycle_loop != Some(true) {
+        return Ok(());
+    }
+    let paint =
+        |s: &str, style: fn(&str) -> String| if opts.color { style(s) } else { s.to_string() };
+    let n = item.legacy_recycle_loop_fixes.len();
+    writeln!(
+        out,
+        "{}",
+        paint(
+            &format!(
+                "warning: legacy recycle loop: on an integrity-hash-era ARC this template does not survive Go's JSON round trip ({n} {} {}), so the hash ARC builds in memory never matches the one it reads back and the two controllers recycle idle and pending runners forever. Write it as Go does:",
+                plural(n, "field", "fields"),
+                plural(n, "changes", "change")
+            ),
+            |s| s.yellow().bold().to_string()
+        )
+    )?;
+    for f in &item.legacy_recycle_loop_fixes {
+        writeln!(out, "  {}: {}", f.path, f.fix)?;
+    }
+    writeln!(
+        out,
+        "  A revision-era ARC (spec.actionableRevision) compares with Go's Semantic equality and does not loop."
+    )
+}
+
+/// The unified diff of one scale set, with its strict-only marks.
+fn write_changes(item: &ScaleSetDiff, opts: TextOptions, out: &mut dyn Write) -> io::Result<()> {
     if item.differences.is_empty() {
         return Ok(());
     }
+    let paint =
+        |s: &str, style: fn(&str) -> String| if opts.color { style(s) } else { s.to_string() };
     let reasons: HashMap<&str, Reason> = item
         .differences
         .iter()
@@ -377,4 +508,104 @@ fn write_item(item: &ScaleSetDiff, opts: TextOptions, out: &mut dyn Write) -> io
 
 fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
     if n == 1 { one } else { many }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::recycle_loop::round_trip_of_autoscaling_runner_set;
+
+    fn fixes(template_spec: &str) -> Vec<(String, String)> {
+        let l = Layout::arc();
+        let ars = format!(r#"{{"template":{{"spec":{template_spec}}}}}"#);
+        let check = round_trip_of_autoscaling_runner_set(l, &ars, Some("1"));
+        let item = ScaleSetDiff::failed(
+            "ns".into(),
+            "set".into(),
+            String::new(),
+            String::new(),
+            "no EphemeralRunnerSet".into(),
+        )
+        .with_legacy_recycle_loop(Some(check));
+        assert_eq!(
+            item.legacy_recycle_loop_paths.as_ref().map(Vec::len),
+            Some(item.legacy_recycle_loop_fixes.len())
+        );
+        item.legacy_recycle_loop_fixes
+            .into_iter()
+            .map(|f| (f.path, f.fix))
+            .collect()
+    }
+
+    #[test]
+    fn each_field_of_a_loop_comes_with_its_fix() {
+        let got = fixes(
+            r#"{"nodeSelector":{},"containers":[{"name":"r","env":[],
+                "resources":{"limits":{"cpu":"1000m","nvidia.com/gpu":"1.0"},"requests":{"memory":"1.5Gi"}}}]}"#,
+        );
+        let want = [
+            (
+                "spec.containers[0].env",
+                "drop `env: []` (Go leaves an empty list out)",
+            ),
+            (
+                "spec.containers[0].resources.limits.cpu",
+                "write `1`, not `1000m`",
+            ),
+            (
+                "spec.containers[0].resources.limits[\"nvidia.com/gpu\"]",
+                "write `1`, not `1.0`",
+            ),
+            (
+                "spec.containers[0].resources.requests.memory",
+                "write `1536Mi`, not `1.5Gi`",
+            ),
+            (
+                "spec.nodeSelector",
+                "drop `nodeSelector: {}` (Go leaves an empty map out)",
+            ),
+        ];
+        let want: Vec<(String, String)> = want
+            .iter()
+            .map(|(p, f)| (p.to_string(), f.to_string()))
+            .collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn a_template_that_survives_has_no_fixes_and_says_so() {
+        assert!(fixes(r#"{"securityContext":{},"containers":[{"name":"r","resources":{"limits":{"memory":"8192Mi"}}}]}"#).is_empty());
+        let l = Layout::arc();
+        let ok = round_trip_of_autoscaling_runner_set(l, r#"{"template":{}}"#, None);
+        let item = ScaleSetDiff::failed(
+            "ns".into(),
+            "set".into(),
+            String::new(),
+            String::new(),
+            "x".into(),
+        )
+        .with_legacy_recycle_loop(Some(ok));
+        assert_eq!(item.legacy_recycle_loop, Some(false));
+        assert_eq!(item.legacy_recycle_loop_paths, Some(Vec::new()));
+        // No template (or one that does not decode): the fields are left out.
+        let bad = round_trip_of_autoscaling_runner_set(l, r#"{"template":1}"#, None);
+        let item = ScaleSetDiff::failed(
+            "ns".into(),
+            "set".into(),
+            String::new(),
+            String::new(),
+            "x".into(),
+        )
+        .with_legacy_recycle_loop(Some(bad));
+        assert_eq!(item.legacy_recycle_loop, None);
+        let json = serde_json::to_value(&item).unwrap();
+        assert!(json.get("legacyRecycleLoop").is_none());
+    }
+
+    #[test]
+    fn last_keys() {
+        assert_eq!(last_key("spec.containers[0].env"), "env");
+        assert_eq!(last_key("metadata.labels[\"a.b\"]"), "[\"a.b\"]");
+        assert_eq!(last_key("spec"), "spec");
+    }
 }

@@ -9,6 +9,9 @@
 
 use std::fmt::Write as _;
 
+use num_bigint::BigUint;
+use num_traits::Zero as _;
+
 use crate::core::equality::push_key;
 use crate::core::layout::{Kind, Layout, TypeId};
 use crate::core::quantity::{Format, Quantity};
@@ -136,9 +139,14 @@ pub fn tree(layout: &Layout, ty: TypeId, v: &Value, path: &str) -> Option<Node> 
 /// A quantity as it was most likely written: Go's cached string when it kept one, else the int64
 /// amount with the suffix its scale implies (`1000m`, `1.0`), else the canonical form. Display only:
 /// it lets `1` and `1000m` read differently in a diff, as they differ to a strict comparison.
-fn quantity_as_written(q: &Quantity) -> String {
+pub fn quantity_as_written(q: &Quantity) -> String {
     if !q.s.is_empty() {
         return q.s.to_string();
+    }
+    if q.format == Format::BinarySI
+        && let Some(text) = binary_fraction_as_written(q)
+    {
+        return text;
     }
     if q.d.is_some() || q.format == Format::BinarySI {
         return q.canonical_string();
@@ -169,6 +177,46 @@ fn quantity_as_written(q: &Quantity) -> String {
         _ => return q.canonical_string(),
     };
     format!("{value}{suffix}")
+}
+
+/// A BinarySI quantity that Go keeps as an `inf.Dec` because it was written with a fraction
+/// (`1.5Gi`): the largest binary suffix of which it is a whole number of thousandths, at least one.
+fn binary_fraction_as_written(q: &Quantity) -> Option<String> {
+    let d = q.d.as_ref()?;
+    let mag = d.abs.as_ref()?;
+    if !(0..=40).contains(&d.scale) {
+        return None;
+    }
+    let thousandths: BigUint = mag * 1000u32;
+    let ten_scale = BigUint::from(10u32).pow(d.scale as u32);
+    for (k, suffix) in [
+        (6, "Ei"),
+        (5, "Pi"),
+        (4, "Ti"),
+        (3, "Gi"),
+        (2, "Mi"),
+        (1, "Ki"),
+    ] {
+        let unit: BigUint = &ten_scale << (10 * k);
+        let rest: BigUint = &thousandths % &unit;
+        if !rest.is_zero() {
+            continue;
+        }
+        let n: BigUint = &thousandths / &unit;
+        if n < BigUint::from(1000u32) {
+            continue;
+        }
+        let whole = &n / 1000u32;
+        let frac = format!("{:03}", &n % 1000u32);
+        let frac = frac.trim_end_matches('0');
+        let sign = if d.neg { "-" } else { "" };
+        return Some(if frac.is_empty() {
+            format!("{sign}{whole}{suffix}")
+        } else {
+            format!("{sign}{whole}.{frac}{suffix}")
+        });
+    }
+    None
 }
 
 fn is_zero_scalar(v: &Value) -> bool {
@@ -347,5 +395,22 @@ mod tests {
             .map(|(a, b)| (a.to_string(), b.to_string()))
             .collect();
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn quantities_read_as_they_were_written() {
+        for (json, shown) in [
+            (r#""1000m""#, "1000m"),
+            ("0.5", "0.5"),
+            (r#""1.5Gi""#, "1.5Gi"),
+            (r#""2.25Ki""#, "2.25Ki"),
+            (r#""0.5Gi""#, "512Mi"),
+            (r#""1536Mi""#, "1536Mi"),
+            (r#""8192Mi""#, "8Gi"),
+            ("null", "0"),
+        ] {
+            let q = crate::core::quantity::Quantity::from_json(json).unwrap();
+            assert_eq!(quantity_as_written(&q), shown, "{json}");
+        }
     }
 }

@@ -7,7 +7,9 @@
 //! - `::notice` when only strict-only differences remain (ARC will not act);
 //! - `::error` when the scale set could not be compared;
 //!
-//! and nothing for a scale set with no difference. A last plain line summarises the run. Fields
+//! and nothing for a scale set with no difference. A scale set whose template loops on an
+//! integrity-hash-era ARC (`legacyRecycleLoop`) gets a second `::warning` naming each field and
+//! its fix. A last plain line summarises the run. Fields
 //! follow the JSON report's names. The syntax and escaping are GitHub's "workflow commands":
 //! `::warning file=F,title=T::MESSAGE`, with `%`, CR and LF escaped in the message and also `:` and
 //! `,` in properties.
@@ -18,23 +20,26 @@ use super::diff::{DiffReport, ScaleSetDiff};
 
 /// Write one workflow command per scale set that needs attention, and a summary line.
 pub fn write_diff(report: &DiffReport, out: &mut dyn Write) -> io::Result<()> {
-    let (mut recycle, mut strict_only, mut errors) = (0, 0, 0);
+    let (mut recycle, mut strict_only, mut loops, mut errors) = (0, 0, 0, 0);
     let new = report.items.iter().filter(|i| i.new).count();
     for item in &report.items {
-        let Some(annotation) = annotation(item, &report.layout) else {
-            continue;
-        };
-        match annotation.level {
-            Level::Warning => recycle += 1,
-            Level::Notice if !item.new => strict_only += 1,
-            Level::Notice => {}
-            Level::Error => errors += 1,
+        if let Some(annotation) = annotation(item, &report.layout) {
+            match annotation.level {
+                Level::Warning => recycle += 1,
+                Level::Notice if !item.new => strict_only += 1,
+                Level::Notice => {}
+                Level::Error => errors += 1,
+            }
+            write_command(out, &annotation)?;
         }
-        write_command(out, &annotation)?;
+        if let Some(annotation) = recycle_loop_annotation(item, &report.layout) {
+            loops += 1;
+            write_command(out, &annotation)?;
+        }
     }
     writeln!(
         out,
-        "kubectl arc diff: {} scale {} checked; {recycle} would recycle runners, {strict_only} with strict-only differences, {}{errors} {}",
+        "kubectl arc diff: {} scale {} checked; {recycle} would recycle runners, {strict_only} with strict-only differences, {loops} with a legacy recycle loop, {}{errors} {}",
         report.items.len(),
         if report.items.len() == 1 {
             "set"
@@ -152,6 +157,38 @@ fn annotation(item: &ScaleSetDiff, layout: &str) -> Option<Annotation> {
     })
 }
 
+/// The warning for a template that makes an integrity-hash-era ARC recycle runners forever.
+fn recycle_loop_annotation(item: &ScaleSetDiff, layout: &str) -> Option<Annotation> {
+    if item.legacy_recycle_loop != Some(true) {
+        return None;
+    }
+    let id = format!("{}/{}", item.namespace, item.name);
+    let file = source_file(&item.desired_from).map(str::to_string);
+    let mut fields = format!(
+        "namespace: {}\nname: {}\nlegacyRecycleLoop: true\nlegacyRecycleLoopPaths: {}\n",
+        item.namespace,
+        item.name,
+        item.legacy_recycle_loop_fixes.len()
+    );
+    for f in &item.legacy_recycle_loop_fixes {
+        fields.push_str(&format!("  - {}: {}\n", f.path, f.fix));
+    }
+    fields.push_str(&format!(
+        "desiredFrom: {}\nlayout: {layout}\n",
+        item.desired_from
+    ));
+    Some(Annotation {
+        level: Level::Warning,
+        file,
+        title: format!(
+            "Integrity-hash-era ARC would recycle the runners of scale set {id} forever"
+        ),
+        message: format!(
+            "On an integrity-hash-era ARC this template does not survive Go's JSON round trip: the hash ARC builds in memory never matches the one it reads back, so its two controllers recycle the idle and pending runners of scale set {id} forever. Write each field as Go does. A revision-era ARC (spec.actionableRevision) does not loop.\n{fields}"
+        ),
+    })
+}
+
 fn write_command(out: &mut dyn Write, a: &Annotation) -> io::Result<()> {
     let mut properties = Vec::new();
     if let Some(file) = &a.file {
@@ -226,6 +263,52 @@ mod tests {
         assert_eq!(source_file("AutoscalingRunnerSet a/b (<stdin>#2)"), None);
         assert_eq!(source_file("AutoscalingRunnerSet a/b"), None);
         assert_eq!(source_file(""), None);
+    }
+
+    #[test]
+    fn a_recycle_loop_is_its_own_warning_attached_to_the_template() {
+        use crate::core::layout::Layout;
+        use crate::core::recycle_loop::round_trip_of_autoscaling_runner_set;
+        let l = Layout::arc();
+        let check = |spec: &str| Some(round_trip_of_autoscaling_runner_set(l, spec, None));
+        let item = |name: &str, spec: &str| {
+            ScaleSetDiff::failed(
+                "ns".into(),
+                name.into(),
+                format!("AutoscalingRunnerSet ns/{name} (render.yaml#{name})"),
+                String::new(),
+                "annotation runner-scale-set-id is missing".into(),
+            )
+            .with_legacy_recycle_loop(check(spec))
+        };
+        let report = DiffReport {
+            api_version: "kubectl-arc/v1alpha1",
+            kind: "DiffReport",
+            layout: "v0.36.2".into(),
+            items: vec![
+                item("1", r#"{"template":{"spec":{"tolerations":[]}}}"#),
+                item("2", r#"{"template":{"spec":{"tolerations":null}}}"#),
+            ],
+        };
+        let mut out = Vec::new();
+        write_diff(&report, &mut out).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 4, "{out}");
+        assert!(lines[0].starts_with("::error file=render.yaml,"), "{out}");
+        assert!(
+            lines[1].starts_with("::warning file=render.yaml,title=Integrity-hash-era ARC"),
+            "{out}"
+        );
+        assert!(
+            lines[1].contains("%0A  - spec.tolerations: drop `tolerations: []`"),
+            "{out}"
+        );
+        assert!(lines[2].starts_with("::error "), "{out}");
+        assert_eq!(
+            lines[3],
+            "kubectl arc diff: 2 scale sets checked; 0 would recycle runners, 0 with strict-only differences, 1 with a legacy recycle loop, 2 errors"
+        );
     }
 
     #[test]

@@ -72,3 +72,16 @@ func BenchmarkYAMLToJSON(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRoundTrip is the roundTrip op on the realistic spec: decode,
+// both hashes, json.Marshal, read back and the path walk.
+func BenchmarkRoundTrip(b *testing.B) {
+	raw := string(readTestdata(b))
+	req := &request{Op: "roundTrip", Spec: &raw}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := opRoundTrip(req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

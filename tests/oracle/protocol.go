@@ -86,6 +86,8 @@ func dispatch(req *request) (response, error) {
 		return opQuantity(req)
 	case "qcmp":
 		return opQcmp(req)
+	case "roundTrip":
+		return opRoundTrip(req)
 	case "layout":
 		l, err := buildLayout(layoutRoots)
 		if err != nil {

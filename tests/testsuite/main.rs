@@ -22,6 +22,7 @@ mod layouts;
 mod migrate_cluster;
 mod oracle_faithful;
 mod rbac_cluster;
+mod recycle_loop;
 mod render_cluster;
 mod secrets_cluster;
 mod status_cluster;

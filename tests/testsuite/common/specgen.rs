@@ -515,3 +515,309 @@ pub fn pair(rng: &mut Rng, base: &Value) -> (String, String) {
     };
     (text(&a, rng), text(&b, rng))
 }
+
+/// Quantities Go writes in another form (`Quantity.MarshalJSON` writes the canonical one and
+/// the input was not cached): each makes an integrity-hash-era ARC loop.
+const NON_CANONICAL_QUANTITIES: &[&str] = &[
+    "1000m", "0.5", "1.5Gi", "1024Mi", "4000m", "2000m", "0.25", "1.0", "1000", "2048Ki", "0.5Gi",
+    "100000k", "1.5e3", "0m", "00", "0.1",
+];
+
+/// Quantities Go writes exactly as they decoded (canonical, or cached as written).
+const KEPT_QUANTITIES: &[&str] = &[
+    "8Gi", "8192Mi", "4", "500m", "1e3", "1", "2Gi", "128Mi", "1k", "0", "1E3", "1536Mi", "100M",
+    "+1", "01", "1e6",
+];
+
+/// Marks a JSON string that [`round_trip_template`] turns into the bare number it holds, so that
+/// number literals like `1e3` reach Go as written (serde_json would print `1000.0`).
+const NUMBER_MARK: &str = "#number#";
+
+/// A quantity for a round-trip case: a non-canonical or a kept notation, as a string or (where
+/// it is one) a JSON number.
+fn round_trip_quantity(rng: &mut Rng) -> Value {
+    let text = if rng.chance(50) {
+        *rng.pick(NON_CANONICAL_QUANTITIES)
+    } else {
+        *rng.pick(KEPT_QUANTITIES)
+    };
+    // A manifest's `cpu: 0.5` or `cpu: 1000` reaches the API server as a JSON number.
+    let is_json_number = serde_json::from_str::<Value>(text).is_ok_and(|v| v.is_number());
+    if is_json_number && rng.chance(30) {
+        json!(format!("{NUMBER_MARK}{text}"))
+    } else {
+        json!(text)
+    }
+}
+
+/// Apply one change of the kinds that decide the integrity-hash recycle loop: empty lists and maps
+/// under `omitempty` (and without it), non-canonical and kept quantities at every kind of place,
+/// pointers to empty structs, file modes, times, a `resourceFieldRef` with and without `divisor`,
+/// int-or-string ports, and map keys that need quoting in a path.
+pub fn mutate_round_trip(rng: &mut Rng, spec: &mut Value) {
+    if !spec["spec"].is_object() {
+        spec["spec"] = json!({"containers": [{"name": "runner", "image": "img"}]});
+    }
+    match rng.below(16) {
+        // Lists inside a container: omitempty ones and `[]` vs absent vs null.
+        0 => {
+            let Some(c) = any_container(rng, spec) else {
+                return;
+            };
+            let key = *rng.pick(&[
+                "env",
+                "args",
+                "command",
+                "ports",
+                "volumeMounts",
+                "envFrom",
+                "volumeDevices",
+                "resizePolicy",
+            ]);
+            let v = empty_list(rng);
+            set(c, key, v);
+        }
+        // Lists of the pod spec.
+        1 => {
+            let key = *rng.pick(&[
+                "tolerations",
+                "imagePullSecrets",
+                "schedulingGates",
+                "volumes",
+                "initContainers",
+                "hostAliases",
+                "readinessGates",
+                "topologySpreadConstraints",
+                "resourceClaims",
+                "ephemeralContainers",
+            ]);
+            let v = empty_list(rng);
+            set(&mut spec["spec"], key, v);
+        }
+        // Maps.
+        2 => {
+            let v = empty_map(rng);
+            match rng.below(6) {
+                0 => set(&mut spec["spec"], "nodeSelector", v),
+                1 => {
+                    if !spec["metadata"].is_object() {
+                        spec["metadata"] = json!({});
+                    }
+                    set(&mut spec["metadata"], "labels", v)
+                }
+                2 => {
+                    if !spec["metadata"].is_object() {
+                        spec["metadata"] = json!({});
+                    }
+                    set(&mut spec["metadata"], "annotations", v)
+                }
+                3 => set(&mut spec["spec"], "overhead", v),
+                _ => {
+                    let Some(c) = any_container(rng, spec) else {
+                        return;
+                    };
+                    if !c["resources"].is_object() {
+                        c["resources"] = json!({});
+                    }
+                    let side = *rng.pick(&["limits", "requests"]);
+                    set(&mut c["resources"], side, v);
+                }
+            }
+        }
+        // Quantities in container resources, some under names that need quoting.
+        3 | 4 => {
+            let Some(c) = any_container(rng, spec) else {
+                return;
+            };
+            let side = *rng.pick(&["limits", "requests"]);
+            let res = *rng.pick(&["cpu", "memory", "ephemeral-storage", "nvidia.com/gpu"]);
+            let q = round_trip_quantity(rng);
+            if !c["resources"].is_object() {
+                c["resources"] = json!({});
+            }
+            if !c["resources"][side].is_object() {
+                c["resources"][side] = json!({});
+            }
+            c["resources"][side][res] = q;
+        }
+        // A pointer quantity (emptyDir sizeLimit) and the pod overhead.
+        5 => {
+            let q = round_trip_quantity(rng);
+            if rng.chance(50) {
+                let vols = &mut spec["spec"]["volumes"];
+                if !vols.is_array() {
+                    *vols = json!([]);
+                }
+                let vols = vols.as_array_mut().unwrap();
+                vols.push(json!({"name": format!("scratch{}", vols.len()), "emptyDir": {"medium": "Memory", "sizeLimit": q}}));
+            } else {
+                spec["spec"]["overhead"] = json!({"cpu": q});
+            }
+        }
+        // resourceFieldRef: the absent divisor is the zero Quantity, written as "0".
+        6 => {
+            let Some(c) = any_container(rng, spec) else {
+                return;
+            };
+            let mut selector = json!({"resource": "limits.memory"});
+            match rng.below(3) {
+                0 => {}
+                1 => selector["divisor"] = round_trip_quantity(rng),
+                _ => selector["divisor"] = json!(*rng.pick(&["1Mi", "1", "0", "1m"])),
+            }
+            let var = json!({"name": "MEM", "valueFrom": {"resourceFieldRef": selector}});
+            match c.get_mut("env") {
+                Some(Value::Array(env)) => env.push(var),
+                _ => c["env"] = json!([var]),
+            }
+        }
+        // Pointers to empty structs (kept) and false booleans behind pointers.
+        7 => {
+            let which = rng.below(4);
+            match which {
+                0 => set(&mut spec["spec"], "securityContext", Some(json!({}))),
+                1 => {
+                    if let Some(c) = any_container(rng, spec) {
+                        set(c, "securityContext", Some(json!({})))
+                    }
+                }
+                2 => set(spec, "proxy", Some(json!({}))),
+                _ => set(
+                    &mut spec["spec"],
+                    "automountServiceAccountToken",
+                    Some(json!(false)),
+                ),
+            }
+        }
+        // File modes (0644 in YAML is 420 in JSON) and items without omitempty trouble.
+        8 => {
+            let vols = &mut spec["spec"]["volumes"];
+            if !vols.is_array() {
+                *vols = json!([]);
+            }
+            let vols = vols.as_array_mut().unwrap();
+            let mode = *rng.pick(&[420, 493, 256, 0o600, 511]);
+            let items = match rng.below(3) {
+                0 => json!([]),
+                1 => json!([{"key": "k", "path": "p", "mode": mode}]),
+                _ => Value::Null,
+            };
+            vols.push(json!({"name": format!("cfg{}", vols.len()), "configMap": {"name": "c", "defaultMode": mode, "items": items}}));
+        }
+        // Times: fractions are dropped, the zero instant is left out, offsets become UTC.
+        9 => {
+            let t = *rng.pick(&[
+                "2024-01-01T00:00:00Z",
+                "2024-01-01T00:00:00.5Z",
+                "2024-01-01T01:00:00.000000001+01:00",
+                "2023-12-31T19:00:00-05:00",
+                "0001-01-01T00:00:00Z",
+                "9999-12-31T23:30:00-01:00",
+            ]);
+            if !spec["metadata"].is_object() {
+                spec["metadata"] = json!({});
+            }
+            spec["metadata"]["creationTimestamp"] = json!(t);
+        }
+        // Lists deeper down, with and without omitempty.
+        10 => {
+            let affinity = match rng.below(3) {
+                0 => {
+                    json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": []}}})
+                }
+                1 => {
+                    json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [], "matchFields": null}]}}})
+                }
+                _ => {
+                    json!({"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "podAffinityTerm": {"topologyKey": "k", "namespaces": [], "labelSelector": {"matchLabels": {}}}}]}})
+                }
+            };
+            spec["spec"]["affinity"] = affinity;
+        }
+        11 => {
+            let Some(c) = any_container(rng, spec) else {
+                return;
+            };
+            c["livenessProbe"] = match rng.below(3) {
+                0 => json!({"exec": {"command": []}}),
+                1 => json!({"httpGet": {"path": "/", "port": "http", "httpHeaders": []}}),
+                _ => json!({"tcpSocket": {"port": 8080}, "periodSeconds": 0}),
+            };
+        }
+        // Int-or-string ports.
+        12 => {
+            let Some(c) = any_container(rng, spec) else {
+                return;
+            };
+            let port = match rng.below(4) {
+                0 => json!(8080),
+                1 => json!("8080"),
+                2 => json!("http"),
+                _ => Value::Null,
+            };
+            c["readinessProbe"] = json!({"httpGet": {"port": port}});
+        }
+        // Keys that need quoting in a path.
+        13 => {
+            if !spec["metadata"].is_object() {
+                spec["metadata"] = json!({});
+            }
+            let key = *rng.pick(&["app.kubernetes.io/name", "a b", "x", "", "é", "q\"uote"]);
+            spec["metadata"]["labels"] = json!({key: "v"});
+            if rng.chance(50) {
+                spec["spec"]["nodeSelector"] = json!({key: ""});
+            }
+        }
+        // Empty scalars and strings that stay.
+        14 => {
+            if let Some(c) = any_container(rng, spec) {
+                c["env"] = json!([{"name": "EMPTY", "value": ""}, {"name": "HTML", "value": "<a&b>\u{2028}"}]);
+            }
+        }
+        // An empty-string-keyed resource list and a downward API volume.
+        _ => {
+            let vols = &mut spec["spec"]["volumes"];
+            if !vols.is_array() {
+                *vols = json!([]);
+            }
+            let vols = vols.as_array_mut().unwrap();
+            let item = if rng.chance(50) {
+                json!({"path": "cpu", "resourceFieldRef": {"containerName": "runner", "resource": "limits.cpu"}})
+            } else {
+                json!({"path": "labels", "fieldRef": {"fieldPath": "metadata.labels"}})
+            };
+            vols.push(
+                json!({"name": format!("podinfo{}", vols.len()), "downwardAPI": {"items": [item]}}),
+            );
+        }
+    }
+}
+
+/// A runner template for round-trip tests: the realistic spec with general mutations, then
+/// round-trip changes (often several, to combine triggers and non-triggers), sometimes from an
+/// almost empty spec.
+pub fn round_trip_template(rng: &mut Rng, base: &Value) -> String {
+    let mut spec = if rng.chance(15) {
+        json!({"githubConfigUrl": "https://github.com/o", "spec": {"containers": [{"name": "runner", "image": "img"}]}})
+    } else {
+        base.clone()
+    };
+    for _ in 0..rng.below(3) {
+        mutate(rng, &mut spec);
+    }
+    // A third of the templates get no round-trip change at all beyond the general mutations.
+    if !rng.chance(33) {
+        for _ in 0..1 + rng.below(4) {
+            mutate_round_trip(rng, &mut spec);
+        }
+    }
+    let mut text = if rng.chance(20) {
+        serde_json::to_string_pretty(&spec).unwrap()
+    } else {
+        serde_json::to_string(&spec).unwrap()
+    };
+    for number in NON_CANONICAL_QUANTITIES.iter().chain(KEPT_QUANTITIES) {
+        text = text.replace(&format!("\"{NUMBER_MARK}{number}\""), number);
+    }
+    text
+}
