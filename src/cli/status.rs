@@ -871,7 +871,11 @@ fn cannot_progress(rows: &[SetStatus]) -> Option<String> {
         .filter(|r| {
             matches!(
                 r.state,
-                State::Outdated | State::Invalid | State::Legacy | State::SpecHash
+                State::Outdated
+                    | State::Invalid
+                    | State::Legacy
+                    | State::SpecHash
+                    | State::RecycleLoop
             )
         })
         .map(|r| {

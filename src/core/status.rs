@@ -54,6 +54,9 @@ pub enum State {
     Propagating,
     /// Gone: `--watch` prints a set's row one last time when it is deleted.
     Deleted,
+    /// Still under the integrity-hash mechanism, and its AutoscalingRunnerSet's template does not
+    /// survive Go's JSON round trip: ARC's two controllers recycle its runners forever.
+    RecycleLoop,
 }
 
 impl State {
@@ -69,6 +72,7 @@ impl State {
             State::SpecHash => "SpecHash",
             State::Propagating => "Propagating",
             State::Deleted => "Deleted",
+            State::RecycleLoop => "RecycleLoop",
         }
     }
 }
@@ -105,6 +109,8 @@ pub struct SetFacts {
     pub spec_missing: bool,
     /// The `actions.github.com/integrity-hash` annotation is present.
     pub legacy_annotation: bool,
+    /// Its value, to count how often it changes while watched (a recycle loop flips it).
+    pub integrity_hash: Option<String>,
     /// Made by ARC up to 0.14: the `actions.github.com/runner-spec-hash` annotation or label.
     pub spec_hash_era: bool,
     /// `metadata.deletionTimestamp` is set.
@@ -271,10 +277,12 @@ impl SetFacts {
                 Err(problems.join("; "))
             }
         };
-        let legacy_annotation = meta
+        let integrity_hash = meta
             .annotations
             .as_ref()
-            .is_some_and(|a| a.contains_key(ANNOTATION_INTEGRITY_HASH));
+            .and_then(|a| a.get(ANNOTATION_INTEGRITY_HASH))
+            .map(|v| v.to_string());
+        let legacy_annotation = integrity_hash.is_some();
         let spec_hash_era = meta
             .annotations
             .as_ref()
@@ -300,6 +308,7 @@ impl SetFacts {
                 (s("apiVersion"), s("kind"), s("name"), s("uid"))
             });
         Ok(SetFacts {
+            integrity_hash,
             spec_hash_era,
             deleting,
             controller,
@@ -646,7 +655,7 @@ fn follow_up_reasons(state: State, tally: &Tally, outdated_phase: bool, reasons:
                 );
             }
         }
-        State::Stale | State::Invalid | State::Legacy => {
+        State::Stale | State::Invalid | State::Legacy | State::RecycleLoop => {
             blockers(tally, reasons);
             if outdated_phase {
                 reasons.push(OUTDATED_EXPLANATION.to_string());
@@ -680,6 +689,7 @@ pub fn classify(
     tally: &Tally,
     spec_error: Option<&str>,
     propagation: Option<&Propagation>,
+    recycle_loop: Option<&RecycleLoop>,
     now: Option<i64>,
 ) -> SetStatus {
     let created = facts.creation_timestamp.as_deref().and_then(unix_seconds);
@@ -757,6 +767,18 @@ pub fn classify(
         // the cure in progress.
         reasons.push(OUTDATED_SHORT.to_string());
         State::Outdated
+    } else if let Some(l) = recycle_loop.filter(|_| facts.legacy_annotation) {
+        reasons.push(format!(
+            "recycle loop: AutoscalingRunnerSet {}'s template does not survive Go's JSON round trip ({}), so the integrity hash ARC builds in memory never matches the one it reads back and its two controllers recycle idle and pending runners forever{}; write those fields as Go does (`kubectl arc diff` names each fix), or finish the upgrade to the revision era (`kubectl arc migrate`), which does not loop",
+            l.scale_set,
+            l.paths.join(", "),
+            if l.flips > 0 {
+                format!(" (the annotation changed {} times while watched)", l.flips)
+            } else {
+                String::new()
+            }
+        ));
+        State::RecycleLoop
     } else if facts.legacy_annotation {
         reasons.push(format!(
             "annotation {ANNOTATION_INTEGRITY_HASH} is still set: the integrity-hash era decides cleanups for this set; \
@@ -836,6 +858,17 @@ pub struct DesiredSpec {
     pub unobserved: Option<String>,
 }
 
+/// The integrity-hash recycle loop of a set's scale set (see [`crate::core::recycle_loop`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecycleLoop {
+    /// `namespace/name` of the AutoscalingRunnerSet.
+    pub scale_set: String,
+    /// The fields Go's round trip changes.
+    pub paths: Vec<String>,
+    /// How often the set's integrity-hash annotation changed while watched.
+    pub flips: usize,
+}
+
 /// Whether the desired runner spec has reached the set.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Propagation {
@@ -904,6 +937,8 @@ struct SetEntry {
     tally: Tally,
     /// What its AutoscalingRunnerSet wants, when known.
     desired: Option<DesiredSpec>,
+    /// How often the integrity-hash annotation changed (live mode).
+    flips: usize,
 }
 
 /// Live mode: one small record per runner, so events can be taken back.
@@ -972,6 +1007,12 @@ impl Census {
                     entry.stale_by_spec.clear();
                     entry.spec_error = None;
                 }
+                if entry.facts.integrity_hash.is_some()
+                    && facts.integrity_hash.is_some()
+                    && entry.facts.integrity_hash != facts.integrity_hash
+                {
+                    entry.flips += 1;
+                }
                 entry.facts = facts;
             }
             None => {
@@ -983,6 +1024,7 @@ impl Census {
                         spec_error: None,
                         tally: Tally::default(),
                         desired: None,
+                        flips: 0,
                     },
                 );
             }
@@ -1120,11 +1162,30 @@ impl Census {
             .desired
             .as_ref()
             .and_then(|d| propagation(layout, d, entry.facts.runner_spec.as_deref()));
+        // The loop is a property of the template: checked only for sets the integrity hash decides.
+        let recycle_loop = entry
+            .desired
+            .as_ref()
+            .filter(|_| entry.facts.legacy_annotation)
+            .and_then(|d| {
+                let t = crate::core::recycle_loop::round_trip_of_autoscaling_runner_set(
+                    layout,
+                    &d.spec_json,
+                    d.scale_set_id.as_deref(),
+                )
+                .ok()?;
+                t.loops().then(|| RecycleLoop {
+                    scale_set: d.scale_set.clone(),
+                    paths: t.paths().map(str::to_string).collect(),
+                    flips: entry.flips,
+                })
+            });
         Some(classify(
             &entry.facts,
             &entry.tally,
             entry.spec_error.as_deref(),
             propagation.as_ref(),
+            recycle_loop.as_ref(),
             now,
         ))
     }

@@ -50,7 +50,7 @@ fn state_color(state: State) -> Color {
         State::Synced => Color::Green,
         State::Pending | State::Stale | State::Propagating => Color::Yellow,
         State::Legacy => Color::Blue,
-        State::Invalid | State::Outdated => Color::Red,
+        State::Invalid | State::Outdated | State::RecycleLoop => Color::Red,
         State::Deleting | State::SpecHash | State::Deleted => Color::DarkGrey,
     }
 }
@@ -224,7 +224,9 @@ pub fn write_reasons(rows: &[SetStatus], color: bool, out: &mut dyn Write) -> io
                     row.state.yellow().to_string()
                 }
                 State::Legacy => row.state.blue().to_string(),
-                State::Invalid | State::Outdated => row.state.red().to_string(),
+                State::Invalid | State::Outdated | State::RecycleLoop => {
+                    row.state.red().to_string()
+                }
                 State::Deleting | State::SpecHash | State::Deleted => {
                     row.state.dimmed().to_string()
                 }

@@ -128,6 +128,13 @@ case!(status_namespace_flag_contradicts_the_file: ["status", "-n", "other", "-f"
 case!(migrate_reads_a_directory: ["migrate", "--dry-run=client", "-f", "@dump-dir"] => 0,
     "1 EphemeralRunnerSets: 0 pending, 0 in sync, 0 unverifiable, 1 without the legacy annotation");
 
+// A set the integrity hash still decides, whose template loops: status says so, and --wait would
+// fail at once (not shown: it needs a cluster).
+case!(status_shows_a_recycle_loop: ["status", "-o", "wide", "-f", "@recycle-loop-legacy.yaml"] => 0,
+    "RecycleLoop");
+case!(status_names_the_loop_fields: ["status", "-o", "wide", "-f", "@recycle-loop-legacy.yaml"] => 0,
+    "spec.containers[0].resources.limits.cpu");
+
 // Arguments and environment.
 case!(bad_name: ["diff", "Bad_Name", "--kubeconfig", "/nonexistent"] => 2,
     "AutoscalingRunnerSet name \"Bad_Name\" is not valid");
