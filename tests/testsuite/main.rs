@@ -16,6 +16,7 @@ mod differential;
 mod differential_desired;
 mod equality_oracle;
 mod faults_cluster;
+mod fidelity_config_url;
 mod kubectl_plugin;
 mod layouts;
 mod migrate_cluster;
