@@ -93,6 +93,13 @@ case!(scalar_kubectl_reads_otherwise_names_object_and_field: ["diff", "-f", "@sc
 // The other objects of the file are still compared (30.0 is read as kubectl reads it: 30).
 case!(scalar_kubectl_reads_otherwise_others_processed: ["diff", "-f", "@scalar-read-otherwise.yaml"] => 2,
     "ci/arc2: no drift");
+// ARC itself gives up on these sets: its reason, not a verdict.
+case!(github_config_url_arc_cannot_parse: ["diff", "-f", "@github-config-url-without-owner.yaml"] => 2,
+    "spec.githubConfigUrl: ARC will not update this set: its controller fails to build the EphemeralRunnerSet and logs: failed to apply GitHub URL labels: failed to parse github config from url: \"https://github.com\": invalid config URL, should point to an enterprise, org, or repository");
+case!(set_metadata_without_annotations_panics_arc: ["diff", "-f", "@set-metadata-without-annotations.yaml"] => 2,
+    "ARC's controller panics on every reconcile of this set");
+case!(set_metadata_without_annotations_says_the_fix: ["diff", "-f", "@set-metadata-without-annotations.yaml"] => 2,
+    "give it an annotation, even an empty map (ephemeralRunnerSetMetadata.annotations: {})");
 case!(migrate_without_spec: ["migrate", "--dry-run=client", "-f", "@spec-missing.yaml"] => 1,
     "EphemeralRunnerSet ci/arc2: spec is missing");
 case!(migrate_without_spec_processes_the_others: ["migrate", "--dry-run=client", "-f", "@spec-missing.yaml"] => 1,
