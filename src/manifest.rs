@@ -79,6 +79,10 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestEr
             ),
         });
     }
+    // kubectl reads a stream starting with '{' as JSON, with Go's rules (its YAMLOrJSONDecoder).
+    if text.trim_start().starts_with('{') {
+        return parse_json(text, source);
+    }
     // The scalar check walks the parser's events a second time: it runs beside the main parse
     // (on a file of 4,000 scale sets it takes about a third of the parse's time).
     // (A small file is checked after the parse: a thread costs more than the check.)
@@ -115,7 +119,8 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestEr
     }
     let mut out = Vec::new();
     for (i, doc) in docs.into_iter().enumerate() {
-        let Some(doc) = doc else { continue };
+        let Some(mut doc) = doc else { continue };
+        negative_zero_as_kubectl_stores(&mut doc);
         let src = if multi {
             format!("{source}#{}", i + 1)
         } else {
@@ -127,11 +132,65 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestEr
     Ok(out)
 }
 
-/// The JSON text of a manifest value as `sigs.k8s.io/yaml.YAMLToJSON` writes it, for the
-/// Go-faithful decoder: numbers as Go's `encoding/json` prints them (a YAML `1e3` or `1.0` is the
-/// float64 1000 or 1 and is written `1000` or `1`, not `1000.0`), since a `resource.Quantity`
-/// keeps the literal text of a JSON number. Object keys keep the file's order (the decoder does
-/// not depend on it); strings are escaped as JSON.
+/// YAMLToJSON writes the float64 -0 as `-0`, which kubectl's decoding then reads as the integer 0:
+/// a YAML -0.0 is stored as 0.
+fn negative_zero_as_kubectl_stores(value: &mut Value) {
+    match value {
+        Value::Number(n) if n.as_f64() == Some(0.0) && !(n.is_i64() || n.is_u64()) => {
+            *value = Value::from(0)
+        }
+        Value::Array(items) => items.iter_mut().for_each(negative_zero_as_kubectl_stores),
+        Value::Object(map) => map.values_mut().for_each(negative_zero_as_kubectl_stores),
+        _ => {}
+    }
+}
+
+/// A JSON manifest, read as kubectl reads one (see [`crate::core::json::manifest_documents`]):
+/// a value kubectl refuses (a number beyond float64) refuses its object, not the file.
+fn parse_json(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestError> {
+    let docs = crate::core::json::manifest_documents(text, MAX_DEPTH).map_err(|e| {
+        ManifestError::Parse {
+            origin: source.to_string(),
+            message: e.to_string(),
+        }
+    })?;
+    let multi = docs.len() > 1;
+    let mut out = Vec::new();
+    for (i, doc) in docs.into_iter().enumerate() {
+        let src = if multi {
+            format!("{source}#{}", i + 1)
+        } else {
+            source.to_string()
+        };
+        let refused: Vec<Divergence> = doc
+            .refused
+            .into_iter()
+            .map(|r| {
+                let before = &text[..r.offset];
+                Divergence {
+                    document: i,
+                    line: before.matches('\n').count() + 1,
+                    column: before.len() - before.rfind('\n').map_or(0, |n| n + 1) + 1,
+                    path: r.path,
+                    text: r.text,
+                    kubectl: r.message,
+                    ours: String::new(),
+                    key: false,
+                    style: "JSON number",
+                }
+            })
+            .collect();
+        push_object(doc.value, src, &refused, "", &mut out)?;
+    }
+    Ok(out)
+}
+
+/// The JSON text of a manifest value as kubectl sends it to the API server (`sigs.k8s.io/yaml.YAMLToJSON`,
+/// then its unstructured decoding and `encoding/json`), for the Go-faithful decoder: numbers as
+/// Go's `encoding/json` prints them (a YAML `1e3` or `1.0` is the float64 1000 or 1 and is
+/// written `1000` or `1`, not `1000.0`; an integer beyond int64 is a float64), since a
+/// `resource.Quantity` keeps the literal text of a JSON number; keys sorted and strings escaped as
+/// `encoding/json` writes them (`<` as `\u003c`), since a `metav1.FieldsV1` keeps the exact bytes.
 pub fn go_json(value: &Value) -> String {
     let mut out = String::new();
     write_go_json(value, &mut out);
@@ -140,10 +199,14 @@ pub fn go_json(value: &Value) -> String {
 
 fn write_go_json(value: &Value, out: &mut String) {
     match value {
-        Value::Number(n) => match n.as_f64() {
-            Some(f) if !(n.is_i64() || n.is_u64()) => out.push_str(&go_float(f)),
-            _ => out.push_str(&n.to_string()),
+        Value::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => out.push_str(&i.to_string()),
+            // An integer beyond int64 is a float64 once kubectl has read it (sigs.k8s.io/json's
+            // int-preserving decode), and is stored so: 12345678901234567890 as 12345678901234567000.
+            (None, Some(f)) => out.push_str(&go_float(f)),
+            (None, None) => out.push_str(&n.to_string()),
         },
+        Value::String(s) => crate::core::goyaml::go_json_string(s, out),
         Value::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -155,12 +218,15 @@ fn write_go_json(value: &Value, out: &mut String) {
             out.push(']');
         }
         Value::Object(map) => {
+            // encoding/json writes a map's keys sorted (a FieldsV1 keeps these exact bytes).
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
             out.push('{');
-            for (i, (k, v)) in map.iter().enumerate() {
+            for (i, (k, v)) in entries.into_iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
-                out.push_str(&Value::String(k.clone()).to_string());
+                crate::core::goyaml::go_json_string(k, out);
                 out.push(':');
                 write_go_json(v, out);
             }
@@ -201,13 +267,31 @@ pub struct Divergence {
     /// How this reader reads it (JSON).
     pub ours: String,
     pub key: bool,
+    /// The scalar's style: "plain", "single-quoted", "double-quoted", or "JSON number" for a
+    /// number of a JSON manifest that kubectl refuses (`kubectl` then says why).
+    pub style: &'static str,
 }
 
 impl std::fmt::Display for Divergence {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.style == "JSON number" {
+            return write!(
+                f,
+                "{}line {} column {}: the number {} is refused by kubectl ({}), so this object cannot be applied: write a number within float64",
+                if self.path.is_empty() {
+                    String::new()
+                } else {
+                    format!("{}: ", self.path)
+                },
+                self.line,
+                self.column,
+                self.text,
+                self.kubectl
+            );
+        }
         write!(
             f,
-            "{}line {} column {}: the plain {} `{}` is read by kubectl (go.yaml.in/yaml/v2) as {} but here as {}: quote it, or write it the way kubectl reads it",
+            "{}line {} column {}: the {} {} `{}` is read by kubectl (go.yaml.in/yaml/v2) as {} but here as {}: {}",
             if self.path.is_empty() {
                 String::new()
             } else {
@@ -215,10 +299,16 @@ impl std::fmt::Display for Divergence {
             },
             self.line,
             self.column,
+            self.style,
             if self.key { "key" } else { "scalar" },
             self.text,
             self.kubectl,
-            self.ours
+            self.ours,
+            if self.style == "plain" && !self.text.contains(['\u{85}', '\u{2028}', '\u{2029}']) {
+                "quote it, or write it the way kubectl reads it"
+            } else {
+                "write it with \\n, \\N, \\L or \\P escapes in double quotes, and only the escapes kubectl knows"
+            }
         )
     }
 }
@@ -256,8 +346,39 @@ pub fn divergent_scalars(text: &str) -> Vec<Divergence> {
         Default::default();
     let mut out = Vec::new();
     let mut document: Option<usize> = None;
+    // NEL, LS and PS outside any scalar (in a comment, between tokens) are line breaks for
+    // go.yaml.in/yaml/v2 only: the document reads otherwise there.
+    let breaks: Vec<usize> = text
+        .char_indices()
+        .filter(|(_, c)| matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}'))
+        .map(|(i, _)| i)
+        .collect();
+    let mut next_break = 0;
     for event in Parser::new_from_str(text) {
         let Ok((event, span)) = event else { break };
+        let event_start = span.start.byte_offset().unwrap_or(0);
+        while let Some(&b) = breaks.get(next_break)
+            && b < event_start
+        {
+            let before = &text[..b];
+            out.push(Divergence {
+                document: document.unwrap_or(0),
+                line: before.matches('\n').count() + 1,
+                column: before.len() - before.rfind('\n').map_or(0, |n| n + 1) + 1,
+                path: path(&stack),
+                text: text[b..]
+                    .chars()
+                    .next()
+                    .unwrap_or(' ')
+                    .escape_unicode()
+                    .to_string(),
+                kubectl: "a line break, so it reads another document or refuses it".into(),
+                ours: "an ordinary character (YAML 1.2)".into(),
+                key: false,
+                style: "character outside",
+            });
+            next_break += 1;
+        }
         let in_key = stack.last().is_some_and(|l| l.map && l.key_next);
         let mut node_done = false;
         match event {
@@ -287,6 +408,48 @@ pub fn divergent_scalars(text: &str) -> Vec<Divergence> {
                 if in_key && let Some(top) = stack.last_mut() {
                     top.key = value.to_string();
                 }
+                let (start, end) = (
+                    span.start.byte_offset().unwrap_or(0),
+                    span.end.byte_offset().unwrap_or(0),
+                );
+                let source = text.get(start..end.max(start)).unwrap_or("");
+                // go.yaml.in/yaml/v2 takes NEL, LS and PS for line breaks and has its own escapes.
+                while breaks.get(next_break).is_some_and(|&b| b < end) {
+                    next_break += 1;
+                }
+                let quoted = matches!(style, ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted);
+                let goyaml_breaks = source.contains(['\u{85}', '\u{2028}', '\u{2029}']);
+                if (quoted && (goyaml_breaks || source.contains('\\')))
+                    || (!quoted && goyaml_breaks)
+                {
+                    let kubectl = if quoted {
+                        match goyaml::goyaml_quoted_scalar(&text[start..]) {
+                            Ok(go) if go == *value => None,
+                            Ok(go) => Some(json_string(&go)),
+                            Err(e) => Some(format!("an error (yaml: {e})")),
+                        }
+                    } else {
+                        Some("another document, or an error: it takes U+0085, U+2028 and U+2029 for line breaks".into())
+                    };
+                    if let Some(kubectl) = kubectl {
+                        out.push(Divergence {
+                            document: document.unwrap_or(0),
+                            line: span.start.line(),
+                            column: span.start.col() + 1,
+                            path: path(&stack),
+                            text: source.escape_debug().to_string(),
+                            kubectl,
+                            ours: json_string(&value),
+                            key: in_key,
+                            style: match style {
+                                ScalarStyle::SingleQuoted => "single-quoted",
+                                ScalarStyle::DoubleQuoted => "double-quoted",
+                                ScalarStyle::Plain => "plain",
+                                _ => "block",
+                            },
+                        });
+                    }
+                }
                 if style == ScalarStyle::Plain && tag.is_none() && !(in_key && value == "<<") {
                     let found = seen
                         .entry((value.to_string(), in_key))
@@ -302,6 +465,7 @@ pub fn divergent_scalars(text: &str) -> Vec<Divergence> {
                             kubectl,
                             ours,
                             key: in_key,
+                            style: "plain",
                         });
                     }
                 }
@@ -316,6 +480,13 @@ pub fn divergent_scalars(text: &str) -> Vec<Divergence> {
             }
         }
     }
+    out
+}
+
+/// A string as JSON text, as `encoding/json` writes it.
+fn json_string(s: &str) -> String {
+    let mut out = String::new();
+    goyaml::go_json_string(s, &mut out);
     out
 }
 
@@ -342,7 +513,12 @@ fn diverges(text: &str, key: bool) -> Option<(String, String)> {
     if !may_not_be_a_string(text) {
         return None;
     }
-    let go = goyaml::resolve_plain(text);
+    let go = match goyaml::resolve_plain(text) {
+        // kubectl stores an integer beyond int64 as a float64, and -0.0 as the integer 0.
+        goyaml::GoScalar::Uint(u) if !key => goyaml::GoScalar::Float(u as f64),
+        goyaml::GoScalar::Float(f) if !key && f == 0.0 => goyaml::GoScalar::Int(0),
+        go => go,
+    };
     let kubectl = if key {
         goyaml::go_map_key(go, text)
     } else {
@@ -350,7 +526,9 @@ fn diverges(text: &str, key: bool) -> Option<(String, String)> {
     };
     let ours = if key {
         // serde-saphyr hands a mapping key to serde_json as its text.
-        Ok(Value::String(text.to_string()).to_string())
+        let mut out = String::new();
+        goyaml::go_json_string(text, &mut out);
+        Ok(out)
     } else {
         if text.contains('\n') {
             // A plain scalar folded over blank lines: text for both readers.
@@ -359,7 +537,10 @@ fn diverges(text: &str, key: bool) -> Option<(String, String)> {
         // As the item of a block sequence, so that a plain `...` or `---` is not read as a
         // document marker.
         match serde_saphyr::from_str_with_options::<Vec<Value>>(&format!("- {text}"), options()) {
-            Ok(v) if v.len() == 1 => Ok(go_json(&v[0])),
+            Ok(mut v) if v.len() == 1 => {
+                negative_zero_as_kubectl_stores(&mut v[0]);
+                Ok(go_json(&v[0]))
+            }
             Ok(_) => return None,
             Err(e) => Err(first_line(&e.to_string())),
         }
