@@ -696,6 +696,8 @@ mod tests {
             (1.25e-10, "1.25e-10"),
             (18446744073709551616.0, "18446744073709552000"),
             (0.1, "0.1"),
+            // An exact tie between two shortest candidates: Go takes the even digit.
+            (1125899906842624.25, "1125899906842624.2"),
         ] {
             assert_eq!(go_float(f), go, "{f:e}");
         }
