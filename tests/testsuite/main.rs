@@ -17,6 +17,7 @@ mod differential_desired;
 mod equality_oracle;
 mod faults_cluster;
 mod fidelity_config_url;
+mod fidelity_fields_v1;
 mod fidelity_floats;
 mod fidelity_json;
 mod kubectl_plugin;
