@@ -274,43 +274,51 @@ pub struct Divergence {
 
 impl std::fmt::Display for Divergence {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.style == "JSON number" {
-            return write!(
-                f,
-                "{}line {} column {}: the number {} is refused by kubectl ({}), so this object cannot be applied: write a number within float64",
-                if self.path.is_empty() {
-                    String::new()
-                } else {
-                    format!("{}: ", self.path)
-                },
-                self.line,
-                self.column,
-                self.text,
-                self.kubectl
-            );
+        if !self.path.is_empty() {
+            write!(f, "{}: ", self.path)?;
         }
-        write!(
-            f,
-            "{}line {} column {}: the {} {} `{}` is read by kubectl (go.yaml.in/yaml/v2) as {} but here as {}: {}",
-            if self.path.is_empty() {
-                String::new()
-            } else {
-                format!("{}: ", self.path)
-            },
-            self.line,
-            self.column,
-            self.style,
-            if self.key { "key" } else { "scalar" },
-            self.text,
-            self.kubectl,
-            self.ours,
-            if self.style == "plain" && !self.text.contains(['\u{85}', '\u{2028}', '\u{2029}']) {
-                "quote it, or write it the way kubectl reads it"
-            } else {
-                "write it with \\n, \\N, \\L or \\P escapes in double quotes, and only the escapes kubectl knows"
-            }
-        )
+        write!(f, "line {} column {}: ", self.line, self.column)?;
+        match self.style {
+            "JSON number" => write!(
+                f,
+                "the number {} is refused by kubectl ({}), so this object cannot be applied: write a number within float64",
+                self.text, self.kubectl
+            ),
+            "outside" => write!(
+                f,
+                "{} outside any scalar is a line break for kubectl (go.yaml.in/yaml/v2), which then reads {}; here it is {}: remove it, or write it as an escape in a double-quoted scalar",
+                self.text, self.kubectl, self.ours
+            ),
+            style => write!(
+                f,
+                "the {style} {} `{}` is read by kubectl (go.yaml.in/yaml/v2) as {} but here as {}: {}",
+                if self.key { "key" } else { "scalar" },
+                self.text,
+                self.kubectl,
+                self.ours,
+                if self.kubectl.contains("escape") {
+                    "use only the escapes kubectl knows (no \\/; a character beyond U+FFFF as \\U0001F600, not a surrogate pair)"
+                } else if style == "plain" && !self.text.contains("<U+") {
+                    "quote it, or write it the way kubectl reads it"
+                } else {
+                    "write NEL, LS and PS as the escapes \\N, \\L and \\P in a double-quoted scalar"
+                }
+            ),
+        }
     }
+}
+
+/// `text` with NEL, LS, PS and other invisible characters shown as `<U+2028>`.
+fn visible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') {
+            out.push_str(&format!("<U+{:04X}>", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The plain scalars of `text` that serde-saphyr resolves otherwise than go.yaml.in/yaml/v2 (the
@@ -366,16 +374,11 @@ pub fn divergent_scalars(text: &str) -> Vec<Divergence> {
                 line: before.matches('\n').count() + 1,
                 column: before.len() - before.rfind('\n').map_or(0, |n| n + 1) + 1,
                 path: path(&stack),
-                text: text[b..]
-                    .chars()
-                    .next()
-                    .unwrap_or(' ')
-                    .escape_unicode()
-                    .to_string(),
-                kubectl: "a line break, so it reads another document or refuses it".into(),
+                text: visible(&text[b..].chars().take(1).collect::<String>()),
+                kubectl: "another document, or refuses it".into(),
                 ours: "an ordinary character (YAML 1.2)".into(),
                 key: false,
-                style: "character outside",
+                style: "outside",
             });
             next_break += 1;
         }
@@ -429,7 +432,7 @@ pub fn divergent_scalars(text: &str) -> Vec<Divergence> {
                             Err(e) => Some(format!("an error (yaml: {e})")),
                         }
                     } else {
-                        Some("another document, or an error: it takes U+0085, U+2028 and U+2029 for line breaks".into())
+                        Some("another document, or an error (it takes NEL, LS and PS for line breaks)".into())
                     };
                     if let Some(kubectl) = kubectl {
                         out.push(Divergence {
@@ -437,7 +440,7 @@ pub fn divergent_scalars(text: &str) -> Vec<Divergence> {
                             line: span.start.line(),
                             column: span.start.col() + 1,
                             path: path(&stack),
-                            text: source.escape_debug().to_string(),
+                            text: visible(source),
                             kubectl,
                             ours: json_string(&value),
                             key: in_key,

@@ -100,6 +100,20 @@ case!(set_metadata_without_annotations_panics_arc: ["diff", "-f", "@set-metadata
     "ARC's controller panics on every reconcile of this set");
 case!(set_metadata_without_annotations_says_the_fix: ["diff", "-f", "@set-metadata-without-annotations.yaml"] => 2,
     "give it an annotation, even an empty map (ephemeralRunnerSetMetadata.annotations: {})");
+// Read as kubectl reads them (issue 15): JSON strings Go accepts, a number kubectl refuses
+// refusing its object alone, go-yaml's line breaks and escapes, integers beyond int64.
+case!(json_strings_go_accepts_are_read: ["diff", "-f", "@json-strings-go-accepts.json"] => 2,
+    "ci/arc: no drift");
+case!(json_number_beyond_float64_refuses_its_object: ["diff", "-f", "@json-strings-go-accepts.json"] => 2,
+    "AutoscalingRunnerSet ci/arc2 spec.template.spec.terminationGracePeriodSeconds: line 15 column 59: the number 1e400 is refused by kubectl (json: cannot unmarshal number 1e400 into Go value of type float64)");
+case!(yaml_line_separator_in_a_quoted_scalar: ["diff", "-f", "@yaml-line-separator.yaml"] => 2,
+    "AutoscalingRunnerSet ci/arc spec.template.spec.containers[0].image: line 12 column 42: the single-quoted scalar `'img<U+2028>  x'` is read by kubectl (go.yaml.in/yaml/v2) as \"img\\u2028x\" but here as \"img\\u2028  x\"");
+case!(yaml_line_separator_others_processed: ["diff", "-f", "@yaml-line-separator.yaml"] => 2,
+    "ci/arc2: no drift");
+case!(yaml_escape_kubectl_rejects: ["diff", "-f", "@yaml-escape-kubectl-rejects.yaml"] => 2,
+    "the double-quoted scalar `\"ghcr.io\\/actions/runner\"` is read by kubectl (go.yaml.in/yaml/v2) as an error (yaml: found unknown escape character)");
+case!(quantity_beyond_int64_as_kubectl_stores_it: ["diff", "-f", "@quantity-beyond-int64.yaml"] => 0,
+    "ci/arc: no drift");
 case!(migrate_without_spec: ["migrate", "--dry-run=client", "-f", "@spec-missing.yaml"] => 1,
     "EphemeralRunnerSet ci/arc2: spec is missing");
 case!(migrate_without_spec_processes_the_others: ["migrate", "--dry-run=client", "-f", "@spec-missing.yaml"] => 1,

@@ -16,8 +16,21 @@ const CASES: usize = 2_000;
 
 fn field_key(rng: &mut Rng) -> String {
     const PIECES: &[&str] = &[
-        "f:app", "k:{\"name\":\"runner\"}", "<", ">", "&", "a&b", "\u{2028}", "\u{2029}", "é",
-        "x", "\u{7f}", "\u{85}", "z", "A", ".",
+        "f:app",
+        "k:{\"name\":\"runner\"}",
+        "<",
+        ">",
+        "&",
+        "a&b",
+        "\u{2028}",
+        "\u{2029}",
+        "é",
+        "x",
+        "\u{7f}",
+        "\u{85}",
+        "z",
+        "A",
+        ".",
     ];
     (0..rng.below(3) + 1).map(|_| *rng.pick(PIECES)).collect()
 }
@@ -81,8 +94,14 @@ fn fields_v1_bytes_hash_as_go() {
         let spec = go_json(&objects[0].value["spec"]);
         let desired = desired_runner_spec(layout, &spec, Some("3")).unwrap();
         let hash = integrity_hash(layout, &desired).unwrap();
-        assert_eq!(hash, go["hash"].as_str().unwrap(), "seed {seed}: {text}\nGo {go}");
+        assert_eq!(
+            hash,
+            go["hash"].as_str().unwrap(),
+            "seed {seed}: {text}\nGo {go}"
+        );
         same += 1;
     }
-    eprintln!("FieldsV1: {CASES} generated templates with managedFields hash as Go hashes them ({same} agree)");
+    eprintln!(
+        "FieldsV1: {CASES} generated templates with managedFields hash as Go hashes them ({same} agree)"
+    );
 }

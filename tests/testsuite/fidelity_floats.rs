@@ -22,7 +22,10 @@ fn float_case(rng: &mut Rng) -> f64 {
         // Powers of two and their neighbours.
         2 => {
             let p = 2f64.powi(rng.below(2000) as i32 - 1000);
-            let bits = p.to_bits().wrapping_add(rng.below(3) as u64).wrapping_sub(1);
+            let bits = p
+                .to_bits()
+                .wrapping_add(rng.below(3) as u64)
+                .wrapping_sub(1);
             f64::from_bits(bits)
         }
         // Short decimals in every range.

@@ -20,6 +20,7 @@ mod fidelity_config_url;
 mod fidelity_fields_v1;
 mod fidelity_floats;
 mod fidelity_json;
+mod fidelity_yaml;
 mod kubectl_plugin;
 mod layouts;
 mod migrate_cluster;
