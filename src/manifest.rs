@@ -90,7 +90,7 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestEr
         let check = if text.len() >= 64 * 1024 {
             std::thread::Builder::new()
                 .name("yaml-scalars".into())
-                .spawn_scoped(scope, || divergent_scalars(text))
+                .spawn_scoped(scope, || scan_scalars(text))
                 .ok()
         } else {
             None
@@ -101,10 +101,19 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestEr
             Some(handle) => handle
                 .join()
                 .unwrap_or_else(|p| std::panic::resume_unwind(p)),
-            None => divergent_scalars(text),
+            None => scan_scalars(text),
         };
         (docs, divergences)
     });
+    let (divergences, rewrites) = divergences;
+    // Quoted scalars go.yaml.in/yaml/v2 reads otherwise but without error (NEL, LS and PS are its
+    // line breaks, as in a `kubectl get -o yaml` of a string holding one): read again, with their
+    // source rewritten to kubectl's reading (rare: only then is the text parsed twice).
+    let docs = if rewrites.is_empty() {
+        docs
+    } else {
+        serde_saphyr::from_multiple_with_options(&rewritten(text, &rewrites), options())
+    };
     let docs = docs.map_err(|e| ManifestError::Parse {
         origin: source.to_string(),
         message: friendly(&e.to_string()),
@@ -327,7 +336,19 @@ fn visible(text: &str) -> String {
 /// word, a signed integer beyond int64, a float beyond float64, a non-string key. Each distinct
 /// text is resolved once.
 pub fn divergent_scalars(text: &str) -> Vec<Divergence> {
+    scan_scalars(text).0
+}
+
+/// A quoted scalar go.yaml.in/yaml/v2 reads otherwise, and its reading: the byte range of its
+/// source (quotes included) and the text kubectl reads there.
+type Rewrite = (std::ops::Range<usize>, String);
+
+/// [`divergent_scalars`], and apart from them the quoted scalars that go.yaml.in/yaml/v2 reads
+/// without error but otherwise (its line breaks NEL, LS and PS): those are read as kubectl reads
+/// them by rewriting their source, not refused.
+fn scan_scalars(text: &str) -> (Vec<Divergence>, Vec<Rewrite>) {
     use granit_parser::{Event, Parser, ScalarStyle};
+    let mut rewrites: Vec<Rewrite> = Vec::new();
     // Per container: is a mapping, the next node is a key, the current key or item index.
     struct Level {
         map: bool,
@@ -428,7 +449,10 @@ pub fn divergent_scalars(text: &str) -> Vec<Divergence> {
                     let kubectl = if quoted {
                         match goyaml::goyaml_quoted_scalar(&text[start..]) {
                             Ok(go) if go == *value => None,
-                            Ok(go) => Some(json_string(&go)),
+                            Ok(go) => {
+                                rewrites.push((start..end, go));
+                                None
+                            }
                             Err(e) => Some(format!("an error (yaml: {e})")),
                         }
                     } else {
@@ -483,6 +507,37 @@ pub fn divergent_scalars(text: &str) -> Vec<Divergence> {
             }
         }
     }
+    (out, rewrites)
+}
+
+/// `text` with each rewritten scalar replaced by a double-quoted scalar holding kubectl's reading.
+fn rewritten(text: &str, rewrites: &[Rewrite]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (range, reading) in rewrites {
+        out.push_str(&text[at..range.start]);
+        out.push('"');
+        for c in reading.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                // What YAML does not allow raw (controls, DEL, C1, U+FFFE, U+FFFF), and the
+                // characters the readers disagree on, as escapes.
+                c if c.is_control()
+                    || matches!(
+                        c,
+                        '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
+                    ) =>
+                {
+                    out.push_str(&format!("\\u{:04x}", c as u32))
+                }
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+        at = range.end;
+    }
+    out.push_str(&text[at..]);
     out
 }
 
