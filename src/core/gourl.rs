@@ -522,7 +522,7 @@ fn parse_ipv6(input: &[u8]) -> Result<(), AddrError<'_>> {
             if ellipsis >= 0 {
                 return Err(("multiple :: in address".into(), s));
             }
-            ellipsis = i as i32;
+            ellipsis = i;
             s = &s[1..];
             if s.is_empty() {
                 break;
@@ -605,9 +605,9 @@ impl GoUrl {
         if !self.opaque.is_empty() {
             buf.extend(&self.opaque);
         } else {
-            if (!self.scheme.is_empty() || !self.host.is_empty() || self.user.is_some())
-                && !(self.omit_host && self.host.is_empty() && self.user.is_none())
-            {
+            let authority = !self.scheme.is_empty() || !self.host.is_empty() || self.user.is_some();
+            let omitted = self.omit_host && self.host.is_empty() && self.user.is_none();
+            if authority && !omitted {
                 if !self.host.is_empty() || !self.path.is_empty() || self.user.is_some() {
                     buf.extend(b"//");
                 }

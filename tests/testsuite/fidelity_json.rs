@@ -52,7 +52,7 @@ pub fn json_string_literal(rng: &mut Rng) -> String {
     ];
     let mut s = String::from("\"");
     for _ in 0..rng.below(6) + 1 {
-        s.push_str(*rng.pick(PIECES));
+        s.push_str(pick_str(rng, PIECES));
     }
     s.push('"');
     s
@@ -209,4 +209,9 @@ fn json_manifests_read_as_kubectl_stores_them() {
         objects.iter().filter(|o| o.problem.is_some()).count(),
         refused
     );
+}
+
+/// One of `items`, as a `&str`.
+fn pick_str<'a>(rng: &mut Rng, items: &[&'a str]) -> &'a str {
+    items[rng.below(items.len())]
 }

@@ -59,7 +59,7 @@ fn scalar(rng: &mut Rng) -> String {
     for _ in 0..rng.below(5) + 1 {
         let piece = if style < 5 && rng.chance(40) {
             *rng.pick(DOUBLE)
-        } else if style >= 5 && style < 8 && rng.chance(15) {
+        } else if (5..8).contains(&style) && rng.chance(15) {
             "''"
         } else {
             *rng.pick(COMMON)
