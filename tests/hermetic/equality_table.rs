@@ -38,7 +38,11 @@ fn every_recorded_row_reproduces() {
             _ => assert_eq!(row.case, "creationTimestamp Z vs +01:00 same instant"),
         }
     }
-    assert_eq!(rows.len(), cases.len(), "every row of the table was checked");
+    assert_eq!(
+        rows.len(),
+        cases.len(),
+        "every row of the table was checked"
+    );
 }
 
 #[test]

@@ -6,8 +6,6 @@
 
 use crate::common;
 
-
-
 use std::io::{BufRead as _, BufReader};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;

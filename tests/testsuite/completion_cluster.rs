@@ -4,8 +4,6 @@
 
 use crate::common;
 
-
-
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -4,8 +4,6 @@
 
 use crate::common;
 
-
-
 use crate::common::ars_api;
 use crate::common::cli::{args, in_process as run, in_process_async as run_async, report};
 use kube::api::{DynamicObject, Patch, PatchParams, PostParams};

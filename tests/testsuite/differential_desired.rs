@@ -1,8 +1,6 @@
 //! Differential test of the desired-spec builder (ARC's newEphemeralRunnerSet) and ARC's verdict:
 //! generated AutoscalingRunnerSet / EphemeralRunnerSet pairs, our drift against Go's.
 
-
-
 use crate::common::oracle::Oracle;
 use crate::common::specgen;
 use kubectl_arc::core::drift::{DriftError, drift};

@@ -49,7 +49,10 @@ fn every_case_agrees_with_the_live_oracle_and_the_recorded_table() {
         assert_eq!(go_hashes[0] == go_hashes[1], row.hash_equal, "{}", row.case);
         if row.case != LOCAL_ZONE_ROW {
             assert_eq!(go_hashes, row.hashes, "{}: live Go", row.case);
-            let ours = [integrity_hash(l, &va).unwrap(), integrity_hash(l, &vb).unwrap()];
+            let ours = [
+                integrity_hash(l, &va).unwrap(),
+                integrity_hash(l, &vb).unwrap(),
+            ];
             assert_eq!(ours, go_hashes, "{}: ours", row.case);
         }
     }

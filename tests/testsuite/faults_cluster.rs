@@ -5,8 +5,6 @@
 
 use crate::common;
 
-
-
 use std::collections::BTreeMap;
 use std::time::Duration;
 

@@ -6,8 +6,6 @@
 
 use crate::common;
 
-
-
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -1,8 +1,6 @@
 //! The layout files shipped in src/core/layouts/ are exactly what the Go oracle's reflection walk
 //! gives for each k8s.io/api version (regenerate with `oracle layout > ...` when this fails).
 
-
-
 use crate::common::oracle::Oracle;
 
 #[test]

@@ -4,8 +4,6 @@
 
 use crate::common;
 
-
-
 use std::collections::BTreeMap;
 use std::process::Command;
 use std::sync::Arc;

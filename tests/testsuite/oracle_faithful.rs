@@ -1,8 +1,6 @@
 //! The Go oracle is faithful to ARC: it reproduces the legacy integrity hashes of ARC's own code
 //! (recorded in ../shared/reference/verified/, which is compared where it exists).
 
-
-
 use crate::common::oracle::Oracle;
 
 const WORKED_EXAMPLE: &str = r#"{"githubConfigUrl":"https://github.com/my-org","githubConfigSecret":"gh-secret","runnerScaleSetId":3,
@@ -42,7 +40,11 @@ fn oracle_spew_matches_the_recorded_go_output_byte_for_byte() {
             // Without the recording, the spew is still checked against our own rendering.
             let l = kubectl_arc::core::layout::Layout::arc();
             let v = kubectl_arc::core::value::decode(l, l.ephemeral_runner_spec, spec).unwrap();
-            assert_eq!(spew, kubectl_arc::core::legacy_hash::spew(l, &v).unwrap(), "{file}");
+            assert_eq!(
+                spew,
+                kubectl_arc::core::legacy_hash::spew(l, &v).unwrap(),
+                "{file}"
+            );
             continue;
         };
         assert_eq!(spew, recorded.trim_end_matches('\n'), "{file}");

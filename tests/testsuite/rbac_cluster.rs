@@ -3,8 +3,6 @@
 
 use crate::common;
 
-
-
 use crate::common::cli::exe;
 use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use serde_json::json;

@@ -4,8 +4,6 @@
 
 use crate::common;
 
-
-
 use crate::common::cli::exe;
 use kube::api::{Api, DynamicObject, PostParams};
 use serde_json::{Value, json};

@@ -6,8 +6,6 @@
 
 use crate::common;
 
-
-
 use std::io::{BufRead as _, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;

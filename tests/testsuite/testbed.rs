@@ -3,8 +3,6 @@
 
 use crate::common;
 
-
-
 use kube::api::{Patch, PatchParams};
 use serde_json::json;
 

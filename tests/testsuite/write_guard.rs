@@ -3,8 +3,6 @@
 
 use crate::common;
 
-
-
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use kube::api::{Patch, PatchParams};

@@ -37,11 +37,17 @@ fn env_path(var: &str) -> PathBuf {
 /// generated files against it. Absent: `None`, said on stderr, except under `CI=true`, where a
 /// missing `../shared/` is a failure (CI must compare, never skip).
 pub fn shared_file(relative: &str) -> Option<String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("shared").join(relative);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("shared")
+        .join(relative);
     match std::fs::read_to_string(&path) {
         Ok(text) => Some(text),
         Err(e) if std::env::var("CI").is_ok_and(|v| v == "true") => {
-            panic!("{}: {e}: under CI=true ../shared/ must sit beside the repository", path.display())
+            panic!(
+                "{}: {e}: under CI=true ../shared/ must sit beside the repository",
+                path.display()
+            )
         }
         Err(e) => {
             eprintln!(
@@ -56,12 +62,18 @@ pub fn shared_file(relative: &str) -> Option<String> {
 /// The directory `../shared/<relative>` when it exists; `None` (said) or a failure under `CI=true`,
 /// as [`shared_file`].
 pub fn shared_dir(relative: &str) -> Option<PathBuf> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("shared").join(relative);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("shared")
+        .join(relative);
     if path.is_dir() {
         return Some(path);
     }
     if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{}: missing: under CI=true ../shared/ must sit beside the repository", path.display());
+        panic!(
+            "{}: missing: under CI=true ../shared/ must sit beside the repository",
+            path.display()
+        );
     }
     eprintln!(
         "note: {} does not exist; the comparison with ../shared/ is not made on this machine",
