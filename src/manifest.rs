@@ -377,10 +377,15 @@ fn scan_scalars(text: &str) -> (Vec<Divergence>, Vec<Rewrite>) {
     let mut document: Option<usize> = None;
     // NEL, LS and PS outside any scalar (in a comment, between tokens) are line breaks for
     // go.yaml.in/yaml/v2 only: the document reads otherwise there.
-    let breaks: Vec<usize> = text
-        .char_indices()
-        .filter(|(_, c)| matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}'))
-        .map(|(i, _)| i)
+    let bytes = text.as_bytes();
+    let breaks: Vec<usize> = (0..bytes.len())
+        .filter(|&i| match bytes[i] {
+            0xC2 => bytes.get(i + 1) == Some(&0x85),
+            0xE2 => {
+                bytes.get(i + 1) == Some(&0x80) && matches!(bytes.get(i + 2), Some(0xA8 | 0xA9))
+            }
+            _ => false,
+        })
         .collect();
     let mut next_break = 0;
     for event in Parser::new_from_str(text) {
