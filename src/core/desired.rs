@@ -73,16 +73,23 @@ pub fn desired_runner_spec(
     let id_text = scale_set_id_annotation.ok_or(DesiredError::MissingScaleSetId)?;
     let id = go_atoi(id_text).ok_or_else(|| DesiredError::BadScaleSetId(id_text.to_string()))?;
     let ars = decode(layout, layout.autoscaling_runner_set_spec, ars_spec_json)?;
-    // ARC's two other ways out of newEphemeralRunnerSet, in its order.
-    if let Value::String(url) = ars_field(layout, &ars, "GitHubConfigUrl")
+    arc_builds(layout, &ars)?;
+    Ok(build(layout, ars, id))
+}
+
+/// ARC's two ways out of `newEphemeralRunnerSet` after the scale set id, in its order: a
+/// `githubConfigUrl` its `applyGitHubURLLabels` cannot parse (an error; ARC never updates the
+/// set) and set metadata without annotations (a panic). `ars` is the decoded spec.
+pub fn arc_builds(layout: &Layout, ars: &Value) -> Result<(), DesiredError> {
+    if let Value::String(url) = ars_field(layout, ars, "GitHubConfigUrl")
         && let Some(message) = gourl::github_config_error(url)
     {
         return Err(DesiredError::GitHubConfigUrl(message));
     }
-    if panics_in_merge_annotations(layout, &ars) {
+    if panics_in_merge_annotations(layout, ars) {
         return Err(DesiredError::MergeAnnotationsPanic);
     }
-    Ok(build(layout, ars, id))
+    Ok(())
 }
 
 /// The value of a field of the decoded `AutoscalingRunnerSetSpec`, by its Go name.
