@@ -83,6 +83,10 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestEr
             ),
         });
     }
+    // kubectl reads a stream starting with '{' as JSON, with Go's rules (its YAMLOrJSONDecoder).
+    if text.trim_start().starts_with('{') {
+        return parse_json(text, source);
+    }
     // The scalar check walks the parser's events a second time: it runs beside the main parse
     // (on a file of 4,000 scale sets it takes about a third of the parse's time).
     // (A small file is checked after the parse: a thread costs more than the check.)
@@ -90,7 +94,7 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestEr
         let check = if text.len() >= 64 * 1024 {
             std::thread::Builder::new()
                 .name("yaml-scalars".into())
-                .spawn_scoped(scope, || divergent_scalars(text))
+                .spawn_scoped(scope, || scan_scalars(text))
                 .ok()
         } else {
             None
@@ -101,10 +105,19 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestEr
             Some(handle) => handle
                 .join()
                 .unwrap_or_else(|p| std::panic::resume_unwind(p)),
-            None => divergent_scalars(text),
+            None => scan_scalars(text),
         };
         (docs, divergences)
     });
+    let (divergences, rewrites) = divergences;
+    // Quoted scalars go.yaml.in/yaml/v2 reads otherwise but without error (NEL, LS and PS are its
+    // line breaks, as in a `kubectl get -o yaml` of a string holding one): read again, with their
+    // source rewritten to kubectl's reading (rare: only then is the text parsed twice).
+    let docs = if rewrites.is_empty() {
+        docs
+    } else {
+        serde_saphyr::from_multiple_with_options(&rewritten(text, &rewrites), options())
+    };
     let docs = docs.map_err(|e| ManifestError::Parse {
         origin: source.to_string(),
         message: friendly(&e.to_string()),
@@ -119,7 +132,8 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestEr
     }
     let mut out = Vec::new();
     for (i, doc) in docs.into_iter().enumerate() {
-        let Some(doc) = doc else { continue };
+        let Some(mut doc) = doc else { continue };
+        negative_zero_as_kubectl_stores(&mut doc);
         let src = if multi {
             format!("{source}#{}", i + 1)
         } else {
@@ -135,11 +149,69 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestEr
     Ok(out)
 }
 
-/// The JSON text of a manifest value as `sigs.k8s.io/yaml.YAMLToJSON` writes it, for the
-/// Go-faithful decoder: numbers as Go's `encoding/json` prints them (a YAML `1e3` or `1.0` is the
-/// float64 1000 or 1 and is written `1000` or `1`, not `1000.0`), since a `resource.Quantity`
-/// keeps the literal text of a JSON number. Object keys keep the file's order (the decoder does
-/// not depend on it); strings are escaped as JSON.
+/// YAMLToJSON writes the float64 -0 as `-0`, which kubectl's decoding then reads as the integer 0:
+/// a YAML -0.0 is stored as 0.
+fn negative_zero_as_kubectl_stores(value: &mut Value) {
+    match value {
+        Value::Number(n) if n.as_f64() == Some(0.0) && !(n.is_i64() || n.is_u64()) => {
+            *value = Value::from(0)
+        }
+        Value::Array(items) => items.iter_mut().for_each(negative_zero_as_kubectl_stores),
+        Value::Object(map) => map.values_mut().for_each(negative_zero_as_kubectl_stores),
+        _ => {}
+    }
+}
+
+/// A JSON manifest, read as kubectl reads one (see [`crate::core::json::manifest_documents`]):
+/// a value kubectl refuses (a number beyond float64) refuses its object, not the file.
+fn parse_json(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestError> {
+    let docs = crate::core::json::manifest_documents(text, MAX_DEPTH).map_err(|e| {
+        ManifestError::Parse {
+            origin: source.to_string(),
+            message: e.to_string(),
+        }
+    })?;
+    let multi = docs.len() > 1;
+    let mut out = Vec::new();
+    for (i, doc) in docs.into_iter().enumerate() {
+        let src = if multi {
+            format!("{source}#{}", i + 1)
+        } else {
+            source.to_string()
+        };
+        let refused: Vec<Divergence> = doc
+            .refused
+            .into_iter()
+            .map(|r| {
+                let before = &text[..r.offset];
+                Divergence {
+                    document: i,
+                    line: before.matches('\n').count() + 1,
+                    column: before.len() - before.rfind('\n').map_or(0, |n| n + 1) + 1,
+                    path: r.path,
+                    text: r.text,
+                    kubectl: r.message,
+                    ours: String::new(),
+                    key: false,
+                    style: "JSON number",
+                }
+            })
+            .collect();
+        let position = Position {
+            document: multi.then_some(i + 1),
+            items: Vec::new(),
+        };
+        push_object(doc.value, src, position, &refused, "", &mut out)?;
+    }
+    Ok(out)
+}
+
+/// The JSON text of a manifest value as kubectl sends it to the API server (`sigs.k8s.io/yaml.YAMLToJSON`,
+/// then its unstructured decoding and `encoding/json`), for the Go-faithful decoder: numbers as
+/// Go's `encoding/json` prints them (a YAML `1e3` or `1.0` is the float64 1000 or 1 and is
+/// written `1000` or `1`, not `1000.0`; an integer beyond int64 is a float64), since a
+/// `resource.Quantity` keeps the literal text of a JSON number; keys sorted and strings escaped as
+/// `encoding/json` writes them (`<` as `\u003c`), since a `metav1.FieldsV1` keeps the exact bytes.
 pub fn go_json(value: &Value) -> String {
     let mut out = String::new();
     write_go_json(value, &mut out);
@@ -148,10 +220,14 @@ pub fn go_json(value: &Value) -> String {
 
 fn write_go_json(value: &Value, out: &mut String) {
     match value {
-        Value::Number(n) => match n.as_f64() {
-            Some(f) if !(n.is_i64() || n.is_u64()) => out.push_str(&go_float(f)),
-            _ => out.push_str(&n.to_string()),
+        Value::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => out.push_str(&i.to_string()),
+            // An integer beyond int64 is a float64 once kubectl has read it (sigs.k8s.io/json's
+            // int-preserving decode), and is stored so: 12345678901234567890 as 12345678901234567000.
+            (None, Some(f)) => out.push_str(&go_float(f)),
+            (None, None) => out.push_str(&n.to_string()),
         },
+        Value::String(s) => crate::core::goyaml::go_json_string(s, out),
         Value::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -163,12 +239,15 @@ fn write_go_json(value: &Value, out: &mut String) {
             out.push(']');
         }
         Value::Object(map) => {
+            // encoding/json writes a map's keys sorted (a FieldsV1 keeps these exact bytes).
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
             out.push('{');
-            for (i, (k, v)) in map.iter().enumerate() {
+            for (i, (k, v)) in entries.into_iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
-                out.push_str(&Value::String(k.clone()).to_string());
+                crate::core::goyaml::go_json_string(k, out);
                 out.push(':');
                 write_go_json(v, out);
             }
@@ -213,26 +292,58 @@ pub struct Divergence {
     /// How this reader reads it (JSON).
     pub ours: String,
     pub key: bool,
+    /// The scalar's style: "plain", "single-quoted", "double-quoted", or "JSON number" for a
+    /// number of a JSON manifest that kubectl refuses (`kubectl` then says why).
+    pub style: &'static str,
 }
 
 impl std::fmt::Display for Divergence {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{}line {} column {}: the plain {} `{}` is read by kubectl (go.yaml.in/yaml/v2) as {} but here as {}: quote it, or write it the way kubectl reads it",
-            if self.path.is_empty() {
-                String::new()
-            } else {
-                format!("{}: ", self.path)
-            },
-            self.line,
-            self.column,
-            if self.key { "key" } else { "scalar" },
-            self.text,
-            self.kubectl,
-            self.ours
-        )
+        if !self.path.is_empty() {
+            write!(f, "{}: ", self.path)?;
+        }
+        write!(f, "line {} column {}: ", self.line, self.column)?;
+        match self.style {
+            "JSON number" => write!(
+                f,
+                "the number {} is refused by kubectl ({}), so this object cannot be applied: write a number within float64",
+                self.text, self.kubectl
+            ),
+            "outside" => write!(
+                f,
+                "{} outside any scalar is a line break for kubectl (go.yaml.in/yaml/v2), which then reads {}; here it is {}: remove it, or write it as an escape in a double-quoted scalar",
+                self.text, self.kubectl, self.ours
+            ),
+            style => write!(
+                f,
+                "the {style} {} `{}` is read by kubectl (go.yaml.in/yaml/v2) as {} but here as {}: {}",
+                if self.key { "key" } else { "scalar" },
+                self.text,
+                self.kubectl,
+                self.ours,
+                if self.kubectl.contains("escape") {
+                    "use only the escapes kubectl knows (no \\/; a character beyond U+FFFF as \\U0001F600, not a surrogate pair)"
+                } else if style == "plain" && !self.text.contains("<U+") {
+                    "quote it, or write it the way kubectl reads it"
+                } else {
+                    "write NEL, LS and PS as the escapes \\N, \\L and \\P in a double-quoted scalar"
+                }
+            ),
+        }
     }
+}
+
+/// `text` with NEL, LS, PS and other invisible characters shown as `<U+2028>`.
+fn visible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') {
+            out.push_str(&format!("<U+{:04X}>", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The plain scalars of `text` that serde-saphyr resolves otherwise than go.yaml.in/yaml/v2 (the
@@ -241,7 +352,19 @@ impl std::fmt::Display for Divergence {
 /// word, a signed integer beyond int64, a float beyond float64, a non-string key. Each distinct
 /// text is resolved once.
 pub fn divergent_scalars(text: &str) -> Vec<Divergence> {
+    scan_scalars(text).0
+}
+
+/// A quoted scalar go.yaml.in/yaml/v2 reads otherwise, and its reading: the byte range of its
+/// source (quotes included) and the text kubectl reads there.
+type Rewrite = (std::ops::Range<usize>, String);
+
+/// [`divergent_scalars`], and apart from them the quoted scalars that go.yaml.in/yaml/v2 reads
+/// without error but otherwise (its line breaks NEL, LS and PS): those are read as kubectl reads
+/// them by rewriting their source, not refused.
+fn scan_scalars(text: &str) -> (Vec<Divergence>, Vec<Rewrite>) {
     use granit_parser::{Event, Parser, ScalarStyle};
+    let mut rewrites: Vec<Rewrite> = Vec::new();
     // Per container: is a mapping, the next node is a key, the current key or item index.
     struct Level {
         map: bool,
@@ -268,10 +391,41 @@ pub fn divergent_scalars(text: &str) -> Vec<Divergence> {
         Default::default();
     let mut out = Vec::new();
     let mut document: Option<usize> = None;
+    // NEL, LS and PS outside any scalar (in a comment, between tokens) are line breaks for
+    // go.yaml.in/yaml/v2 only: the document reads otherwise there.
+    let bytes = text.as_bytes();
+    let breaks: Vec<usize> = (0..bytes.len())
+        .filter(|&i| match bytes[i] {
+            0xC2 => bytes.get(i + 1) == Some(&0x85),
+            0xE2 => {
+                bytes.get(i + 1) == Some(&0x80) && matches!(bytes.get(i + 2), Some(0xA8 | 0xA9))
+            }
+            _ => false,
+        })
+        .collect();
+    let mut next_break = 0;
     let mut parser_options = granit_parser::Options::default();
     parser_options.set_emit_comments(false);
     for event in Parser::new_from_str_with_options(text, parser_options) {
         let Ok((event, span)) = event else { break };
+        let event_start = span.start.byte_offset().unwrap_or(0);
+        while let Some(&b) = breaks.get(next_break)
+            && b < event_start
+        {
+            let before = &text[..b];
+            out.push(Divergence {
+                document: document.unwrap_or(0),
+                line: before.matches('\n').count() + 1,
+                column: before.len() - before.rfind('\n').map_or(0, |n| n + 1) + 1,
+                path: path(&stack),
+                text: visible(&text[b..].chars().take(1).collect::<String>()),
+                kubectl: "another document, or refuses it".into(),
+                ours: "an ordinary character (YAML 1.2)".into(),
+                key: false,
+                style: "outside",
+            });
+            next_break += 1;
+        }
         let in_key = stack.last().is_some_and(|l| l.map && l.key_next);
         let mut node_done = false;
         match event {
@@ -301,6 +455,49 @@ pub fn divergent_scalars(text: &str) -> Vec<Divergence> {
                 if in_key && let Some(top) = stack.last_mut() {
                     top.key = value.to_string();
                 }
+                let (start, end) = (
+                    span.start.byte_offset().unwrap_or(0),
+                    span.end.byte_offset().unwrap_or(0),
+                );
+                let source = text.get(start..end.max(start)).unwrap_or("");
+                // go.yaml.in/yaml/v2 takes NEL, LS and PS for line breaks and has its own escapes.
+                while breaks.get(next_break).is_some_and(|&b| b < end) {
+                    next_break += 1;
+                }
+                let quoted = matches!(style, ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted);
+                let goyaml_breaks = source.contains(['\u{85}', '\u{2028}', '\u{2029}']);
+                if goyaml_breaks || (quoted && source.contains('\\')) {
+                    let kubectl = if quoted {
+                        match goyaml::goyaml_quoted_scalar(&text[start..]) {
+                            Ok(go) if go == *value => None,
+                            Ok(go) => {
+                                rewrites.push((start..end, go));
+                                None
+                            }
+                            Err(e) => Some(format!("an error (yaml: {e})")),
+                        }
+                    } else {
+                        Some("another document, or an error (it takes NEL, LS and PS for line breaks)".into())
+                    };
+                    if let Some(kubectl) = kubectl {
+                        out.push(Divergence {
+                            document: document.unwrap_or(0),
+                            line: span.start.line(),
+                            column: span.start.col() + 1,
+                            path: path(&stack),
+                            text: visible(source),
+                            kubectl,
+                            ours: json_string(&value),
+                            key: in_key,
+                            style: match style {
+                                ScalarStyle::SingleQuoted => "single-quoted",
+                                ScalarStyle::DoubleQuoted => "double-quoted",
+                                ScalarStyle::Plain => "plain",
+                                _ => "block",
+                            },
+                        });
+                    }
+                }
                 if style == ScalarStyle::Plain && tag.is_none() && !(in_key && value == "<<") {
                     let found = seen
                         .entry((value.to_string(), in_key))
@@ -316,6 +513,7 @@ pub fn divergent_scalars(text: &str) -> Vec<Divergence> {
                             kubectl,
                             ours,
                             key: in_key,
+                            style: "plain",
                         });
                     }
                 }
@@ -330,6 +528,44 @@ pub fn divergent_scalars(text: &str) -> Vec<Divergence> {
             }
         }
     }
+    (out, rewrites)
+}
+
+/// `text` with each rewritten scalar replaced by a double-quoted scalar holding kubectl's reading.
+fn rewritten(text: &str, rewrites: &[Rewrite]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (range, reading) in rewrites {
+        out.push_str(&text[at..range.start]);
+        out.push('"');
+        for c in reading.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                // What YAML does not allow raw (controls, DEL, C1, U+FFFE, U+FFFF), and the
+                // characters the readers disagree on, as escapes.
+                c if c.is_control()
+                    || matches!(
+                        c,
+                        '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
+                    ) =>
+                {
+                    out.push_str(&format!("\\u{:04x}", c as u32))
+                }
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+        at = range.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// A string as JSON text, as `encoding/json` writes it.
+fn json_string(s: &str) -> String {
+    let mut out = String::new();
+    goyaml::go_json_string(s, &mut out);
     out
 }
 
@@ -356,7 +592,12 @@ fn diverges(text: &str, key: bool) -> Option<(String, String)> {
     if !may_not_be_a_string(text) {
         return None;
     }
-    let go = goyaml::resolve_plain(text);
+    let go = match goyaml::resolve_plain(text) {
+        // kubectl stores an integer beyond int64 as a float64, and -0.0 as the integer 0.
+        goyaml::GoScalar::Uint(u) if !key => goyaml::GoScalar::Float(u as f64),
+        goyaml::GoScalar::Float(f) if !key && f == 0.0 => goyaml::GoScalar::Int(0),
+        go => go,
+    };
     let kubectl = if key {
         goyaml::go_map_key(go, text)
     } else {
@@ -364,7 +605,9 @@ fn diverges(text: &str, key: bool) -> Option<(String, String)> {
     };
     let ours = if key {
         // serde-saphyr hands a mapping key to serde_json as its text.
-        Ok(Value::String(text.to_string()).to_string())
+        let mut out = String::new();
+        goyaml::go_json_string(text, &mut out);
+        Ok(out)
     } else {
         if text.contains('\n') {
             // A plain scalar folded over blank lines: text for both readers.
@@ -373,7 +616,10 @@ fn diverges(text: &str, key: bool) -> Option<(String, String)> {
         // As the item of a block sequence, so that a plain `...` or `---` is not read as a
         // document marker.
         match serde_saphyr::from_str_with_options::<Vec<Value>>(&format!("- {text}"), options()) {
-            Ok(v) if v.len() == 1 => Ok(go_json(&v[0])),
+            Ok(mut v) if v.len() == 1 => {
+                negative_zero_as_kubectl_stores(&mut v[0]);
+                Ok(go_json(&v[0]))
+            }
             Ok(_) => return None,
             Err(e) => Err(first_line(&e.to_string())),
         }
@@ -558,6 +804,8 @@ mod tests {
             (1.25e-10, "1.25e-10"),
             (18446744073709551616.0, "18446744073709552000"),
             (0.1, "0.1"),
+            // An exact tie between two shortest candidates: Go takes the even digit.
+            (f64::from_bits(0x4310_0000_0000_0001), "1125899906842624.2"),
         ] {
             assert_eq!(go_float(f), go, "{f:e}");
         }

@@ -6,7 +6,9 @@
 //! `strconv.Atoi` of the ARS annotation `runner-scale-set-id`; `GitHubConfigURL`,
 //! `GitHubConfigSecret`, `Proxy`, `GitHubServerTLS`, `VaultConfig` (`AutoscalingRunnerSet.VaultConfig()`
 //! returns `Spec.VaultConfig`) and `EphemeralRunnerConfigSecretMetadata` are copied from the ARS
-//! spec, and the inline `PodTemplateSpec` is `Spec.Template`. Everything else stays zero (notably
+//! spec, and the inline `PodTemplateSpec` is `Spec.Template`. Where ARC gives up instead, so do we, with
+//! ARC's reason: a `githubConfigUrl` its URL parsing refuses ([`gourl`]) and set metadata without
+//! annotations (a panic in ARC). Everything else stays zero (notably
 //! `ProxySecretRef`, which the ERS controller sets on runners, not on the set). The value is built in
 //! memory from the decoded ARS, exactly like ARC: it is never re-encoded, so an `env: []` in the
 //! template stays an empty, non-nil slice here while the stored ERS reads it back as nil.
@@ -16,6 +18,7 @@
 
 use crate::core::arc::ANNOTATION_RUNNER_SCALE_SET_ID;
 use crate::core::equality;
+use crate::core::gourl;
 use crate::core::layout::{Kind, Layout};
 use crate::core::value::{DecodeError, Value, decode};
 
@@ -35,6 +38,18 @@ pub enum DesiredError {
     /// The spec does not decode into ARC's Go types.
     #[error("spec does not decode into ARC's Go types: {0}")]
     Decode(#[from] DecodeError),
+    /// ARC's `applyGitHubURLLabels` cannot parse `spec.githubConfigUrl`: `newEphemeralRunnerSet`
+    /// returns this error, ARC logs it and never updates the set. Holds ARC's message.
+    #[error(
+        "spec.githubConfigUrl: ARC will not update this set: its controller fails to build the EphemeralRunnerSet and logs: {0}"
+    )]
+    GitHubConfigUrl(String),
+    /// `spec.ephemeralRunnerSetMetadata` is set without annotations: ARC's `mergeAnnotations`
+    /// writes into a nil map and the controller panics on every reconcile of this set.
+    #[error(
+        "spec.ephemeralRunnerSetMetadata has no annotations: ARC's controller panics on every reconcile of this set (mergeAnnotations writes to a nil map: \"assignment to entry in nil map\"), so it never updates it; fix: give it an annotation, even an empty map (ephemeralRunnerSetMetadata.annotations: {{}})"
+    )]
+    MergeAnnotationsPanic,
 }
 
 /// `strconv.Atoi`: an optional sign and decimal digits, within int64 (Go's `int` on 64-bit).
@@ -58,6 +73,7 @@ pub fn desired_runner_spec(
     let id_text = scale_set_id_annotation.ok_or(DesiredError::MissingScaleSetId)?;
     let id = go_atoi(id_text).ok_or_else(|| DesiredError::BadScaleSetId(id_text.to_string()))?;
     let ars = decode(layout, layout.autoscaling_runner_set_spec, ars_spec_json)?;
+    arc_builds(layout, &ars)?;
     Ok(build(layout, ars, id))
 }
 
@@ -71,6 +87,55 @@ pub fn desired_runner_spec_with_id(
 ) -> Result<Value, DecodeError> {
     let ars = decode(layout, layout.autoscaling_runner_set_spec, ars_spec_json)?;
     Ok(build(layout, ars, scale_set_id))
+}
+
+/// ARC's two ways out of `newEphemeralRunnerSet` after the scale set id, in its order: a
+/// `githubConfigUrl` its `applyGitHubURLLabels` cannot parse (an error; ARC never updates the
+/// set) and set metadata without annotations (a panic). `ars` is the decoded spec.
+pub fn arc_builds(layout: &Layout, ars: &Value) -> Result<(), DesiredError> {
+    if let Value::String(url) = ars_field(layout, ars, "GitHubConfigUrl")
+        && let Some(message) = gourl::github_config_error(url)
+    {
+        return Err(DesiredError::GitHubConfigUrl(message));
+    }
+    if panics_in_merge_annotations(layout, ars) {
+        return Err(DesiredError::MergeAnnotationsPanic);
+    }
+    Ok(())
+}
+
+/// The value of a field of the decoded `AutoscalingRunnerSetSpec`, by its Go name.
+fn ars_field<'v>(layout: &Layout, ars: &'v Value, go_name: &str) -> &'v Value {
+    let Kind::Struct(fields) = &layout.ty(layout.autoscaling_runner_set_spec).kind else {
+        unreachable!("AutoscalingRunnerSetSpec is a struct")
+    };
+    let i = fields
+        .iter()
+        .position(|f| f.name == go_name)
+        .unwrap_or_else(|| panic!("AutoscalingRunnerSetSpec has no field {go_name}"));
+    &ars.fields().expect("struct value")[i]
+}
+
+/// ARC merges the set's annotations (always the runner-group and scale-set-name keys) into
+/// `ephemeralRunnerSetMetadata.annotations` with `mergeAnnotations`, which clones the base (nil
+/// stays nil) and writes into it: a non-nil metadata whose annotations map is nil (absent or
+/// `null`; labels or not) panics. An empty map `{}` does not.
+fn panics_in_merge_annotations(layout: &Layout, ars: &Value) -> bool {
+    let Value::Ptr(Some(meta)) = ars_field(layout, ars, "EphemeralRunnerSetMetadata") else {
+        return false;
+    };
+    // ResourceMeta is {Labels, Annotations}.
+    let Some(meta_ty) = layout.by_name("v1alpha1.ResourceMeta") else {
+        unreachable!("the layout has ResourceMeta")
+    };
+    let Kind::Struct(meta_fields) = &layout.ty(meta_ty).kind else {
+        unreachable!("ResourceMeta is a struct")
+    };
+    let i = meta_fields
+        .iter()
+        .position(|f| f.name == "Annotations")
+        .expect("ResourceMeta has Annotations");
+    matches!(meta.fields().expect("struct")[i], Value::Map(None))
 }
 
 fn build(layout: &Layout, ars: Value, scale_set_id: i64) -> Value {
@@ -147,6 +212,40 @@ mod tests {
         assert!(!c.reflect_equal());
         assert_eq!(c.differences.len(), 1);
         assert_eq!(c.differences[0].path, "spec.containers[0].env");
+    }
+
+    #[test]
+    fn arc_refuses_a_github_config_url_it_cannot_parse() {
+        let l = Layout::arc();
+        let err = desired_runner_spec(l, r#"{"githubConfigUrl":"https://github.com"}"#, Some("1"))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "spec.githubConfigUrl: ARC will not update this set: its controller fails to build the EphemeralRunnerSet and logs: failed to apply GitHub URL labels: failed to parse github config from url: \"https://github.com\": invalid config URL, should point to an enterprise, org, or repository"
+        );
+        // The scale set id is checked first, as in ARC.
+        assert_eq!(
+            desired_runner_spec(l, r#"{"githubConfigUrl":"x"}"#, None).unwrap_err(),
+            DesiredError::MissingScaleSetId
+        );
+    }
+
+    #[test]
+    fn set_metadata_without_annotations_panics_in_arc() {
+        let l = Layout::arc();
+        let url = r#""githubConfigUrl":"https://github.com/o""#;
+        for meta in [r#"{"labels":{"a":"b"}}"#, "{}", r#"{"annotations":null}"#] {
+            let spec = format!(r#"{{{url},"ephemeralRunnerSetMetadata":{meta}}}"#);
+            assert_eq!(
+                desired_runner_spec(l, &spec, Some("1")).unwrap_err(),
+                DesiredError::MergeAnnotationsPanic,
+                "{meta}"
+            );
+        }
+        for meta in ["null", r#"{"labels":{"a":"b"},"annotations":{}}"#] {
+            let spec = format!(r#"{{{url},"ephemeralRunnerSetMetadata":{meta}}}"#);
+            assert!(desired_runner_spec(l, &spec, Some("1")).is_ok(), "{meta}");
+        }
     }
 
     #[test]

@@ -97,29 +97,224 @@ pub fn go_json(value: GoScalar, text: &str) -> Result<String, String> {
             return Err(format!("json: unsupported value: {}", go_float_name(f)));
         }
         GoScalar::Float(f) => go_float(f),
-        GoScalar::Str => serde_json::Value::String(text.to_string()).to_string(),
+        GoScalar::Str => {
+            let mut out = String::new();
+            go_json_string(text, &mut out);
+            out
+        }
     })
 }
 
 /// A float64 as Go's `encoding/json` writes it (`floatEncoder.encode`): the shortest digits that
-/// read back as the same float, in `strconv.FormatFloat` format `'f'` when 1e-6 <= |f| < 1e21 (or
-/// f is zero) and `'e'` otherwise, whose exponent has at least two digits, except that `e-0N` is
-/// shortened to `e-N`. Rust's `{}` and `{:e}` give the same shortest digits.
+/// read back as the same float ([`shortest_digits`]), in `strconv.FormatFloat` format `'f'` when
+/// 1e-6 <= |f| < 1e21 (or f is zero) and `'e'` otherwise, whose exponent has at least two digits,
+/// except that `e-0N` is shortened to `e-N`.
 pub fn go_float(f: f64) -> String {
     let abs = f.abs();
+    let (digits, exp) = shortest_digits(f);
+    let sign = if f.is_sign_negative() { "-" } else { "" };
     if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
-        let text = format!("{f:e}");
-        let (mantissa, exponent) = text.split_once('e').expect("{:e} has an exponent");
-        let exponent: i32 = exponent.parse().expect("an integer exponent");
-        if exponent < 0 {
-            // Go writes e-07, then encoding/json shortens it to e-7: no padding.
-            format!("{mantissa}e-{}", exponent.unsigned_abs())
-        } else {
-            format!("{mantissa}e+{exponent:02}")
-        }
+        let e = format_e(&digits, exp);
+        // Go writes e-07, then encoding/json shortens it to e-7: no padding.
+        let e = match e.rfind("e-0") {
+            Some(i) if e.len() == i + 4 => format!("{}e-{}", &e[..i], &e[i + 3..]),
+            _ => e,
+        };
+        format!("{sign}{e}")
     } else {
-        format!("{f}")
+        format!("{sign}{}", format_f(&digits, exp))
     }
+}
+
+/// `strconv.FormatFloat(f, 'g', -1, 64)`: the shortest digits, in `%e` form when the decimal
+/// exponent is below -4 or at least 6 (with the shortest digits Go takes 6 as the precision for
+/// this decision), else `%f` form.
+pub fn go_format_g(f: f64) -> String {
+    if f.is_nan() {
+        return "NaN".into();
+    }
+    if f.is_infinite() {
+        return if f > 0.0 { "+Inf" } else { "-Inf" }.into();
+    }
+    let (digits, exp) = shortest_digits(f);
+    let sign = if f.is_sign_negative() { "-" } else { "" };
+    format!("{sign}{}", format_g(&digits, exp))
+}
+
+/// strconv's `'g'` with the shortest digits.
+fn format_g(digits: &[u8], exp: i32) -> String {
+    if digits != b"0" && !(-4..6).contains(&exp) {
+        format_e(digits, exp)
+    } else {
+        format_f(digits, exp)
+    }
+}
+
+/// The shortest decimal digits (no leading or trailing zeros; "0" for zero) that read back as `f`
+/// (a finite float64, sign ignored), as Go's `strconv` shortest formatting picks them, with the
+/// decimal exponent of the first digit: `(b"125", -3)` is 1.25e-3.
+///
+/// For each length from 1 digit up, the decimal of that length nearest to `f` (ties to the even
+/// digit, as Go rounds an exact tie) is tried, and so are its two neighbours, since the interval
+/// of decimals that read back as `f` is narrower below a power of two than above it; the first
+/// length with a candidate that reads back wins, and among those the one nearest to `f`.
+pub fn shortest_digits(f: f64) -> (Vec<u8>, i32) {
+    shortest(f.abs(), 17, |s| s.parse::<f64>().ok() == Some(f.abs()))
+}
+
+/// As [`shortest_digits`] for a float32.
+pub fn shortest_digits32(f: f32) -> (Vec<u8>, i32) {
+    let x = f.abs();
+    shortest(f64::from(x), 9, |s| s.parse::<f32>().ok() == Some(x))
+}
+
+fn shortest(x: f64, max: usize, reads_back: impl Fn(&str) -> bool) -> (Vec<u8>, i32) {
+    if x == 0.0 {
+        return (b"0".to_vec(), 0);
+    }
+    for n in 1..=max {
+        // The nearest n-digit decimal, exactly rounded (Rust rounds an exact tie to even).
+        let e = format!("{:.*e}", n - 1, x);
+        let (mantissa, exp) = e.split_once('e').expect("{:e} has an exponent");
+        let exp: i32 = exp.parse().expect("an integer exponent");
+        let digits: Vec<u8> = mantissa.bytes().filter(u8::is_ascii_digit).collect();
+        let mut found = None;
+        for candidate in neighbours(&digits, exp) {
+            let text = decimal_text(&candidate.0, candidate.1);
+            if reads_back(&text) {
+                found = Some(candidate);
+                break;
+            }
+        }
+        if let Some((digits, exp)) = found {
+            return trim(digits, exp);
+        }
+    }
+    unreachable!("17 digits always read back")
+}
+
+/// The nearest decimal first, then the one below and the one above (same length).
+fn neighbours(digits: &[u8], exp: i32) -> Vec<(Vec<u8>, i32)> {
+    let mut out = vec![(digits.to_vec(), exp)];
+    // One unit less in the last digit.
+    let mut down = digits.to_vec();
+    let mut i = down.len();
+    while i > 0 {
+        i -= 1;
+        if down[i] > b'0' {
+            down[i] -= 1;
+            break;
+        }
+        down[i] = b'9';
+    }
+    if down[0] == b'0' {
+        // 1000 - 1 = 0999: one digit shorter at this exponent, 9.99 at exponent - 1.
+        down.remove(0);
+        down.push(b'9');
+        out.push((down, exp - 1));
+    } else {
+        out.push((down, exp));
+    }
+    // One unit more.
+    let mut up = digits.to_vec();
+    let mut i = up.len();
+    loop {
+        if i == 0 {
+            up.insert(0, b'1');
+            up.pop();
+            out.push((up, exp + 1));
+            break;
+        }
+        i -= 1;
+        if up[i] < b'9' {
+            up[i] += 1;
+            out.push((up, exp));
+            break;
+        }
+        up[i] = b'0';
+    }
+    out
+}
+
+fn decimal_text(digits: &[u8], exp: i32) -> String {
+    format!(
+        "{}.{}e{exp}",
+        digits[0] as char,
+        std::str::from_utf8(&digits[1..]).expect("digits")
+    )
+}
+
+fn trim(mut digits: Vec<u8>, exp: i32) -> (Vec<u8>, i32) {
+    while digits.len() > 1 && digits.last() == Some(&b'0') {
+        digits.pop();
+    }
+    (digits, exp)
+}
+
+/// `%e` with the given digits: `d.ddde+XX` (exponent of two digits at least).
+fn format_e(digits: &[u8], exp: i32) -> String {
+    let mut s = String::new();
+    s.push(digits[0] as char);
+    if digits.len() > 1 {
+        s.push('.');
+        s.push_str(std::str::from_utf8(&digits[1..]).expect("digits"));
+    }
+    let sign = if exp < 0 { '-' } else { '+' };
+    format!("{s}e{sign}{:02}", exp.unsigned_abs())
+}
+
+/// `%f` with the given digits: all of them, no exponent.
+fn format_f(digits: &[u8], exp: i32) -> String {
+    let digits = std::str::from_utf8(digits).expect("digits");
+    if digits == "0" {
+        return "0".into();
+    }
+    let dp = exp + 1;
+    if dp <= 0 {
+        format!("0.{}{digits}", "0".repeat((-dp) as usize))
+    } else if dp as usize >= digits.len() {
+        format!("{digits}{}", "0".repeat(dp as usize - digits.len()))
+    } else {
+        format!("{}.{}", &digits[..dp as usize], &digits[dp as usize..])
+    }
+}
+
+/// A string as Go's `encoding/json` writes it (`appendString` with HTML escaping, as
+/// `json.Marshal` does): `"` and `\\` escaped, `\b \f \n \r \t`, other control bytes as
+/// `\u00XX`, `<`, `>` and `&` as `\u003c`, `\u003e`, `\u0026`, U+2028 and U+2029 as `\u2028` and
+/// `\u2029`; everything else (DEL, C1 controls, U+FFFE) as it is.
+pub fn go_json_string(s: &str, out: &mut String) {
+    use std::fmt::Write as _;
+    out.push('"');
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        let escaped: Option<&str> = match c {
+            '"' => Some("\\\""),
+            '\\' => Some("\\\\"),
+            '\u{8}' => Some("\\b"),
+            '\u{c}' => Some("\\f"),
+            '\n' => Some("\\n"),
+            '\r' => Some("\\r"),
+            '\t' => Some("\\t"),
+            _ => None,
+        };
+        let needs = escaped.is_some()
+            || (c as u32) < 0x20
+            || matches!(c, '<' | '>' | '&' | '\u{2028}' | '\u{2029}');
+        if !needs {
+            continue;
+        }
+        out.push_str(&s[start..i]);
+        match escaped {
+            Some(e) => out.push_str(e),
+            None => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+        }
+        start = i + c.len_utf8();
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
 }
 
 /// The JSON object key `sigs.k8s.io/yaml` makes of a resolved mapping key
@@ -139,22 +334,17 @@ pub fn go_map_key(value: GoScalar, text: &str) -> Result<String, String> {
         GoScalar::Null => return Err("unsupported map key of type: <nil>".into()),
         GoScalar::Uint(_) => return Err("unsupported map key of type: uint64".into()),
     };
-    Ok(serde_json::Value::String(key).to_string())
+    let mut out = String::new();
+    go_json_string(&key, &mut out);
+    Ok(out)
 }
 
-/// `strconv.FormatFloat(float64(f), 'g', -1, 32)`: the shortest digits of the float32, in `%e`
-/// form (two-digit exponent at least) when the exponent is below -4 or at least 6 (the precision
-/// Go uses for this decision with the shortest digits), else `%f` form.
+/// `strconv.FormatFloat(float64(f), 'g', -1, 32)`: the shortest digits of the float32, as
+/// [`go_format_g`] places them.
 fn format_g32(f: f32) -> String {
-    let e = format!("{f:e}");
-    let (mantissa, exponent) = e.split_once('e').expect("{:e} has an exponent");
-    let exponent: i32 = exponent.parse().expect("an integer exponent");
-    if f != 0.0 && !(-4..6).contains(&exponent) {
-        let sign = if exponent < 0 { '-' } else { '+' };
-        format!("{mantissa}e{sign}{:02}", exponent.unsigned_abs())
-    } else {
-        format!("{f}")
-    }
+    let (digits, exp) = shortest_digits32(f);
+    let sign = if f.is_sign_negative() { "-" } else { "" };
+    format!("{sign}{}", format_g(&digits, exp))
 }
 
 fn go_float_name(f: f64) -> &'static str {
@@ -288,6 +478,157 @@ fn is_timestamp(s: &str) -> bool {
     b.len() >= 5 && b[..4].iter().all(u8::is_ascii_digit) && b[4] == b'-'
 }
 
+/// go.yaml.in/yaml/v2's line breaks: CR, LF, and also NEL (U+0085), LS (U+2028) and PS (U+2029),
+/// which YAML 1.2 readers take for ordinary characters.
+pub fn is_goyaml_break(c: char) -> bool {
+    matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
+}
+
+/// How go.yaml.in/yaml/v2 reads the quoted scalar that starts (with its quote) at the beginning of
+/// `src`: `yaml_parser_scan_flow_scalar` in its scannerc.go. Line folding treats NEL, LS and PS as
+/// line breaks (a NEL folds like LF; a lone LS or PS is kept, the blanks around it dropped), and
+/// the double-quoted escapes are its own: no `\/`, and no `\u` or `\U` of a surrogate or beyond
+/// U+10FFFF. `Err` holds go-yaml's complaint.
+pub fn goyaml_quoted_scalar(src: &str) -> Result<String, &'static str> {
+    let chars: Vec<char> = src.chars().collect();
+    let single = chars.first() == Some(&'\'');
+    let at = |i: usize| chars.get(i).copied().unwrap_or('\0');
+    let is_blank = |c: char| c == ' ' || c == '\t';
+    let is_blankz = |c: char| is_blank(c) || is_goyaml_break(c) || c == '\0';
+    // read_line: CR LF, CR, LF and NEL read as LF; LS and PS as themselves.
+    let read_line = |i: &mut usize, out: &mut String| {
+        match at(*i) {
+            '\r' if at(*i + 1) == '\n' => {
+                out.push('\n');
+                *i += 2;
+                return;
+            }
+            '\r' | '\n' | '\u{85}' => out.push('\n'),
+            c => out.push(c),
+        }
+        *i += 1;
+    };
+    let (mut s, mut leading_break, mut trailing_breaks, mut whitespaces) =
+        (String::new(), String::new(), String::new(), String::new());
+    let mut i = 1;
+    let mut column0 = false;
+    loop {
+        if column0
+            && ((at(i) == '-' && at(i + 1) == '-' && at(i + 2) == '-')
+                || (at(i) == '.' && at(i + 1) == '.' && at(i + 2) == '.'))
+            && is_blankz(at(i + 3))
+        {
+            return Err("found unexpected document indicator");
+        }
+        if at(i) == '\0' {
+            return Err("found unexpected end of stream");
+        }
+        let mut leading_blanks = false;
+        while !is_blankz(at(i)) {
+            let c = at(i);
+            column0 = false;
+            if single && c == '\'' && at(i + 1) == '\'' {
+                s.push('\'');
+                i += 2;
+            } else if single && c == '\'' || !single && c == '"' {
+                break;
+            } else if !single && c == '\\' && is_goyaml_break(at(i + 1)) {
+                // An escaped line break: skip it (CR LF as one).
+                i += if at(i + 1) == '\r' && at(i + 2) == '\n' {
+                    3
+                } else {
+                    2
+                };
+                column0 = true;
+                leading_blanks = true;
+                break;
+            } else if !single && c == '\\' {
+                let mut code_length = 0;
+                match at(i + 1) {
+                    '0' => s.push('\0'),
+                    'a' => s.push('\u{7}'),
+                    'b' => s.push('\u{8}'),
+                    't' | '\t' => s.push('\t'),
+                    'n' => s.push('\n'),
+                    'v' => s.push('\u{b}'),
+                    'f' => s.push('\u{c}'),
+                    'r' => s.push('\r'),
+                    'e' => s.push('\u{1b}'),
+                    ' ' => s.push(' '),
+                    '"' => s.push('"'),
+                    '\'' => s.push('\''),
+                    '\\' => s.push('\\'),
+                    'N' => s.push('\u{85}'),
+                    '_' => s.push('\u{a0}'),
+                    'L' => s.push('\u{2028}'),
+                    'P' => s.push('\u{2029}'),
+                    'x' => code_length = 2,
+                    'u' => code_length = 4,
+                    'U' => code_length = 8,
+                    _ => return Err("found unknown escape character"),
+                }
+                i += 2;
+                if code_length > 0 {
+                    let mut value: u32 = 0;
+                    for k in 0..code_length {
+                        let Some(d) = at(i + k).to_digit(16) else {
+                            return Err("did not find expected hexdecimal number");
+                        };
+                        value = (value << 4) + d;
+                    }
+                    match char::from_u32(value) {
+                        Some(c) => s.push(c),
+                        None => return Err("found invalid Unicode character escape code"),
+                    }
+                    i += code_length;
+                }
+            } else {
+                s.push(c);
+                i += 1;
+            }
+        }
+        if at(i) == if single { '\'' } else { '"' } {
+            break;
+        }
+        while is_blank(at(i)) || is_goyaml_break(at(i)) {
+            if is_blank(at(i)) {
+                if !leading_blanks {
+                    whitespaces.push(at(i));
+                }
+                i += 1;
+                column0 = false;
+            } else {
+                if !leading_blanks {
+                    whitespaces.clear();
+                    read_line(&mut i, &mut leading_break);
+                    leading_blanks = true;
+                } else {
+                    read_line(&mut i, &mut trailing_breaks);
+                }
+                column0 = true;
+            }
+        }
+        if leading_blanks {
+            if leading_break.starts_with('\n') {
+                if trailing_breaks.is_empty() {
+                    s.push(' ');
+                } else {
+                    s.push_str(&trailing_breaks);
+                }
+            } else {
+                s.push_str(&leading_break);
+                s.push_str(&trailing_breaks);
+            }
+            trailing_breaks.clear();
+            leading_break.clear();
+        } else {
+            s.push_str(&whitespaces);
+            whitespaces.clear();
+        }
+    }
+    Ok(s)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -331,6 +672,32 @@ mod tests {
             assert_eq!(go_json(resolve_plain(text), text).unwrap(), go, "{text:?}");
         }
         assert!(go_json(resolve_plain(".inf"), ".inf").is_err());
+    }
+
+    /// go-yaml v2's readings of quoted scalars (the oracle's yaml2json, run here).
+    #[test]
+    fn quoted_scalars_as_yaml_v2() {
+        for (src, go) in [
+            ("'a\u{85}b'", Ok("a b")),
+            ("'a\u{2028}b'", Ok("a\u{2028}b")),
+            ("'a\u{2028}  b'", Ok("a\u{2028}b")),
+            ("\"a\u{2028}b\"", Ok("a\u{2028}b")),
+            ("\"x a\\L b\"", Ok("x a\u{2028} b")),
+            ("\"a\\/b\"", Err("found unknown escape character")),
+            (
+                "\"\\ud83d\\ude00\"",
+                Err("found invalid Unicode character escape code"),
+            ),
+            ("'it''s'", Ok("it's")),
+            ("\"a\n\n  b\"", Ok("a\nb")),
+            ("\"a\\\n  b\"", Ok("ab")),
+        ] {
+            assert_eq!(
+                goyaml_quoted_scalar(src).as_deref().map_err(|e| *e),
+                go,
+                "{src:?}"
+            );
+        }
     }
 
     /// Keys as `sigs.k8s.io/yaml.YAMLToJSON` v1.6.0 writes them (the oracle's yaml2json).

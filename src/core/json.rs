@@ -38,13 +38,30 @@ fn is_ws(b: u8) -> bool {
 /// Check that `b` is exactly one JSON value with optional surrounding white space.
 /// Iterative, so hostile nesting cannot overflow the stack.
 pub fn check_valid(b: &[u8]) -> Result<(), DecodeError> {
+    let end = check_valid_prefix(b, 0)?;
+    let mut i = end;
+    while i < b.len() && is_ws(b[i]) {
+        i += 1;
+    }
+    if i < b.len() {
+        return Err(syntax(
+            i,
+            format!("invalid character {:?} after top-level value", b[i] as char),
+        ));
+    }
+    Ok(())
+}
+
+/// Check that one JSON value starts at `start` (after optional white space) and return the index
+/// just after it: one step of Go's `json.Decoder` over a stream of values.
+pub fn check_valid_prefix(b: &[u8], start: usize) -> Result<usize, DecodeError> {
     #[derive(Clone, Copy, PartialEq)]
     enum Frame {
         Object,
         Array,
     }
     let mut stack: Vec<Frame> = Vec::new();
-    let mut i = 0;
+    let mut i = start;
     let skip_ws = |i: &mut usize| {
         while *i < b.len() && is_ws(b[*i]) {
             *i += 1;
@@ -106,15 +123,7 @@ pub fn check_valid(b: &[u8]) -> Result<(), DecodeError> {
         loop {
             skip_ws(&mut i);
             match stack.last() {
-                None => {
-                    if i < b.len() {
-                        return Err(syntax(
-                            i,
-                            format!("invalid character {:?} after top-level value", b[i] as char),
-                        ));
-                    }
-                    return Ok(());
-                }
+                None => return Ok(i),
                 Some(frame) => {
                     let close = if *frame == Frame::Object { b'}' } else { b']' };
                     match b.get(i) {
@@ -242,6 +251,11 @@ impl<'a> Reader<'a> {
         while self.i < self.b.len() && is_ws(self.b[self.i]) {
             self.i += 1;
         }
+    }
+
+    /// The byte offset of the cursor.
+    pub fn offset(&self) -> usize {
+        self.i
     }
 
     /// The kind of the next value.
@@ -384,6 +398,141 @@ fn find_in<'a>(r: &mut Reader<'a>, path: &[&str]) -> Option<&'a str> {
     let raw = found?;
     let mut inner = Reader::new(raw.as_bytes());
     find_in(&mut inner, rest)
+}
+
+/// One JSON document of a manifest, as kubectl reads it.
+#[derive(Debug, Clone)]
+pub struct ManifestDocument {
+    pub value: serde_json::Value,
+    /// Values kubectl refuses, by path (`spec.template.x[0]`) with the byte offset and Go's
+    /// message: numbers beyond float64.
+    pub refused: Vec<RefusedValue>,
+}
+
+/// A value kubectl refuses in a JSON document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefusedValue {
+    pub path: String,
+    pub offset: usize,
+    pub text: String,
+    pub message: String,
+}
+
+/// The documents of a JSON manifest, as kubectl's `YAMLOrJSONDecoder` (a stream of JSON values)
+/// and its unstructured decoding (`UnstructuredJSONScheme`) read them: strings decoded as
+/// encoding/json does (a lone surrogate escape is U+FFFD; DEL, C1 controls, U+FFFE and U+FFFF
+/// are plain characters), the last of duplicate keys wins, an integer within int64 is one,
+/// any other number a float64 (so an integer in [2^63, 2^64) is rounded to float64, as kubectl
+/// stores it). A number beyond float64 is recorded in `refused` (kubectl refuses its object), not
+/// the whole file. Nesting deeper than `max_depth` is an error, as is any syntax error.
+pub fn manifest_documents(
+    text: &str,
+    max_depth: usize,
+) -> Result<Vec<ManifestDocument>, DecodeError> {
+    let b = text.as_bytes();
+    let mut docs = Vec::new();
+    let mut i = 0;
+    loop {
+        while i < b.len() && is_ws(b[i]) {
+            i += 1;
+        }
+        if i >= b.len() {
+            return Ok(docs);
+        }
+        let end = check_valid_prefix(b, i).map_err(|e| match e {
+            DecodeError::Syntax { offset, msg } if msg == "exceeded max depth" => {
+                syntax(offset, format!("nested deeper than {max_depth} levels"))
+            }
+            e => e,
+        })?;
+        let mut r = Reader { b: &b[..end], i };
+        let mut refused = Vec::new();
+        let mut path = Vec::new();
+        let value = to_serde(&mut r, &mut path, &mut refused, max_depth)?;
+        docs.push(ManifestDocument { value, refused });
+        i = end;
+    }
+}
+
+fn to_serde(
+    r: &mut Reader<'_>,
+    path: &mut Vec<String>,
+    refused: &mut Vec<RefusedValue>,
+    max_depth: usize,
+) -> Result<serde_json::Value, DecodeError> {
+    use serde_json::Value;
+    let deeper = |r: &mut Reader<'_>, path: &Vec<String>| {
+        if path.len() >= max_depth {
+            Err(syntax(
+                r.offset(),
+                format!("nested deeper than {max_depth} levels"),
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    Ok(match r.peek_kind() {
+        Token::Null => {
+            r.skip_value();
+            Value::Null
+        }
+        Token::True | Token::False => {
+            let b = r.peek_kind() == Token::True;
+            r.skip_value();
+            Value::Bool(b)
+        }
+        Token::String => Value::String(r.string().into_owned()),
+        Token::Number => {
+            let offset = r.offset();
+            let text = r.number();
+            if let Ok(n) = text.parse::<i64>() {
+                Value::from(n)
+            } else {
+                match text.parse::<f64>() {
+                    Ok(f) if f.is_finite() => Value::from(f),
+                    _ => {
+                        refused.push(RefusedValue {
+                            path: path.concat(),
+                            offset,
+                            text: text.to_string(),
+                            message: format!(
+                                "json: cannot unmarshal number {text} into Go value of type float64"
+                            ),
+                        });
+                        Value::Null
+                    }
+                }
+            }
+        }
+        Token::Array => {
+            deeper(r, path)?;
+            r.begin_array();
+            let mut items = Vec::new();
+            while r.next_element() {
+                path.push(format!("[{}]", items.len()));
+                items.push(to_serde(r, path, refused, max_depth)?);
+                path.pop();
+            }
+            Value::Array(items)
+        }
+        Token::Object => {
+            deeper(r, path)?;
+            r.begin_object();
+            let mut map = serde_json::Map::new();
+            while let Some(key) = r.next_key() {
+                path.push(if path.is_empty() {
+                    key.to_string()
+                } else {
+                    format!(".{key}")
+                });
+                let v = to_serde(r, path, refused, max_depth)?;
+                path.pop();
+                // The last duplicate wins, as for Go's maps.
+                map.insert(key.into_owned(), v);
+            }
+            Value::Object(map)
+        }
+    })
 }
 
 /// Decode a valid JSON string literal (with its quotes) as Go's `unquote` does.

@@ -8,6 +8,7 @@ pub mod desired;
 pub mod drift;
 pub mod equality;
 pub mod gotime;
+pub mod gourl;
 pub mod goyaml;
 pub mod json;
 pub mod layout;

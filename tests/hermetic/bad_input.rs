@@ -93,6 +93,27 @@ case!(scalar_kubectl_reads_otherwise_names_object_and_field: ["diff", "-f", "@sc
 // The other objects of the file are still compared (30.0 is read as kubectl reads it: 30).
 case!(scalar_kubectl_reads_otherwise_others_processed: ["diff", "-f", "@scalar-read-otherwise.yaml"] => 2,
     "ci/arc2: no drift");
+// ARC itself gives up on these sets: its reason, not a verdict.
+case!(github_config_url_arc_cannot_parse: ["diff", "-f", "@github-config-url-without-owner.yaml"] => 2,
+    "spec.githubConfigUrl: ARC will not update this set: its controller fails to build the EphemeralRunnerSet and logs: failed to apply GitHub URL labels: failed to parse github config from url: \"https://github.com\": invalid config URL, should point to an enterprise, org, or repository");
+case!(set_metadata_without_annotations_panics_arc: ["diff", "-f", "@set-metadata-without-annotations.yaml"] => 2,
+    "ARC's controller panics on every reconcile of this set");
+case!(set_metadata_without_annotations_says_the_fix: ["diff", "-f", "@set-metadata-without-annotations.yaml"] => 2,
+    "give it an annotation, even an empty map (ephemeralRunnerSetMetadata.annotations: {})");
+// Read as kubectl reads them (issue 15): JSON strings Go accepts, a number kubectl refuses
+// refusing its object alone, go-yaml's line breaks and escapes, integers beyond int64.
+case!(json_strings_go_accepts_are_read: ["diff", "-f", "@json-strings-go-accepts.json"] => 2,
+    "ci/arc: no drift");
+case!(json_number_beyond_float64_refuses_its_object: ["diff", "-f", "@json-strings-go-accepts.json"] => 2,
+    "AutoscalingRunnerSet ci/arc2 spec.template.spec.terminationGracePeriodSeconds: line 15 column 59: the number 1e400 is refused by kubectl (json: cannot unmarshal number 1e400 into Go value of type float64)");
+case!(yaml_line_separator_read_as_kubectl_reads_it: ["diff", "-f", "@yaml-line-separator.yaml"] => 0,
+    "ci/arc: no drift");
+case!(yaml_line_separator_outside_a_scalar: ["diff", "-f", "@yaml-line-separator-in-comment.yaml"] => 2,
+    "line 12 column 25: <U+2028> outside any scalar is a line break for kubectl (go.yaml.in/yaml/v2)");
+case!(yaml_escape_kubectl_rejects: ["diff", "-f", "@yaml-escape-kubectl-rejects.yaml"] => 2,
+    "the double-quoted scalar `\"ghcr.io\\/actions/runner\"` is read by kubectl (go.yaml.in/yaml/v2) as an error (yaml: found unknown escape character)");
+case!(quantity_beyond_int64_as_kubectl_stores_it: ["diff", "-f", "@quantity-beyond-int64.yaml"] => 0,
+    "ci/arc: no drift");
 case!(migrate_without_spec: ["migrate", "--dry-run=client", "-f", "@spec-missing.yaml"] => 1,
     "EphemeralRunnerSet ci/arc2: spec is missing");
 case!(migrate_without_spec_processes_the_others: ["migrate", "--dry-run=client", "-f", "@spec-missing.yaml"] => 1,

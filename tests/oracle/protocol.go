@@ -1,15 +1,20 @@
 package main
 
 import (
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
@@ -33,6 +38,9 @@ type request struct {
 	ERS  *string `json:"ers"`
 	JSON *string `json:"json"`
 	YAML *string `json:"yaml"`
+	URL  *string `json:"url"`
+	// Bits is a float64's IEEE 754 bits in hexadecimal, for formatFloat.
+	Bits *string `json:"bits"`
 }
 
 type response map[string]any
@@ -96,6 +104,21 @@ func dispatch(req *request) (response, error) {
 		return response{"layout": l}, nil
 	case "yaml2json":
 		return opYAMLToJSON(req)
+	case "jsonString":
+		return opJSONString(req)
+	case "kubectlStores":
+		return opKubectlStores(req)
+	case "formatFloat":
+		return opFormatFloat(req)
+	case "githubConfigUrl":
+		u, err := need("url", req.URL)
+		if err != nil {
+			return nil, err
+		}
+		if err := actionsgithubcom.GitHubURLLabelsError(string(u)); err != nil {
+			return response{"arcError": err.Error()}, nil
+		}
+		return response{}, nil
 	case "version":
 		return opVersion(), nil
 	default:
@@ -191,24 +214,70 @@ func opEqual(req *request) (response, error) {
 	return resp, nil
 }
 
+// arcFailure is what ARC's newEphemeralRunnerSet did instead of building a
+// set: returned an error (ARC logs it and leaves the set alone) or panicked.
+type arcFailure struct {
+	msg   string
+	panic bool
+}
+
+func (f *arcFailure) Error() string {
+	if f.panic {
+		return "panic: " + f.msg
+	}
+	return f.msg
+}
+
+// answerFailure turns an arcFailure into its answer: "error" as for any
+// failure, and "arcError" or "arcPanic" with ARC's own message.
+func answerFailure(err error) (response, error) {
+	var f *arcFailure
+	if !errors.As(err, &f) {
+		return nil, err
+	}
+	resp := response{"error": f.Error()}
+	if f.panic {
+		resp["arcPanic"] = f.msg
+	} else {
+		resp["arcError"] = f.msg
+	}
+	return resp, nil
+}
+
 // desiredSpec decodes an AutoscalingRunnerSet and builds the desired
 // EphemeralRunnerSpec in memory from it, as ARC's newEphemeralRunnerSet does.
+// ARC's error or panic comes back as an *arcFailure.
 func desiredSpec(req *request) (v1alpha1.EphemeralRunnerSpec, error) {
 	ars, err := decode[v1alpha1.AutoscalingRunnerSet]("ars", req.ARS)
 	if err != nil {
 		return v1alpha1.EphemeralRunnerSpec{}, fmt.Errorf("ars: %w", err)
 	}
-	spec, err := actionsgithubcom.NewEphemeralRunnerSetSpec(&ars)
+	spec, err := buildRecovering(&ars)
 	if err != nil {
 		return v1alpha1.EphemeralRunnerSpec{}, err
 	}
 	return spec.EphemeralRunnerSpec, nil
 }
 
+// buildRecovering runs the builder, turning its error or panic into an
+// *arcFailure.
+func buildRecovering(ars *v1alpha1.AutoscalingRunnerSet) (spec v1alpha1.EphemeralRunnerSetSpec, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &arcFailure{msg: fmt.Sprint(r), panic: true}
+		}
+	}()
+	spec, err = actionsgithubcom.NewEphemeralRunnerSetSpec(ars)
+	if err != nil {
+		return spec, &arcFailure{msg: err.Error()}
+	}
+	return spec, nil
+}
+
 func opDesired(req *request) (response, error) {
 	spec, err := desiredSpec(req)
 	if err != nil {
-		return nil, err
+		return answerFailure(err)
 	}
 	resp := response{"hash": hashSpec(spec), "spew": spewSpec(spec)}
 	b, err := json.Marshal(spec)
@@ -222,7 +291,7 @@ func opDesired(req *request) (response, error) {
 func opCompareDesired(req *request) (response, error) {
 	desired, err := desiredSpec(req)
 	if err != nil {
-		return nil, err
+		return answerFailure(err)
 	}
 	ers, err := decode[v1alpha1.EphemeralRunnerSet]("ers", req.ERS)
 	if err != nil {
@@ -320,4 +389,71 @@ func opYAMLToJSON(req *request) (response, error) {
 		return response{"yamlError": err.Error()}, nil
 	}
 	return response{"json": string(out)}, nil
+}
+
+// opJSONString decodes a JSON string literal with encoding/json into a Go
+// string: invalid UTF-8 and lone surrogate escapes become U+FFFD. The answer
+// carries the string and its UTF-8 bytes in hexadecimal.
+func opJSONString(req *request) (response, error) {
+	doc, err := need("json", req.JSON)
+	if err != nil {
+		return nil, err
+	}
+	var s string
+	if err := json.Unmarshal(doc, &s); err != nil {
+		return response{"jsonError": err.Error()}, nil
+	}
+	return response{"string": s, "hex": hex.EncodeToString([]byte(s))}, nil
+}
+
+// opKubectlStores answers what kubectl sends to the API server for one
+// manifest document (YAML, or JSON when it starts with '{'): the document
+// made JSON (sigs.k8s.io/yaml.YAMLToJSON for YAML), decoded into an
+// Unstructured object as kubectl's resource builder decodes it (integers that
+// overflow int64 become float64), and written back with encoding/json.
+// A refusal is an answer ("yamlError" or "decodeError").
+func opKubectlStores(req *request) (response, error) {
+	var doc []byte
+	switch {
+	case req.JSON != nil:
+		doc = []byte(*req.JSON)
+	case req.YAML != nil:
+		out, err := yaml.YAMLToJSON([]byte(*req.YAML))
+		if err != nil {
+			return response{"yamlError": err.Error()}, nil
+		}
+		doc = out
+	default:
+		_, err := need("yaml", nil)
+		return nil, err
+	}
+	obj, _, err := unstructured.UnstructuredJSONScheme.Decode(doc, nil, nil)
+	if err != nil {
+		return response{"decodeError": err.Error()}, nil
+	}
+	out, err := json.Marshal(obj.(*unstructured.Unstructured).Object)
+	if err != nil {
+		return response{"decodeError": err.Error()}, nil
+	}
+	return response{"json": string(out)}, nil
+}
+
+// opFormatFloat formats the float64 with these IEEE 754 bits as
+// strconv.FormatFloat(f, 'g', -1, 64) and as encoding/json writes it.
+func opFormatFloat(req *request) (response, error) {
+	if req.Bits == nil {
+		return nil, fmt.Errorf("missing field \"bits\" (hexadecimal IEEE 754 bits)")
+	}
+	bits, err := strconv.ParseUint(*req.Bits, 16, 64)
+	if err != nil {
+		return nil, err
+	}
+	f := math.Float64frombits(bits)
+	resp := response{"g": strconv.FormatFloat(f, 'g', -1, 64)}
+	if b, err := json.Marshal(f); err == nil {
+		resp["json"] = string(b)
+	} else {
+		resp["jsonError"] = err.Error()
+	}
+	return resp, nil
 }

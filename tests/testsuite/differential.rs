@@ -266,7 +266,7 @@ fn yaml_scalars_read_like_kubectl() {
             let answers = oracle.ask_all(
                 &docs
                     .iter()
-                    .map(|d| json!({"op": "yaml2json", "yaml": d}))
+                    .map(|d| json!({"op": "kubectlStores", "yaml": d}))
                     .collect::<Vec<_>>(),
             );
             for ((scalar, doc), answer) in scalars.iter().zip(&docs).zip(&answers) {
@@ -310,7 +310,7 @@ fn yaml_scalars_read_like_kubectl() {
                     (None, Ok(o)) if o[0].problem.is_some() => counts[k][2] += 1,
                     (None, Ok(o)) => panic!(
                         "{scalar:?}: Go refuses {doc:?} ({}), we read {}",
-                        answer["yamlError"],
+                        answer,
                         go_json(&o[0].value)
                     ),
                 }

@@ -10,6 +10,13 @@ import (
 // from (runnerScaleSetIDAnnotationKey in ARC's controller package).
 const scaleSetIDAnnotation = "runner-scale-set-id"
 
+// The AutoscalingRunnerSet annotations ARC copies onto its EphemeralRunnerSet
+// (AnnotationKeyGitHubRunnerGroupName and AnnotationKeyGitHubRunnerScaleSetName).
+const (
+	runnerGroupNameAnnotation    = "actions.github.com/runner-group-name"
+	runnerScaleSetNameAnnotation = "actions.github.com/runner-scale-set-name"
+)
+
 // integrityWrapper returns the value ARC's ephemeralRunnerSetIntegrityHash
 // (controllers/actions.github.com/resourcebuilder.go) hands to the hash: a pointer to a struct
 // type declared inside a function of this package, named data, whose one field holds the spec.
@@ -36,12 +43,25 @@ func EphemeralRunnerSetIntegritySpew(ers *v1alpha1.EphemeralRunnerSet) string {
 // ARC's newEphemeralRunnerSet (resourcebuilder.go) does, in memory from the decoded
 // AutoscalingRunnerSet: the scale set ID is strconv.Atoi of the annotation (an error stops ARC),
 // the GitHub settings, proxy, TLS, vault and secret metadata are copied, the pod template is
-// embedded, and replicas start at 0. Labels, annotations, GitHub URL labels and the owner
-// reference are not built here: none of them enter the runner spec.
+// embedded, and replicas start at 0. ARC's two other failures come next, in ARC's order: a
+// githubConfigUrl its applyGitHubURLLabels cannot parse is an error, and set metadata without
+// annotations panics in mergeAnnotations (the panic is not recovered here). Labels, annotations
+// and the owner reference are not kept: none of them enter the runner spec.
 func NewEphemeralRunnerSetSpec(ars *v1alpha1.AutoscalingRunnerSet) (v1alpha1.EphemeralRunnerSetSpec, error) {
 	id, err := strconv.Atoi(ars.Annotations[scaleSetIDAnnotation])
 	if err != nil {
 		return v1alpha1.EphemeralRunnerSetSpec{}, err
+	}
+	if err := gitHubURLLabelsError(ars.Spec.GitHubConfigUrl); err != nil {
+		return v1alpha1.EphemeralRunnerSetSpec{}, err
+	}
+	// ARC's set annotations always hold the runner group and scale set name keys (their values
+	// may be empty), so a metadata block without annotations merges into a nil map and panics.
+	if meta := ars.Spec.EphemeralRunnerSetMetadata; meta != nil {
+		mergeAnnotations(meta.Annotations, map[string]string{
+			runnerGroupNameAnnotation:    ars.Annotations[runnerGroupNameAnnotation],
+			runnerScaleSetNameAnnotation: ars.Annotations[runnerScaleSetNameAnnotation],
+		})
 	}
 	var runner v1alpha1.EphemeralRunnerSpec
 	runner.RunnerScaleSetID = id
