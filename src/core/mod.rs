@@ -24,3 +24,27 @@ pub mod runners;
 pub mod selector;
 pub mod status;
 pub mod value;
+
+/// Test support: a file of the Go outputs recorded in `../shared/reference/verified/` (beside the
+/// repository in this project's CI, absent from a clone made elsewhere). `None`, said on stderr,
+/// when absent, so that a plain `cargo test` passes anywhere; under `CI=true` a missing file is a
+/// failure. The same cases are checked against the live Go oracle by the test suite.
+#[cfg(test)]
+pub(crate) fn recorded_go_output(name: &str) -> Option<String> {
+    let path = format!(
+        "{}/../shared/reference/verified/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Some(text),
+        Err(e) if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            panic!("{path}: {e}: under CI=true ../shared/ must sit beside the repository")
+        }
+        Err(e) => {
+            eprintln!(
+                "note: {path}: {e}; the comparison with the recorded Go output is not made here"
+            );
+            None
+        }
+    }
+}
