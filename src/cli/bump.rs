@@ -14,7 +14,7 @@ use std::io::Write;
 use std::time::Duration;
 
 use anyhow::{Result, bail};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use serde_json::Value;
 
 use super::{ColorChoice, EXIT_DRIFT, EXIT_ERROR, EXIT_OK, KubeFlags, Terminal, parse_duration};
@@ -32,6 +32,7 @@ use crate::core::revision::Revisions;
 use crate::core::status::{
     ANNOTATION_INTEGRITY_HASH_NOTE, BumpDecision, BumpRequest, check_bump, decide_bump,
 };
+use crate::render::emit::{self, Output};
 use crate::render::status::{BumpItem, BumpReport, BumpResult, write_bump_table};
 
 /// The field manager of kubectl-arc's writes (as it appears in managedFields).
@@ -86,8 +87,11 @@ pub struct BumpArgs {
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "wait")]
     pub timeout: Option<Duration>,
     /// Output format.
-    #[arg(short = 'o', long, value_enum, default_value_t = BumpOutput::Table)]
-    pub output: BumpOutput,
+    #[arg(short = 'o', long, value_name = "FORMAT", default_value = "table", value_parser = emit::OutputParser { formats: TABLE_FORMATS, defaults: &["table"] })]
+    pub output: Output,
+    /// Tables without their header line.
+    #[arg(long)]
+    pub no_headers: bool,
     /// When to colour the table (NO_COLOR is honoured for auto).
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
@@ -102,13 +106,6 @@ pub struct BumpArgs {
     /// Client-side burst.
     #[arg(long, default_value_t = 100)]
     pub burst: u32,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum BumpOutput {
-    Table,
-    Json,
-    Yaml,
 }
 
 /// One set to bump, resolved.
@@ -253,17 +250,11 @@ pub fn run(
             reason: args.reason.clone(),
             items,
         };
-        match args.output {
-            BumpOutput::Table => {
-                if !report.items.is_empty() {
-                    write_bump_table(&report, term.color(args.color), out)?;
-                }
-            }
-            BumpOutput::Json => {
-                serde_json::to_writer_pretty(&mut *out, &report)?;
-                writeln!(out)?;
-            }
-            BumpOutput::Yaml => write!(out, "{}", serde_saphyr::to_string(&report)?)?,
+        let resource = "ephemeralrunnerset.actions.github.com";
+        if !emit::structured(&report, &args.output, resource, args.no_headers, out)?
+            && !report.items.is_empty()
+        {
+            write_bump_table(&report, term.color(args.color), !args.no_headers, out)?;
         }
         let mut failed_any = false;
         for item in &report.items {
@@ -330,8 +321,8 @@ fn failed(ns: &str, name: &str, result: BumpResult, message: String) -> BumpItem
     BumpItem {
         namespace: ns.to_string(),
         name: name.to_string(),
-        old_spec_revision: None,
-        old_applied_revision: None,
+        spec_revision: None,
+        applied_revision: None,
         new_spec_revision: None,
         result,
         message: Some(message),
@@ -428,6 +419,9 @@ fn spec_hash_era(ers: &serde_json::Value, ns: &str, name: &str) -> Option<String
     (has("annotations") || has("labels")).then(|| spec_hash_refusal(ns, name))
 }
 
+/// `-o` for bump and migrate: a table, and kubectl's structured formats.
+pub(crate) const TABLE_FORMATS: &[&str] = &["json", "yaml", "name", "jsonpath", "custom-columns"];
+
 /// The guarded write for one set.
 /// Also says whether the write found the API server unreachable.
 async fn bump_one(
@@ -493,8 +487,8 @@ async fn bump_one(
     )
     .await;
     let set_before = |item: &mut BumpItem, before: Option<Revisions>| {
-        item.old_spec_revision = before.map(|r| r.spec);
-        item.old_applied_revision = before.map(|r| r.applied);
+        item.spec_revision = before.map(|r| r.spec);
+        item.applied_revision = before.map(|r| r.applied);
     };
     match (outcome, last) {
         (
@@ -523,7 +517,7 @@ async fn bump_one(
         (Ok(Outcome::Skipped { .. }), Some(BumpDecision::AlreadyDone { before, revision })) => {
             // A retry found this request's own write: it counts once.
             set_before(&mut item, Some(before));
-            item.old_spec_revision = None;
+            item.spec_revision = None;
             item.new_spec_revision = Some(revision);
             item.result = BumpResult::Bumped;
             item.message = Some(format!(

@@ -581,7 +581,20 @@ mod tests {
     #[test]
     fn flag_values_output_formats_and_dry_run_modes() {
         let v = complete(&["diff", "-o", ""]);
-        assert_eq!(values(&v), ["text", "json", "yaml", "github", ":4"]);
+        // jsonpath= and custom-columns= take their value after the `=`: no space (`:6`).
+        assert_eq!(
+            values(&v),
+            [
+                "text",
+                "json",
+                "yaml",
+                "github",
+                "name",
+                "jsonpath=",
+                "custom-columns=",
+                ":6"
+            ]
+        );
         let v = complete(&["migrate", "--dry-run="]);
         assert_eq!(
             values(&v),
@@ -593,7 +606,7 @@ mod tests {
             ]
         );
         let v = complete(&["migrate", "-o", "j"]);
-        assert_eq!(values(&v), ["json", ":4"]);
+        assert_eq!(values(&v), ["json", "jsonpath=", ":6"]);
         let v = complete(&["completion", ""]);
         assert_eq!(
             values(&v),

@@ -12,7 +12,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 use super::{ColorChoice, EXIT_DRIFT, EXIT_ERROR, EXIT_OK, KubeFlags, Terminal};
 use crate::cluster;
@@ -26,6 +26,7 @@ use crate::core::revision::RevisionError;
 use crate::core::selector::Selector;
 use crate::input::{self, Object};
 use crate::render::diff::{DiffReport, ScaleSetDiff, TextOptions, write_text};
+use crate::render::emit::{self, Output};
 
 #[derive(Debug, Args)]
 #[command(
@@ -75,8 +76,8 @@ pub struct DiffArgs {
     #[arg(long)]
     pub local: bool,
     /// Output format.
-    #[arg(short = 'o', long, value_enum, default_value_t = DiffOutput::Text)]
-    pub output: DiffOutput,
+    #[arg(short = 'o', long, value_name = "FORMAT", default_value = "text", value_parser = emit::OutputParser { formats: &["json", "yaml", "github", "name", "jsonpath", "custom-columns"], defaults: &["text"] })]
+    pub output: Output,
     /// Lines of context around each change in the text diff.
     #[arg(short = 'U', long = "unified", value_name = "N", default_value_t = 3)]
     pub unified: usize,
@@ -86,15 +87,6 @@ pub struct DiffArgs {
     /// The k8s.io/api layout of the ARC controller's build (v0.35, v0.36 or v0.37).
     #[arg(long, value_name = "VERSION", default_value = "v0.36")]
     pub layout: String,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DiffOutput {
-    Text,
-    Json,
-    Yaml,
-    /// GitHub Actions workflow commands: pull-request annotations.
-    Github,
 }
 
 /// Everything the comparison reads: desired AutoscalingRunnerSets and the live objects, each with
@@ -204,8 +196,10 @@ pub fn run(
         layout: layout.k8s_api.clone(),
         items,
     };
-    match args.output {
-        DiffOutput::Text => write_text(
+    let resource = "autoscalingrunnerset.actions.github.com";
+    match &args.output {
+        Output::Github => crate::render::github::write_diff(&report, out)?,
+        Output::Default => write_text(
             &report,
             TextOptions {
                 context: args.unified,
@@ -213,12 +207,9 @@ pub fn run(
             },
             out,
         )?,
-        DiffOutput::Json => {
-            serde_json::to_writer_pretty(&mut *out, &report)?;
-            writeln!(out)?;
+        other => {
+            emit::structured(&report, other, resource, false, out)?;
         }
-        DiffOutput::Yaml => write!(out, "{}", serde_saphyr::to_string(&report)?)?,
-        DiffOutput::Github => crate::render::github::write_diff(&report, out)?,
     }
     let failed = !world.errors.is_empty() || report.items.iter().any(|i| i.error.is_some());
     Ok(if failed {
@@ -550,7 +541,7 @@ fn scale_set_id<'a>(
         .annotations
         .get(arc::ANNOTATION_RUNNER_SCALE_SET_ID)
     {
-        return Ok(Some((id.clone(), "autoscalingRunnerSet")));
+        return Ok(Some((id.clone(), "AutoscalingRunnerSet")));
     }
     if let Some(set) = set {
         let runner_spec = set
@@ -565,13 +556,13 @@ fn scale_set_id<'a>(
             if let Ok(Id { id: Some(id) }) = serde_json::from_str::<Id>(runner_spec.get())
                 && id.as_i64().is_some_and(|n| n != 0)
             {
-                return Ok(Some((id.to_string(), "ephemeralRunnerSet")));
+                return Ok(Some((id.to_string(), "EphemeralRunnerSet")));
             }
         }
     }
     if let Some(id) = live.and_then(|l| l.meta.annotations.get(arc::ANNOTATION_RUNNER_SCALE_SET_ID))
     {
-        return Ok(Some((id.clone(), "liveAutoscalingRunnerSet")));
+        return Ok(Some((id.clone(), "LiveAutoscalingRunnerSet")));
     }
     Ok(None)
 }

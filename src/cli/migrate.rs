@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context as _, Result, bail};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -29,6 +29,7 @@ use crate::core::runners::{RunnerCounts, RunnerState, is_stale, owner_set};
 use crate::core::selector::Selector;
 use crate::core::value::{Value as GoValue, decode};
 use crate::input;
+use crate::render::emit::{self, Output};
 
 /// The field manager of migrate's writes.
 pub const FIELD_MANAGER: &str = "kubectl-arc-migrate";
@@ -79,8 +80,11 @@ pub struct MigrateArgs {
           require_equals = true, default_missing_value = "client")]
     pub dry_run: DryRun,
     /// Output format.
-    #[arg(short = 'o', long, value_enum, default_value_t = MigrateOutput::Table)]
-    pub output: MigrateOutput,
+    #[arg(short = 'o', long, value_name = "FORMAT", default_value = "table", value_parser = emit::OutputParser { formats: super::bump::TABLE_FORMATS, defaults: &["table"] })]
+    pub output: Output,
+    /// Tables without their header line.
+    #[arg(long)]
+    pub no_headers: bool,
     /// Sets whose hash cannot be reproduced exactly: request a revision (pending) or leave them (skip).
     #[arg(long, value_enum, default_value_t = UnverifiablePolicy::Pending)]
     pub unverifiable: UnverifiablePolicy,
@@ -95,28 +99,24 @@ pub struct MigrateArgs {
     pub burst: u32,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum MigrateOutput {
-    Table,
-    Json,
-    Yaml,
-}
-
 /// One row of the report.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MigrateRow {
     pub namespace: String,
     pub name: String,
-    /// `pending`, `in-sync`, `unverifiable`, `no-legacy-annotation`.
+    /// `Pending`, `InSync`, `Unverifiable`, `NoLegacyAnnotation`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decision: Option<Verdict>,
     pub reason: String,
-    pub from_revision: i64,
-    pub to_revision: i64,
+    /// `spec.actionableRevision` and `status.appliedActionableRevision` as read.
+    pub spec_revision: i64,
+    pub applied_revision: i64,
+    /// The revision written (or that would be): the same as `specRevision` when nothing is.
+    pub new_spec_revision: i64,
     pub stale_runners: usize,
     pub stale_idle_or_pending_runners: usize,
-    /// `written`, `would-write` (dry run), `unchanged`, `failed`.
+    /// `Written`, `WouldWrite` (dry run), `Unchanged`, `Failed`.
     pub result: &'static str,
     /// Write attempts (more than one: the set changed concurrently and was decided again).
     pub attempts: u32,
@@ -211,13 +211,9 @@ pub fn run(
         items: rows,
         summary,
     };
-    match args.output {
-        MigrateOutput::Table => write_table(&report, out)?,
-        MigrateOutput::Json => {
-            serde_json::to_writer_pretty(&mut *out, &report)?;
-            writeln!(out)?;
-        }
-        MigrateOutput::Yaml => write!(out, "{}", serde_saphyr::to_string(&report)?)?,
+    let resource = "ephemeralrunnerset.actions.github.com";
+    if !emit::structured(&report, &args.output, resource, args.no_headers, out)? {
+        write_table(&report, !args.no_headers, out)?;
     }
     let s = &report.summary;
     writeln!(
@@ -230,7 +226,7 @@ pub fn run(
         s.no_legacy_annotation,
         s.written,
         if args.dry_run == DryRun::None {
-            "written"
+            "Written"
         } else {
             "would be written"
         },
@@ -259,33 +255,38 @@ fn summarize(rows: &[MigrateRow]) -> Summary {
             None => {}
         }
         match r.result {
-            "written" | "would-write" => s.written += 1,
-            "failed" => s.failed += 1,
+            "Written" | "WouldWrite" => s.written += 1,
+            "Failed" => s.failed += 1,
             _ => {}
         }
     }
     s
 }
 
-fn write_table(report: &MigrateReport, out: &mut dyn Write) -> Result<()> {
+/// The columns of migrate's table.
+const MIGRATE_HEADER: [&str; 8] = [
+    "NAMESPACE",
+    "NAME",
+    "DECISION",
+    "SPEC",
+    "NEW SPEC",
+    "STALE",
+    "RESULT",
+    "REASON",
+];
+
+fn write_table(report: &MigrateReport, headers: bool, out: &mut dyn Write) -> Result<()> {
     let mut t = comfy_table::Table::new();
     t.load_style(comfy_table::presets::NOTHING);
-    t.set_header([
-        "NAMESPACE",
-        "NAME",
-        "DECISION",
-        "FROM",
-        "TO",
-        "STALE",
-        "RESULT",
-        "REASON",
-    ]);
+    if headers {
+        t.set_header(MIGRATE_HEADER);
+    }
     for r in &report.items {
         let decision = match r.decision {
-            Some(Verdict::Pending) => "pending",
-            Some(Verdict::InSync) => "in-sync",
-            Some(Verdict::Unverifiable) => "unverifiable",
-            Some(Verdict::NoLegacyAnnotation) => "no-legacy-annotation",
+            Some(Verdict::Pending) => "Pending",
+            Some(Verdict::InSync) => "InSync",
+            Some(Verdict::Unverifiable) => "Unverifiable",
+            Some(Verdict::NoLegacyAnnotation) => "NoLegacyAnnotation",
             None => "-",
         };
         let reason = match &r.error {
@@ -296,8 +297,8 @@ fn write_table(report: &MigrateReport, out: &mut dyn Write) -> Result<()> {
             r.namespace.clone(),
             r.name.clone(),
             decision.to_string(),
-            r.from_revision.to_string(),
-            r.to_revision.to_string(),
+            r.spec_revision.to_string(),
+            r.new_spec_revision.to_string(),
             r.stale_runners.to_string(),
             r.result.to_string(),
             reason,
@@ -418,8 +419,9 @@ fn row(
         name: c.name.clone(),
         decision: d.map(|d| d.verdict),
         reason: d.map(|d| d.reason.clone()).unwrap_or_default(),
-        from_revision: revisions.spec,
-        to_revision: d.map(|d| d.to_revision).unwrap_or(revisions.spec),
+        spec_revision: revisions.spec,
+        applied_revision: revisions.applied,
+        new_spec_revision: d.map(|d| d.to_revision).unwrap_or(revisions.spec),
         stale_runners: c.runners.stale,
         stale_idle_or_pending_runners: c.runners.stale_idle_or_pending,
         result,
@@ -441,18 +443,18 @@ fn decide_object(
 
 fn offline_row(c: Candidate, policy: UnverifiablePolicy) -> MigrateRow {
     if let Some(e) = c.error.clone() {
-        return row(&c, None, "failed", Some(e));
+        return row(&c, None, "Failed", Some(e));
     }
     match decide_object(&c, &c.object, policy) {
         Ok(d) => {
             let result = if d.patch().is_some() {
-                "would-write"
+                "WouldWrite"
             } else {
-                "unchanged"
+                "Unchanged"
             };
             row(&c, Some(&d), result, None)
         }
-        Err(e) => row(&c, None, "failed", Some(e)),
+        Err(e) => row(&c, None, "Failed", Some(e)),
     }
 }
 
@@ -717,27 +719,27 @@ async fn decide_and_write(
             err.flush()?;
         }
         if let Some(e) = &c.error {
-            rows.push(row(c, None, "failed", Some(e.clone())));
+            rows.push(row(c, None, "Failed", Some(e.clone())));
             continue;
         }
         let first = match decide_object(c, &c.object, args.unverifiable) {
             Ok(d) => d,
             Err(e) => {
-                rows.push(row(c, None, "failed", Some(e)));
+                rows.push(row(c, None, "Failed", Some(e)));
                 continue;
             }
         };
         if first.patch().is_none() || args.dry_run == DryRun::Client {
             let result = if first.patch().is_some() {
-                "would-write"
+                "WouldWrite"
             } else {
-                "unchanged"
+                "Unchanged"
             };
             rows.push(row(c, Some(&first), result, None));
             continue;
         }
         if breaker.open() {
-            rows.push(row(c, Some(&first), "failed", Some(breaker.reason())));
+            rows.push(row(c, Some(&first), "Failed", Some(breaker.reason())));
             continue;
         }
         limiter.acquire().await;
@@ -776,16 +778,16 @@ async fn decide_and_write(
                     c,
                     Some(&d),
                     if args.dry_run == DryRun::None {
-                        "written"
+                        "Written"
                     } else {
-                        "would-write"
+                        "WouldWrite"
                     },
                     None,
                 )
             },
-            Ok(Outcome::Skipped { .. }) => row(c, Some(&d), "unchanged", None),
-            Ok(Outcome::Refused { reason, .. }) => row(c, Some(&d), "failed", Some(reason)),
-            Err(e) => row(c, Some(&d), "failed", Some(e.to_string())),
+            Ok(Outcome::Skipped { .. }) => row(c, Some(&d), "Unchanged", None),
+            Ok(Outcome::Refused { reason, .. }) => row(c, Some(&d), "Failed", Some(reason)),
+            Err(e) => row(c, Some(&d), "Failed", Some(e.to_string())),
         });
     }
     if progress {

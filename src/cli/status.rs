@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context as _, Result, bail};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
@@ -26,6 +26,7 @@ use crate::core::pairing;
 use crate::core::selector::Selector;
 use crate::core::status::{Census, DesiredSpec, RunnerFacts, SetFacts, SetKey, SetStatus, State};
 use crate::input;
+use crate::render::emit::{self, Output};
 use crate::render::status::{
     StatusReport, TableOptions, Widths, visible, write_json_line, write_reasons, write_rows,
     write_table, write_yaml_document,
@@ -72,9 +73,12 @@ pub struct StatusArgs {
     /// EphemeralRunners, instead of the cluster.
     #[arg(short = 'f', long = "filename", value_name = "FILE")]
     pub files: Vec<PathBuf>,
-    /// Output format.
-    #[arg(short = 'o', long, value_enum, default_value_t = StatusOutput::Table)]
-    pub output: StatusOutput,
+    /// Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=SPEC.
+    #[arg(short = 'o', long, value_name = "FORMAT", default_value = "table", value_parser = emit::OutputParser { formats: &["wide", "json", "yaml", "name", "jsonpath", "custom-columns"], defaults: &["table"] })]
+    pub output: Output,
+    /// Tables without their header line.
+    #[arg(long)]
+    pub no_headers: bool,
     /// After the first listing, print each set again whenever its row changes (JSON: one row per
     /// line; YAML: one document per row).
     #[arg(short = 'w', long, conflicts_with_all = ["wait", "files"])]
@@ -93,13 +97,8 @@ pub struct StatusArgs {
     pub layout: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum StatusOutput {
-    Table,
-    Wide,
-    Json,
-    Yaml,
-}
+/// What `-o name` calls a set.
+const RESOURCE: &str = "ephemeralrunnerset.actions.github.com";
 
 /// What the command was asked to show.
 struct Plan {
@@ -156,7 +155,8 @@ pub fn run(
         );
     }
     let opts = TableOptions {
-        wide: args.output == StatusOutput::Wide,
+        wide: args.output == Output::Wide,
+        no_headers: args.no_headers,
         namespace_column: args.all_namespaces || !args.files.is_empty(),
         color: term.color(args.color),
     };
@@ -412,25 +412,25 @@ fn render(
     // Thousands of rows: one buffered stream, not a write per line.
     let mut out = std::io::BufWriter::with_capacity(64 * 1024, out);
     match args.output {
-        StatusOutput::Table | StatusOutput::Wide => {
+        Output::Default | Output::Wide => {
             if rows.is_empty() {
                 writeln!(err, "No EphemeralRunnerSets found.")?;
                 return Ok(());
             }
             write_table(&rows, opts, &mut out)?;
-            if !args.names.is_empty() && args.output == StatusOutput::Table {
+            if !args.names.is_empty() && args.output == Output::Default {
                 write_reasons(&rows, opts.color, &mut out)?;
             }
         }
-        StatusOutput::Json => {
-            serde_json::to_writer_pretty(&mut out, &StatusReport::new(rows))?;
-            writeln!(out)?;
+        _ => {
+            emit::structured(
+                &StatusReport::new(rows),
+                &args.output,
+                RESOURCE,
+                args.no_headers,
+                &mut out,
+            )?;
         }
-        StatusOutput::Yaml => write!(
-            out,
-            "{}",
-            serde_saphyr::to_string(&StatusReport::new(rows))?
-        )?,
     }
     out.flush()?;
     Ok(())
@@ -717,8 +717,7 @@ impl<'a> Shown<'a> {
             for r in &rows {
                 progress(r, err)?;
             }
-        } else if rows.is_empty() && matches!(args.output, StatusOutput::Table | StatusOutput::Wide)
-        {
+        } else if rows.is_empty() && args.output.is_human() {
             writeln!(err, "No EphemeralRunnerSets found; watching.")?;
         } else {
             self.print(&rows, out)?;
@@ -734,12 +733,16 @@ impl<'a> Shown<'a> {
 
     /// Rows printed under the first ones, in the output's format.
     fn print(&mut self, rows: &[SetStatus], out: &mut dyn Write) -> Result<()> {
-        match self.args.output {
-            StatusOutput::Table | StatusOutput::Wide => {
-                write_rows(rows, self.opts, &mut self.widths, out)?
+        match &self.args.output {
+            Output::Default | Output::Wide => write_rows(rows, self.opts, &mut self.widths, out)?,
+            Output::Json => rows.iter().try_for_each(|r| write_json_line(r, out))?,
+            Output::Yaml => rows.iter().try_for_each(|r| write_yaml_document(r, out))?,
+            // One line per row, as the other formats print an item.
+            other => {
+                for r in rows {
+                    emit::structured(r, other, RESOURCE, true, out)?;
+                }
             }
-            StatusOutput::Json => rows.iter().try_for_each(|r| write_json_line(r, out))?,
-            StatusOutput::Yaml => rows.iter().try_for_each(|r| write_yaml_document(r, out))?,
         }
         out.flush()?;
         Ok(())
@@ -777,7 +780,7 @@ impl<'a> Shown<'a> {
         err: &mut dyn Write,
     ) -> Result<Option<u8>> {
         let (args, opts) = (self.args, self.opts);
-        let table = matches!(args.output, StatusOutput::Table | StatusOutput::Wide);
+        let table = args.output.is_human();
         let mut changed = Vec::new();
         let mut keys: Vec<SetKey> = dirty.drain().collect();
         keys.sort();

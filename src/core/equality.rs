@@ -26,7 +26,7 @@ use crate::core::value::Value;
 
 /// Why two values differ at a path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "PascalCase")]
 pub enum Reason {
     /// One side is a nil slice or map, the other an empty one.
     NilVsEmpty,

@@ -23,7 +23,7 @@ use crate::core::value::decode;
 
 /// What migrate concludes for a set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(rename_all = "PascalCase")]
 pub enum Verdict {
     /// A legacy cleanup was pending: a new revision is requested.
     Pending,

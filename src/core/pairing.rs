@@ -42,7 +42,7 @@ pub struct RunnerSet<'a> {
 
 /// How a set was found to belong to its scale set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "PascalCase")]
 pub enum PairedBy {
     /// Its controller owner reference carries the AutoscalingRunnerSet's uid.
     OwnerUid,

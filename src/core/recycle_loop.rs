@@ -211,7 +211,7 @@ fn cause_at(layout: &Layout, ty: TypeId, a: &Value, b: &Value, path: &str) -> Ca
 
 /// The value of type `ty` at `target` (spelled as [`compare`] spells paths) inside `v`, whose
 /// own path is `here`; the outermost one when a pointer or an inline struct shares the path.
-fn value_at<'v>(
+pub(crate) fn value_at<'v>(
     layout: &Layout,
     ty: TypeId,
     v: &'v Value,

@@ -17,7 +17,7 @@ use crate::core::value::{DecodeError, Value as GoValue, decode};
 
 /// The state of one runner, as the set's controller sorts it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "PascalCase")]
 pub enum RunnerState {
     Deleting,
     /// Running without a job.

@@ -14,7 +14,9 @@ use crate::core::drift::{Drift, DriftError};
 use crate::core::equality::{Difference, Reason};
 use crate::core::layout::Layout;
 use crate::core::quantity::Format;
+use crate::core::recycle_loop::value_at;
 use crate::core::recycle_loop::{Cause, Change, RecycleLoopError, RoundTrip};
+use crate::core::value::Value;
 use crate::render::display::{self, Line};
 
 /// The whole report of one `diff` run. Its JSON and YAML shape is documented in the README.
@@ -47,6 +49,8 @@ pub struct ScaleSetDiff {
     pub cmp_equal: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub semantic_equal: Option<bool>,
+    /// How many differences ARC acts on (Semantic equality sees them).
+    pub semantic_differences: usize,
     /// How many differences only a strict comparison sees.
     pub strict_only_differences: usize,
     pub differences: Vec<DifferenceReport>,
@@ -69,10 +73,10 @@ pub struct ScaleSetDiff {
     /// Where the current spec came from.
     pub current_from: String,
     /// Where the runner scale set id came from when the desired object lacks the annotation
-    /// (`ephemeralRunnerSet`, `liveAutoscalingRunnerSet`), or `autoscalingRunnerSet`.
+    /// (`EphemeralRunnerSet`, `LiveAutoscalingRunnerSet`), or `AutoscalingRunnerSet`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scale_set_id_from: Option<&'static str>,
-    /// How the EphemeralRunnerSet was found when not by name (`ownerUid`, `ownerName`, `labels`).
+    /// How the EphemeralRunnerSet was found when not by name (`OwnerUid`, `OwnerName`, `Labels`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub paired_by: Option<crate::core::pairing::PairedBy>,
     /// Other EphemeralRunnerSets of the same scale set, which ARC is replacing (ARC up to 0.14).
@@ -108,6 +112,7 @@ impl ScaleSetDiff {
             reflect_equal: None,
             cmp_equal: None,
             semantic_equal: None,
+            semantic_differences: 0,
             strict_only_differences: 0,
             differences: Vec::new(),
             legacy_recycle_loop: None,
@@ -181,8 +186,17 @@ impl ScaleSetDiff {
             reflect_equal: Some(c.reflect_equal()),
             cmp_equal: Some(c.cmp_equal()),
             semantic_equal: Some(c.semantic_equal()),
+            semantic_differences: c
+                .differences
+                .iter()
+                .filter(|x| !x.reason.semantic_equal())
+                .count(),
             strict_only_differences: c.strict_only().count(),
-            differences: c.differences.iter().map(DifferenceReport::from).collect(),
+            differences: c
+                .differences
+                .iter()
+                .map(|x| DifferenceReport::of(layout, x, &d.current, &d.desired))
+                .collect(),
             legacy_recycle_loop: None,
             legacy_recycle_loop_paths: None,
             legacy_recycle_loop_fixes: Vec::new(),
@@ -278,14 +292,41 @@ pub struct DifferenceReport {
     pub reason: Reason,
     /// Whether ARC (Semantic equality) acts on this difference.
     pub semantic: bool,
+    /// The current value (the EphemeralRunnerSet's), as written: a scalar's text, `[]` or `{}` for
+    /// an empty list or map, a YAML block for a larger one; `null` when absent (Go's zero value).
+    pub from: Option<String>,
+    /// The desired value, likewise.
+    pub to: Option<String>,
 }
 
-impl From<&Difference> for DifferenceReport {
-    fn from(d: &Difference) -> Self {
+impl DifferenceReport {
+    /// A difference with the values found at its path on both sides.
+    pub fn of(layout: &Layout, d: &Difference, current: &Value, desired: &Value) -> Self {
+        let shown = |v: &Value| {
+            let ty = layout.ephemeral_runner_spec;
+            let (ty, at) = value_at(layout, ty, v, &mut String::new(), &d.path)?;
+            match display::tree(layout, ty, at, &d.path)? {
+                display::Node::Scalar(text) => Some(
+                    // Quoted to be read as a string in YAML; a report gives the string itself.
+                    serde_json::from_str::<String>(&text).unwrap_or(text),
+                ),
+                display::Node::Map(entries) if entries.is_empty() => Some("{}".into()),
+                display::Node::Seq(items) if items.is_empty() => Some("[]".into()),
+                node => Some(
+                    display::lines(&node)
+                        .iter()
+                        .map(|l| l.text.as_str())
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                ),
+            }
+        };
         DifferenceReport {
             path: d.path.clone(),
             reason: d.reason,
             semantic: !d.reason.semantic_equal(),
+            from: shown(current),
+            to: shown(desired),
         }
     }
 }

@@ -2,5 +2,6 @@
 
 pub mod diff;
 pub mod display;
+pub mod emit;
 pub mod github;
 pub mod status;

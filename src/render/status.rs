@@ -38,6 +38,8 @@ pub struct TableOptions {
     /// A NAMESPACE column (with `-A`, or rows from files).
     pub namespace_column: bool,
     pub color: bool,
+    /// `--no-headers`: no header line.
+    pub no_headers: bool,
 }
 
 /// The content width of each column printed so far, so that rows printed later (`--watch`) line
@@ -159,7 +161,7 @@ fn write_table_inner(
     } else {
         table.force_no_tty();
     }
-    if with_header {
+    if with_header && !opts.no_headers {
         table.set_header(head.iter().map(Cell::new));
     }
     for row in body {
@@ -266,7 +268,7 @@ pub fn write_yaml_document(row: &SetStatus, out: &mut dyn Write) -> io::Result<(
 
 /// What happened to one set in a `bump`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "PascalCase")]
 pub enum BumpResult {
     /// Written and read back.
     Bumped,
@@ -281,10 +283,10 @@ pub enum BumpResult {
 impl BumpResult {
     fn as_str(self) -> &'static str {
         match self {
-            BumpResult::Bumped => "bumped",
-            BumpResult::WouldBump => "would bump",
-            BumpResult::Refused => "refused",
-            BumpResult::Failed => "failed",
+            BumpResult::Bumped => "Bumped",
+            BumpResult::WouldBump => "WouldBump",
+            BumpResult::Refused => "Refused",
+            BumpResult::Failed => "Failed",
         }
     }
 }
@@ -296,9 +298,9 @@ pub struct BumpItem {
     pub namespace: String,
     pub name: String,
     /// `spec.actionableRevision` before.
-    pub old_spec_revision: Option<i64>,
+    pub spec_revision: Option<i64>,
     /// `status.appliedActionableRevision` before.
-    pub old_applied_revision: Option<i64>,
+    pub applied_revision: Option<i64>,
     /// `spec.actionableRevision` written (or that would be).
     pub new_spec_revision: Option<i64>,
     pub result: BumpResult,
@@ -329,7 +331,12 @@ pub struct BumpReport {
 }
 
 /// `bump` as a table.
-pub fn write_bump_table(report: &BumpReport, color: bool, out: &mut dyn Write) -> io::Result<()> {
+pub fn write_bump_table(
+    report: &BumpReport,
+    color: bool,
+    headers: bool,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let mut table = Table::new();
     table
         .load_style(comfy_table::presets::NOTHING)
@@ -339,18 +346,13 @@ pub fn write_bump_table(report: &BumpReport, color: bool, out: &mut dyn Write) -
     } else {
         table.force_no_tty();
     }
-    table.set_header(
-        [
-            "NAMESPACE",
-            "NAME",
-            "OLD SPEC",
-            "APPLIED",
-            "NEW SPEC",
-            "RESULT",
-        ]
-        .into_iter()
-        .map(Cell::new),
-    );
+    if headers {
+        table.set_header(
+            ["NAMESPACE", "NAME", "SPEC", "APPLIED", "NEW SPEC", "RESULT"]
+                .into_iter()
+                .map(Cell::new),
+        );
+    }
     for item in &report.items {
         let result = Cell::new(item.result.as_str());
         let result = match (color, item.result) {
@@ -361,8 +363,8 @@ pub fn write_bump_table(report: &BumpReport, color: bool, out: &mut dyn Write) -
         table.add_row(vec![
             Cell::new(&item.namespace),
             Cell::new(&item.name),
-            Cell::new(revision(item.old_spec_revision)),
-            Cell::new(revision(item.old_applied_revision)),
+            Cell::new(revision(item.spec_revision)),
+            Cell::new(revision(item.applied_revision)),
             Cell::new(
                 item.new_spec_revision
                     .map(|v| v.to_string())

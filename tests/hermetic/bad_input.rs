@@ -123,9 +123,9 @@ case!(migrate_without_spec_processes_the_others: ["migrate", "--dry-run=client",
 // A render carries no runner-scale-set-id: it is taken from the set, which ARC 0.14 named
 // arc-runner-set-x7k2p and owns through its controller reference. The image moved: drift.
 case!(render_takes_the_id_from_its_set: ["diff", "-f", "@render.yaml", "-f", "@ers-dump.yaml", "-o", "json"] => 1,
-    "\"scaleSetIdFrom\": \"ephemeralRunnerSet\"");
+    "\"scaleSetIdFrom\": \"EphemeralRunnerSet\"");
 case!(render_pairs_a_generated_name_by_owner: ["diff", "-f", "@render.yaml", "-f", "@ers-dump.yaml", "-o", "json"] => 1,
-    "\"pairedBy\": \"ownerName\"");
+    "\"pairedBy\": \"OwnerName\"");
 case!(render_and_set_drift: ["diff", "-f", "@render.yaml", "-f", "@ers-dump.yaml"] => 1,
     "arc-runners/arc-runner-set: semantic drift");
 // A render plus a full dump (which also holds the old scale set) is never a silent "no drift".

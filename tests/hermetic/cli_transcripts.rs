@@ -151,7 +151,7 @@ fn the_bash_script_completes_through_the_binary() {
         String::from_utf8(out.stdout).unwrap()
     };
     assert_eq!(ask("kubectl-arc mig"), "migrate\n");
-    assert_eq!(ask("kubectl-arc diff -o j"), "json\n");
+    assert_eq!(ask("kubectl-arc diff -o j"), "json\njsonpath=\n");
     assert_eq!(ask("kubectl-arc migrate --dry-run=s"), "--dry-run=server\n");
     // For a new word clap's engine offers the values first, then the flags.
     let shells = ask("kubectl-arc completion ''");

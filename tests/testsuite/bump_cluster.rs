@@ -120,9 +120,9 @@ async fn concurrent_bumps_from_eight_processes_are_never_lost_or_doubled() {
         if *code == 0 {
             let r = report(out);
             let item = &r["items"][0];
-            assert_eq!(item["result"], "bumped", "{out}");
+            assert_eq!(item["result"], "Bumped", "{out}");
             let (old, new) = (
-                item["oldSpecRevision"].as_i64().unwrap(),
+                item["specRevision"].as_i64().unwrap(),
                 item["newSpecRevision"].as_i64().unwrap(),
             );
             assert_eq!(
@@ -193,7 +193,7 @@ async fn bump_by_name_records_the_request_and_the_reason() {
     let cells: Vec<&str> = out.lines().nth(1).unwrap().split_whitespace().collect();
     assert_eq!(
         cells,
-        [ns.as_str(), "runners", "3", "7", "8", "bumped"],
+        [ns.as_str(), "runners", "3", "7", "8", "Bumped"],
         "{out}"
     );
     let set = get_set(&client, &ns, "runners").await;
@@ -315,7 +315,7 @@ async fn an_autoscaling_runner_set_name_bumps_the_set_it_owns_and_nothing_else()
 
     let (code, out, err) = bump(&kc, &ns, &["foreign", "-o", "json"]).await;
     assert_eq!(code, 2, "{out}");
-    assert_eq!(report(&out)["items"][0]["result"], "refused");
+    assert_eq!(report(&out)["items"][0]["result"], "Refused");
     assert!(
         err.contains("not owned by the AutoscalingRunnerSet foreign"),
         "{err}"
@@ -381,12 +381,16 @@ async fn refusals_and_dry_runs_write_nothing() {
     assert_eq!(code, 0, "{err}");
     let r = report(&out);
     assert_eq!(r["dryRun"], "server");
-    assert_eq!(r["items"][0]["result"], "wouldBump");
+    assert_eq!(r["items"][0]["result"], "WouldBump");
     assert_eq!(r["items"][0]["newSpecRevision"], 5);
     unchanged(&plain, &get_set(&client, &ns, "plain").await);
-    let (code, out, _) = bump(&kc, &ns, &["plain", "--dry-run", "client"]).await;
+    let (code, out, _) = bump(&kc, &ns, &["plain", "--dry-run=client"]).await;
     assert_eq!(code, 0);
-    assert!(out.contains("would bump"), "{out}");
+    assert!(out.contains("WouldBump"), "{out}");
+    // kubectl's rule: a bare --dry-run is client, and the next word is a name, not a mode.
+    let (code, out, _) = bump(&kc, &ns, &["--dry-run", "plain"]).await;
+    assert_eq!(code, 0);
+    assert!(out.contains("WouldBump"), "{out}");
     unchanged(&plain, &get_set(&client, &ns, "plain").await);
 
     // The read-only user: Forbidden, naming the verb and the resource.

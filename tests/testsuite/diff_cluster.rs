@@ -112,11 +112,11 @@ async fn nil_vs_empty_is_strict_only_and_an_image_change_is_semantic_drift() {
         [
             (
                 "spec.containers[0].env".to_string(),
-                "nilVsEmpty".to_string()
+                "NilVsEmpty".to_string()
             ),
             (
                 "spec.containers[0].resources.limits.cpu".to_string(),
-                "quantityNotation".to_string()
+                "QuantityNotation".to_string()
             ),
         ]
     );

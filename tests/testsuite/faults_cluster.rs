@@ -647,8 +647,8 @@ async fn a_real_api_server_restart_during_migrate_and_bump() {
             before[name].0 + 1
         );
         match item["result"].as_str().unwrap() {
-            "bumped" => assert_eq!(rev, before[name].0 + 2, "{name}: reported bumped"),
-            "failed" => failed += 1,
+            "Bumped" => assert_eq!(rev, before[name].0 + 2, "{name}: reported bumped"),
+            "Failed" => failed += 1,
             other => panic!("{name}: {other}: {item}"),
         }
     }
@@ -691,7 +691,7 @@ async fn a_real_api_server_restart_during_migrate_and_bump() {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|i| i["result"] == "failed")
+        .filter(|i| i["result"] == "Failed")
         .map(|i| i["message"].as_str().unwrap())
         .collect();
     let not_attempted = messages
@@ -752,7 +752,7 @@ async fn a_real_api_server_restart_during_migrate_and_bump() {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|i| i["result"] == "failed")
+        .filter(|i| i["result"] == "Failed")
         .map(|i| i["error"].as_str().unwrap())
         .collect();
     let migrate_not_attempted = errors

@@ -169,7 +169,8 @@ async fn decides_exactly_and_a_second_run_is_a_no_op() {
 
     // Dry runs write nothing.
     for mode in ["client", "server"] {
-        let (code, out, err) = migrate(&kcs, &ns, &["--dry-run", mode, "-o", "json"]);
+        let dry_run = format!("--dry-run={mode}");
+        let (code, out, err) = migrate(&kcs, &ns, &[&dry_run, "-o", "json"]);
         assert_eq!(code, 0, "{mode}: {err}");
         let report: Value = serde_json::from_str(&out).unwrap();
         assert_eq!(report["summary"]["written"], 5, "{mode}: {out}");
@@ -192,23 +193,23 @@ async fn decides_exactly_and_a_second_run_is_a_no_op() {
                 r["name"].as_str().unwrap().to_string(),
                 (
                     r["decision"].as_str().unwrap().to_string(),
-                    r["fromRevision"].as_i64().unwrap(),
-                    r["toRevision"].as_i64().unwrap(),
+                    r["specRevision"].as_i64().unwrap(),
+                    r["newSpecRevision"].as_i64().unwrap(),
                     r["result"].as_str().unwrap().to_string(),
                 ),
             )
         })
         .collect();
     let row = |d: &str, f: i64, t: i64, r: &str| (d.to_string(), f, t, r.to_string());
-    assert_eq!(rows["in-sync"], row("in-sync", 0, 0, "written"));
-    assert_eq!(rows["pending"], row("pending", 0, 1, "written"));
-    assert_eq!(rows["applied-ahead"], row("pending", 2, 6, "written"));
+    assert_eq!(rows["in-sync"], row("InSync", 0, 0, "Written"));
+    assert_eq!(rows["pending"], row("Pending", 0, 1, "Written"));
+    assert_eq!(rows["applied-ahead"], row("Pending", 2, 6, "Written"));
     assert_eq!(
         rows["no-annotation"],
-        row("no-legacy-annotation", 3, 3, "unchanged")
+        row("NoLegacyAnnotation", 3, 3, "Unchanged")
     );
-    assert_eq!(rows["stale-runner"], row("pending", 4, 5, "written"));
-    assert_eq!(rows["busy-only"], row("in-sync", 0, 0, "written"));
+    assert_eq!(rows["stale-runner"], row("Pending", 4, 5, "Written"));
+    assert_eq!(rows["busy-only"], row("InSync", 0, 0, "Written"));
 
     let after = common::ers_states(&client, &ns).await;
     let want: BTreeMap<String, (i64, bool)> = [

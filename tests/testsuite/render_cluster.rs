@@ -322,7 +322,7 @@ async fn renders_agree_for(naming: Naming) {
     for (_, report) in &answers {
         assert_eq!(
             report["items"][0]["scaleSetIdFrom"],
-            json!("ephemeralRunnerSet")
+            json!("EphemeralRunnerSet")
         );
     }
 
@@ -469,7 +469,7 @@ async fn a_replacement_by_arc_0_14() {
         "{r:#}"
     );
     assert_eq!(item["replaced"], json!([old]), "{r:#}");
-    assert_eq!(item["pairedBy"], json!("ownerUid"), "{r:#}");
+    assert_eq!(item["pairedBy"], json!("OwnerUid"), "{r:#}");
 
     // status, from the cluster and from the dump: the replaced set is Deleting, the new one SpecHash.
     for from in [
