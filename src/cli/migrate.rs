@@ -14,7 +14,7 @@ use clap::Args;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{EXIT_DRIFT, EXIT_ERROR, EXIT_OK, KubeFlags, Terminal};
+use super::{EXIT_ERROR, EXIT_OK, KubeFlags, Terminal};
 use crate::cluster::preflight::{self, Permission};
 use crate::cluster::ratelimit::RateLimiter;
 use crate::cluster::write::{
@@ -232,10 +232,9 @@ pub fn run(
         },
         s.failed
     )?;
-    Ok(if input_failed {
+    // The one exit-code rule (README): an object that could not be processed is an error (2).
+    Ok(if input_failed || s.failed > 0 {
         EXIT_ERROR
-    } else if s.failed > 0 {
-        EXIT_DRIFT
     } else {
         EXIT_OK
     })
@@ -476,10 +475,31 @@ async fn migrate_cluster(
     if let Err(refusal) = preflight_checks(client, args, scope, err).await? {
         return Ok(Err(refusal));
     }
-    let candidates = read_candidates(client, args, scope, err).await?;
-    Ok(Ok(
-        decide_and_write(client, args, term, &candidates, err).await?
-    ))
+    let candidates = read_candidates(client, args, scope).await?;
+    let mut rows = decide_and_write(client, args, term, &candidates, err).await?;
+    // A name asked for and not found is a failed row (exit 2), as kubectl fails on one.
+    for missing in args
+        .names
+        .iter()
+        .filter(|n| !candidates.iter().any(|c| &c.name == *n))
+    {
+        let ns = scope.unwrap_or("*");
+        rows.push(MigrateRow {
+            namespace: ns.to_string(),
+            name: missing.clone(),
+            decision: None,
+            reason: String::new(),
+            spec_revision: 0,
+            applied_revision: 0,
+            new_spec_revision: 0,
+            stale_runners: 0,
+            stale_idle_or_pending_runners: 0,
+            result: "Failed",
+            attempts: 0,
+            error: Some(format!("EphemeralRunnerSet {ns}/{missing} not found")),
+        });
+    }
+    Ok(Ok(rows))
 }
 
 /// Preflight: nothing is written unless all of these pass (the CRD has the revision fields, the
@@ -570,9 +590,7 @@ async fn read_candidates(
     client: &kube::Client,
     args: &MigrateArgs,
     scope: Option<&str>,
-    err: &mut dyn Write,
 ) -> Result<Vec<Candidate>> {
-    let namespace = scope.unwrap_or("*");
     let mut limiter = RateLimiter::new(args.qps, args.burst);
     let selector = args.selector.as_deref();
     let mut candidates: Vec<Candidate> = Vec::new();
@@ -617,16 +635,6 @@ async fn read_candidates(
             runners: RunnerCounts::default(),
             error: None,
         });
-    }
-    for missing in args
-        .names
-        .iter()
-        .filter(|n| !candidates.iter().any(|c| &c.name == *n))
-    {
-        writeln!(
-            err,
-            "error: EphemeralRunnerSet {namespace}/{missing} not found"
-        )?;
     }
     let layout = Layout::arc();
     let index: HashMap<(String, String), usize> = candidates

@@ -80,9 +80,9 @@ case!(template_is_a_string: ["diff", "-f", "@template-is-a-string.yaml"] => 2,
     "template: cannot decode JSON string into Go type v1.PodTemplateSpec");
 case!(runner_spec_is_a_string: ["diff", "-f", "@runner-spec-is-a-string.yaml"] => 2,
     "EphemeralRunnerSet spec.ephemeralRunnerSpec does not decode");
-case!(revision_is_a_string: ["migrate", "--dry-run=client", "-f", "@revision-is-a-string.yaml"] => 1,
+case!(revision_is_a_string: ["migrate", "--dry-run=client", "-f", "@revision-is-a-string.yaml"] => 2,
     "spec.actionableRevision is \"five\", not an integer");
-case!(revision_is_negative: ["migrate", "--dry-run=client", "-f", "@revision-is-negative.yaml"] => 1,
+case!(revision_is_negative: ["migrate", "--dry-run=client", "-f", "@revision-is-negative.yaml"] => 2,
     "revisions are never negative");
 case!(a_write_from_a_dump_is_refused: ["migrate", "-f", "@revision-is-negative.yaml"] => 2,
     "add --dry-run=client");
@@ -114,9 +114,9 @@ case!(yaml_escape_kubectl_rejects: ["diff", "-f", "@yaml-escape-kubectl-rejects.
     "the double-quoted scalar `\"ghcr.io\\/actions/runner\"` is read by kubectl (go.yaml.in/yaml/v2) as an error (yaml: found unknown escape character)");
 case!(quantity_beyond_int64_as_kubectl_stores_it: ["diff", "-f", "@quantity-beyond-int64.yaml"] => 0,
     "ci/arc: no drift");
-case!(migrate_without_spec: ["migrate", "--dry-run=client", "-f", "@spec-missing.yaml"] => 1,
+case!(migrate_without_spec: ["migrate", "--dry-run=client", "-f", "@spec-missing.yaml"] => 2,
     "EphemeralRunnerSet ci/arc2: spec is missing");
-case!(migrate_without_spec_processes_the_others: ["migrate", "--dry-run=client", "-f", "@spec-missing.yaml"] => 1,
+case!(migrate_without_spec_processes_the_others: ["migrate", "--dry-run=client", "-f", "@spec-missing.yaml"] => 2,
     "3 EphemeralRunnerSets: 0 pending, 0 in sync, 0 unverifiable, 2 without the legacy annotation; 0 would be written, 1 failed");
 
 // Helm renders and dumps as users have them (issue 12).

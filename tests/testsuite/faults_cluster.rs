@@ -188,7 +188,7 @@ async fn writes_whose_answers_are_lost_are_never_applied_twice() {
     let injected = proxy.injected();
     if code != 0 {
         // Whatever failed is reported, and a re-run completes it.
-        assert_eq!(code, 1, "{err}\n{out}");
+        assert_eq!(code, 2, "{err}\n{out}");
         let (code, _, err) = exe_async(
             [
                 "migrate",
@@ -746,7 +746,7 @@ async fn a_real_api_server_restart_during_migrate_and_bump() {
     .await;
     replica.kill();
     let (code, out, err) = task.await.unwrap();
-    assert_eq!(code, 1, "{out}\n{err}");
+    assert_eq!(code, 2, "{out}\n{err}");
     let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"));
     let errors: Vec<&str> = report["items"]
         .as_array()
