@@ -196,24 +196,86 @@ pub fn verbosity_from_args(args: &[OsString]) -> u8 {
     level
 }
 
-/// `kubectl --request-timeout` syntax: a number with a unit (`s`, `m`, `h`, `ms`), or bare seconds.
+/// The longest duration Go's `time.Duration` holds (int64 nanoseconds, about 292 years): kubectl
+/// refuses longer ones, and a deadline must stay within what the clock can add.
+pub const MAX_DURATION: Duration = Duration::new(9_223_372_036, 854_775_807);
+
+/// kubectl's duration syntax: Go's `time.ParseDuration` (`30s`, `2m`, `1h30m`, `250ms`, `1.5h`;
+/// units `ns`, `us`, `µs`, `ms`, `s`, `m`, `h`), or bare seconds as `--request-timeout` takes them
+/// (`5`). Empty, negative, unknown units and anything beyond [`MAX_DURATION`] are errors, never a
+/// panic: every number goes through `Duration::try_from_secs_f64` and checked additions.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    let split = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(s.len());
-    let (num, unit) = s.split_at(split);
-    let n: f64 = num
-        .parse()
-        .map_err(|_| format!("{s:?} is not a duration (examples: 30s, 2m, 1h)"))?;
-    let secs = match unit {
-        "" | "s" => n,
-        "ms" => n / 1000.0,
-        "m" => n * 60.0,
-        "h" => n * 3600.0,
-        _ => return Err(format!("{s:?}: unknown unit {unit:?} (use ms, s, m or h)")),
+    const EXAMPLES: &str = "examples: 30s, 2m, 1h30m, 250ms";
+    // clap's message already quotes the value: these say what is wrong with it.
+    let too_long = || "too long: at most 2562047h (Go's time.Duration, as in kubectl)".to_string();
+    if s.is_empty() {
+        return Err(format!("empty: not a duration ({EXAMPLES})"));
+    }
+    if s.starts_with('-') {
+        return Err("a duration cannot be negative".to_string());
+    }
+    let body = s.strip_prefix('+').unwrap_or(s);
+    let is_number = |c: char| c.is_ascii_digit() || c == '.';
+    let amount = |number: &str, seconds_per_unit: f64| -> Result<Duration, String> {
+        let n: f64 = number
+            .parse()
+            .map_err(|_| format!("not a duration ({EXAMPLES})"))?;
+        Duration::try_from_secs_f64(n * seconds_per_unit).map_err(|_| too_long())
     };
-    Ok(Duration::from_secs_f64(secs))
+    let total = if !body.is_empty() && body.chars().all(is_number) {
+        // Bare seconds, as client-go reads --request-timeout.
+        amount(body, 1.0)?
+    } else {
+        let mut total = Duration::ZERO;
+        let mut rest = body;
+        loop {
+            let (number, tail) = rest.split_at(rest.find(|c| !is_number(c)).unwrap_or(rest.len()));
+            let (unit, tail) = tail.split_at(tail.find(is_number).unwrap_or(tail.len()));
+            if number.is_empty() {
+                return Err(format!("not a duration ({EXAMPLES})"));
+            }
+            let seconds_per_unit = match unit {
+                "h" => 3600.0,
+                "m" => 60.0,
+                "s" => 1.0,
+                "ms" => 1e-3,
+                "us" | "µs" | "μs" => 1e-6,
+                "ns" => 1e-9,
+                _ => {
+                    return Err(format!(
+                        "unknown unit {unit:?} (use h, m, s, ms, us or ns; {EXAMPLES})"
+                    ));
+                }
+            };
+            total = total
+                .checked_add(amount(number, seconds_per_unit)?)
+                .ok_or_else(too_long)?;
+            if tail.is_empty() {
+                break total;
+            }
+            rest = tail;
+        }
+    };
+    if total > MAX_DURATION {
+        return Err(too_long());
+    }
+    Ok(total)
+}
+
+/// `--qps`: client-side requests per second, `0` for no limit. Negative, NaN, infinite and values
+/// so small that one request would wait beyond [`MAX_DURATION`] are refused.
+pub fn parse_qps(s: &str) -> Result<f64, String> {
+    let qps: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| "not a number (e.g. 50, 0.5; 0 for no limit)".to_string())?;
+    if !qps.is_finite() || qps < 0.0 {
+        return Err("requests per second must be a finite number >= 0 (0 for no limit)".into());
+    }
+    if qps > 0.0 && qps < 1.0 / MAX_DURATION.as_secs_f64() {
+        return Err("too small: one request would wait for centuries".into());
+    }
+    Ok(qps)
 }
 
 /// Parse `args` and run the command, writing data to `out` and diagnostics to `err`.
@@ -374,6 +436,74 @@ mod tests {
         assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
         assert!(parse_duration("soon").is_err());
         assert!(parse_duration("3d").is_err());
+        // Go's time.ParseDuration spellings.
+        assert_eq!(parse_duration("1h30m").unwrap(), Duration::from_secs(5400));
+        assert_eq!(parse_duration("1.5h").unwrap(), Duration::from_secs(5400));
+        assert_eq!(
+            parse_duration("2m3.5s").unwrap(),
+            Duration::from_millis(123_500)
+        );
+        assert_eq!(
+            parse_duration("1500us").unwrap(),
+            Duration::from_micros(1500)
+        );
+        assert_eq!(parse_duration("7µs").unwrap(), Duration::from_micros(7));
+        assert_eq!(parse_duration("10ns").unwrap(), Duration::from_nanos(10));
+        assert_eq!(parse_duration("+5s").unwrap(), Duration::from_secs(5));
+        assert_eq!(parse_duration("0").unwrap(), Duration::ZERO);
+        assert_eq!(
+            parse_duration("2562047h").unwrap(),
+            Duration::from_secs(2562047 * 3600)
+        );
+    }
+
+    /// Issue 14: `--request-timeout 99999999999999999999s` panicked in `Duration::from_secs_f64`.
+    #[test]
+    fn hostile_durations_are_errors_not_panics() {
+        for s in [
+            "99999999999999999999s",
+            "99999999999999999999",
+            "2562048h",
+            "9223372037s",
+            "1h2562047h",
+            &"9".repeat(400),
+            &format!("{}s", "9".repeat(400)),
+            "-1s",
+            "-0",
+            "",
+            "s",
+            ".",
+            ".s",
+            "1..5s",
+            "NaN",
+            "nan",
+            "inf",
+            "infs",
+            "1e9s",
+            "5 s",
+            "5\0s",
+            "\u{0}",
+        ] {
+            let e = parse_duration(s).expect_err(s);
+            assert!(!e.is_empty(), "{s:?}");
+        }
+        assert!(parse_duration("-1s").unwrap_err().contains("negative"));
+        assert!(
+            parse_duration("99999999999999999999s")
+                .unwrap_err()
+                .contains("too long")
+        );
+        assert!(parse_duration("").unwrap_err().contains("empty"));
+    }
+
+    #[test]
+    fn qps_values() {
+        assert_eq!(parse_qps("50").unwrap(), 50.0);
+        assert_eq!(parse_qps("0").unwrap(), 0.0);
+        assert_eq!(parse_qps("0.5").unwrap(), 0.5);
+        for s in ["-1", "NaN", "inf", "-inf", "1e-300", "", "fast", "1e999"] {
+            assert!(parse_qps(s).is_err(), "{s:?}");
+        }
     }
 
     #[test]
