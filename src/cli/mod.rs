@@ -280,14 +280,42 @@ pub fn parse_qps(s: &str) -> Result<f64, String> {
 
 /// Parse `args` and run the command, writing data to `out` and diagnostics to `err`.
 /// Returns the process exit code.
+///
+/// A reader of `out` that goes away (`kubectl arc ... -o json | head -3`) ends the run quietly
+/// with exit 0, as ripgrep does: no message, whichever write met the closed pipe (a renderer, a
+/// `--watch` row) and whatever error type it was wrapped in on the way up. A closed `err` only
+/// loses the diagnostics: the run goes on and its exit code still tells how it went.
 pub fn main<I, T>(args: I, term: Terminal, out: &mut dyn Write, err: &mut dyn Write) -> u8
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
+    let mut out = PipeWatch::new(out);
+    let mut err = PipeWatch::new(err);
+    err.discard_when_closed = true;
+    let result = run(args, term, &mut out, &mut err);
+    if out.closed {
+        return EXIT_OK;
+    }
+    match result {
+        Ok(code) => code,
+        Err(e) if is_broken_pipe(&e) => EXIT_OK,
+        Err(e) => {
+            let _ = writeln!(err, "error: {e:#}");
+            EXIT_ERROR
+        }
+    }
+}
+
+fn run(
+    args: impl IntoIterator<Item = impl Into<OsString> + Clone>,
+    term: Terminal,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<u8> {
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
     if let Some(code) = completion::intercept(&args, out, err) {
-        return code;
+        return Ok(code);
     }
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
@@ -300,24 +328,70 @@ where
             };
             let target: &mut dyn Write = if e.use_stderr() { err } else { out };
             let _ = write!(target, "{rendered}");
-            return code;
+            return Ok(code);
         }
     };
-    let result = match cli.command {
+    match cli.command {
         Command::Diff(args) => diff::run(&cli.kube, args, term, out, err),
         Command::Status(args) => status::run(&cli.kube, args, term, out, err),
         Command::Bump(args) => bump::run(&cli.kube, args, term, out, err),
         Command::Migrate(args) => migrate::run(&cli.kube, args, term, out, err),
         Command::Version => version(out).map(|()| EXIT_OK),
         Command::Completion(args) => completion::run(args, out),
-    };
-    match result {
-        Ok(code) => code,
-        Err(e) if is_broken_pipe(&e) => EXIT_OK,
-        Err(e) => {
-            let _ = writeln!(err, "error: {e:#}");
-            EXIT_ERROR
+    }
+}
+
+/// A writer that notes when its reader has gone away (`EPIPE`), so [`main`] can end quietly
+/// whatever became of the error on its way up (a `serde_json::Error`, a `fmt::Error`, a message).
+/// With `discard_when_closed` (stderr), writes after that succeed and go nowhere.
+struct PipeWatch<'a> {
+    inner: &'a mut dyn Write,
+    closed: bool,
+    discard_when_closed: bool,
+}
+
+impl<'a> PipeWatch<'a> {
+    fn new(inner: &'a mut dyn Write) -> Self {
+        PipeWatch {
+            inner,
+            closed: false,
+            discard_when_closed: false,
         }
+    }
+
+    fn watch<R>(
+        &mut self,
+        discarded: R,
+        write: impl FnOnce(&mut dyn Write) -> std::io::Result<R>,
+    ) -> std::io::Result<R> {
+        if self.closed && self.discard_when_closed {
+            return Ok(discarded);
+        }
+        match write(&mut *self.inner) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                if self.discard_when_closed {
+                    Ok(discarded)
+                } else {
+                    Err(e)
+                }
+            }
+            other => other,
+        }
+    }
+}
+
+impl Write for PipeWatch<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.watch(buf.len(), |w| w.write(buf))
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.watch((), |w| w.write_all(buf))
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.watch((), |w| w.flush())
     }
 }
 
@@ -337,11 +411,17 @@ fn version(out: &mut dyn Write) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A closed pipe (`kubectl arc ... | head`) is not an error.
+/// A closed pipe (`kubectl arc ... | head`) is not an error, also when the write happened
+/// outside the writers [`main`] watches.
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         c.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            .map(std::io::Error::kind)
+            .or_else(|| {
+                c.downcast_ref::<serde_json::Error>()
+                    .and_then(serde_json::Error::io_error_kind)
+            })
+            == Some(std::io::ErrorKind::BrokenPipe)
     })
 }
 
