@@ -6,3 +6,4 @@ mod bad_input;
 mod broken_pipe;
 mod cli_transcripts;
 mod equality_table;
+mod kubeconfig;
