@@ -314,9 +314,18 @@ impl Requests {
             .ignore_errors(true)
             .try_get_matches_from(typed)
             .ok();
-        let kube = matches
-            .as_ref()
-            .and_then(|m| KubeFlags::from_arg_matches(m).ok());
+        // kubectl's flags before the command, and after it for the commands that take them.
+        let kube = matches.as_ref().and_then(|m| {
+            let before = KubeFlags::from_arg_matches(m).ok()?;
+            let after = m
+                .subcommand()
+                .filter(|(name, _)| takes_kube_flags(name))
+                .and_then(|(_, sub)| KubeFlags::from_arg_matches(sub).ok());
+            Some(match after {
+                Some(after) => after.over(&before),
+                None => before,
+            })
+        });
         let typed_names = matches
             .as_ref()
             .and_then(|m| m.subcommand())
@@ -390,6 +399,13 @@ impl Requests {
             .ok()?;
         rx.recv_timeout(self.deadline()).ok()?.ok()
     }
+}
+
+/// Whether command `name` takes kubectl's global flags (`version` and `completion` do not).
+fn takes_kube_flags(name: &str) -> bool {
+    Cli::command()
+        .find_subcommand(name)
+        .is_some_and(|c| c.get_arguments().any(|a| a.get_id() == "kubeconfig"))
 }
 
 enum Query {

@@ -9,13 +9,14 @@ pub mod completion;
 pub mod diff;
 pub mod migrate;
 pub mod status;
+pub mod version;
 
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory as _, Parser, Subcommand, ValueEnum};
 
 use crate::cluster::ConnectOptions;
 
@@ -36,50 +37,53 @@ pub const EXIT_ERROR: u8 = 2;
     long_about = "kubectl arc: see and operate actions-runner-controller's runner-spec revisions.\n\n\
 ARC recycles idle and pending runners when an AutoscalingRunnerSet's runner spec changes under Go's \
 Semantic equality. kubectl arc shows that drift exactly as ARC's controller computes it.",
+    after_help = "kubectl's global options go before or after the command (`kubectl arc -n NS status`, \
+`kubectl arc status -n NS`); diff, status, bump and migrate read them, version and completion \
+take none. `kubectl arc COMMAND --help` says what each command reads and writes.",
     propagate_version = true
 )]
 pub struct Cli {
+    /// kubectl's global flags typed before the command; those after it win.
     #[command(flatten)]
     pub kube: KubeFlags,
+    /// None: `kubectl arc` alone prints the help, as `kubectl` alone does.
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
-/// kubectl's global flags.
-#[derive(Debug, Clone, Args)]
+// kubectl's global flags: the commands that read a kubeconfig take them (`Connecting`), and so
+// does `kubectl arc` itself, before the command. `version` and `completion` read no kubeconfig and
+// do not list them. (Plain comments: clap makes a flattened struct's doc comment the command's
+// help, which would replace each command's long help.)
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Kubectl options")]
 pub struct KubeFlags {
     /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
-    #[arg(long, global = true, value_name = "PATH")]
+    #[arg(long, value_name = "PATH")]
     pub kubeconfig: Option<PathBuf>,
     /// The kubeconfig context to use.
-    #[arg(long, global = true, value_name = "NAME")]
+    #[arg(long, value_name = "NAME")]
     pub context: Option<String>,
     /// The kubeconfig cluster to use.
-    #[arg(long, global = true, value_name = "NAME")]
+    #[arg(long, value_name = "NAME")]
     pub cluster: Option<String>,
     /// The kubeconfig user to use.
-    #[arg(long, global = true, value_name = "NAME")]
+    #[arg(long, value_name = "NAME")]
     pub user: Option<String>,
     /// The namespace (default: the context's namespace).
-    #[arg(short = 'n', long, global = true, value_name = "NS")]
+    #[arg(short = 'n', long, value_name = "NS")]
     pub namespace: Option<String>,
     /// Username to impersonate.
-    #[arg(long = "as", global = true, value_name = "USER")]
+    #[arg(long = "as", value_name = "USER")]
     pub as_user: Option<String>,
     /// Group to impersonate (repeatable).
-    #[arg(long = "as-group", global = true, value_name = "GROUP")]
+    #[arg(long = "as-group", value_name = "GROUP")]
     pub as_group: Vec<String>,
     /// How long to wait for one request to the server (e.g. 10s, 1m; 0 means no limit).
-    #[arg(long, global = true, value_name = "DURATION", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub request_timeout: Option<Duration>,
-    /// Log verbosity on stderr (0-9, like kubectl).
-    #[arg(
-        short = 'v',
-        long = "v",
-        global = true,
-        value_name = "LEVEL",
-        default_value_t = 0
-    )]
+    /// Log verbosity on stderr (0-9, like kubectl; 6 and up log each request).
+    #[arg(short = 'v', long = "v", value_name = "LEVEL", default_value_t = 0)]
     pub verbosity: u8,
 }
 
@@ -95,6 +99,37 @@ impl KubeFlags {
             request_timeout: self.request_timeout.filter(|d| !d.is_zero()),
         }
     }
+
+    /// These flags (typed after the command) over `before` (typed before it): a flag given after
+    /// wins, `--as-group`s add up.
+    pub fn over(self, before: &KubeFlags) -> KubeFlags {
+        let before = before.clone();
+        KubeFlags {
+            kubeconfig: self.kubeconfig.or(before.kubeconfig),
+            context: self.context.or(before.context),
+            cluster: self.cluster.or(before.cluster),
+            user: self.user.or(before.user),
+            namespace: self.namespace.or(before.namespace),
+            as_user: self.as_user.or(before.as_user),
+            as_group: before.as_group.into_iter().chain(self.as_group).collect(),
+            request_timeout: self.request_timeout.or(before.request_timeout),
+            verbosity: if self.verbosity != 0 {
+                self.verbosity
+            } else {
+                before.verbosity
+            },
+        }
+    }
+}
+
+// A command that reads a kubeconfig: its own arguments, then kubectl's global flags. (A plain
+// comment, as for `KubeFlags`.)
+#[derive(Debug, Args)]
+pub struct Connecting<A: Args> {
+    #[command(flatten)]
+    pub args: A,
+    #[command(flatten)]
+    pub kube: KubeFlags,
 }
 
 #[derive(Debug, Subcommand)]
@@ -104,25 +139,19 @@ pub enum Command {
     #[command(
         about = "Show the drift between AutoscalingRunnerSets and their EphemeralRunnerSets, as ARC sees it"
     )]
-    Diff(diff::DiffArgs),
+    Diff(Connecting<diff::DiffArgs>),
     #[command(
         about = "Show spec versus applied revisions of EphemeralRunnerSets, and why a set is stuck"
     )]
-    Status(status::StatusArgs),
+    Status(Connecting<status::StatusArgs>),
     #[command(about = "Request a new runner-spec revision, like `kubectl rollout restart`")]
-    Bump(bump::BumpArgs),
+    Bump(Connecting<bump::BumpArgs>),
     #[command(
         about = "Turn pending legacy integrity-hash cleanups into pending revisions during an upgrade"
     )]
-    Migrate(migrate::MigrateArgs),
-    /// Print the version and the supported k8s.io/api layouts.
-    #[command(
-        long_about = "Print kubectl-arc's version, the ARC resources it understands and the k8s.io/api \
-type layouts it can compare with.\n\n\
-Reads nothing (no kubeconfig, no cluster); writes three lines to stdout.",
-        after_help = "Examples:\n  kubectl arc version"
-    )]
-    Version,
+    Migrate(Connecting<migrate::MigrateArgs>),
+    #[command(about = "Print the version and the supported k8s.io/api layouts")]
+    Version(version::VersionArgs),
     #[command(
         about = "Print a shell completion script (bash, zsh, fish, powershell, elvish) or kubectl's completer"
     )]
@@ -331,12 +360,22 @@ fn run(
             return Ok(code);
         }
     };
-    match cli.command {
-        Command::Diff(args) => diff::run(&cli.kube, args, term, out, err),
-        Command::Status(args) => status::run(&cli.kube, args, term, out, err),
-        Command::Bump(args) => bump::run(&cli.kube, args, term, out, err),
-        Command::Migrate(args) => migrate::run(&cli.kube, args, term, out, err),
-        Command::Version => version(out).map(|()| EXIT_OK),
+    let Some(command) = cli.command else {
+        // `kubectl arc` alone: the help, as `kubectl` alone prints it (exit 0).
+        let help = Cli::command().render_long_help();
+        if term.color(ColorChoice::Auto) {
+            write!(out, "{}", help.ansi())?;
+        } else {
+            write!(out, "{help}")?;
+        }
+        return Ok(EXIT_OK);
+    };
+    match command {
+        Command::Diff(c) => diff::run(&c.kube.over(&cli.kube), c.args, term, out, err),
+        Command::Status(c) => status::run(&c.kube.over(&cli.kube), c.args, term, out, err),
+        Command::Bump(c) => bump::run(&c.kube.over(&cli.kube), c.args, term, out, err),
+        Command::Migrate(c) => migrate::run(&c.kube.over(&cli.kube), c.args, term, out, err),
+        Command::Version(args) => version::run(args, out),
         Command::Completion(args) => completion::run(args, out),
     }
 }
@@ -393,22 +432,6 @@ impl Write for PipeWatch<'_> {
     fn flush(&mut self) -> std::io::Result<()> {
         self.watch((), |w| w.flush())
     }
-}
-
-fn version(out: &mut dyn Write) -> anyhow::Result<()> {
-    writeln!(out, "kubectl-arc {}", env!("CARGO_PKG_VERSION"))?;
-    writeln!(
-        out,
-        "ARC: actions-runner-controller scale-set mode, actions.github.com/v1alpha1 (integrity-hash and actionable-revision eras)"
-    )?;
-    let layouts: Vec<&str> = crate::core::layout::Layout::shipped_versions().collect();
-    writeln!(
-        out,
-        "k8s.io/api layouts: {} (default {}, ARC's pin)",
-        layouts.join(", "),
-        layouts[0]
-    )?;
-    Ok(())
 }
 
 /// A closed pipe (`kubectl arc ... | head`) is not an error, also when the write happened

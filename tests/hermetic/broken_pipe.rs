@@ -49,6 +49,8 @@ fn every_renderer_ends_quietly_on_a_closed_stdout() {
         assert_quiet(&["migrate", "--dry-run=client", "-f", EXAMPLE, "-o", output]);
     }
     assert_quiet(&["version"]);
+    assert_quiet(&["version", "-o", "json"]);
+    assert_quiet(&[]);
     assert_quiet(&["completion", "bash"]);
     assert_quiet(&["--help"]);
     assert_quiet(&["diff", "--help"]);
