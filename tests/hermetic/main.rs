@@ -6,4 +6,5 @@ mod bad_input;
 mod broken_pipe;
 mod cli_transcripts;
 mod equality_table;
+mod hostile_flags;
 mod kubeconfig;
