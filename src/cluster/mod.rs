@@ -3,6 +3,7 @@
 //! Commands hand it a [`ConnectOptions`] built from kubectl's global flags; it hands back a client
 //! and the namespace the context defaults to.
 
+pub mod http_log;
 pub mod kubeconfig;
 pub mod names;
 pub mod preflight;
@@ -133,7 +134,12 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Connection> {
     // kube's own retry layer retries up to 15 times with delays growing towards 1000s; reads
     // retry here instead, bounded (retry.rs), and writes only through the write guard.
     config.default_retry = false;
-    let client = Client::try_from(config).context("cannot build a Kubernetes client")?;
+    // kubectl's request log (-v 6 and up) wraps kube's whole stack, outside its auth layer.
+    let log = http_log::HttpLogLayer::new(&config.cluster_url);
+    let client = kube::client::ClientBuilder::try_from(config)
+        .context("cannot build a Kubernetes client")?
+        .with_layer(&log)
+        .build();
     Ok(Connection {
         client,
         default_namespace,

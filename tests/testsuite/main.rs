@@ -17,6 +17,7 @@ mod differential;
 mod differential_desired;
 mod equality_oracle;
 mod faults_cluster;
+mod issue14_cluster;
 mod kubectl_plugin;
 mod layouts;
 mod migrate_cluster;
