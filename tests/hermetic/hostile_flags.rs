@@ -7,7 +7,6 @@
 //! and stdin is empty.
 
 use std::ffi::{OsStr, OsString};
-use std::os::unix::ffi::{OsStrExt as _, OsStringExt as _};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -25,8 +24,22 @@ fn hostile_values() -> Vec<OsString> {
         "NaN".into(),
         "".into(),
         "x".repeat(10_000).into(),
-        OsString::from_vec(vec![0xff, 0xfe, b'-', b'x']),
+        not_unicode(),
     ]
+}
+
+/// A value no `String` can hold: invalid UTF-8 (Unix), an unpaired surrogate (Windows).
+fn not_unicode() -> OsString {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStringExt as _;
+        OsString::from_vec(vec![0xff, 0xfe, b'-', b'x'])
+    }
+    #[cfg(windows)]
+    {
+        use std::os::windows::ffi::OsStringExt as _;
+        OsString::from_wide(&[0xD800, u16::from(b'-'), u16::from(b'x')])
+    }
 }
 
 /// Flags that end a run successfully by design.
@@ -137,7 +150,7 @@ fn shown(args: &[OsString]) -> String {
         .map(|a| {
             let s = a.to_string_lossy();
             if s.len() > 40 {
-                format!("{}...({} bytes)", &s[..20], a.as_bytes().len())
+                format!("{}...({} bytes)", &s[..20], a.len())
             } else {
                 format!("{s:?}")
             }
@@ -209,7 +222,7 @@ fn nul_bytes_in_every_flag_are_refused_in_process() {
             .expect("a command on every line");
         let tests_kubeconfig = args
             .iter()
-            .any(|a| a.as_bytes().starts_with(b"--kubeconfig"));
+            .any(|a| a.to_string_lossy().starts_with("--kubeconfig"));
         if command.get_arguments().any(|a| a.get_id() == "kubeconfig") && !tests_kubeconfig {
             argv.push("--kubeconfig=/nonexistent/kubectl-arc-hostile/config".into());
         }

@@ -152,11 +152,14 @@ fn a_missing_file_in_kubeconfig_is_skipped_and_the_rest_merged_first_wins() {
 
 #[test]
 fn a_kubeconfig_whose_files_are_all_missing_is_an_error() {
-    let (code, _, err) = run("/nonexistent/a:/nonexistent/b", &["diff"]);
+    let both = list(&[Path::new("/nonexistent/a"), Path::new("/nonexistent/b")]);
+    let (code, _, err) = run(&both, &["diff"]);
     assert_eq!(code, 2);
     assert_eq!(
         err,
-        "error: KUBECONFIG=/nonexistent/a:/nonexistent/b: none of its 2 files exists (fix or unset KUBECONFIG, or pass --kubeconfig)\n"
+        format!(
+            "error: KUBECONFIG={both}: none of its 2 files exists (fix or unset KUBECONFIG, or pass --kubeconfig)\n"
+        )
     );
     let (code, _, err) = run("/nonexistent/a", &["status"]);
     assert_eq!(code, 2);
@@ -216,7 +219,7 @@ fn kubeconfig_errors_name_each_path_once_without_quotes() {
         (vec!["diff", "--kubeconfig", "/nonexistent/kubeconfig"], ""),
         (vec!["diff"], ""),
         (vec!["diff"], ca.to_str().unwrap()),
-        (vec!["diff"], "/nonexistent/a:/nonexistent/b"),
+        (vec!["diff"], "/nonexistent/a"),
     ] {
         let (_, _, err) = run(env, &args);
         assert!(!err.contains("'\""), "{args:?}: a path quoted twice: {err}");
