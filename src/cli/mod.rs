@@ -323,12 +323,13 @@ where
     let mut err = PipeWatch::new(err);
     err.discard_when_closed = true;
     let result = run(args, term, &mut out, &mut err);
+    // Decided by the writer, not by the error's chain: a connection to the API server that broke
+    // while a request was written also carries EPIPE, and is an error like any other.
     if out.closed {
         return EXIT_OK;
     }
     match result {
         Ok(code) => code,
-        Err(e) if is_broken_pipe(&e) => EXIT_OK,
         Err(e) => {
             let _ = writeln!(err, "error: {e:#}");
             EXIT_ERROR
@@ -432,20 +433,6 @@ impl Write for PipeWatch<'_> {
     fn flush(&mut self) -> std::io::Result<()> {
         self.watch((), |w| w.flush())
     }
-}
-
-/// A closed pipe (`kubectl arc ... | head`) is not an error, also when the write happened
-/// outside the writers [`main`] watches.
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>()
-            .map(std::io::Error::kind)
-            .or_else(|| {
-                c.downcast_ref::<serde_json::Error>()
-                    .and_then(serde_json::Error::io_error_kind)
-            })
-            == Some(std::io::ErrorKind::BrokenPipe)
-    })
 }
 
 /// What every command checks of its scope before it reads anything: `-A` excludes `-n`, the
@@ -607,6 +594,38 @@ mod tests {
         for s in ["-1", "NaN", "inf", "-inf", "1e-300", "", "fast", "1e999"] {
             assert!(parse_qps(s).is_err(), "{s:?}");
         }
+    }
+
+    /// A reader that went away: every write fails with EPIPE.
+    struct ClosedPipe;
+
+    impl Write for ClosedPipe {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::ErrorKind::BrokenPipe.into())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Err(std::io::ErrorKind::BrokenPipe.into())
+        }
+    }
+
+    #[test]
+    fn a_closed_stdout_ends_quietly_and_a_closed_stderr_keeps_the_code() {
+        let run = |args: &[&str], out: &mut dyn Write, err: &mut dyn Write| {
+            let argv = std::iter::once("kubectl-arc").chain(args.iter().copied());
+            main(argv, Terminal::default(), out, err)
+        };
+        let mut err = Vec::new();
+        for args in [&["version", "-o", "json"][..], &[], &["completion", "zsh"]] {
+            assert_eq!(run(args, &mut ClosedPipe, &mut err), EXIT_OK, "{args:?}");
+        }
+        assert!(err.is_empty(), "{}", String::from_utf8_lossy(&err));
+        let mut out = Vec::new();
+        assert_eq!(
+            run(&["diff", "--bogus"], &mut out, &mut ClosedPipe),
+            EXIT_ERROR
+        );
+        assert_eq!(run(&["version"], &mut out, &mut ClosedPipe), EXIT_OK);
     }
 
     #[test]
