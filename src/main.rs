@@ -4,22 +4,34 @@
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-/// Logs go to stderr, at kubectl's levels: 1-3 what kubectl-arc decides and writes, 4-5 its reads,
-/// 6 and up every HTTP request (method, URL, status; never headers, so no credentials), 8 and up
-/// everything.
+/// Logs go to stderr, at kubectl's levels: 1-3 what kubectl-arc decides and writes, 4-5 its
+/// reads, 6 a line per HTTP request as kubectl writes it (`GET URL 200 OK in 12 milliseconds`),
+/// 7 the request headers too, 8 and 9 the response headers and request bodies
+/// (`kubectl_arc::cluster::http_log`); never a credential. 10 and up: everything, the libraries'
+/// own traces included (kube's HTTP spans, hyper, rustls).
 fn init_logging(level: u8, color: bool) {
     use tracing_subscriber::filter::LevelFilter;
-    let (ours, http, others) = match level {
+    let (ours, http, libraries) = match level {
         0 => return,
-        1..=3 => (LevelFilter::INFO, LevelFilter::ERROR, LevelFilter::ERROR),
-        4..=5 => (LevelFilter::DEBUG, LevelFilter::ERROR, LevelFilter::ERROR),
-        6..=7 => (LevelFilter::DEBUG, LevelFilter::DEBUG, LevelFilter::ERROR),
+        1..=3 => (LevelFilter::INFO, LevelFilter::OFF, LevelFilter::ERROR),
+        4..=5 => (LevelFilter::DEBUG, LevelFilter::OFF, LevelFilter::ERROR),
+        6 => (LevelFilter::DEBUG, LevelFilter::INFO, LevelFilter::ERROR),
+        7 => (LevelFilter::DEBUG, LevelFilter::DEBUG, LevelFilter::ERROR),
+        8..=9 => (LevelFilter::TRACE, LevelFilter::TRACE, LevelFilter::ERROR),
         _ => (LevelFilter::TRACE, LevelFilter::TRACE, LevelFilter::TRACE),
+    };
+    // kube's own trace layer reports failed requests as span-decorated errors; our request log
+    // and error messages say it once, so below 10 it is silent.
+    let kube_spans = if level >= 10 {
+        LevelFilter::TRACE
+    } else {
+        LevelFilter::OFF
     };
     let filter = tracing_subscriber::filter::Targets::new()
         .with_target("kubectl_arc", ours)
-        .with_target("kube_client", http)
-        .with_default(others);
+        .with_target(kubectl_arc::cluster::http_log::TARGET, http)
+        .with_target("kube_client::client::builder", kube_spans)
+        .with_default(libraries);
     use tracing_subscriber::layer::SubscriberExt as _;
     use tracing_subscriber::util::SubscriberInitExt as _;
     tracing_subscriber::registry()

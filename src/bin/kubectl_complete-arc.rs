@@ -11,7 +11,9 @@ fn main() -> ExitCode {
     let stdout = std::io::stdout();
     match kubectl_arc::cli::completion::kubectl_plugin(&words, &mut stdout.lock()) {
         Ok(()) => ExitCode::SUCCESS,
-        // kubectl ignores the output of a failed completer; a closed pipe is not worth more.
+        // A reader that went away ends the run quietly, as for kubectl-arc itself.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        // kubectl ignores the output of a failed completer.
         Err(_) => ExitCode::from(kubectl_arc::cli::EXIT_ERROR),
     }
 }

@@ -101,7 +101,7 @@ pub struct BumpArgs {
     pub request_id: Option<String>,
     /// Client-side sets written per second (0: unlimited), so `--all -A` on a large cluster does
     /// not flood the API server.
-    #[arg(long, default_value_t = 50.0)]
+    #[arg(long, default_value_t = 50.0, value_parser = super::parse_qps)]
     pub qps: f64,
     /// Client-side burst.
     #[arg(long, default_value_t = 100)]

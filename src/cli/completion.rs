@@ -246,12 +246,28 @@ pub fn kubectl_plugin(words: &[OsString], out: &mut dyn Write) -> io::Result<()>
         Some(PathKind::Any) => return writeln!(out, ":{}", directive::DEFAULT),
         None => {}
     }
-    // Like cobra: flags are offered once the word starts with `-`.
-    let offer_flags = typed.to_string_lossy().starts_with('-');
+    let typed = typed.to_string_lossy();
+    // `--flag=prefix` (or `-f=prefix`): cobra completes the value alone (`checkIfFlagCompletion`
+    // in spf13/cobra `completions.go`), and the shell keeps `--flag=` (bash breaks words at `=`),
+    // so `--dry-run=none` would become `--dry-run=--dry-run=none`.
+    let flag_with_equal = typed
+        .starts_with('-')
+        .then(|| typed.find('='))
+        .flatten()
+        .map(|i| &typed[..=i]);
+    // Like cobra: flags are offered once the word starts with `-` and holds no `=`.
+    let offer_flags = typed.starts_with('-') && flag_with_equal.is_none();
     let mut no_space = false;
     let mut any = false;
     for c in candidates {
-        let value = c.get_value().to_string_lossy();
+        let candidate = c.get_value().to_string_lossy();
+        let value = match flag_with_equal {
+            Some(flag) => match candidate.strip_prefix(flag) {
+                Some(value) => value,
+                None => continue,
+            },
+            None => &candidate,
+        };
         if !offer_flags && value.starts_with('-') {
             continue;
         }
@@ -296,6 +312,8 @@ struct Requests {
     kube: Option<KubeFlags>,
     /// Positional values already typed (not offered again).
     typed_names: Vec<String>,
+    /// `-A` is on the line: names come from every namespace.
+    all_namespaces: bool,
     /// The deadline for the API server.
     timeout: Duration,
     /// Set when the engine completes a path argument.
@@ -314,9 +332,24 @@ impl Requests {
             .ignore_errors(true)
             .try_get_matches_from(typed)
             .ok();
-        let kube = matches
+        // kubectl's flags before the command, and after it for the commands that take them.
+        let kube = matches.as_ref().and_then(|m| {
+            let before = KubeFlags::from_arg_matches(m).ok()?;
+            let after = m
+                .subcommand()
+                .filter(|(name, _)| takes_kube_flags(name))
+                .and_then(|(_, sub)| KubeFlags::from_arg_matches(sub).ok());
+            Some(match after {
+                Some(after) => after.over(&before),
+                None => before,
+            })
+        });
+        let all_namespaces = matches
             .as_ref()
-            .and_then(|m| KubeFlags::from_arg_matches(m).ok());
+            .and_then(|m| m.subcommand())
+            .and_then(|(_, sub)| sub.try_get_one::<bool>("all_namespaces").ok().flatten())
+            .copied()
+            .unwrap_or(false);
         let typed_names = matches
             .as_ref()
             .and_then(|m| m.subcommand())
@@ -331,6 +364,7 @@ impl Requests {
         Requests {
             kube,
             typed_names,
+            all_namespaces,
             timeout,
             path: Mutex::new(None),
         }
@@ -364,6 +398,7 @@ impl Requests {
     fn ask(&self, query: Query) -> Option<Answer> {
         let opts = self.connect_options();
         let namespace = self.namespace();
+        let all_namespaces = self.all_namespaces;
         let (tx, rx) = mpsc::channel();
         std::thread::Builder::new()
             .name("completion-lookup".into())
@@ -377,9 +412,9 @@ impl Requests {
                             }
                             Query::Names(plural) => {
                                 let ns = namespace.unwrap_or(conn.default_namespace);
+                                let scope = (!all_namespaces).then_some(ns.as_str());
                                 Answer::Names(
-                                    names::arc_object_names(&conn.client, plural, Some(&ns))
-                                        .await?,
+                                    names::arc_object_names(&conn.client, plural, scope).await?,
                                 )
                             }
                         })
@@ -390,6 +425,13 @@ impl Requests {
             .ok()?;
         rx.recv_timeout(self.deadline()).ok()?.ok()
     }
+}
+
+/// Whether command `name` takes kubectl's global flags (`version` and `completion` do not).
+fn takes_kube_flags(name: &str) -> bool {
+    Cli::command()
+        .find_subcommand(name)
+        .is_some_and(|c| c.get_arguments().any(|a| a.get_id() == "kubeconfig"))
 }
 
 enum Query {
@@ -487,12 +529,33 @@ fn arc_names(
     let Some(Answer::Names(list)) = requests.ask(Query::Names(plural)) else {
         return Vec::new();
     };
-    list.into_iter()
-        .filter(|(_, name)| starts_with(name, current) && !requests.typed_names.contains(name))
-        .map(|(ns, name)| {
-            CompletionCandidate::new(name).help(Some(format!("{kind} in {ns}").into()))
+    // With -A a name can live in several namespaces: offered once, naming them.
+    let mut namespaces_of: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for (ns, name) in list {
+        if starts_with(&name, current) && !requests.typed_names.contains(&name) {
+            namespaces_of.entry(name).or_default().push(ns);
+        }
+    }
+    namespaces_of
+        .into_iter()
+        .map(|(name, namespaces)| {
+            let help = format!("{kind} in {}", few_namespaces(&namespaces));
+            CompletionCandidate::new(name).help(Some(help.into()))
         })
         .collect()
+}
+
+/// `a`, `a, b, c`, or `a, b, c and 4 more`: a description stays one short line.
+fn few_namespaces(namespaces: &[String]) -> String {
+    const FEW: usize = 3;
+    if namespaces.len() <= FEW {
+        return namespaces.join(", ");
+    }
+    format!(
+        "{} and {} more",
+        namespaces[..FEW].join(", "),
+        namespaces.len() - FEW
+    )
 }
 
 fn kubeconfig_names(requests: &Requests, id: &str, current: &OsStr) -> Vec<CompletionCandidate> {
@@ -595,16 +658,33 @@ mod tests {
                 ":6"
             ]
         );
+        // cobra's protocol: after `--flag=` the value alone (issue 14: bash made
+        // `--dry-run=--dry-run=none` of `--dry-run=none`).
         let v = complete(&["migrate", "--dry-run="]);
+        assert_eq!(values(&v), ["none", "client", "server", ":4"]);
+        let v = complete(&["bump", "--dry-run=s"]);
+        assert_eq!(values(&v), ["server", ":4"]);
+        let v = complete(&["diff", "--output="]);
         assert_eq!(
             values(&v),
             [
-                "--dry-run=none",
-                "--dry-run=client",
-                "--dry-run=server",
-                ":4"
+                "text",
+                "json",
+                "yaml",
+                "github",
+                "name",
+                "jsonpath=",
+                "custom-columns=",
+                ":6"
             ]
         );
+        assert!(v.contains("github\tGitHub Actions"), "{v}");
+        let v = complete(&["diff", "-o=j"]);
+        assert_eq!(values(&v), ["json", "jsonpath=", ":6"]);
+        let v = complete(&["status", "--color=n"]);
+        assert_eq!(values(&v), ["never", ":4"]);
+        let v = complete(&["diff", "--layout=v0.37"]);
+        assert_eq!(values(&v), ["v0.37", ":4"]);
         let v = complete(&["migrate", "-o", "j"]);
         assert_eq!(values(&v), ["json", "jsonpath=", ":6"]);
         let v = complete(&["completion", ""]);
@@ -632,6 +712,7 @@ mod tests {
             "yaml\nyml\njson\n:8\n"
         );
         assert_eq!(complete(&["diff", "--kubeconfig", ""]), ":0\n");
+        assert_eq!(complete(&["diff", "--kubeconfig="]), ":0\n");
     }
 
     #[test]
@@ -664,6 +745,12 @@ mod tests {
         assert_eq!(kube.context.as_deref(), Some("prod"));
         assert_eq!(kube.namespace.as_deref(), Some("arc"));
         assert_eq!(r.typed_names, ["a"]);
+        assert!(!r.all_namespaces);
+        let args: Vec<OsString> = ["kubectl-arc", "status", "-A", ""]
+            .iter()
+            .map(OsString::from)
+            .collect();
+        assert!(Requests::from_words(&args, 3).all_namespaces);
         // Incomplete lines still yield what was typed.
         let args: Vec<OsString> = ["kubectl-arc", "-n", "x", "diff", "-o"]
             .iter()
@@ -671,6 +758,17 @@ mod tests {
             .collect();
         let r = Requests::from_words(&args, 5);
         assert_eq!(r.namespace().as_deref(), Some("x"));
+    }
+
+    #[test]
+    fn a_name_in_several_namespaces_is_described_once() {
+        let ns = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(few_namespaces(&ns(&["a"])), "a");
+        assert_eq!(few_namespaces(&ns(&["a", "b", "c"])), "a, b, c");
+        assert_eq!(
+            few_namespaces(&ns(&["a", "b", "c", "d", "e"])),
+            "a, b, c and 2 more"
+        );
     }
 
     #[test]

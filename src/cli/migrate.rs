@@ -92,7 +92,7 @@ pub struct MigrateArgs {
     #[arg(long)]
     pub force: bool,
     /// Client-side requests per second (0: unlimited).
-    #[arg(long, default_value_t = 50.0)]
+    #[arg(long, default_value_t = 50.0, value_parser = super::parse_qps)]
     pub qps: f64,
     /// Client-side burst.
     #[arg(long, default_value_t = 100)]

@@ -9,13 +9,14 @@ pub mod completion;
 pub mod diff;
 pub mod migrate;
 pub mod status;
+pub mod version;
 
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory as _, Parser, Subcommand, ValueEnum};
 
 use crate::cluster::ConnectOptions;
 
@@ -36,50 +37,53 @@ pub const EXIT_ERROR: u8 = 2;
     long_about = "kubectl arc: see and operate actions-runner-controller's runner-spec revisions.\n\n\
 ARC recycles idle and pending runners when an AutoscalingRunnerSet's runner spec changes under Go's \
 Semantic equality. kubectl arc shows that drift exactly as ARC's controller computes it.",
+    after_help = "kubectl's global options go before or after the command (`kubectl arc -n NS status`, \
+`kubectl arc status -n NS`); diff, status, bump and migrate read them, version and completion \
+take none. `kubectl arc COMMAND --help` says what each command reads and writes.",
     propagate_version = true
 )]
 pub struct Cli {
+    /// kubectl's global flags typed before the command; those after it win.
     #[command(flatten)]
     pub kube: KubeFlags,
+    /// None: `kubectl arc` alone prints the help, as `kubectl` alone does.
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
-/// kubectl's global flags.
-#[derive(Debug, Clone, Args)]
+// kubectl's global flags: the commands that read a kubeconfig take them (`Connecting`), and so
+// does `kubectl arc` itself, before the command. `version` and `completion` read no kubeconfig and
+// do not list them. (Plain comments: clap makes a flattened struct's doc comment the command's
+// help, which would replace each command's long help.)
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Kubectl options")]
 pub struct KubeFlags {
     /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
-    #[arg(long, global = true, value_name = "PATH")]
+    #[arg(long, value_name = "PATH")]
     pub kubeconfig: Option<PathBuf>,
     /// The kubeconfig context to use.
-    #[arg(long, global = true, value_name = "NAME")]
+    #[arg(long, value_name = "NAME")]
     pub context: Option<String>,
     /// The kubeconfig cluster to use.
-    #[arg(long, global = true, value_name = "NAME")]
+    #[arg(long, value_name = "NAME")]
     pub cluster: Option<String>,
     /// The kubeconfig user to use.
-    #[arg(long, global = true, value_name = "NAME")]
+    #[arg(long, value_name = "NAME")]
     pub user: Option<String>,
     /// The namespace (default: the context's namespace).
-    #[arg(short = 'n', long, global = true, value_name = "NS")]
+    #[arg(short = 'n', long, value_name = "NS")]
     pub namespace: Option<String>,
     /// Username to impersonate.
-    #[arg(long = "as", global = true, value_name = "USER")]
+    #[arg(long = "as", value_name = "USER")]
     pub as_user: Option<String>,
     /// Group to impersonate (repeatable).
-    #[arg(long = "as-group", global = true, value_name = "GROUP")]
+    #[arg(long = "as-group", value_name = "GROUP")]
     pub as_group: Vec<String>,
     /// How long to wait for one request to the server (e.g. 10s, 1m; 0 means no limit).
-    #[arg(long, global = true, value_name = "DURATION", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub request_timeout: Option<Duration>,
-    /// Log verbosity on stderr (0-9, like kubectl).
-    #[arg(
-        short = 'v',
-        long = "v",
-        global = true,
-        value_name = "LEVEL",
-        default_value_t = 0
-    )]
+    /// Log verbosity on stderr (0-9, like kubectl; 6 and up log each request).
+    #[arg(short = 'v', long = "v", value_name = "LEVEL", default_value_t = 0)]
     pub verbosity: u8,
 }
 
@@ -95,6 +99,37 @@ impl KubeFlags {
             request_timeout: self.request_timeout.filter(|d| !d.is_zero()),
         }
     }
+
+    /// These flags (typed after the command) over `before` (typed before it): a flag given after
+    /// wins, `--as-group`s add up.
+    pub fn over(self, before: &KubeFlags) -> KubeFlags {
+        let before = before.clone();
+        KubeFlags {
+            kubeconfig: self.kubeconfig.or(before.kubeconfig),
+            context: self.context.or(before.context),
+            cluster: self.cluster.or(before.cluster),
+            user: self.user.or(before.user),
+            namespace: self.namespace.or(before.namespace),
+            as_user: self.as_user.or(before.as_user),
+            as_group: before.as_group.into_iter().chain(self.as_group).collect(),
+            request_timeout: self.request_timeout.or(before.request_timeout),
+            verbosity: if self.verbosity != 0 {
+                self.verbosity
+            } else {
+                before.verbosity
+            },
+        }
+    }
+}
+
+// A command that reads a kubeconfig: its own arguments, then kubectl's global flags. (A plain
+// comment, as for `KubeFlags`.)
+#[derive(Debug, Args)]
+pub struct Connecting<A: Args> {
+    #[command(flatten)]
+    pub args: A,
+    #[command(flatten)]
+    pub kube: KubeFlags,
 }
 
 #[derive(Debug, Subcommand)]
@@ -104,25 +139,19 @@ pub enum Command {
     #[command(
         about = "Show the drift between AutoscalingRunnerSets and their EphemeralRunnerSets, as ARC sees it"
     )]
-    Diff(diff::DiffArgs),
+    Diff(Connecting<diff::DiffArgs>),
     #[command(
         about = "Show spec versus applied revisions of EphemeralRunnerSets, and why a set is stuck"
     )]
-    Status(status::StatusArgs),
+    Status(Connecting<status::StatusArgs>),
     #[command(about = "Request a new runner-spec revision, like `kubectl rollout restart`")]
-    Bump(bump::BumpArgs),
+    Bump(Connecting<bump::BumpArgs>),
     #[command(
         about = "Turn pending legacy integrity-hash cleanups into pending revisions during an upgrade"
     )]
-    Migrate(migrate::MigrateArgs),
-    /// Print the version and the supported k8s.io/api layouts.
-    #[command(
-        long_about = "Print kubectl-arc's version, the ARC resources it understands and the k8s.io/api \
-type layouts it can compare with.\n\n\
-Reads nothing (no kubeconfig, no cluster); writes three lines to stdout.",
-        after_help = "Examples:\n  kubectl arc version"
-    )]
-    Version,
+    Migrate(Connecting<migrate::MigrateArgs>),
+    #[command(about = "Print the version and the supported k8s.io/api layouts")]
+    Version(version::VersionArgs),
     #[command(
         about = "Print a shell completion script (bash, zsh, fish, powershell, elvish) or kubectl's completer"
     )]
@@ -196,36 +225,127 @@ pub fn verbosity_from_args(args: &[OsString]) -> u8 {
     level
 }
 
-/// `kubectl --request-timeout` syntax: a number with a unit (`s`, `m`, `h`, `ms`), or bare seconds.
+/// The longest duration Go's `time.Duration` holds (int64 nanoseconds, about 292 years): kubectl
+/// refuses longer ones, and a deadline must stay within what the clock can add.
+pub const MAX_DURATION: Duration = Duration::new(9_223_372_036, 854_775_807);
+
+/// kubectl's duration syntax: Go's `time.ParseDuration` (`30s`, `2m`, `1h30m`, `250ms`, `1.5h`;
+/// units `ns`, `us`, `µs`, `ms`, `s`, `m`, `h`), or bare seconds as `--request-timeout` takes them
+/// (`5`). Empty, negative, unknown units and anything beyond [`MAX_DURATION`] are errors, never a
+/// panic: every number goes through `Duration::try_from_secs_f64` and checked additions.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    let split = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(s.len());
-    let (num, unit) = s.split_at(split);
-    let n: f64 = num
-        .parse()
-        .map_err(|_| format!("{s:?} is not a duration (examples: 30s, 2m, 1h)"))?;
-    let secs = match unit {
-        "" | "s" => n,
-        "ms" => n / 1000.0,
-        "m" => n * 60.0,
-        "h" => n * 3600.0,
-        _ => return Err(format!("{s:?}: unknown unit {unit:?} (use ms, s, m or h)")),
+    const EXAMPLES: &str = "examples: 30s, 2m, 1h30m, 250ms";
+    // clap's message already quotes the value: these say what is wrong with it.
+    let too_long = || "too long: at most 2562047h (Go's time.Duration, as in kubectl)".to_string();
+    if s.is_empty() {
+        return Err(format!("empty: not a duration ({EXAMPLES})"));
+    }
+    if s.starts_with('-') {
+        return Err("a duration cannot be negative".to_string());
+    }
+    let body = s.strip_prefix('+').unwrap_or(s);
+    let is_number = |c: char| c.is_ascii_digit() || c == '.';
+    let amount = |number: &str, seconds_per_unit: f64| -> Result<Duration, String> {
+        let n: f64 = number
+            .parse()
+            .map_err(|_| format!("not a duration ({EXAMPLES})"))?;
+        Duration::try_from_secs_f64(n * seconds_per_unit).map_err(|_| too_long())
     };
-    Ok(Duration::from_secs_f64(secs))
+    let total = if !body.is_empty() && body.chars().all(is_number) {
+        // Bare seconds, as client-go reads --request-timeout.
+        amount(body, 1.0)?
+    } else {
+        let mut total = Duration::ZERO;
+        let mut rest = body;
+        loop {
+            let (number, tail) = rest.split_at(rest.find(|c| !is_number(c)).unwrap_or(rest.len()));
+            let (unit, tail) = tail.split_at(tail.find(is_number).unwrap_or(tail.len()));
+            if number.is_empty() {
+                return Err(format!("not a duration ({EXAMPLES})"));
+            }
+            let seconds_per_unit = match unit {
+                "h" => 3600.0,
+                "m" => 60.0,
+                "s" => 1.0,
+                "ms" => 1e-3,
+                "us" | "µs" | "μs" => 1e-6,
+                "ns" => 1e-9,
+                _ => {
+                    return Err(format!(
+                        "unknown unit {unit:?} (use h, m, s, ms, us or ns; {EXAMPLES})"
+                    ));
+                }
+            };
+            total = total
+                .checked_add(amount(number, seconds_per_unit)?)
+                .ok_or_else(too_long)?;
+            if tail.is_empty() {
+                break total;
+            }
+            rest = tail;
+        }
+    };
+    if total > MAX_DURATION {
+        return Err(too_long());
+    }
+    Ok(total)
+}
+
+/// `--qps`: client-side requests per second, `0` for no limit. Negative, NaN, infinite and values
+/// so small that one request would wait beyond [`MAX_DURATION`] are refused.
+pub fn parse_qps(s: &str) -> Result<f64, String> {
+    let qps: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| "not a number (e.g. 50, 0.5; 0 for no limit)".to_string())?;
+    if !qps.is_finite() || qps < 0.0 {
+        return Err("requests per second must be a finite number >= 0 (0 for no limit)".into());
+    }
+    if qps > 0.0 && qps < 1.0 / MAX_DURATION.as_secs_f64() {
+        return Err("too small: one request would wait for centuries".into());
+    }
+    Ok(qps)
 }
 
 /// Parse `args` and run the command, writing data to `out` and diagnostics to `err`.
 /// Returns the process exit code.
+///
+/// A reader of `out` that goes away (`kubectl arc ... -o json | head -3`) ends the run quietly
+/// with exit 0, as ripgrep does: no message, whichever write met the closed pipe (a renderer, a
+/// `--watch` row) and whatever error type it was wrapped in on the way up. A closed `err` only
+/// loses the diagnostics: the run goes on and its exit code still tells how it went.
 pub fn main<I, T>(args: I, term: Terminal, out: &mut dyn Write, err: &mut dyn Write) -> u8
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
+    let mut out = PipeWatch::new(out);
+    let mut err = PipeWatch::new(err);
+    err.discard_when_closed = true;
+    let result = run(args, term, &mut out, &mut err);
+    // Decided by the writer, not by the error's chain: a connection to the API server that broke
+    // while a request was written also carries EPIPE, and is an error like any other.
+    if out.closed {
+        return EXIT_OK;
+    }
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            let _ = writeln!(err, "error: {e:#}");
+            EXIT_ERROR
+        }
+    }
+}
+
+fn run(
+    args: impl IntoIterator<Item = impl Into<OsString> + Clone>,
+    term: Terminal,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> anyhow::Result<u8> {
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
     if let Some(code) = completion::intercept(&args, out, err) {
-        return code;
+        return Ok(code);
     }
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
@@ -238,49 +358,81 @@ where
             };
             let target: &mut dyn Write = if e.use_stderr() { err } else { out };
             let _ = write!(target, "{rendered}");
-            return code;
+            return Ok(code);
         }
     };
-    let result = match cli.command {
-        Command::Diff(args) => diff::run(&cli.kube, args, term, out, err),
-        Command::Status(args) => status::run(&cli.kube, args, term, out, err),
-        Command::Bump(args) => bump::run(&cli.kube, args, term, out, err),
-        Command::Migrate(args) => migrate::run(&cli.kube, args, term, out, err),
-        Command::Version => version(out).map(|()| EXIT_OK),
-        Command::Completion(args) => completion::run(args, out),
+    let Some(command) = cli.command else {
+        // `kubectl arc` alone: the help, as `kubectl` alone prints it (exit 0).
+        let help = Cli::command().render_long_help();
+        if term.color(ColorChoice::Auto) {
+            write!(out, "{}", help.ansi())?;
+        } else {
+            write!(out, "{help}")?;
+        }
+        return Ok(EXIT_OK);
     };
-    match result {
-        Ok(code) => code,
-        Err(e) if is_broken_pipe(&e) => EXIT_OK,
-        Err(e) => {
-            let _ = writeln!(err, "error: {e:#}");
-            EXIT_ERROR
+    match command {
+        Command::Diff(c) => diff::run(&c.kube.over(&cli.kube), c.args, term, out, err),
+        Command::Status(c) => status::run(&c.kube.over(&cli.kube), c.args, term, out, err),
+        Command::Bump(c) => bump::run(&c.kube.over(&cli.kube), c.args, term, out, err),
+        Command::Migrate(c) => migrate::run(&c.kube.over(&cli.kube), c.args, term, out, err),
+        Command::Version(args) => version::run(args, out),
+        Command::Completion(args) => completion::run(args, out),
+    }
+}
+
+/// A writer that notes when its reader has gone away (`EPIPE`), so [`main`] can end quietly
+/// whatever became of the error on its way up (a `serde_json::Error`, a `fmt::Error`, a message).
+/// With `discard_when_closed` (stderr), writes after that succeed and go nowhere.
+struct PipeWatch<'a> {
+    inner: &'a mut dyn Write,
+    closed: bool,
+    discard_when_closed: bool,
+}
+
+impl<'a> PipeWatch<'a> {
+    fn new(inner: &'a mut dyn Write) -> Self {
+        PipeWatch {
+            inner,
+            closed: false,
+            discard_when_closed: false,
+        }
+    }
+
+    fn watch<R>(
+        &mut self,
+        discarded: R,
+        write: impl FnOnce(&mut dyn Write) -> std::io::Result<R>,
+    ) -> std::io::Result<R> {
+        if self.closed && self.discard_when_closed {
+            return Ok(discarded);
+        }
+        match write(&mut *self.inner) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                if self.discard_when_closed {
+                    Ok(discarded)
+                } else {
+                    Err(e)
+                }
+            }
+            other => other,
         }
     }
 }
 
-fn version(out: &mut dyn Write) -> anyhow::Result<()> {
-    writeln!(out, "kubectl-arc {}", env!("CARGO_PKG_VERSION"))?;
-    writeln!(
-        out,
-        "ARC: actions-runner-controller scale-set mode, actions.github.com/v1alpha1 (integrity-hash and actionable-revision eras)"
-    )?;
-    let layouts: Vec<&str> = crate::core::layout::Layout::shipped_versions().collect();
-    writeln!(
-        out,
-        "k8s.io/api layouts: {} (default {}, ARC's pin)",
-        layouts.join(", "),
-        layouts[0]
-    )?;
-    Ok(())
-}
+impl Write for PipeWatch<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.watch(buf.len(), |w| w.write(buf))
+    }
 
-/// A closed pipe (`kubectl arc ... | head`) is not an error.
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-    })
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.watch((), |w| w.write_all(buf))
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.watch((), |w| w.flush())
+    }
 }
 
 /// What every command checks of its scope before it reads anything: `-A` excludes `-n`, the
@@ -374,6 +526,106 @@ mod tests {
         assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
         assert!(parse_duration("soon").is_err());
         assert!(parse_duration("3d").is_err());
+        // Go's time.ParseDuration spellings.
+        assert_eq!(parse_duration("1h30m").unwrap(), Duration::from_secs(5400));
+        assert_eq!(parse_duration("1.5h").unwrap(), Duration::from_secs(5400));
+        assert_eq!(
+            parse_duration("2m3.5s").unwrap(),
+            Duration::from_millis(123_500)
+        );
+        assert_eq!(
+            parse_duration("1500us").unwrap(),
+            Duration::from_micros(1500)
+        );
+        assert_eq!(parse_duration("7µs").unwrap(), Duration::from_micros(7));
+        assert_eq!(parse_duration("10ns").unwrap(), Duration::from_nanos(10));
+        assert_eq!(parse_duration("+5s").unwrap(), Duration::from_secs(5));
+        assert_eq!(parse_duration("0").unwrap(), Duration::ZERO);
+        assert_eq!(
+            parse_duration("2562047h").unwrap(),
+            Duration::from_secs(2562047 * 3600)
+        );
+    }
+
+    /// Issue 14: `--request-timeout 99999999999999999999s` panicked in `Duration::from_secs_f64`.
+    #[test]
+    fn hostile_durations_are_errors_not_panics() {
+        for s in [
+            "99999999999999999999s",
+            "99999999999999999999",
+            "2562048h",
+            "9223372037s",
+            "1h2562047h",
+            &"9".repeat(400),
+            &format!("{}s", "9".repeat(400)),
+            "-1s",
+            "-0",
+            "",
+            "s",
+            ".",
+            ".s",
+            "1..5s",
+            "NaN",
+            "nan",
+            "inf",
+            "infs",
+            "1e9s",
+            "5 s",
+            "5\0s",
+            "\u{0}",
+        ] {
+            let e = parse_duration(s).expect_err(s);
+            assert!(!e.is_empty(), "{s:?}");
+        }
+        assert!(parse_duration("-1s").unwrap_err().contains("negative"));
+        assert!(
+            parse_duration("99999999999999999999s")
+                .unwrap_err()
+                .contains("too long")
+        );
+        assert!(parse_duration("").unwrap_err().contains("empty"));
+    }
+
+    #[test]
+    fn qps_values() {
+        assert_eq!(parse_qps("50").unwrap(), 50.0);
+        assert_eq!(parse_qps("0").unwrap(), 0.0);
+        assert_eq!(parse_qps("0.5").unwrap(), 0.5);
+        for s in ["-1", "NaN", "inf", "-inf", "1e-300", "", "fast", "1e999"] {
+            assert!(parse_qps(s).is_err(), "{s:?}");
+        }
+    }
+
+    /// A reader that went away: every write fails with EPIPE.
+    struct ClosedPipe;
+
+    impl Write for ClosedPipe {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::ErrorKind::BrokenPipe.into())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Err(std::io::ErrorKind::BrokenPipe.into())
+        }
+    }
+
+    #[test]
+    fn a_closed_stdout_ends_quietly_and_a_closed_stderr_keeps_the_code() {
+        let run = |args: &[&str], out: &mut dyn Write, err: &mut dyn Write| {
+            let argv = std::iter::once("kubectl-arc").chain(args.iter().copied());
+            main(argv, Terminal::default(), out, err)
+        };
+        let mut err = Vec::new();
+        for args in [&["version", "-o", "json"][..], &[], &["completion", "zsh"]] {
+            assert_eq!(run(args, &mut ClosedPipe, &mut err), EXIT_OK, "{args:?}");
+        }
+        assert!(err.is_empty(), "{}", String::from_utf8_lossy(&err));
+        let mut out = Vec::new();
+        assert_eq!(
+            run(&["diff", "--bogus"], &mut out, &mut ClosedPipe),
+            EXIT_ERROR
+        );
+        assert_eq!(run(&["version"], &mut out, &mut ClosedPipe), EXIT_OK);
     }
 
     #[test]

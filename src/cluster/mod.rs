@@ -3,6 +3,8 @@
 //! Commands hand it a [`ConnectOptions`] built from kubectl's global flags; it hands back a client
 //! and the namespace the context defaults to.
 
+pub mod http_log;
+pub mod kubeconfig;
 pub mod names;
 pub mod preflight;
 pub mod ratelimit;
@@ -14,8 +16,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context as _, Result};
-use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::config::KubeConfigOptions;
 use kube::{Client, Config};
+use kubeconfig::Kubeconfig;
 
 /// What kubectl's global flags say about how to reach the cluster.
 #[derive(Debug, Clone, Default)]
@@ -43,30 +46,15 @@ pub struct Connection {
     pub default_namespace: String,
 }
 
-/// Read the kubeconfig as kubectl does: `--kubeconfig`, else `KUBECONFIG`'s files merged, else
-/// `~/.kube/config`. Errors say which file failed and what to do (kube's errors already carry
-/// their cause, so it is written once, not chained).
+/// Read the kubeconfig as kubectl does: `--kubeconfig`, else `KUBECONFIG`'s files merged
+/// (missing ones skipped), else `~/.kube/config` ([`kubeconfig::load`]). Errors say which file
+/// failed and what to do.
 pub fn load_kubeconfig(opts: &ConnectOptions) -> Result<Kubeconfig> {
-    match &opts.kubeconfig {
-        Some(path) => Kubeconfig::read_from(path).map_err(|e| {
-            anyhow::anyhow!(
-                "--kubeconfig {}: cannot read it (check the path and the file): {e}",
-                path.display()
-            )
-        }),
-        None => match Kubeconfig::from_env() {
-            Err(e) => Err(anyhow::anyhow!(
-                "KUBECONFIG={}: cannot read it (fix or unset KUBECONFIG, or pass --kubeconfig): {e}",
-                std::env::var_os("KUBECONFIG").unwrap_or_default().to_string_lossy()
-            )),
-            Ok(Some(k)) => Ok(k),
-            Ok(None) => Kubeconfig::read().map_err(|e| {
-                anyhow::anyhow!(
-                    "no kubeconfig: KUBECONFIG is not set and ~/.kube/config cannot be read (pass --kubeconfig, set KUBECONFIG, or create ~/.kube/config): {e}"
-                )
-            }),
-        },
-    }
+    kubeconfig::load(
+        opts.kubeconfig.as_deref(),
+        std::env::var_os("KUBECONFIG").as_deref(),
+        std::env::home_dir().as_deref(),
+    )
 }
 
 /// The namespace the kubeconfig's context (`--context`, else the current one) defaults to, read
@@ -129,7 +117,7 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Connection> {
     };
     let mut config = Config::from_custom_kubeconfig(kubeconfig, &options)
         .await
-        .context("cannot use the kubeconfig")?;
+        .map_err(|e| anyhow::anyhow!("cannot use the kubeconfig: {}", kubeconfig::describe(&e)))?;
     if let Some(user) = &opts.impersonate {
         config.auth_info.impersonate = Some(user.clone());
     }
@@ -146,7 +134,12 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Connection> {
     // kube's own retry layer retries up to 15 times with delays growing towards 1000s; reads
     // retry here instead, bounded (retry.rs), and writes only through the write guard.
     config.default_retry = false;
-    let client = Client::try_from(config).context("cannot build a Kubernetes client")?;
+    // kubectl's request log (-v 6 and up) wraps kube's whole stack, outside its auth layer.
+    let log = http_log::HttpLogLayer::new(&config.cluster_url);
+    let client = kube::client::ClientBuilder::try_from(config)
+        .context("cannot build a Kubernetes client")?
+        .with_layer(&log)
+        .build();
     Ok(Connection {
         client,
         default_namespace,

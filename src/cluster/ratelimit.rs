@@ -17,7 +17,7 @@ pub struct RateLimiter {
 }
 
 impl RateLimiter {
-    /// `qps <= 0` means unlimited.
+    /// `qps <= 0` (or NaN) means unlimited.
     pub fn new(qps: f64, burst: u32) -> RateLimiter {
         let burst = f64::from(burst.max(1));
         RateLimiter {
@@ -30,7 +30,7 @@ impl RateLimiter {
 
     /// Wait until a request may be sent.
     pub async fn acquire(&mut self) {
-        if self.qps <= 0.0 {
+        if self.qps.is_nan() || self.qps <= 0.0 {
             return;
         }
         let now = Instant::now();
@@ -42,7 +42,8 @@ impl RateLimiter {
             return;
         }
         let wait = (1.0 - self.tokens) / self.qps;
-        tokio::time::sleep(Duration::from_secs_f64(wait)).await;
+        // `--qps` is validated; should `wait` still not fit, tokio sleeps until its far future.
+        tokio::time::sleep(Duration::try_from_secs_f64(wait).unwrap_or(Duration::MAX)).await;
         self.last = Instant::now();
         self.tokens = 0.0;
     }

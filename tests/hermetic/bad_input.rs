@@ -182,6 +182,17 @@ case!(unknown_context: ["diff", "--kubeconfig", "@kubeconfig-dead-server.yaml", 
 case!(dead_server: ["diff", "--kubeconfig", "@kubeconfig-dead-server.yaml", "--request-timeout", "2s"] => 2,
     "cannot list autoscalingrunnersets in namespace ci");
 case!(bad_request_timeout: ["diff", "--request-timeout", "soon"] => 2, "not a duration");
+// Issue 14: these panicked in Duration::from_secs_f64 with a backtrace.
+case!(request_timeout_beyond_go_duration: ["diff", "--request-timeout", "99999999999999999999s"] => 2,
+    "invalid value '99999999999999999999s' for '--request-timeout <DURATION>': too long: at most 2562047h");
+case!(request_timeout_negative: ["diff", "--request-timeout=-1s"] => 2, "a duration cannot be negative");
+case!(request_timeout_empty: ["diff", "--request-timeout="] => 2, "empty: not a duration");
+case!(status_timeout_beyond_go_duration: ["status", "--wait", "--timeout", "99999999999999999999s"] => 2,
+    "too long: at most 2562047h");
+case!(bump_timeout_beyond_go_duration: ["bump", "x", "--wait", "--timeout", "9999999999h"] => 2,
+    "too long: at most 2562047h");
+case!(bump_qps_negative: ["bump", "x", "--qps=-1"] => 2, "requests per second must be a finite number >= 0");
+case!(migrate_qps_nan: ["migrate", "--qps", "NaN"] => 2, "requests per second must be a finite number >= 0");
 
 // Generated files: binary, deep and huge.
 fn scratch(name: &str, bytes: &[u8]) -> PathBuf {

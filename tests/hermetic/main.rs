@@ -3,5 +3,8 @@
 //! bed or the Go oracle are in `tests/testsuite/`.
 
 mod bad_input;
+mod broken_pipe;
 mod cli_transcripts;
 mod equality_table;
+mod hostile_flags;
+mod kubeconfig;

@@ -178,6 +178,62 @@ async fn namespaces_contexts_and_the_context_namespace_from_kubeconfig() {
     assert_eq!(values(&out), ["revision", "other", ":4"], "{out}");
 }
 
+/// `status -A <TAB>` (issue 14: it offered nothing): the names of every namespace, each name once
+/// however many namespaces hold it, its description naming them.
+#[tokio::test(flavor = "multi_thread")]
+async fn with_all_namespaces_the_names_of_every_namespace_each_once() {
+    let kubeconfig = common::revision_kubeconfig();
+    let client = common::client(&kubeconfig).await;
+    let first = common::namespace(&client, "arc-compl-all").await;
+    let second = common::namespace(&client, "arc-compl-all").await;
+    // Names unique to this test (other tests fill the same server), shared by both namespaces.
+    let shared = common::unique_name("everywhere");
+    let only = format!("{shared}-only");
+    for ns in [&first, &second] {
+        common::create_ers(&client, ns, &shared, json!({"spec": {"containers": []}})).await;
+    }
+    common::create_ers(&client, &second, &only, json!({"spec": {"containers": []}})).await;
+    let kc = kubeconfig.to_str().unwrap();
+
+    for command in ["status", "bump", "migrate"] {
+        let (out, _) = complete(&[command, "--kubeconfig", kc, "-A", &shared], &[]);
+        assert_eq!(
+            values(&out),
+            [shared.as_str(), only.as_str(), ":4"],
+            "{out}"
+        );
+        let mut both = [first.as_str(), second.as_str()];
+        both.sort();
+        assert!(
+            out.contains(&format!(
+                "{shared}\tEphemeralRunnerSet in {}, {}",
+                both[0], both[1]
+            )),
+            "{out}"
+        );
+        assert!(
+            out.contains(&format!("{only}\tEphemeralRunnerSet in {second}")),
+            "{out}"
+        );
+    }
+    // --all-namespaces spelled out, and a name already typed is not offered again.
+    let (out, _) = complete(
+        &[
+            "status",
+            "--all-namespaces",
+            "--kubeconfig",
+            kc,
+            &shared,
+            &shared,
+        ],
+        &[],
+    );
+    assert_eq!(values(&out), [only.as_str(), ":4"], "{out}");
+    // Without -A, the namespace in scope only.
+    let (out, _) = complete(&["status", "--kubeconfig", kc, "-n", &first, &shared], &[]);
+    assert_eq!(values(&out), [shared.as_str(), ":4"], "{out}");
+}
+
 /// The bash script of `kubectl arc completion bash` completes live names as well.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_bash_script_completes_live_names() {

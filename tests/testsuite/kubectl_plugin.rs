@@ -128,6 +128,22 @@ fn kubectl_runs_the_plugin_found_on_path() {
 
     let help = run_kubectl(&dir, &["arc", "--help"], &[]);
     assert!(stdout(&help).contains("Usage: kubectl arc"), "{help:?}");
+    // `kubectl arc` alone is the help, exit 0, as `kubectl` alone (issue 14: exit 2).
+    let bare = run_kubectl(&dir, &["arc"], &[]);
+    assert_eq!(bare.status.code(), Some(0), "{bare:?}");
+    assert_eq!(stdout(&bare), stdout(&help));
+    let kubectl_bare = run_kubectl(&dir, &[], &[]);
+    assert_eq!(kubectl_bare.status.code(), Some(0), "{kubectl_bare:?}");
+
+    // version -o json: the same fields as the text.
+    let json = run_kubectl(&dir, &["arc", "version", "-o", "json"], &[]);
+    assert!(json.status.success(), "{json:?}");
+    let v: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["clientVersion"]["version"], env!("CARGO_PKG_VERSION"));
+    assert!(
+        stdout(&version).contains(v["clientVersion"]["defaultLayout"].as_str().unwrap()),
+        "{v}"
+    );
 }
 
 /// One scale set whose EphemeralRunnerSet holds the spec ARC's controller would write.
@@ -247,16 +263,20 @@ async fn kubectls_completion_reaches_kubectl_complete_arc() {
 
     let out = kubectl_complete(&dir, &["diff", "-o", ""], &[]);
     assert_eq!(values(&out), ["text", "json", "yaml", "github", ":4"]);
+    // `--flag=`: the value alone, as cobra answers for kubectl's own flags (issue 14).
     let out = kubectl_complete(&dir, &["migrate", "--dry-run="], &[]);
-    assert_eq!(
-        values(&out),
-        [
-            "--dry-run=none",
-            "--dry-run=client",
-            "--dry-run=server",
-            ":4"
-        ]
-    );
+    assert_eq!(values(&out), ["none", "client", "server", ":4"]);
+    let out = kubectl_complete(&dir, &["bump", "--dry-run=s"], &[]);
+    assert_eq!(values(&out), ["server", ":4"]);
+    let out = kubectl_complete(&dir, &["diff", "--output=y"], &[]);
+    assert_eq!(values(&out), ["yaml", ":4"]);
+    // kubectl's own flags answer the same way: the protocol we follow.
+    let out = run_kubectl(&dir, &["__complete", "get", "--output=y"], &[]);
+    assert_eq!(values(&stdout(&out)), ["yaml", ":4"], "{out:?}");
+    let out = run_kubectl(&dir, &["__complete", "get", "-o=y"], &[]);
+    assert_eq!(values(&stdout(&out)), ["yaml", ":4"], "{out:?}");
+    let out = kubectl_complete(&dir, &["diff", "-o=y"], &[]);
+    assert_eq!(values(&out), ["yaml", ":4"]);
     let out = kubectl_complete(&dir, &["diff", "-f", ""], &[]);
     assert_eq!(values(&out), ["yaml", "yml", "json", ":8"]);
 
@@ -266,6 +286,35 @@ async fn kubectls_completion_reaches_kubectl_complete_arc() {
     assert_eq!(values(&out), ["runners", ":4"], "{out}");
     let out = kubectl_complete(&dir, &["-n", ""], &[("KUBECONFIG", &kubeconfig)]);
     assert!(values(&out).contains(&ns.as_str()), "{out}");
+    let out = kubectl_complete(
+        &dir,
+        &["diff", "--kubeconfig", kc, &format!("--namespace={ns}")],
+        &[],
+    );
+    assert!(values(&out).contains(&ns.as_str()), "{out}");
+    assert!(!out.contains("--namespace="), "the value alone: {out}");
+
+    // With -A, the names of every namespace, each once (issue 14: `status -A <TAB>` gave none).
+    // A name of its own: other tests fill the same server with sets named `runners`.
+    let name = common::unique_name("everywhere");
+    let other = common::namespace(&client, "arc-plugin-compl").await;
+    scale_set(&client, &ns, &name).await;
+    scale_set(&client, &other, &name).await;
+    let out = kubectl_complete(
+        &dir,
+        &["status", "-A", &name],
+        &[("KUBECONFIG", &kubeconfig)],
+    );
+    assert_eq!(values(&out), [name.as_str(), ":4"], "{out}");
+    let mut both = [ns.as_str(), other.as_str()];
+    both.sort();
+    assert!(
+        out.contains(&format!(
+            "{name}\tEphemeralRunnerSet in {}, {}",
+            both[0], both[1]
+        )),
+        "{out}"
+    );
 
     // Without kubectl_complete-arc on PATH, kubectl knows nothing past `arc`: the answers above
     // came from our completer.
@@ -305,6 +354,11 @@ async fn a_tab_in_bash_through_kubectls_completion_script() {
     };
     assert_eq!(tab("kubectl arc mi"), "migrate\n");
     assert_eq!(tab("kubectl arc diff -o y"), "yaml\n");
+    // bash replaces only what follows `=`: the candidates are the values (issue 14: bash made
+    // `--dry-run=--dry-run=none`).
+    assert_eq!(tab("kubectl arc bump --dry-run="), "none\nclient\nserver\n");
+    assert_eq!(tab("kubectl arc bump --dry-run=cl"), "client\n");
+    assert_eq!(tab("kubectl arc diff --output=j"), "json\n");
     assert_eq!(
         tab(&format!(
             "kubectl arc diff --kubeconfig {} -n {ns} ''",

@@ -22,6 +22,7 @@ mod fidelity_fields_v1;
 mod fidelity_floats;
 mod fidelity_json;
 mod fidelity_yaml;
+mod issue14_cluster;
 mod kubectl_plugin;
 mod layouts;
 mod migrate_cluster;

@@ -101,7 +101,7 @@ async fn no_token_key_or_secret_in_any_output() {
     ]);
     assert_eq!(code, 1, "{out}{err}");
     assert!(
-        err.contains("http.url=") && err.contains("autoscalingrunnersets"),
+        err.contains("GET https://") && err.contains("autoscalingrunnersets"),
         "-v=9 logs requests: {err}"
     );
     assert!(

@@ -1,0 +1,124 @@
+//! `kubectl arc version`: kubectl-arc's version, the ARC resources it understands and the
+//! k8s.io/api layouts it ships, as three lines or (`-o json|yaml`) the same fields in a stable
+//! shape, `clientVersion` as in `kubectl version -o json`.
+//!
+//! Command layer; reads nothing (no kubeconfig, no cluster), so it takes none of kubectl's global
+//! flags.
+
+use std::io::Write;
+
+use anyhow::Result;
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+
+use super::EXIT_OK;
+use crate::core::arc;
+use crate::core::layout::Layout;
+
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Print kubectl-arc's version, the ARC resources it understands and the k8s.io/api \
+type layouts it can compare with.\n\n\
+Reads nothing (no kubeconfig, no cluster); writes three lines to stdout, or with -o json|yaml the \
+same fields as a Version object (clientVersion: version, arc, layouts, defaultLayout).",
+    after_help = "Examples:\n  \
+kubectl arc version\n\n  \
+# For scripts\n  \
+kubectl arc version -o json | jq -r .clientVersion.version"
+)]
+pub struct VersionArgs {
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, default_value_t = VersionOutput::Text)]
+    pub output: VersionOutput,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum VersionOutput {
+    Text,
+    Json,
+    Yaml,
+}
+
+/// What `-o json|yaml` writes. The fields are the text's, and only ever added to.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VersionReport {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub client_version: ClientVersion,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClientVersion {
+    /// kubectl-arc's version (the crate's).
+    pub version: &'static str,
+    pub arc: ArcResources,
+    /// The shipped k8s.io/api layouts, ARC's pin first.
+    pub layouts: Vec<&'static str>,
+    /// The layout used without `--layout`: ARC's pin.
+    pub default_layout: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ArcResources {
+    /// actions-runner-controller's mode.
+    pub mode: &'static str,
+    pub api_version: &'static str,
+    /// The runner-spec eras understood.
+    pub eras: [&'static str; 2],
+}
+
+impl VersionReport {
+    pub fn new() -> VersionReport {
+        let layouts: Vec<&'static str> = Layout::shipped_versions().collect();
+        VersionReport {
+            api_version: "kubectl-arc/v1alpha1",
+            kind: "Version",
+            client_version: ClientVersion {
+                version: env!("CARGO_PKG_VERSION"),
+                arc: ArcResources {
+                    mode: "scale-set",
+                    api_version: arc::API_VERSION,
+                    eras: ["integrity-hash", "actionable-revision"],
+                },
+                default_layout: layouts[0],
+                layouts,
+            },
+        }
+    }
+}
+
+impl Default for VersionReport {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+pub fn run(args: VersionArgs, out: &mut dyn Write) -> Result<u8> {
+    let report = VersionReport::new();
+    match args.output {
+        VersionOutput::Text => {
+            let v = &report.client_version;
+            writeln!(out, "kubectl-arc {}", v.version)?;
+            writeln!(
+                out,
+                "ARC: actions-runner-controller {} mode, {} ({} and {} eras)",
+                v.arc.mode, v.arc.api_version, v.arc.eras[0], v.arc.eras[1]
+            )?;
+            writeln!(
+                out,
+                "k8s.io/api layouts: {} (default {}, ARC's pin)",
+                v.layouts.join(", "),
+                v.default_layout
+            )?;
+        }
+        VersionOutput::Json => {
+            serde_json::to_writer_pretty(&mut *out, &report)?;
+            writeln!(out)?;
+        }
+        VersionOutput::Yaml => write!(out, "{}", serde_saphyr::to_string(&report)?)?,
+    }
+    Ok(EXIT_OK)
+}
