@@ -123,6 +123,50 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<u8> {
+    validate(kube, &args)?;
+    let bump_id = args.request_id.clone().unwrap_or_else(new_bump_id);
+    let rt = super::runtime()?;
+    rt.block_on(async {
+        let conn = cluster::connect(&kube.connect_options()).await?;
+        let client = &conn.client;
+        let namespace = (!args.all_namespaces).then(|| {
+            kube.namespace
+                .clone()
+                .unwrap_or(conn.default_namespace.clone())
+        });
+        preflight(client, &args, namespace.as_deref()).await?;
+        let (targets, mut items) = targets(client, &args, namespace.as_deref(), err).await?;
+        let written = write_all(client, &args, term, &bump_id, &targets, err).await?;
+        // A re-run with the request id can finish what the writes left: not a name that was not
+        // found, nor a refusal.
+        let retryable = written
+            .iter()
+            .any(|i| i.result == BumpResult::Failed && args.dry_run == DryRun::None);
+        items.extend(written);
+        items.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+        let timed_out = if args.wait {
+            wait_for_acknowledgement(client, &mut items, args.timeout, err).await?
+        } else {
+            false
+        };
+        let report = BumpReport {
+            api_version: "kubectl-arc/v1alpha1",
+            kind: "BumpReport",
+            dry_run: match args.dry_run {
+                DryRun::None => "none",
+                DryRun::Client => "client",
+                DryRun::Server => "server",
+            },
+            bump_id: bump_id.clone(),
+            reason: args.reason.clone(),
+            items,
+        };
+        finish(&args, term, &report, retryable, timed_out, out, err)
+    })
+}
+
+/// What bump checks of its arguments before it contacts anything.
+fn validate(kube: &KubeFlags, args: &BumpArgs) -> Result<()> {
     if args.names.is_empty() && !args.all && args.selector.is_none() {
         bail!("name the sets to bump: NAME..., --all or -l SELECTOR");
     }
@@ -139,156 +183,179 @@ pub fn run(
     if args.wait && args.dry_run != DryRun::None {
         bail!("--wait waits for a written revision: it cannot be combined with --dry-run");
     }
-    let bump_id = args.request_id.clone().unwrap_or_else(new_bump_id);
-    let rt = super::runtime()?;
-    rt.block_on(async {
-        let conn = cluster::connect(&kube.connect_options()).await?;
-        let client = &conn.client;
-        let namespace = (!args.all_namespaces).then(|| {
-            kube.namespace
-                .clone()
-                .unwrap_or(conn.default_namespace.clone())
-        });
+    Ok(())
+}
 
-        // 1. The installed CRD must have the revision fields, or the write would be pruned.
-        if let Some(fields) = ers_crd_revision_fields(client).await?
-            && let Some(refusal) = crd_refusal(&fields)
-        {
-            bail!("refusing to bump, nothing was written: {refusal}");
-        }
-        // 2. The caller may do what the bump needs (names the verb and resource if not).
-        let mut needed = vec![Permission::arc("get", arc::EPHEMERAL_RUNNER_SETS)];
-        if args.dry_run != DryRun::Client {
-            needed.push(Permission::arc("patch", arc::EPHEMERAL_RUNNER_SETS));
-        }
-        if args.names.is_empty() {
-            needed.push(Permission::arc("list", arc::EPHEMERAL_RUNNER_SETS));
-        }
-        if args.wait {
-            needed.push(Permission::arc("watch", arc::EPHEMERAL_RUNNER_SETS));
-        }
-        let denied = denied_permissions(client, namespace.as_deref(), &needed).await?;
-        if !denied.is_empty() {
-            bail!(
-                "forbidden: this user may not {} {}: nothing was written (ask for RBAC permission to {})",
-                denied.join(", "),
-                match &namespace {
-                    Some(ns) => format!("in namespace {ns}"),
-                    None => "in all namespaces".into(),
-                },
-                denied.join(", ")
-            );
-        }
-
-        // 3. The sets.
-        let mut items = Vec::new();
-        let mut targets = Vec::new();
-        if args.names.is_empty() {
-            let mut found = Vec::new();
-            cluster::list_each(
-                client,
-                arc::EPHEMERAL_RUNNER_SETS,
-                namespace.as_deref(),
-                args.selector.as_deref(),
-                |o| {
-                    found.push(Target {
-                        namespace: o.metadata.namespace.unwrap_or_default(),
-                        name: o.metadata.name.unwrap_or_default(),
-                        owner: None,
-                    });
-                    Ok(())
-                },
-            )
-            .await?;
-            if found.is_empty() {
-                if let Some(ns) = namespace.as_deref() {
-                    cluster::check_namespace(client, ns).await?;
-                }
-                writeln!(err, "No EphemeralRunnerSets found.")?;
-            }
-            targets = found;
-        } else {
-            let ns = namespace.clone().unwrap_or_default();
-            for name in &args.names {
-                match resolve(client, &ns, name).await? {
-                    Ok(t) => targets.push(t),
-                    Err(message) => items.push(failed(&ns, name, BumpResult::Failed, message)),
-                }
-            }
-        }
-
-        // 4. One guarded write per set, throttled.
-        let mut limiter = RateLimiter::new(args.qps, args.burst);
-        let mut breaker = Breaker::default();
-        for t in &targets {
-            if breaker.open() {
-                items.push(failed(&t.namespace, &t.name, BumpResult::Failed, breaker.reason()));
-                continue;
-            }
-            limiter.acquire().await;
-            let (item, unreachable) = bump_one(client, t, &args, &bump_id).await;
-            breaker.record(unreachable);
-            items.push(item);
-        }
-        items.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
-
-        // 5. Acknowledgements.
-        let mut timed_out = false;
-        if args.wait {
-            timed_out = wait_for_acknowledgement(client, &mut items, args.timeout, err).await?;
-        }
-
-        let report = BumpReport {
-            api_version: "kubectl-arc/v1alpha1",
-            kind: "BumpReport",
-            dry_run: match args.dry_run {
-                DryRun::None => "none",
-                DryRun::Client => "client",
-                DryRun::Server => "server",
+/// Nothing is written unless the installed CRD has the revision fields (else the write would be
+/// pruned) and the caller may do what the bump needs (named, verb and resource, if not).
+async fn preflight(client: &kube::Client, args: &BumpArgs, namespace: Option<&str>) -> Result<()> {
+    if let Some(fields) = ers_crd_revision_fields(client).await?
+        && let Some(refusal) = crd_refusal(&fields)
+    {
+        bail!("refusing to bump, nothing was written: {refusal}");
+    }
+    let mut needed = vec![Permission::arc("get", arc::EPHEMERAL_RUNNER_SETS)];
+    if args.dry_run != DryRun::Client {
+        needed.push(Permission::arc("patch", arc::EPHEMERAL_RUNNER_SETS));
+    }
+    if args.names.is_empty() {
+        needed.push(Permission::arc("list", arc::EPHEMERAL_RUNNER_SETS));
+    }
+    if args.wait {
+        needed.push(Permission::arc("watch", arc::EPHEMERAL_RUNNER_SETS));
+    }
+    let denied = denied_permissions(client, namespace, &needed).await?;
+    if !denied.is_empty() {
+        bail!(
+            "forbidden: this user may not {} {}: nothing was written (ask for RBAC permission to {})",
+            denied.join(", "),
+            match namespace {
+                Some(ns) => format!("in namespace {ns}"),
+                None => "in all namespaces".into(),
             },
-            bump_id: bump_id.clone(),
-            reason: args.reason.clone(),
-            items,
-        };
-        let resource = "ephemeralrunnerset.actions.github.com";
-        if !emit::structured(&report, &args.output, resource, args.no_headers, out)?
-            && !report.items.is_empty()
-        {
-            write_bump_table(&report, term.color(args.color), !args.no_headers, out)?;
+            denied.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// The sets to bump (by name, found as ARC finds them, or listed), and the failed items of names
+/// that resolve to nothing to bump.
+async fn targets(
+    client: &kube::Client,
+    args: &BumpArgs,
+    namespace: Option<&str>,
+    err: &mut dyn Write,
+) -> Result<(Vec<Target>, Vec<BumpItem>)> {
+    let mut items = Vec::new();
+    let mut targets = Vec::new();
+    if args.names.is_empty() {
+        cluster::list_each(
+            client,
+            arc::EPHEMERAL_RUNNER_SETS,
+            namespace,
+            args.selector.as_deref(),
+            |o| {
+                targets.push(Target {
+                    namespace: o.metadata.namespace.unwrap_or_default(),
+                    name: o.metadata.name.unwrap_or_default(),
+                    owner: None,
+                });
+                Ok(())
+            },
+        )
+        .await?;
+        if targets.is_empty() {
+            if let Some(ns) = namespace {
+                cluster::check_namespace(client, ns).await?;
+            }
+            writeln!(err, "No EphemeralRunnerSets found.")?;
         }
-        let mut failed_any = false;
-        for item in &report.items {
-            match item.result {
-                BumpResult::Refused | BumpResult::Failed => {
-                    failed_any = true;
+    } else {
+        let ns = namespace.unwrap_or_default();
+        for name in &args.names {
+            match resolve(client, ns, name).await? {
+                Ok(t) => targets.push(t),
+                Err(message) => items.push(failed(ns, name, BumpResult::Failed, message)),
+            }
+        }
+    }
+    Ok((targets, items))
+}
+
+/// One guarded write per set, throttled, with progress on a terminal (as migrate shows it).
+async fn write_all(
+    client: &kube::Client,
+    args: &BumpArgs,
+    term: Terminal,
+    bump_id: &str,
+    targets: &[Target],
+    err: &mut dyn Write,
+) -> Result<Vec<BumpItem>> {
+    let mut items = Vec::with_capacity(targets.len());
+    let mut limiter = RateLimiter::new(args.qps, args.burst);
+    let mut breaker = Breaker::default();
+    let total = targets.len();
+    let progress = term.stderr_is_tty && total >= 20;
+    for (n, t) in targets.iter().enumerate() {
+        if progress {
+            write!(err, "\rbumping {}/{total} EphemeralRunnerSets", n + 1)?;
+            err.flush()?;
+        }
+        if breaker.open() {
+            items.push(failed(
+                &t.namespace,
+                &t.name,
+                BumpResult::Failed,
+                breaker.reason(),
+            ));
+            continue;
+        }
+        limiter.acquire().await;
+        let (item, unreachable) = bump_one(client, t, args, bump_id).await;
+        breaker.record(unreachable);
+        items.push(item);
+    }
+    if progress {
+        writeln!(err)?;
+    }
+    Ok(items)
+}
+
+/// The report, an error line per set that was refused or failed, the hint to finish the request,
+/// and the exit code (the README's one rule).
+fn finish(
+    args: &BumpArgs,
+    term: Terminal,
+    report: &BumpReport,
+    retryable: bool,
+    timed_out: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<u8> {
+    let resource = "ephemeralrunnerset.actions.github.com";
+    if !emit::structured(report, &args.output, resource, args.no_headers, out)?
+        && !report.items.is_empty()
+    {
+        write_bump_table(report, term.color(args.color), !args.no_headers, out)?;
+    }
+    let mut failed_any = false;
+    for item in &report.items {
+        match item.result {
+            BumpResult::Refused | BumpResult::Failed => {
+                failed_any = true;
+                writeln!(
+                    err,
+                    "error: EphemeralRunnerSet {}/{}: {}",
+                    item.namespace,
+                    item.name,
+                    item.message.as_deref().unwrap_or("failed")
+                )?;
+            }
+            _ => {
+                if let Some(note) = &item.message {
                     writeln!(
                         err,
-                        "error: EphemeralRunnerSet {}/{}: {}",
-                        item.namespace,
-                        item.name,
-                        item.message.as_deref().unwrap_or("failed")
+                        "note: EphemeralRunnerSet {}/{}: {note}",
+                        item.namespace, item.name
                     )?;
-                }
-                _ => {
-                    if let Some(note) = &item.message {
-                        writeln!(err, "note: EphemeralRunnerSet {}/{}: {note}", item.namespace, item.name)?;
-                    }
                 }
             }
         }
-        if failed_any && args.dry_run == DryRun::None {
-            writeln!(
-                err,
-                "hint: to finish this request without bumping any set twice, run the same command again with --request-id {bump_id}"
-            )?;
-        }
-        Ok(if failed_any {
-            EXIT_ERROR
-        } else if timed_out {
-            EXIT_DRIFT
-        } else {
-            EXIT_OK
-        })
+    }
+    if retryable {
+        writeln!(
+            err,
+            "hint: to finish this request without bumping any set twice, run the same command again with --request-id {}",
+            report.bump_id
+        )?;
+    }
+    Ok(if failed_any {
+        EXIT_ERROR
+    } else if timed_out {
+        EXIT_DRIFT
+    } else {
+        EXIT_OK
     })
 }
 

@@ -226,7 +226,7 @@ pub fn run(
         s.no_legacy_annotation,
         s.written,
         if args.dry_run == DryRun::None {
-            "Written"
+            "written"
         } else {
             "would be written"
         },

@@ -682,6 +682,34 @@ fn follow_up_reasons(state: State, tally: &Tally, outdated_phase: bool, reasons:
     }
 }
 
+/// Why a set is Propagating: what differs, and why ARC may not have written it yet.
+fn propagation_reasons(
+    scale_set: &str,
+    differences: &[String],
+    observed: Option<&str>,
+    tally: &Tally,
+    outdated_phase: bool,
+    reasons: &mut Vec<String>,
+) {
+    reasons.push(format!(
+        "ARC's controller has not written the new runner spec of AutoscalingRunnerSet {scale_set} to this set yet ({})",
+        differences.join(", ")
+    ));
+    if let Some(why) = observed {
+        reasons.push(why.to_string());
+    }
+    let c = &tally.counts;
+    if c.busy + c.pending > 0 {
+        reasons.push(format!(
+            "ARC defers a spec change while runners are busy or pending ({} busy, {} pending): it patches the set once they drain",
+            c.busy, c.pending
+        ));
+    }
+    if outdated_phase {
+        reasons.push(OUTDATED_SHORT.to_string());
+    }
+}
+
 /// The verdict on one set. `spec_error` is a failure to decode the set's runner spec (found when
 /// a runner's spec had to be compared with it); `now` is the clock in Unix seconds.
 pub fn classify(
@@ -738,23 +766,14 @@ pub fn classify(
         observed,
     }) = propagation
     {
-        reasons.push(format!(
-            "ARC's controller has not written the new runner spec of AutoscalingRunnerSet {scale_set} to this set yet ({})",
-            differences.join(", ")
-        ));
-        if let Some(why) = observed {
-            reasons.push(why.clone());
-        }
-        let c = &tally.counts;
-        if c.busy + c.pending > 0 {
-            reasons.push(format!(
-                "ARC defers a spec change while runners are busy or pending ({} busy, {} pending): it patches the set once they drain",
-                c.busy, c.pending
-            ));
-        }
-        if outdated_phase {
-            reasons.push(OUTDATED_SHORT.to_string());
-        }
+        propagation_reasons(
+            scale_set,
+            differences,
+            observed.as_deref(),
+            tally,
+            outdated_phase,
+            &mut reasons,
+        );
         State::Propagating
     } else if outdated_phase
         && facts

@@ -581,10 +581,10 @@ async fn a_real_api_server_restart_during_migrate_and_bump() {
     .await;
     let (code, out, err) = task.await.unwrap();
     assert_eq!(
-        code, 1,
+        code, 2,
         "some sets failed, the others were written\n{out}\n{err}"
     );
-    let failed_rows = out.lines().filter(|l| l.contains(" failed ")).count();
+    let failed_rows = out.lines().filter(|l| l.contains(" Failed ")).count();
     assert!(failed_rows >= 1, "{out}");
     let partial = states().await;
     for (name, (rev, legacy)) in &partial {

@@ -262,7 +262,19 @@ async fn kubectls_completion_reaches_kubectl_complete_arc() {
     assert_eq!(v.last(), Some(&":4"), "{out}");
 
     let out = kubectl_complete(&dir, &["diff", "-o", ""], &[]);
-    assert_eq!(values(&out), ["text", "json", "yaml", "github", ":4"]);
+    assert_eq!(
+        values(&out),
+        [
+            "text",
+            "json",
+            "yaml",
+            "github",
+            "name",
+            "jsonpath=",
+            "custom-columns=",
+            ":6"
+        ]
+    );
     // `--flag=`: the value alone, as cobra answers for kubectl's own flags (issue 14).
     let out = kubectl_complete(&dir, &["migrate", "--dry-run="], &[]);
     assert_eq!(values(&out), ["none", "client", "server", ":4"]);
@@ -358,7 +370,7 @@ async fn a_tab_in_bash_through_kubectls_completion_script() {
     // `--dry-run=--dry-run=none`).
     assert_eq!(tab("kubectl arc bump --dry-run="), "none\nclient\nserver\n");
     assert_eq!(tab("kubectl arc bump --dry-run=cl"), "client\n");
-    assert_eq!(tab("kubectl arc diff --output=j"), "json\n");
+    assert_eq!(tab("kubectl arc diff --output=j"), "json\njsonpath=\n");
     assert_eq!(
         tab(&format!(
             "kubectl arc diff --kubeconfig {} -n {ns} ''",
