@@ -78,6 +78,14 @@ pub struct DiffArgs {
     /// Output format.
     #[arg(short = 'o', long, value_name = "FORMAT", default_value = "text", value_parser = emit::OutputParser { formats: &["json", "yaml", "github", "name", "jsonpath", "custom-columns"], defaults: &["text"] })]
     pub output: Output,
+    /// With -o github: a ::notice for each scale set with strict-only differences too (by default
+    /// they are counted in the summary line only).
+    #[arg(long)]
+    pub show_strict: bool,
+    /// With -o github: attach the annotations to this file (e.g. the values file a pull request
+    /// changes) instead of the render's path.
+    #[arg(long, value_name = "FILE")]
+    pub annotate_file: Option<String>,
     /// Lines of context around each change in the text diff.
     #[arg(short = 'U', long = "unified", value_name = "N", default_value_t = 3)]
     pub unified: usize,
@@ -198,7 +206,13 @@ pub fn run(
     };
     let resource = "autoscalingrunnerset.actions.github.com";
     match &args.output {
-        Output::Github => crate::render::github::write_diff(&report, out)?,
+        Output::Github => {
+            let opts = crate::render::github::GithubOptions {
+                show_strict: args.show_strict,
+                file: args.annotate_file.clone(),
+            };
+            crate::render::github::write_diff(&report, &opts, out)?
+        }
         Output::Default => write_text(
             &report,
             TextOptions {

@@ -391,7 +391,10 @@ fn finish(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<u8> {
-    render(args, opts, rows, out, err)?;
+    // "No EphemeralRunnerSets found." is for an empty result, not for one whose errors say why.
+    if !(rows.is_empty() && !errors.is_empty()) {
+        render(args, opts, rows, out, err)?;
+    }
     for e in &errors {
         writeln!(err, "error: {e}")?;
     }

@@ -4,7 +4,8 @@
 //! Rendering layer: takes a [`DiffReport`], writes to the writer it is given. One command per scale
 //! set that needs attention:
 //! - `::warning` when ARC would recycle the idle and pending runners (semantic drift);
-//! - `::notice` when only strict-only differences remain (ARC will not act);
+//! - `::notice` when only strict-only differences remain (ARC will not act), with `--show-strict`
+//!   only (by default they are counted in the summary line);
 //! - `::error` when the scale set could not be compared;
 //!
 //! and nothing for a scale set with no difference. A scale set whose template loops on an
@@ -18,22 +19,47 @@ use std::io::{self, Write};
 
 use super::diff::{DiffReport, ScaleSetDiff};
 
+/// How `-o github` annotates.
+#[derive(Debug, Clone, Default)]
+pub struct GithubOptions {
+    /// `--show-strict`: a `::notice` for each scale set with strict-only differences too (by
+    /// default they are only counted in the summary: a chart that writes `4096Mi` would otherwise
+    /// annotate every pull request).
+    pub show_strict: bool,
+    /// `--annotate-file FILE`: attach the annotations to this file (the values file the pull
+    /// request changes) instead of the render's path.
+    pub file: Option<String>,
+}
+
 /// Write one workflow command per scale set that needs attention, and a summary line.
-pub fn write_diff(report: &DiffReport, out: &mut dyn Write) -> io::Result<()> {
+pub fn write_diff(
+    report: &DiffReport,
+    opts: &GithubOptions,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let (mut recycle, mut strict_only, mut loops, mut errors) = (0, 0, 0, 0);
     let new = report.items.iter().filter(|i| i.new).count();
     for item in &report.items {
-        if let Some(annotation) = annotation(item, &report.layout) {
+        if let Some(mut annotation) = annotation(item, &report.layout) {
+            let strict = annotation.level == Level::Notice && !item.new;
             match annotation.level {
                 Level::Warning => recycle += 1,
                 Level::Notice if !item.new => strict_only += 1,
                 Level::Notice => {}
                 Level::Error => errors += 1,
             }
-            write_command(out, &annotation)?;
+            if opts.file.is_some() {
+                annotation.file.clone_from(&opts.file);
+            }
+            if !strict || opts.show_strict {
+                write_command(out, &annotation)?;
+            }
         }
-        if let Some(annotation) = recycle_loop_annotation(item, &report.layout) {
+        if let Some(mut annotation) = recycle_loop_annotation(item, &report.layout) {
             loops += 1;
+            if opts.file.is_some() {
+                annotation.file.clone_from(&opts.file);
+            }
             write_command(out, &annotation)?;
         }
     }
@@ -291,7 +317,15 @@ mod tests {
             ],
         };
         let mut out = Vec::new();
-        write_diff(&report, &mut out).unwrap();
+        write_diff(
+            &report,
+            &GithubOptions {
+                show_strict: true,
+                file: None,
+            },
+            &mut out,
+        )
+        .unwrap();
         let out = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines.len(), 4, "{out}");
