@@ -392,7 +392,7 @@ fn finish(
     err: &mut dyn Write,
 ) -> Result<u8> {
     // "No EphemeralRunnerSets found." is for an empty result, not for one whose errors say why.
-    if !(rows.is_empty() && !errors.is_empty()) {
+    if !rows.is_empty() || errors.is_empty() {
         render(args, opts, rows, out, err)?;
     }
     for e in &errors {
