@@ -42,6 +42,8 @@ pub fn diff_pair(
         api_version: "kubectl-arc/v1alpha1",
         kind: "DiffReport",
         layout: layout.k8s_api.clone(),
+        arc_version: None,
+        arc_version_from: None,
         items: vec![item],
     };
     let mut colored = Vec::new();

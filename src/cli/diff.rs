@@ -95,6 +95,10 @@ pub struct DiffArgs {
     /// The k8s.io/api layout of the ARC controller's build (v0.35, v0.36 or v0.37).
     #[arg(long, value_name = "VERSION", default_value = "v0.36")]
     pub layout: String,
+    /// The ARC release in use, when it cannot be read (shown in the report; by default read from
+    /// the controller Deployment's app.kubernetes.io/version, else from the objects' own label).
+    #[arg(long, value_name = "VERSION")]
+    pub arc_version: Option<String>,
 }
 
 /// Everything the comparison reads: desired AutoscalingRunnerSets and the live objects, each with
@@ -116,6 +120,8 @@ struct World {
     failed: Vec<ScaleSetDiff>,
     /// Files that could not be read.
     errors: Vec<String>,
+    /// The ARC release and where it was read, when the cluster says.
+    arc_version: Option<(String, String)>,
 }
 
 pub fn run(
@@ -198,10 +204,20 @@ pub fn run(
     if items.is_empty() && world.errors.is_empty() {
         writeln!(err, "No AutoscalingRunnerSets found.")?;
     }
+    let (arc_version, arc_version_from) = match (&args.arc_version, &world.arc_version) {
+        (Some(v), _) => (Some(v.clone()), Some("--arc-version".to_string())),
+        (None, Some((v, from))) => (Some(v.clone()), Some(from.clone())),
+        (None, None) => match labelled_version(&world) {
+            Some((v, from)) => (Some(v), Some(from)),
+            None => (None, None),
+        },
+    };
     let report = DiffReport {
         api_version: "kubectl-arc/v1alpha1",
         kind: "DiffReport",
         layout: layout.k8s_api.clone(),
+        arc_version,
+        arc_version_from,
         items,
     };
     let resource = "autoscalingrunnerset.actions.github.com";
@@ -232,6 +248,18 @@ pub fn run(
         EXIT_DRIFT
     } else {
         EXIT_OK
+    })
+}
+
+/// The ARC release the objects say they are under (`app.kubernetes.io/version`, which ARC and
+/// its chart set on all three kinds): a live set's first, else a scale set's.
+fn labelled_version(world: &World) -> Option<(String, String)> {
+    world.live_sets.iter().chain(&world.desired).find_map(|o| {
+        let v = o.meta.labels.get("app.kubernetes.io/version")?;
+        Some((
+            v.clone(),
+            format!("label app.kubernetes.io/version of {}", o.describe()),
+        ))
     })
 }
 
@@ -423,6 +451,12 @@ async fn complete_from_cluster(
         .clone()
         .unwrap_or(conn.default_namespace.clone());
     let scope = (!args.all_namespaces).then_some(namespace.as_str());
+    // The controller's release, where the caller may list Deployments (the read role may not).
+    if args.arc_version.is_none()
+        && let Ok(Some(running)) = cluster::preflight::running_controller_versions(client).await
+    {
+        world.arc_version = running.into_iter().next();
+    }
     let ars_kind = arc::KIND_AUTOSCALING_RUNNER_SET;
     let ers_kind = arc::KIND_EPHEMERAL_RUNNER_SET;
     if args.files.is_empty() {

@@ -210,6 +210,37 @@ pub async fn running_arc_controllers(client: &Client) -> Result<Option<Vec<Strin
     Ok(Some(found.into_values().collect()))
 }
 
+/// The releases of the running ARC controllers, with where each was read: `(version, "controller
+/// Deployment ns/name")`. `Ok(None)` when Deployments cannot be listed.
+pub async fn running_controller_versions(client: &Client) -> Result<Option<Vec<(String, String)>>> {
+    let api: Api<Deployment> = Api::all(client.clone());
+    let mut found = Vec::new();
+    for selector in CONTROLLER_SELECTORS {
+        let lp = ListParams::default().labels(selector);
+        let list = match api.list(&lp).await {
+            Ok(list) => list,
+            Err(kube::Error::Api(s)) if s.code == 403 => return Ok(None),
+            Err(e) => {
+                return Err(anyhow::Error::new(e)
+                    .context("cannot list Deployments to look for ARC's controller"));
+            }
+        };
+        for d in list.items {
+            if let Some(v) = controller_version(&d) {
+                let at = format!(
+                    "controller Deployment {}/{}",
+                    d.metadata.namespace.as_deref().unwrap_or(""),
+                    d.metadata.name.as_deref().unwrap_or("")
+                );
+                if !found.iter().any(|(_, f)| *f == at) {
+                    found.push((v, at));
+                }
+            }
+        }
+    }
+    Ok(Some(found))
+}
+
 /// The ARC release a controller Deployment runs: the chart's `app.kubernetes.io/version` label,
 /// else the tag of its `manager` (or first) container's image.
 pub fn controller_version(d: &Deployment) -> Option<String> {

@@ -27,6 +27,13 @@ pub struct DiffReport {
     pub kind: &'static str,
     /// The k8s.io/api layout the comparison used.
     pub layout: String,
+    /// The ARC release the scale sets are under, when known: `--arc-version`, the controller
+    /// Deployment's `app.kubernetes.io/version`, or the objects' own label.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arc_version: Option<String>,
+    /// Where `arcVersion` was read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arc_version_from: Option<String>,
     pub items: Vec<ScaleSetDiff>,
 }
 
@@ -341,6 +348,9 @@ pub struct TextOptions {
 
 /// Write the text report.
 pub fn write_text(report: &DiffReport, opts: TextOptions, out: &mut dyn Write) -> io::Result<()> {
+    if let (Some(v), Some(from)) = (&report.arc_version, &report.arc_version_from) {
+        writeln!(out, "ARC {v} ({from})")?;
+    }
     for (i, item) in report.items.iter().enumerate() {
         if i > 0 {
             writeln!(out)?;

@@ -311,6 +311,8 @@ mod tests {
             api_version: "kubectl-arc/v1alpha1",
             kind: "DiffReport",
             layout: "v0.36.2".into(),
+            arc_version: None,
+            arc_version_from: None,
             items: vec![
                 item("1", r#"{"template":{"spec":{"tolerations":[]}}}"#),
                 item("2", r#"{"template":{"spec":{"tolerations":null}}}"#),
