@@ -1473,6 +1473,62 @@ mod tests {
         .to_string()
     }
 
+    /// A set still decided by the integrity hash whose scale set's template loops is RecycleLoop,
+    /// with the fields named, and the annotation's flips counted while it is watched; the same
+    /// template written as Go writes it is not (issue 13).
+    #[test]
+    fn a_looping_template_on_a_legacy_set_is_a_recycle_loop_and_flips_are_counted() {
+        let layout = Layout::arc();
+        let legacy = |hash: &str| {
+            set(
+                json!(0),
+                json!(0),
+                // As ARC stored it: the template after Go's round trip (no env, cpu 1).
+                json!({
+                    "metadata": {"annotations": {"actions.github.com/integrity-hash": hash}},
+                    "spec": {"ephemeralRunnerSpec": {"runnerScaleSetId": 1, "spec": {"containers": [
+                        {"name": "runner", "image": "a", "resources": {"limits": {"cpu": "1"}}}
+                    ]}}}
+                }),
+            )
+        };
+        let desired = |template: &str| DesiredSpec {
+            scale_set: "arc/runners".into(),
+            spec_json: format!(
+                r#"{{"githubConfigUrl":"https://github.com/o","template":{{"spec":{{"containers":[{{"name":"runner","image":"a"{template}}}]}}}}}}"#
+            ),
+            scale_set_id: Some("1".into()),
+            unobserved: None,
+        };
+        let key = ("arc".to_string(), "runners".to_string());
+        let mut census = Census::new(layout, true);
+        census.upsert_set(legacy("aaaa"));
+        census.set_desired(
+            &key,
+            Some(desired(
+                r#","env":[],"resources":{"limits":{"cpu":"1000m"}}"#,
+            )),
+        );
+        for hash in ["bbbb", "aaaa", "bbbb"] {
+            census.upsert_set(legacy(hash));
+        }
+        let row = census.status(&key, None).unwrap();
+        assert_eq!(row.state, State::RecycleLoop, "{:?}", row.reasons);
+        let reason = &row.reasons[0];
+        assert!(reason.contains("spec.containers[0].env"), "{reason}");
+        assert!(
+            reason.contains("spec.containers[0].resources.limits.cpu"),
+            "{reason}"
+        );
+        assert!(reason.contains("changed 3 times while watched"), "{reason}");
+        // Written as Go writes it: no loop; the set is only Legacy (migrate has not run).
+        census.set_desired(
+            &key,
+            Some(desired(r#","resources":{"limits":{"cpu":"1"}}"#)),
+        );
+        assert_eq!(census.status(&key, None).unwrap().state, State::Legacy);
+    }
+
     fn census_with(facts: SetFacts, runners: &[String], live: bool) -> SetStatus {
         let mut c = Census::new(Layout::arc(), live);
         let key = c.upsert_set(facts);
