@@ -454,14 +454,37 @@ pub fn manifest_documents(
     }
 }
 
-fn to_serde(
-    r: &mut Reader<'_>,
-    path: &mut Vec<String>,
+/// A step of the path to a value: an object key, or an array index.
+enum Step<'a> {
+    Key(Cow<'a, str>),
+    Index(usize),
+}
+
+/// `spec.template.x[0]`: where a refused value is.
+fn path_text(path: &[Step<'_>]) -> String {
+    let mut out = String::new();
+    for step in path {
+        match step {
+            Step::Key(key) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(key);
+            }
+            Step::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
+}
+
+fn to_serde<'a>(
+    r: &mut Reader<'a>,
+    path: &mut Vec<Step<'a>>,
     refused: &mut Vec<RefusedValue>,
     max_depth: usize,
 ) -> Result<serde_json::Value, DecodeError> {
     use serde_json::Value;
-    let deeper = |r: &mut Reader<'_>, path: &Vec<String>| {
+    let deeper = |r: &mut Reader<'_>, path: &Vec<Step<'_>>| {
         if path.len() >= max_depth {
             Err(syntax(
                 r.offset(),
@@ -492,7 +515,7 @@ fn to_serde(
                     Ok(f) if f.is_finite() => Value::from(f),
                     _ => {
                         refused.push(RefusedValue {
-                            path: path.concat(),
+                            path: path_text(path),
                             offset,
                             text: text.to_string(),
                             message: format!(
@@ -509,7 +532,7 @@ fn to_serde(
             r.begin_array();
             let mut items = Vec::new();
             while r.next_element() {
-                path.push(format!("[{}]", items.len()));
+                path.push(Step::Index(items.len()));
                 items.push(to_serde(r, path, refused, max_depth)?);
                 path.pop();
             }
@@ -520,13 +543,11 @@ fn to_serde(
             r.begin_object();
             let mut map = serde_json::Map::new();
             while let Some(key) = r.next_key() {
-                path.push(if path.is_empty() {
-                    key.to_string()
-                } else {
-                    format!(".{key}")
-                });
+                path.push(Step::Key(key));
                 let v = to_serde(r, path, refused, max_depth)?;
-                path.pop();
+                let Some(Step::Key(key)) = path.pop() else {
+                    unreachable!("the key pushed above")
+                };
                 // The last duplicate wins, as for Go's maps.
                 map.insert(key.into_owned(), v);
             }

@@ -9,6 +9,7 @@
 //! the place: a scalar or a document go-yaml refuses, and NEL, LS and PS, which go-yaml takes for
 //! line breaks, outside quoted scalars (inside them, go-yaml's own reading is used).
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use granit_parser::{ErrorKind, Event, Parser, ScalarStyle, ScanError, Span};
@@ -183,13 +184,14 @@ impl<'t> Reader<'t> {
                     Some(name) => name.into_owned(),
                     None => format!("{}{}", t.handle(), t.suffix()),
                 });
-                let text = self.go_text(value.into_owned(), style, &span);
+                let text = self.go_text(value, style, &span);
                 if anchor != 0 {
-                    let value = self.scalar_value(&text, tag.as_deref(), plain, &span, false);
+                    let value =
+                        self.scalar_value(text.clone(), tag.as_deref(), plain, &span, false);
                     self.anchor(
                         anchor,
                         Anchored::Scalar {
-                            text: text.clone(),
+                            text: text.to_string(),
                             tag: tag.clone(),
                             plain,
                             value,
@@ -197,10 +199,10 @@ impl<'t> Reader<'t> {
                     );
                 }
                 if self.key_next() {
-                    let key = self.key(&text, tag.as_deref(), plain, &span);
+                    let key = self.key(text, tag.as_deref(), plain, &span);
                     self.set_key(key, span);
                 } else {
-                    let value = self.scalar_value(&text, tag.as_deref(), plain, &span, true);
+                    let value = self.scalar_value(text, tag.as_deref(), plain, &span, true);
                     self.value(value, &span)?;
                 }
             }
@@ -277,7 +279,7 @@ impl<'t> Reader<'t> {
                             text, tag, plain, ..
                         }) => {
                             let (text, tag, plain) = (text.clone(), tag.clone(), *plain);
-                            self.key(&text, tag.as_deref(), plain, &span)
+                            self.key(Cow::Owned(text), tag.as_deref(), plain, &span)
                         }
                         _ => self.invalid_key(&span),
                     };
@@ -322,7 +324,7 @@ impl<'t> Reader<'t> {
     /// The scalar's text as go-yaml reads it. A quoted scalar holding an escape or NEL, LS or
     /// PS is read again with go-yaml's rules (its line breaks, its escapes); any other scalar
     /// holding NEL, LS or PS is refused (go-yaml ends it there).
-    fn go_text(&mut self, value: String, style: ScalarStyle, span: &Span) -> String {
+    fn go_text(&mut self, value: Cow<'t, str>, style: ScalarStyle, span: &Span) -> Cow<'t, str> {
         let (start, end) = (
             span.start.byte_offset().unwrap_or(0),
             span.end.byte_offset().unwrap_or(0),
@@ -340,7 +342,7 @@ impl<'t> Reader<'t> {
         let quoted = matches!(style, ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted);
         let kubectl = if quoted {
             match goyaml::goyaml_quoted_scalar(&self.text[start..]) {
-                Ok(go) => return go,
+                Ok(go) => return Cow::Owned(go),
                 Err(e) => format!("an error (yaml: {e})"),
             }
         } else {
@@ -350,7 +352,7 @@ impl<'t> Reader<'t> {
         let divergence = Divergence {
             line: span.start.line(),
             column: span.start.col() + 1,
-            path: self.path(key.then_some(value.as_str())),
+            path: self.path(key.then_some(&*value)),
             text: visible(source),
             kubectl,
             ours: json_string(&value),
@@ -370,20 +372,20 @@ impl<'t> Reader<'t> {
     /// anchored scalar's reading kept for its aliases (the scalar itself is read right after).
     fn scalar_value(
         &mut self,
-        text: &str,
+        text: Cow<'_, str>,
         tag: Option<&str>,
         plain: bool,
         span: &Span,
         record: bool,
     ) -> Value {
         // Nearly every plain scalar is a name, an image, a path: a string however it is read.
-        if tag.is_none() && (!plain || is_text(text)) {
-            return Value::String(text.to_string());
+        if tag.is_none() && (!plain || is_text(&text)) {
+            return Value::String(text.into_owned());
         }
-        let refused = match goyaml::resolve_tagged(tag, text, plain) {
+        let refused = match goyaml::resolve_tagged(tag, &text, plain) {
             Ok(GoTagged::Binary(s)) => return Value::String(s),
             Ok(GoTagged::Scalar(go)) => match go {
-                GoScalar::Str => return Value::String(text.to_string()),
+                GoScalar::Str => return Value::String(text.into_owned()),
                 GoScalar::Null => return Value::Null,
                 GoScalar::Bool(b) => return Value::Bool(b),
                 GoScalar::Int(i) => return Value::from(i),
@@ -404,28 +406,28 @@ impl<'t> Reader<'t> {
             Err(e) => format!("yaml: {e}"),
         };
         if record {
-            self.refuse_scalar(text, tag, plain, span, refused, false);
+            self.refuse_scalar(&text, tag, plain, span, refused, false);
         }
         Value::Null
     }
 
     /// The JSON object key kubectl makes of a scalar key, or its refusal.
-    fn key(&mut self, text: &str, tag: Option<&str>, plain: bool, span: &Span) -> Key {
+    fn key(&mut self, text: Cow<'_, str>, tag: Option<&str>, plain: bool, span: &Span) -> Key {
         if text == "<<" && ((plain && tag.is_none()) || tag == Some("merge")) {
             return Key::Merge;
         }
-        if tag.is_none() && (!plain || is_text(text)) {
-            return Key::Name(text.to_string());
+        if tag.is_none() && (!plain || is_text(&text)) {
+            return Key::Name(text.into_owned());
         }
-        let refused = match goyaml::resolve_tagged(tag, text, plain) {
+        let refused = match goyaml::resolve_tagged(tag, &text, plain) {
             Ok(GoTagged::Binary(s)) => return Key::Name(s),
-            Ok(GoTagged::Scalar(go)) => match goyaml::go_map_key_text(go, text) {
+            Ok(GoTagged::Scalar(go)) => match goyaml::go_map_key_text(go, &text) {
                 Ok(key) => return Key::Name(key),
                 Err(e) => format!("sigs.k8s.io/yaml: {e}"),
             },
             Err(e) => format!("yaml: {e}"),
         };
-        self.refuse_scalar(text, tag, plain, span, refused, true);
+        self.refuse_scalar(&text, tag, plain, span, refused, true);
         Key::Refused
     }
 
