@@ -327,9 +327,9 @@ fn problem_of(doc: &Value, divergences: &[Divergence], prefix: &str) -> Option<S
 /// Whether `path` is at or under `prefix` (everything is under the empty prefix).
 fn under(path: &str, prefix: &str) -> bool {
     prefix.is_empty()
-        || path.strip_prefix(prefix).is_some_and(|rest| {
-            rest.is_empty() || rest.starts_with('.') || rest.starts_with('[')
-        })
+        || path
+            .strip_prefix(prefix)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.') || rest.starts_with('['))
 }
 
 /// Where in a file an object is: its document and enclosing `List` items.
@@ -397,8 +397,8 @@ fn push_object(
                 }
                 Ok(())
             } else {
-                let problem = problem_of(&doc, divergences, prefix)
-                    .or_else(|| inherited.map(str::to_string));
+                let problem =
+                    problem_of(&doc, divergences, prefix).or_else(|| inherited.map(str::to_string));
                 out.push(ManifestObject {
                     source,
                     document: position.document,
@@ -498,11 +498,26 @@ mod tests {
     #[test]
     fn values_kubectl_refuses_refuse_their_object() {
         for (doc, said) in [
-            ("a: !!int abc\n", "a: line 2 column 10: the plain scalar `!!int abc` is refused by kubectl (yaml: cannot decode !!str `abc` as a !!int)"),
-            ("a: {<<: 1}\n", "a.<<: line 2 column 9: the merge key `<<` is refused by kubectl (yaml: map merge requires map or sequence of maps as the value)"),
-            ("? [a]\n: 1\n", "a sequence or mapping as a key is refused by kubectl (yaml: invalid map key)"),
-            ("a: .inf\n", "a: line 2 column 4: the plain scalar `.inf` is refused by kubectl (json: unsupported value: +Inf)"),
-            ("a: {~: 1}\n", "a.~: line 2 column 5: the plain key `~` is refused by kubectl (sigs.k8s.io/yaml: unsupported map key of type: <nil>)"),
+            (
+                "a: !!int abc\n",
+                "a: line 2 column 10: the plain scalar `!!int abc` is refused by kubectl (yaml: cannot decode !!str `abc` as a !!int)",
+            ),
+            (
+                "a: {<<: 1}\n",
+                "a.<<: line 2 column 9: the merge key `<<` is refused by kubectl (yaml: map merge requires map or sequence of maps as the value)",
+            ),
+            (
+                "? [a]\n: 1\n",
+                "a sequence or mapping as a key is refused by kubectl (yaml: invalid map key)",
+            ),
+            (
+                "a: .inf\n",
+                "a: line 2 column 4: the plain scalar `.inf` is refused by kubectl (json: unsupported value: +Inf)",
+            ),
+            (
+                "a: {~: 1}\n",
+                "a.~: line 2 column 5: the plain key `~` is refused by kubectl (sigs.k8s.io/yaml: unsupported map key of type: <nil>)",
+            ),
         ] {
             let objs = parse(&format!("kind: X\n{doc}"), "t").unwrap();
             let problem = objs[0].problem.as_deref().unwrap_or("");
@@ -518,12 +533,20 @@ mod tests {
         let err = |text: &str| parse(text, "f.yaml").unwrap_err().to_string();
         assert!(err("a:\n  b: 1\n  b: 2\n").contains("line 3 column 3: duplicate key \"b\""));
         assert!(err("a: &a [*a]\n").contains("contains itself"));
-        let laughs = (1..10).fold("a0: &a0 [x, x, x, x, x, x, x, x, x]\n".to_string(), |t, i| {
-            t + &format!("a{i}: &a{i} [{}]\n", vec![format!("*a{}", i - 1); 9].join(", "))
-        });
+        let laughs = (1..10).fold(
+            "a0: &a0 [x, x, x, x, x, x, x, x, x]\n".to_string(),
+            |t, i| {
+                t + &format!(
+                    "a{i}: &a{i} [{}]\n",
+                    vec![format!("*a{}", i - 1); 9].join(", ")
+                )
+            },
+        );
         assert!(err(&laughs).contains("billion laughs"));
-        assert!(err(&format!("a: {}{}\n", "[".repeat(300), "]".repeat(300)))
-            .contains("nested deeper than 256 levels"));
+        assert!(
+            err(&format!("a: {}{}\n", "[".repeat(300), "]".repeat(300)))
+                .contains("nested deeper than 256 levels")
+        );
         assert!(err("a: [1,\n").contains("line 1 column 4: unclosed bracket"));
         // A merge may replace an explicit key, two explicit keys are a duplicate.
         assert!(err("a: {<<: {b: 1}, b: 2, b: 3}\n").contains("duplicate key \"b\""));

@@ -373,7 +373,9 @@ pub fn resolve_tagged(tag: Option<&str>, text: &str, plain: bool) -> Result<GoTa
     };
     match tag {
         "binary" => match go_base64(text) {
-            Some(bytes) => Ok(GoTagged::Binary(String::from_utf8_lossy(&bytes).into_owned())),
+            Some(bytes) => Ok(GoTagged::Binary(
+                String::from_utf8_lossy(&bytes).into_owned(),
+            )),
             None => Err("!!binary value contains invalid base64 data".into()),
         },
         "str" => Ok(GoTagged::Scalar(GoScalar::Str)),

@@ -601,7 +601,9 @@ impl<'t> Reader<'t> {
                             column: span.start.col() + 1,
                             path: self.path(Some("<<")),
                             text: "<<".into(),
-                            kubectl: "yaml: map merge requires map or sequence of maps as the value".into(),
+                            kubectl:
+                                "yaml: map merge requires map or sequence of maps as the value"
+                                    .into(),
                             ours: String::new(),
                             key: true,
                             style: "merge",
@@ -621,7 +623,9 @@ impl<'t> Reader<'t> {
         let mut p = String::new();
         for frame in &self.stack {
             match frame {
-                Frame::Mapping { key: Some((k, _)), .. } => {
+                Frame::Mapping {
+                    key: Some((k, _)), ..
+                } => {
                     if !p.is_empty() {
                         p.push('.');
                     }
