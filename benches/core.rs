@@ -249,12 +249,19 @@ fn main() {
             let code = command(&["migrate", "--dry-run=client", "-f", path]);
             assert_eq!(code, 0, "migrate -f {path}");
         });
-        // Every scale set drifts (the dump's runner image moved): exit 1.
+        // Every scale set drifts (the dump's runner image moved): exit 1. The JSON report (the
+        // differences of every set, as CI reads them); the text diff below adds the YAML
+        // rendering of both specs of every drifting set.
         run(&o, &format!("DiffFiles{name}"), &mut || {
-            let code = command(&["diff", "--local", "-f", path]);
+            let code = command(&["diff", "--local", "-f", path, "-o", "json"]);
             assert_eq!(code, 1, "diff -f {path}");
         });
     }
+    // No Go counterpart: Go prints nothing.
+    run(&o, "DiffFilesJSONText", &mut || {
+        let code = command(&["diff", "--local", "-f", &json]);
+        assert_eq!(code, 1, "diff -f {json}");
+    });
 }
 
 /// `kubectl arc ARGS...` in this process, its output thrown away; the exit code.

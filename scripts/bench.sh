@@ -107,7 +107,8 @@ rows = [("SemanticDeepEqual", "Semantic.DeepEqual, no drift"),
         ("MigrateFilesYAML", "migrate -f: read, decode, legacy hash (1,000 sets, YAML)"),
         ("MigrateFilesJSON", "migrate -f: read, decode, legacy hash (1,000 sets, JSON)"),
         ("DiffFilesYAML", "diff -f: read, build desired, compare (1,000 sets, YAML)"),
-        ("DiffFilesJSON", "diff -f: read, build desired, compare (1,000 sets, JSON)")]
+        ("DiffFilesJSON", "diff -f: read, build desired, compare (1,000 sets, JSON)"),
+        ("DiffFilesJSONText", "diff -f with the text diff of every set (Rust only)")]
 names = {n for n, _ in rows}
 rows += [(n, n) for n in sorted(set(go) | set(rust)) if n not in names]
 header = ["benchmark", "Go ns/op", "Rust ns/op", "speedup (Go/Rust)",

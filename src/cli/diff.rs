@@ -611,7 +611,7 @@ fn scale_set_id<'a>(
 
 /// Compare every desired scale set with its set, and report sets from files that no scale set
 /// claims.
-fn compare_all(layout: &Layout, world: &World, live_desired: bool) -> Vec<ScaleSetDiff> {
+fn compare_all(layout: &'static Layout, world: &World, live_desired: bool) -> Vec<ScaleSetDiff> {
     let mut items = Vec::new();
     for ars in &world.desired {
         if pair_of(world, ars).is_none() && failed(world, ars.namespace(), ars.name()) {
@@ -664,7 +664,12 @@ fn compare_all(layout: &Layout, world: &World, live_desired: bool) -> Vec<ScaleS
 
 /// One scale set's report, with the integrity-hash recycle loop verdict of its template (a
 /// property of the template, so given whenever there is one, even when the drift is not).
-fn compare_one(layout: &Layout, world: &World, ars: &Object, live_desired: bool) -> ScaleSetDiff {
+fn compare_one(
+    layout: &'static Layout,
+    world: &World,
+    ars: &Object,
+    live_desired: bool,
+) -> ScaleSetDiff {
     let recycle_loop = ars.spec.as_ref().map(|spec| {
         round_trip_of_autoscaling_runner_set(
             layout,
@@ -679,7 +684,7 @@ fn compare_one(layout: &Layout, world: &World, ars: &Object, live_desired: bool)
 }
 
 fn compare_one_drift(
-    layout: &Layout,
+    layout: &'static Layout,
     world: &World,
     ars: &Object,
     live_desired: bool,

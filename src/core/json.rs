@@ -238,13 +238,18 @@ fn scan_literal(b: &[u8], i: usize, lit: &[u8]) -> Result<usize, DecodeError> {
 
 /// A cursor over input that [`check_valid`] accepted.
 pub struct Reader<'a> {
+    s: &'a str,
     b: &'a [u8],
     i: usize,
 }
 
 impl<'a> Reader<'a> {
-    pub fn new(b: &'a [u8]) -> Self {
-        Reader { b, i: 0 }
+    pub fn new(s: &'a str) -> Self {
+        Reader {
+            s,
+            b: s.as_bytes(),
+            i: 0,
+        }
     }
 
     fn ws(&mut self) {
@@ -305,7 +310,8 @@ impl<'a> Reader<'a> {
         self.ws();
         let start = self.i;
         self.skip_value();
-        std::str::from_utf8(&self.b[start..self.i]).expect("input is UTF-8")
+        // A value starts and ends with ASCII: the slice is at character boundaries.
+        &self.s[start..self.i]
     }
 
     /// Consume `{`.
@@ -355,12 +361,26 @@ impl<'a> Reader<'a> {
 
     /// The next value, a string, decoded.
     pub fn string(&mut self) -> Cow<'a, str> {
-        let raw = self.raw_value();
-        let inner = &raw[1..raw.len() - 1];
-        if inner.contains('\\') {
+        self.ws();
+        let start = self.i;
+        let mut i = start + 1;
+        let mut escaped = false;
+        loop {
+            match self.b[i] {
+                b'"' => break,
+                b'\\' => {
+                    escaped = true;
+                    i += 2;
+                }
+                _ => i += 1,
+            }
+        }
+        self.i = i + 1;
+        let raw = &self.s[start..self.i];
+        if escaped {
             Cow::Owned(unquote(raw))
         } else {
-            Cow::Borrowed(inner)
+            Cow::Borrowed(&raw[1..raw.len() - 1])
         }
     }
 
@@ -374,7 +394,7 @@ impl<'a> Reader<'a> {
 /// valid and the path exists. The last duplicate key wins, as for Go's scalars.
 pub fn find_raw<'a>(text: &'a str, path: &[&str]) -> Option<&'a str> {
     check_valid(text.as_bytes()).ok()?;
-    let mut r = Reader::new(text.as_bytes());
+    let mut r = Reader::new(text);
     find_in(&mut r, path)
 }
 
@@ -396,7 +416,7 @@ fn find_in<'a>(r: &mut Reader<'a>, path: &[&str]) -> Option<&'a str> {
         }
     }
     let raw = found?;
-    let mut inner = Reader::new(raw.as_bytes());
+    let mut inner = Reader::new(raw);
     find_in(&mut inner, rest)
 }
 
@@ -445,7 +465,11 @@ pub fn manifest_documents(
             }
             e => e,
         })?;
-        let mut r = Reader { b: &b[..end], i };
+        let mut r = Reader {
+            s: &text[..end],
+            b: &b[..end],
+            i,
+        };
         let mut refused = Vec::new();
         let mut path = Vec::new();
         let value = to_serde(&mut r, &mut path, &mut refused, max_depth)?;
@@ -675,7 +699,7 @@ mod tests {
     fn reader_walks_objects_and_arrays() {
         let text = r#" { "a" : [1, {"b": null}], "c\n": "x" } "#;
         check_valid(text.as_bytes()).unwrap();
-        let mut r = Reader::new(text.as_bytes());
+        let mut r = Reader::new(text);
         r.begin_object();
         assert_eq!(r.next_key().as_deref(), Some("a"));
         assert_eq!(r.raw_value(), r#"[1, {"b": null}]"#);
