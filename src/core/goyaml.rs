@@ -405,7 +405,7 @@ pub fn resolve_tagged(tag: Option<&str>, text: &str, plain: bool) -> Result<GoTa
 /// `base64.StdEncoding.DecodeString`: padded standard alphabet; CR and LF are skipped.
 fn go_base64(text: &str) -> Option<Vec<u8>> {
     let digits: Vec<u8> = text.bytes().filter(|&b| b != b'\r' && b != b'\n').collect();
-    if digits.len() % 4 != 0 {
+    if !digits.len().is_multiple_of(4) {
         return None;
     }
     let value = |b: u8| -> Option<u32> {

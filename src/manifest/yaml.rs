@@ -70,6 +70,9 @@ enum Key {
     Refused,
 }
 
+// A mapping frame is larger than a sequence's; frames live on a stack at most 256 deep, and boxing
+// would cost an allocation per mapping.
+#[allow(clippy::large_enum_variant)]
 enum Frame {
     Sequence {
         items: Vec<Value>,
@@ -336,7 +339,7 @@ impl<'t> Reader<'t> {
         }
         let source = self.text.get(start..end.max(start)).unwrap_or("");
         // Only go-yaml's line breaks and double-quoted escapes read otherwise.
-        if !has_break && !(style == ScalarStyle::DoubleQuoted && source.contains('\\')) {
+        if !(has_break || (style == ScalarStyle::DoubleQuoted && source.contains('\\'))) {
             return value;
         }
         let quoted = matches!(style, ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted);
