@@ -229,12 +229,88 @@ fn main() {
     run(&o, "Decode", &mut || {
         black_box(decode(layout, ty, black_box(REALISTIC)).ok());
     });
-    // Go: BenchmarkYAMLToJSON (the manifest read as kubectl reads it, to JSON text; ours also
-    // checks every plain scalar against go.yaml.in/yaml/v2's reading).
+    // Go: BenchmarkYAMLToJSON (the manifest read as kubectl reads it, to JSON text, scalars
+    // resolved as go.yaml.in/yaml/v2 resolves them).
     run(&o, "YAMLToJSON", &mut || {
         let objects = kubectl_arc::manifest::parse(black_box(DUMP_YAML), "dump").expect("parses");
         for obj in &objects {
             black_box(kubectl_arc::manifest::go_json(&obj.value));
         }
     });
+
+    // The commands over files of 1,000 scale sets, in process, as a user runs them (arguments,
+    // reading, decoding, hashing or building and comparing, the report written to a sink).
+    // Go: BenchmarkMigrateFiles* and BenchmarkDiffFiles* (ARC's own decoding, hash, builder and
+    // equality over the same files).
+    let (yaml, json) = bench_files(o.bench);
+    for (name, path) in [("YAML", &yaml), ("JSON", &json)] {
+        // Every set is in sync with its legacy hash: exit 0.
+        run(&o, &format!("MigrateFiles{name}"), &mut || {
+            let code = command(&["migrate", "--dry-run=client", "-f", path]);
+            assert_eq!(code, 0, "migrate -f {path}");
+        });
+        // Every scale set drifts (the dump's runner image moved): exit 1. The JSON report (the
+        // differences of every set, as CI reads them); the text diff below adds the YAML
+        // rendering of both specs of every drifting set.
+        run(&o, &format!("DiffFiles{name}"), &mut || {
+            let code = command(&["diff", "--local", "-f", path, "-o", "json"]);
+            assert_eq!(code, 1, "diff -f {path}");
+        });
+    }
+    // No Go counterpart: Go prints nothing.
+    run(&o, "DiffFilesJSONText", &mut || {
+        let code = command(&["diff", "--local", "-f", &json]);
+        assert_eq!(code, 1, "diff -f {json}");
+    });
+}
+
+/// `kubectl arc ARGS...` in this process, its output thrown away; the exit code.
+fn command(args: &[&str]) -> u8 {
+    let term = kubectl_arc::cli::Terminal {
+        stdout_is_tty: false,
+        stderr_is_tty: false,
+        no_color: true,
+    };
+    let args = std::iter::once("kubectl-arc").chain(args.iter().copied());
+    kubectl_arc::cli::main(args, term, &mut std::io::sink(), &mut std::io::sink())
+}
+
+/// The files of 1,000 scale sets the Go benchmarks read: `$KUBECTL_ARC_BENCH_DIR`'s
+/// sets-1000.yaml and sets-1000.json when scripts/bench.sh made them (with Go, as `kubectl get -o
+/// yaml` and `-o json` print them). Otherwise written here alike (1,000 sets to benchmark, 10 for
+/// the smoke test): copies of the dump's scale set and its set, each pair in its own namespace,
+/// each set carrying the legacy hash of its spec.
+fn bench_files(bench: bool) -> (String, String) {
+    use kubectl_arc::core::arc::ANNOTATION_INTEGRITY_HASH;
+    if let Some(dir) = std::env::var_os("KUBECTL_ARC_BENCH_DIR") {
+        let dir = std::path::PathBuf::from(dir);
+        let (yaml, json) = (dir.join("sets-1000.yaml"), dir.join("sets-1000.json"));
+        if yaml.exists() && json.exists() {
+            return (yaml.display().to_string(), json.display().to_string());
+        }
+    }
+    let sets = if bench { 1000 } else { 10 };
+    let layout = Layout::arc();
+    let dump = kubectl_arc::manifest::parse(DUMP_YAML, "dump").expect("the dump parses");
+    let mut items = Vec::new();
+    for i in 0..sets {
+        for obj in &dump {
+            let mut item = obj.value.clone();
+            item["metadata"]["namespace"] = format!("arc-runners-{i}").into();
+            if obj.kind() == "EphemeralRunnerSet" {
+                let spec = kubectl_arc::manifest::go_json(&item["spec"]["ephemeralRunnerSpec"]);
+                let spec = decode(layout, layout.ephemeral_runner_spec, &spec).expect("decodes");
+                let hash = integrity_hash(layout, &spec).expect("hashes");
+                item["metadata"]["annotations"][ANNOTATION_INTEGRITY_HASH] = hash.into();
+            }
+            items.push(item);
+        }
+    }
+    let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
+    let dir = std::env::temp_dir().join(format!("kubectl-arc-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let (yaml, json) = (dir.join("sets.yaml"), dir.join("sets.json"));
+    std::fs::write(&yaml, serde_saphyr::to_string(&list).expect("YAML")).expect("written");
+    std::fs::write(&json, serde_json::to_string_pretty(&list).expect("JSON")).expect("written");
+    (yaml.display().to_string(), json.display().to_string())
 }

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Side-by-side benchmarks of the pure core: Go (tests/oracle/bench_test.go, on the libraries ARC
-# pins) and Rust (benches/core.rs), on this machine, over the same realistic runner spec
-# (tests/oracle/testdata/realistic-spec.json). Prints a table of medians and ratios (Go/Rust).
+# Side-by-side benchmarks: Go (tests/oracle/bench_test.go and bench_files_test.go, on the libraries
+# ARC pins) and Rust (benches/core.rs), on this machine, over the same inputs: the realistic runner
+# spec (tests/oracle/testdata/realistic-spec.json), the dump (realistic-dump.yaml), and files of
+# 1,000 scale sets made from it (YAML and JSON, as `kubectl get -o yaml|json` prints them, written
+# once by Go into a temporary directory that both sides read). Prints a table of medians and
+# ratios (Go/Rust).
 #
 #   scripts/bench.sh                       # 5 rounds, ~1 s per benchmark and side: ~1 min + build
 #   COUNT=9 BENCHTIME=2s scripts/bench.sh
@@ -38,6 +41,11 @@ for line in sys.stdin:
 test -x "$rust_bin" || { cat "$work/cargo.log" >&2; echo "bench: no benches/core.rs binary" >&2; exit 1; }
 (cd tests/oracle && go test -c -o "$work/oracle.test" .) >&2
 echo "bench: built in $((SECONDS - t0))s" >&2
+# The files of 1,000 scale sets, written by Go (kubectl's own printers), read by both sides.
+export KUBECTL_ARC_BENCH_DIR="$work/files"
+mkdir -p "$KUBECTL_ARC_BENCH_DIR"
+(cd tests/oracle && "$work/oracle.test" -test.run '^TestWriteBenchFiles$' -test.count 1 >/dev/null)
+ls -l "$KUBECTL_ARC_BENCH_DIR" | awk 'NR > 1 {printf "bench: %s: %d bytes\n", $NF, $5}' >&2
 
 t1=$SECONDS
 # Rounds alternate Go and Rust (one ~benchtime sample of each benchmark per round), so that a
@@ -95,7 +103,12 @@ rows = [("SemanticDeepEqual", "Semantic.DeepEqual, no drift"),
         ("Compare", "compare: every difference (Rust only)"),
         ("LegacyHash", "legacy integrity hash"),
         ("Decode", "decode"),
-        ("YAMLToJSON", "read a YAML manifest to JSON (5.6 KB)")]
+        ("YAMLToJSON", "read a YAML manifest to JSON (5.6 KB)"),
+        ("MigrateFilesYAML", "migrate -f: read, decode, legacy hash (1,000 sets, YAML)"),
+        ("MigrateFilesJSON", "migrate -f: read, decode, legacy hash (1,000 sets, JSON)"),
+        ("DiffFilesYAML", "diff -f: read, build desired, compare (1,000 sets, YAML)"),
+        ("DiffFilesJSON", "diff -f: read, build desired, compare (1,000 sets, JSON)"),
+        ("DiffFilesJSONText", "diff -f with the text diff of every set (Rust only)")]
 names = {n for n, _ in rows}
 rows += [(n, n) for n in sorted(set(go) | set(rust)) if n not in names]
 header = ["benchmark", "Go ns/op", "Rust ns/op", "speedup (Go/Rust)",
@@ -111,8 +124,9 @@ for name, label in rows:
                   num(g_b), num(r_b), num(g_a), num(r_a)])
 
 print(f"\nMedians of {count} alternating Go/Rust rounds of ~{benchtime} per benchmark, over "
-      "tests/oracle/testdata/realistic-spec.json; B/op and allocs/op: Go's -benchmem and the "
-      "counting allocator of benches/core.rs.\n")
+      "tests/oracle/testdata/realistic-spec.json, realistic-dump.yaml and files of 1,000 scale sets "
+      "made from it; B/op and allocs/op: Go's -benchmem and the counting allocator of "
+      "benches/core.rs.\n")
 print("| " + " | ".join(header) + " |")
 print("|" + "|".join("---" if i == 0 else "--:" for i in range(len(header))) + "|")
 for r in table:

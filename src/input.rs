@@ -622,9 +622,13 @@ mod tests {
 
     #[test]
     fn spec_parts_are_go_json() {
-        let objs = objects(&format!("{ARS}spec:\n  x: 1.0\n  y: null\n"));
-        assert_eq!(objs[0].spec.as_ref().unwrap().get(), r#"{"x":1,"y":null}"#);
-        assert!(objs[0].spec_field("y").unwrap().is_none());
+        // (A key `y` would be the YAML 1.1 boolean: kubectl stores it as "true".)
+        let objs = objects(&format!("{ARS}spec:\n  x: 1.0\n  z: null\n  y: 1\n"));
+        assert_eq!(
+            objs[0].spec.as_ref().unwrap().get(),
+            r#"{"true":1,"x":1,"z":null}"#
+        );
+        assert!(objs[0].spec_field("z").unwrap().is_none());
         assert_eq!(objs[0].spec_field("x").unwrap().unwrap().get(), "1");
     }
 }

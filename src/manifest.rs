@@ -1,14 +1,17 @@
 //! Manifests from files: multi-document YAML or JSON, `List` kinds flattened, every object tagged
 //! with where it came from.
 //!
-//! Pure: takes text, returns objects. The command layer reads the files. YAML is parsed with
-//! serde-saphyr, whose budgets bound alias expansion and nesting; JSON documents are YAML too.
+//! Pure: takes text, returns objects. The command layer reads the files. YAML is read by
+//! [`yaml`], values built from granit-parser's events and resolved as go.yaml.in/yaml/v2
+//! resolves them, with budgets on nesting, size and alias expansion; a file starting with `{` is
+//! JSON, read with Go's `encoding/json` rules ([`crate::core::json::manifest_documents`]).
 
 use serde_json::Value;
 
 use crate::core::arc;
-use crate::core::goyaml;
 pub use crate::core::goyaml::go_float;
+
+mod yaml;
 
 /// One object read from a manifest.
 #[derive(Debug, Clone)]
@@ -20,9 +23,10 @@ pub struct ManifestObject {
     /// Item indexes of the enclosing `List`s, outermost first.
     pub items: Vec<usize>,
     pub value: Value,
-    /// Why the object must not be used although it parsed: a plain scalar in it that kubectl
-    /// reads otherwise (see [`divergent_scalars`]). Commands report it as the object's error and
-    /// go on with the other objects.
+    /// Why the object must not be used although it parsed: a value in it that kubectl refuses,
+    /// or a place where go.yaml.in/yaml/v2 reads the text otherwise (NEL, LS and PS outside
+    /// quoted scalars). Commands report it as the object's error and go on with the other
+    /// objects.
     pub problem: Option<String>,
 }
 
@@ -87,79 +91,25 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestEr
     if text.trim_start().starts_with('{') {
         return parse_json(text, source);
     }
-    // The scalar check walks the parser's events a second time: it runs beside the main parse
-    // (on a file of 4,000 scale sets it takes about a third of the parse's time).
-    // (A small file is checked after the parse: a thread costs more than the check.)
-    let (docs, divergences) = std::thread::scope(|scope| {
-        let check = if text.len() >= 64 * 1024 {
-            std::thread::Builder::new()
-                .name("yaml-scalars".into())
-                .spawn_scoped(scope, || scan_scalars(text))
-                .ok()
-        } else {
-            None
-        };
-        let docs: Result<Vec<Option<Value>>, _> =
-            serde_saphyr::from_multiple_with_options(text, options());
-        let divergences = match check {
-            Some(handle) => handle
-                .join()
-                .unwrap_or_else(|p| std::panic::resume_unwind(p)),
-            None => scan_scalars(text),
-        };
-        (docs, divergences)
-    });
-    let (divergences, rewrites) = divergences;
-    // Quoted scalars go.yaml.in/yaml/v2 reads otherwise but without error (NEL, LS and PS are its
-    // line breaks, as in a `kubectl get -o yaml` of a string holding one): read again, with their
-    // source rewritten to kubectl's reading (rare: only then is the text parsed twice).
-    let docs = if rewrites.is_empty() {
-        docs
-    } else {
-        serde_saphyr::from_multiple_with_options(&rewritten(text, &rewrites), options())
-    };
-    let docs = docs.map_err(|e| ManifestError::Parse {
+    let docs = yaml::read(text).map_err(|message| ManifestError::Parse {
         origin: source.to_string(),
-        message: friendly(&e.to_string()),
+        message,
     })?;
     let multi = docs.len() > 1;
-    // Where the parser reads a plain scalar otherwise than kubectl does, the object holding it
-    // carries the problem, so that it is reported, not compared on a value the cluster would
-    // never hold; the other objects of the file are used as usual.
-    let mut problems: std::collections::HashMap<usize, Vec<Divergence>> = Default::default();
-    for d in divergences {
-        problems.entry(d.document).or_default().push(d);
-    }
     let mut out = Vec::new();
     for (i, doc) in docs.into_iter().enumerate() {
-        let Some(mut doc) = doc else { continue };
-        negative_zero_as_kubectl_stores(&mut doc);
         let src = if multi {
             format!("{source}#{}", i + 1)
         } else {
             source.to_string()
         };
-        let found = problems.remove(&i).unwrap_or_default();
         let position = Position {
             document: multi.then_some(i + 1),
             items: Vec::new(),
         };
-        push_object(doc, src, position, &found, "", &mut out)?;
+        push_object(doc.value, src, position, &doc.refusals, "", None, &mut out)?;
     }
     Ok(out)
-}
-
-/// YAMLToJSON writes the float64 -0 as `-0`, which kubectl's decoding then reads as the integer 0:
-/// a YAML -0.0 is stored as 0.
-fn negative_zero_as_kubectl_stores(value: &mut Value) {
-    match value {
-        Value::Number(n) if n.as_f64() == Some(0.0) && !(n.is_i64() || n.is_u64()) => {
-            *value = Value::from(0)
-        }
-        Value::Array(items) => items.iter_mut().for_each(negative_zero_as_kubectl_stores),
-        Value::Object(map) => map.values_mut().for_each(negative_zero_as_kubectl_stores),
-        _ => {}
-    }
 }
 
 /// A JSON manifest, read as kubectl reads one (see [`crate::core::json::manifest_documents`]):
@@ -185,7 +135,6 @@ fn parse_json(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestE
             .map(|r| {
                 let before = &text[..r.offset];
                 Divergence {
-                    document: i,
                     line: before.matches('\n').count() + 1,
                     column: before.len() - before.rfind('\n').map_or(0, |n| n + 1) + 1,
                     path: r.path,
@@ -201,7 +150,7 @@ fn parse_json(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestE
             document: multi.then_some(i + 1),
             items: Vec::new(),
         };
-        push_object(doc.value, src, position, &refused, "", &mut out)?;
+        push_object(doc.value, src, position, &refused, "", None, &mut out)?;
     }
     Ok(out)
 }
@@ -257,31 +206,10 @@ fn write_go_json(value: &Value, out: &mut String) {
     }
 }
 
-/// The YAML reader's options: YAML 1.1 octals as go.yaml.in/yaml/v2 reads them (a plain `0755` is
-/// 493, as `strconv.ParseInt` base 0 reads it; `yes`, `on` and `y` are booleans by default), and
-/// budgets that bound the work a hostile file can cause.
-fn options() -> serde_saphyr::Options {
-    let mut options = serde_saphyr::Options::default();
-    options.legacy_octal_numbers = true;
-    // Comments are read as YAML syntax and dropped, as go-yaml does: emitting them as events only
-    // buffers them, and a block of more than 96 comment lines (ARC's chart values have such
-    // blocks) would exhaust the parser's comment buffer.
-    options.emit_comments = false;
-    if let Some(budget) = options.budget.as_mut() {
-        budget.max_depth = MAX_DEPTH;
-        budget.max_nodes = 20_000_000;
-        budget.max_events = 40_000_000;
-        budget.max_documents = 1_000_000;
-        budget.max_total_scalar_bytes = MAX_BYTES;
-    }
-    options
-}
-
-/// A plain scalar this reader and kubectl read differently.
+/// A place kubectl reads otherwise or refuses: a value it refuses, or go.yaml.in/yaml/v2's own
+/// reading of NEL, LS and PS where this reader cannot follow it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Divergence {
-    /// Index of the document (from 0).
-    pub document: usize,
     pub line: usize,
     pub column: usize,
     /// Where in the document: `spec.template.spec.containers[0].image` (the key itself for a key).
@@ -289,11 +217,13 @@ pub struct Divergence {
     pub text: String,
     /// How kubectl reads it (JSON), or why kubectl refuses it.
     pub kubectl: String,
-    /// How this reader reads it (JSON).
+    /// How this reader reads it (JSON); empty when kubectl refuses it (`kubectl` says why).
     pub ours: String,
     pub key: bool,
-    /// The scalar's style: "plain", "single-quoted", "double-quoted", or "JSON number" for a
-    /// number of a JSON manifest that kubectl refuses (`kubectl` then says why).
+    /// The scalar's style: "plain", "single-quoted", "double-quoted", "block", "quoted" (a
+    /// quoted scalar with a tag); "JSON number" for a number of a JSON manifest that kubectl
+    /// refuses; "outside" for NEL, LS or PS outside any scalar; "node" for a collection as a
+    /// key; "merge" for a merge key.
     pub style: &'static str,
 }
 
@@ -313,6 +243,30 @@ impl std::fmt::Display for Divergence {
                 f,
                 "{} outside any scalar is a line break for kubectl (go.yaml.in/yaml/v2), which then reads {}; here it is {}: remove it, or write it as an escape in a double-quoted scalar",
                 self.text, self.kubectl, self.ours
+            ),
+            "node" => write!(
+                f,
+                "{} as a key is refused by kubectl ({}): use a string key",
+                self.text, self.kubectl
+            ),
+            "merge" => write!(
+                f,
+                "the merge key `<<` is refused by kubectl ({}): merge a mapping, an alias of one, or a list of them",
+                self.kubectl
+            ),
+            style if self.ours.is_empty() => write!(
+                f,
+                "the {style} {} `{}` is refused by kubectl ({}): {}",
+                if self.key { "key" } else { "scalar" },
+                self.text,
+                self.kubectl,
+                if self.kubectl.contains("unsupported value") {
+                    "kubectl refuses .inf and .nan; quote it if it is text"
+                } else if self.key {
+                    "quote the key"
+                } else {
+                    "write a value of the type its tag names, or drop the tag"
+                }
             ),
             style => write!(
                 f,
@@ -346,331 +300,10 @@ fn visible(text: &str) -> String {
     out
 }
 
-/// The plain scalars of `text` that serde-saphyr resolves otherwise than go.yaml.in/yaml/v2 (the
-/// reader behind `sigs.k8s.io/yaml.YAMLToJSON`), found from the parser's events, where the style
-/// of each scalar is known: a number with underscores, an upper-case radix prefix, a mixed-case
-/// word, a signed integer beyond int64, a float beyond float64, a non-string key. Each distinct
-/// text is resolved once.
-pub fn divergent_scalars(text: &str) -> Vec<Divergence> {
-    scan_scalars(text).0
-}
-
-/// A quoted scalar go.yaml.in/yaml/v2 reads otherwise, and its reading: the byte range of its
-/// source (quotes included) and the text kubectl reads there.
-type Rewrite = (std::ops::Range<usize>, String);
-
-/// [`divergent_scalars`], and apart from them the quoted scalars that go.yaml.in/yaml/v2 reads
-/// without error but otherwise (its line breaks NEL, LS and PS): those are read as kubectl reads
-/// them by rewriting their source, not refused.
-fn scan_scalars(text: &str) -> (Vec<Divergence>, Vec<Rewrite>) {
-    use granit_parser::{Event, Parser, ScalarStyle};
-    let mut rewrites: Vec<Rewrite> = Vec::new();
-    // Per container: is a mapping, the next node is a key, the current key or item index.
-    struct Level {
-        map: bool,
-        key_next: bool,
-        key: String,
-        index: usize,
-    }
-    let mut stack: Vec<Level> = Vec::new();
-    let path = |stack: &[Level]| {
-        let mut p = String::new();
-        for l in stack {
-            if l.map {
-                if !p.is_empty() {
-                    p.push('.');
-                }
-                p.push_str(&l.key);
-            } else {
-                p.push_str(&format!("[{}]", l.index));
-            }
-        }
-        p
-    };
-    let mut seen: std::collections::HashMap<(String, bool), Option<(String, String)>> =
-        Default::default();
-    let mut out = Vec::new();
-    let mut document: Option<usize> = None;
-    // NEL, LS and PS outside any scalar (in a comment, between tokens) are line breaks for
-    // go.yaml.in/yaml/v2 only: the document reads otherwise there.
-    let bytes = text.as_bytes();
-    let breaks: Vec<usize> = (0..bytes.len())
-        .filter(|&i| match bytes[i] {
-            0xC2 => bytes.get(i + 1) == Some(&0x85),
-            0xE2 => {
-                bytes.get(i + 1) == Some(&0x80) && matches!(bytes.get(i + 2), Some(0xA8 | 0xA9))
-            }
-            _ => false,
-        })
-        .collect();
-    let mut next_break = 0;
-    let mut parser_options = granit_parser::Options::default();
-    parser_options.set_emit_comments(false);
-    for event in Parser::new_from_str_with_options(text, parser_options) {
-        let Ok((event, span)) = event else { break };
-        let event_start = span.start.byte_offset().unwrap_or(0);
-        while let Some(&b) = breaks.get(next_break)
-            && b < event_start
-        {
-            let before = &text[..b];
-            out.push(Divergence {
-                document: document.unwrap_or(0),
-                line: before.matches('\n').count() + 1,
-                column: before.len() - before.rfind('\n').map_or(0, |n| n + 1) + 1,
-                path: path(&stack),
-                text: visible(&text[b..].chars().take(1).collect::<String>()),
-                kubectl: "another document, or refuses it".into(),
-                ours: "an ordinary character (YAML 1.2)".into(),
-                key: false,
-                style: "outside",
-            });
-            next_break += 1;
-        }
-        let in_key = stack.last().is_some_and(|l| l.map && l.key_next);
-        let mut node_done = false;
-        match event {
-            Event::DocumentStart(..) => {
-                document = Some(document.map_or(0, |d| d + 1));
-                stack.clear();
-            }
-            Event::MappingStart(..) => stack.push(Level {
-                map: true,
-                key_next: true,
-                key: String::new(),
-                index: 0,
-            }),
-            Event::SequenceStart(..) => stack.push(Level {
-                map: false,
-                key_next: false,
-                key: String::new(),
-                index: 0,
-            }),
-            Event::MappingEnd | Event::SequenceEnd => {
-                stack.pop();
-                node_done = true;
-            }
-            Event::Alias(_) => node_done = true,
-            Event::Scalar(value, style, _, tag) => {
-                node_done = true;
-                if in_key && let Some(top) = stack.last_mut() {
-                    top.key = value.to_string();
-                }
-                let (start, end) = (
-                    span.start.byte_offset().unwrap_or(0),
-                    span.end.byte_offset().unwrap_or(0),
-                );
-                let source = text.get(start..end.max(start)).unwrap_or("");
-                // go.yaml.in/yaml/v2 takes NEL, LS and PS for line breaks and has its own escapes.
-                while breaks.get(next_break).is_some_and(|&b| b < end) {
-                    next_break += 1;
-                }
-                let quoted = matches!(style, ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted);
-                let goyaml_breaks = source.contains(['\u{85}', '\u{2028}', '\u{2029}']);
-                if goyaml_breaks || (quoted && source.contains('\\')) {
-                    let kubectl = if quoted {
-                        match goyaml::goyaml_quoted_scalar(&text[start..]) {
-                            Ok(go) if go == *value => None,
-                            Ok(go) => {
-                                rewrites.push((start..end, go));
-                                None
-                            }
-                            Err(e) => Some(format!("an error (yaml: {e})")),
-                        }
-                    } else {
-                        Some("another document, or an error (it takes NEL, LS and PS for line breaks)".into())
-                    };
-                    if let Some(kubectl) = kubectl {
-                        out.push(Divergence {
-                            document: document.unwrap_or(0),
-                            line: span.start.line(),
-                            column: span.start.col() + 1,
-                            path: path(&stack),
-                            text: visible(source),
-                            kubectl,
-                            ours: json_string(&value),
-                            key: in_key,
-                            style: match style {
-                                ScalarStyle::SingleQuoted => "single-quoted",
-                                ScalarStyle::DoubleQuoted => "double-quoted",
-                                ScalarStyle::Plain => "plain",
-                                _ => "block",
-                            },
-                        });
-                    }
-                }
-                if style == ScalarStyle::Plain && tag.is_none() && !(in_key && value == "<<") {
-                    let found = seen
-                        .entry((value.to_string(), in_key))
-                        .or_insert_with(|| diverges(&value, in_key))
-                        .clone();
-                    if let Some((kubectl, ours)) = found {
-                        out.push(Divergence {
-                            document: document.unwrap_or(0),
-                            line: span.start.line(),
-                            column: span.start.col() + 1,
-                            path: path(&stack),
-                            text: value.to_string(),
-                            kubectl,
-                            ours,
-                            key: in_key,
-                            style: "plain",
-                        });
-                    }
-                }
-            }
-            _ => {}
-        }
-        if node_done && let Some(top) = stack.last_mut() {
-            if top.map {
-                top.key_next = !top.key_next;
-            } else {
-                top.index += 1;
-            }
-        }
-    }
-    (out, rewrites)
-}
-
-/// `text` with each rewritten scalar replaced by a double-quoted scalar holding kubectl's reading.
-fn rewritten(text: &str, rewrites: &[Rewrite]) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut at = 0;
-    for (range, reading) in rewrites {
-        out.push_str(&text[at..range.start]);
-        out.push('"');
-        for c in reading.chars() {
-            match c {
-                '"' => out.push_str("\\\""),
-                '\\' => out.push_str("\\\\"),
-                // What YAML does not allow raw (controls, DEL, C1, U+FFFE, U+FFFF), and the
-                // characters the readers disagree on, as escapes.
-                c if c.is_control()
-                    || matches!(
-                        c,
-                        '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
-                    ) =>
-                {
-                    out.push_str(&format!("\\u{:04x}", c as u32))
-                }
-                c => out.push(c),
-            }
-        }
-        out.push('"');
-        at = range.end;
-    }
-    out.push_str(&text[at..]);
-    out
-}
-
-/// A string as JSON text, as `encoding/json` writes it.
-fn json_string(s: &str) -> String {
-    let mut out = String::new();
-    goyaml::go_json_string(s, &mut out);
-    out
-}
-
-/// Whether either reader could take `text` for anything but a string: go.yaml.in/yaml/v2 only
-/// resolves texts starting with a digit, a sign, '.', '~' or one of its boolean and null words;
-/// serde-saphyr the same characters and those words in any case (`tRue`, `oN`). Other texts
-/// (names, images, paths) are strings for both and need no second reading.
-fn may_not_be_a_string(text: &str) -> bool {
-    match text.as_bytes().first() {
-        None => true,
-        Some(b'0'..=b'9' | b'+' | b'-' | b'.' | b'~') => true,
-        Some(_) => {
-            text.len() <= 5
-                && matches!(
-                    text.to_ascii_lowercase().as_str(),
-                    "y" | "yes" | "true" | "on" | "n" | "no" | "false" | "off" | "null"
-                )
-        }
-    }
-}
-
-/// (kubectl's reading, ours) when they differ.
-fn diverges(text: &str, key: bool) -> Option<(String, String)> {
-    if !may_not_be_a_string(text) {
-        return None;
-    }
-    let go = match goyaml::resolve_plain(text) {
-        // kubectl stores an integer beyond int64 as a float64, and -0.0 as the integer 0.
-        goyaml::GoScalar::Uint(u) if !key => goyaml::GoScalar::Float(u as f64),
-        goyaml::GoScalar::Float(f) if !key && f == 0.0 => goyaml::GoScalar::Int(0),
-        go => go,
-    };
-    let kubectl = if key {
-        goyaml::go_map_key(go, text)
-    } else {
-        goyaml::go_json(go, text)
-    };
-    let ours = if key {
-        // serde-saphyr hands a mapping key to serde_json as its text.
-        let mut out = String::new();
-        goyaml::go_json_string(text, &mut out);
-        Ok(out)
-    } else {
-        if text.contains('\n') {
-            // A plain scalar folded over blank lines: text for both readers.
-            return None;
-        }
-        // As the item of a block sequence, so that a plain `...` or `---` is not read as a
-        // document marker.
-        match serde_saphyr::from_str_with_options::<Vec<Value>>(&format!("- {text}"), options()) {
-            Ok(mut v) if v.len() == 1 => {
-                negative_zero_as_kubectl_stores(&mut v[0]);
-                Ok(go_json(&v[0]))
-            }
-            Ok(_) => return None,
-            Err(e) => Err(first_line(&e.to_string())),
-        }
-    };
-    match (kubectl, ours) {
-        (Ok(k), Ok(o)) if k == o => None,
-        (Err(_), Err(_)) => None,
-        (k, o) => Some((
-            k.unwrap_or_else(|e| format!("an error ({e})")),
-            o.unwrap_or_else(|e| format!("an error ({e})")),
-        )),
-    }
-}
-
-/// serde-saphyr's messages, said for people reading a manifest.
-fn friendly(raw: &str) -> String {
-    let line = first_line(raw);
-    let line = line.strip_prefix("error: ").unwrap_or(&line).to_string();
-    let (place, what) = match line.split_once(": ") {
-        Some((p, w)) if p.starts_with("line ") => (format!("{p}: "), w.to_string()),
-        _ => (String::new(), line.clone()),
-    };
-    let what = if let Some(key) = what.strip_prefix("duplicate mapping key: ") {
-        let key = key.split(", set DuplicateKeyPolicy").next().unwrap_or(key);
-        format!("duplicate key {key:?} (a key may appear once in a mapping)")
-    } else if what.contains("recursion limit exceeded") || what.contains("Depth") {
-        format!("nested deeper than {MAX_DEPTH} levels")
-    } else if let Some(rest) = what.strip_prefix("non-finite float `") {
-        let scalar = rest.split('`').next().unwrap_or(rest);
-        format!(
-            "the plain scalar `{scalar}` is not a finite float64: kubectl refuses .inf and .nan, and reads a number beyond float64 as a string: quote it if it is text"
-        )
-    } else if what.contains("budget breached") || what.contains("alias") {
-        format!(
-            "the document expands beyond kubectl-arc's limits ({what}): aliases that multiply (a \"billion laughs\" document?)"
-        )
-    } else {
-        what
-    };
-    format!("{place}{what}")
-}
-
 /// The first divergence under `prefix` (a List item's `items[j]`, or the whole document), as the
 /// object's problem, naming the object and the field.
 fn problem_of(doc: &Value, divergences: &[Divergence], prefix: &str) -> Option<String> {
-    let d = divergences.iter().find(|d| {
-        prefix.is_empty()
-            || d.path == prefix
-            || d.path.starts_with(&format!("{prefix}."))
-            || d.path.starts_with(&format!("{prefix}["))
-    })?;
+    let d = divergences.iter().find(|d| under(&d.path, prefix))?;
     let field = |p: &str| doc.pointer(p).and_then(Value::as_str).unwrap_or("");
     let (kind, ns, name) = (
         field("/kind"),
@@ -691,6 +324,14 @@ fn problem_of(doc: &Value, divergences: &[Divergence], prefix: &str) -> Option<S
     Some(d.to_string())
 }
 
+/// Whether `path` is at or under `prefix` (everything is under the empty prefix).
+fn under(path: &str, prefix: &str) -> bool {
+    prefix.is_empty()
+        || path
+            .strip_prefix(prefix)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.') || rest.starts_with('['))
+}
+
 /// Where in a file an object is: its document and enclosing `List` items.
 #[derive(Clone)]
 struct Position {
@@ -704,6 +345,7 @@ fn push_object(
     position: Position,
     divergences: &[Divergence],
     prefix: &str,
+    inherited: Option<&str>,
     out: &mut Vec<ManifestObject>,
 ) -> Result<(), ManifestError> {
     match doc {
@@ -715,6 +357,20 @@ fn push_object(
                 .is_some_and(|k| k.ends_with("List"))
                 && doc.get("items").is_some_and(Value::is_array);
             if is_list {
+                // A place in the List itself, outside its items, is refused for every item (kubectl
+                // refuses the whole document).
+                let items_at = if prefix.is_empty() {
+                    "items[".to_string()
+                } else {
+                    format!("{prefix}.items[")
+                };
+                let own: Vec<Divergence> = divergences
+                    .iter()
+                    .filter(|d| under(&d.path, prefix) && !d.path.starts_with(&items_at))
+                    .cloned()
+                    .collect();
+                let list_problem =
+                    problem_of(&doc, &own, prefix).or_else(|| inherited.map(str::to_string));
                 let Value::Object(mut m) = doc else {
                     unreachable!()
                 };
@@ -735,12 +391,14 @@ fn push_object(
                         at,
                         divergences,
                         &item_prefix,
+                        list_problem.as_deref(),
                         out,
                     )?;
                 }
                 Ok(())
             } else {
-                let problem = problem_of(&doc, divergences, prefix);
+                let problem =
+                    problem_of(&doc, divergences, prefix).or_else(|| inherited.map(str::to_string));
                 out.push(ManifestObject {
                     source,
                     document: position.document,
@@ -762,10 +420,6 @@ fn push_object(
             },
         }),
     }
-}
-
-fn first_line(s: &str) -> String {
-    s.lines().next().unwrap_or(s).to_string()
 }
 
 #[cfg(test)]
@@ -811,22 +465,91 @@ mod tests {
         }
     }
 
+    /// Spellings a YAML 1.2 reader resolves otherwise are read as go.yaml.in/yaml/v2 reads them
+    /// (recorded with the oracle's kubectlStores: `sigs.k8s.io/yaml.YAMLToJSON` v1.6.0, then
+    /// kubectl's unstructured decoding).
     #[test]
-    fn divergent_scalars_are_found_with_their_place() {
-        let text = "kind: X\na:\n- x\n- 0X1F\n- '0X1F'\n- ...\n- ---x\n- a\n\n  b\nb: {1.0: y, c: [tRue]}\n---\nd: 1_000.5\n";
-        let found: Vec<(usize, String, String, bool)> = divergent_scalars(text)
-            .into_iter()
-            .map(|d| (d.document, d.path, d.text, d.key))
-            .collect();
+    fn scalars_read_as_go_yaml_v2_reads_them() {
+        let text = "kind: X\na:\n- x\n- 0X1F\n- '0X1F'\n- ...\n- ---x\n- a\n\n  b\n- 1e400\n- +9223372036854775808\nb: {1.0: y, c: [tRue], 0x10: z, 1e-7: w}\n---\nd: 1_000.5\n";
+        let objs = parse(text, "t").unwrap();
+        assert!(objs.iter().all(|o| o.problem.is_none()));
         assert_eq!(
-            found,
-            [
-                (0, "a[1]".to_string(), "0X1F".to_string(), false),
-                (0, "b.1.0".to_string(), "1.0".to_string(), true),
-                (0, "b.c[0]".to_string(), "tRue".to_string(), false),
-                (1, "d".to_string(), "1_000.5".to_string(), false),
-            ]
+            go_json(&objs[0].value),
+            r#"{"a":["x",31,"0X1F","...","---x","a\nb","1e400",9223372036854776000],"b":{"1":true,"16":"z","1e-07":"w","c":["tRue"]},"kind":"X"}"#
         );
+        assert_eq!(go_json(&objs[1].value), r#"{"d":1000.5}"#);
+    }
+
+    /// go-yaml v2 merges in place, in order: a key after `<<` replaces a merged one, and a
+    /// merged one replaces a key before it. Tags resolve as its `resolve` does. A block scalar
+    /// ending the input has no line feed added. (The oracle's kubectlStores.)
+    #[test]
+    fn merge_keys_tags_and_block_scalars_as_go_yaml_v2() {
+        let text = "kind: X\na: &x {p: 1, q: 2}\nb:\n  <<: *x\n  q: 3\nc:\n  q: 3\n  <<: *x\nd: !!null ~\ne: !!int \"12\"\nf: !!float 3\ng: !!binary aGVsbG8=\nh: !!merge <<\ni: 1.0\nk: {<<: [{p: 1}, {p: 2, q: 3}], q: 4}\nl: !!str 1\nm: !foo 1\nj: |\n  x";
+        let objs = parse(text, "t").unwrap();
+        assert!(objs[0].problem.is_none(), "{:?}", objs[0].problem);
+        assert_eq!(
+            go_json(&objs[0].value),
+            r#"{"a":{"p":1,"q":2},"b":{"p":1,"q":3},"c":{"p":1,"q":2},"d":null,"e":12,"f":3,"g":"hello","h":"\u003c\u003c","i":1,"j":"x","k":{"p":1,"q":4},"kind":"X","l":"1","m":"1"}"#
+        );
+    }
+
+    /// What go.yaml.in/yaml/v2 or sigs.k8s.io/yaml refuses refuses its object, naming the place.
+    #[test]
+    fn values_kubectl_refuses_refuse_their_object() {
+        for (doc, said) in [
+            (
+                "a: !!int abc\n",
+                "a: line 2 column 10: the plain scalar `!!int abc` is refused by kubectl (yaml: cannot decode !!str `abc` as a !!int)",
+            ),
+            (
+                "a: {<<: 1}\n",
+                "a.<<: line 2 column 9: the merge key `<<` is refused by kubectl (yaml: map merge requires map or sequence of maps as the value)",
+            ),
+            (
+                "? [a]\n: 1\n",
+                "a sequence or mapping as a key is refused by kubectl (yaml: invalid map key)",
+            ),
+            (
+                "a: .inf\n",
+                "a: line 2 column 4: the plain scalar `.inf` is refused by kubectl (json: unsupported value: +Inf)",
+            ),
+            (
+                "a: {~: 1}\n",
+                "a.~: line 2 column 5: the plain key `~` is refused by kubectl (sigs.k8s.io/yaml: unsupported map key of type: <nil>)",
+            ),
+        ] {
+            let objs = parse(&format!("kind: X\n{doc}"), "t").unwrap();
+            let problem = objs[0].problem.as_deref().unwrap_or("");
+            assert!(problem.contains(said), "{doc:?}: {problem}");
+        }
+        // A refusal in a List, outside its items, refuses every item.
+        let objs = parse("kind: List\nx: .nan\nitems: [{kind: A}, {kind: B}]\n", "t").unwrap();
+        assert!(objs.iter().all(|o| o.problem.is_some()), "{objs:?}");
+    }
+
+    #[test]
+    fn budgets_and_errors_name_the_place() {
+        let err = |text: &str| parse(text, "f.yaml").unwrap_err().to_string();
+        assert!(err("a:\n  b: 1\n  b: 2\n").contains("line 3 column 3: duplicate key \"b\""));
+        assert!(err("a: &a [*a]\n").contains("contains itself"));
+        let laughs = (1..10).fold(
+            "a0: &a0 [x, x, x, x, x, x, x, x, x]\n".to_string(),
+            |t, i| {
+                t + &format!(
+                    "a{i}: &a{i} [{}]\n",
+                    vec![format!("*a{}", i - 1); 9].join(", ")
+                )
+            },
+        );
+        assert!(err(&laughs).contains("billion laughs"));
+        assert!(
+            err(&format!("a: {}{}\n", "[".repeat(300), "]".repeat(300)))
+                .contains("nested deeper than 256 levels")
+        );
+        assert!(err("a: [1,\n").contains("line 1 column 4: unclosed bracket"));
+        // A merge may replace an explicit key, two explicit keys are a duplicate.
+        assert!(err("a: {<<: {b: 1}, b: 2, b: 3}\n").contains("duplicate key \"b\""));
     }
 
     #[test]

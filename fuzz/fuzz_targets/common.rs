@@ -10,7 +10,7 @@ use kubectl_arc::render::diff::{DiffReport, ScaleSetDiff, TextOptions, write_tex
 /// Compute the drift of one ARS/ERS pair and render it as `diff` does: the text report (with and
 /// without colour) and the JSON report. Returns the text, for the caller to check.
 pub fn diff_pair(
-    layout: &Layout,
+    layout: &'static Layout,
     ars_spec_json: &str,
     scale_set_id: Option<&str>,
     ers_runner_spec_json: Option<&str>,

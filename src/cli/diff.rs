@@ -7,7 +7,8 @@
 //! Writes nothing anywhere. Exit codes as `kubectl diff`: 0 no semantic drift, 1 semantic drift, 2
 //! error (other scale sets are still reported).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -122,6 +123,27 @@ struct World {
     errors: Vec<String>,
     /// The ARC release and where it was read, when the cluster says.
     arc_version: Option<(String, String)>,
+    /// `live_sets` by namespace (their indexes), for [`pair_of`]: ARC pairs a scale set only with
+    /// sets of its namespace. Built for the sets there are (`live_sets` only grows).
+    sets_by_namespace: RefCell<(usize, HashMap<String, Vec<usize>>)>,
+}
+
+impl World {
+    /// The indexes of the live sets in `namespace`.
+    fn sets_in(&self, namespace: &str) -> Vec<usize> {
+        let mut index = self.sets_by_namespace.borrow_mut();
+        if index.0 != self.live_sets.len() {
+            let mut by_namespace: HashMap<String, Vec<usize>> = HashMap::new();
+            for (i, set) in self.live_sets.iter().enumerate() {
+                by_namespace
+                    .entry(set.namespace().to_string())
+                    .or_default()
+                    .push(i);
+            }
+            *index = (self.live_sets.len(), by_namespace);
+        }
+        index.1.get(namespace).cloned().unwrap_or_default()
+    }
 }
 
 pub fn run(
@@ -388,8 +410,17 @@ fn pair_of(world: &World, ars: &Object) -> Option<Pairing> {
         name: ars.name(),
         uid: ars.meta.uid.as_deref().or(live_uid),
     };
-    let sets: Vec<_> = world.live_sets.iter().map(Object::pairing_set).collect();
-    pairing::pair(scale_set, &sets)
+    let in_namespace = world.sets_in(ars.namespace());
+    let sets: Vec<_> = in_namespace
+        .iter()
+        .map(|&i| world.live_sets[i].pairing_set())
+        .collect();
+    let mut pairing = pairing::pair(scale_set, &sets)?;
+    pairing.chosen = in_namespace[pairing.chosen];
+    for i in &mut pairing.replaced {
+        *i = in_namespace[*i];
+    }
+    Some(pairing)
 }
 
 /// Whether a desired scale set lacks its set among the files, so the cluster must be asked.
@@ -426,12 +457,14 @@ fn failed(world: &World, namespace: &str, name: &str) -> bool {
 
 /// The desired scale set a live set belongs to, if any.
 fn claimed_by<'a>(world: &'a World, set: &Object) -> Option<&'a Object> {
+    let namespace = set.namespace();
     world.desired.iter().find(|a| {
-        pair_of(world, a).is_some_and(|p| {
-            std::iter::once(p.chosen)
-                .chain(p.replaced)
-                .any(|i| std::ptr::eq(&world.live_sets[i], set))
-        })
+        a.namespace() == namespace
+            && pair_of(world, a).is_some_and(|p| {
+                std::iter::once(p.chosen)
+                    .chain(p.replaced)
+                    .any(|i| std::ptr::eq(&world.live_sets[i], set))
+            })
     })
 }
 
@@ -617,7 +650,7 @@ fn scale_set_id<'a>(
 
 /// Compare every desired scale set with its set, and report sets from files that no scale set
 /// claims.
-fn compare_all(layout: &Layout, world: &World, live_desired: bool) -> Vec<ScaleSetDiff> {
+fn compare_all(layout: &'static Layout, world: &World, live_desired: bool) -> Vec<ScaleSetDiff> {
     let mut items = Vec::new();
     for ars in &world.desired {
         if pair_of(world, ars).is_none() && failed(world, ars.namespace(), ars.name()) {
@@ -670,7 +703,12 @@ fn compare_all(layout: &Layout, world: &World, live_desired: bool) -> Vec<ScaleS
 
 /// One scale set's report, with the integrity-hash recycle loop verdict of its template (a
 /// property of the template, so given whenever there is one, even when the drift is not).
-fn compare_one(layout: &Layout, world: &World, ars: &Object, live_desired: bool) -> ScaleSetDiff {
+fn compare_one(
+    layout: &'static Layout,
+    world: &World,
+    ars: &Object,
+    live_desired: bool,
+) -> ScaleSetDiff {
     let recycle_loop = ars.spec.as_ref().map(|spec| {
         round_trip_of_autoscaling_runner_set(
             layout,
@@ -685,7 +723,7 @@ fn compare_one(layout: &Layout, world: &World, ars: &Object, live_desired: bool)
 }
 
 fn compare_one_drift(
-    layout: &Layout,
+    layout: &'static Layout,
     world: &World,
     ars: &Object,
     live_desired: bool,

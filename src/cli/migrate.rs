@@ -360,7 +360,8 @@ fn candidates_from_files(
         });
     }
     let layout = Layout::arc();
-    let specs: Vec<Option<GoValue>> = out.iter().map(|c| set_spec(layout, &c.object)).collect();
+    // A set's spec is decoded for its runners only (a dump without runners needs none).
+    let mut specs: Vec<Option<Option<GoValue>>> = vec![None; out.len()];
     for r in runners {
         let value: Value = serde_json::from_str(&r.json()).unwrap_or(Value::Null);
         let Some(owner) = owner_set(&value) else {
@@ -374,7 +375,8 @@ fn candidates_from_files(
             out[i].error.get_or_insert(format!("{}: {p}", r.describe()));
             continue;
         }
-        count_runner(layout, specs[i].as_ref(), &value, &mut out[i]);
+        let spec = specs[i].get_or_insert_with(|| set_spec(layout, &out[i].object));
+        count_runner(layout, spec.as_ref(), &value, &mut out[i]);
     }
     (out, inputs.errors)
 }

@@ -55,7 +55,11 @@ pub fn resolve_plain(text: &str) -> GoScalar {
             if first.is_ascii_digit() && is_timestamp(text) {
                 return GoScalar::Str;
             }
-            let plain: String = text.chars().filter(|&c| c != '_').collect();
+            let plain: std::borrow::Cow<str> = if text.contains('_') {
+                text.replace('_', "").into()
+            } else {
+                text.into()
+            };
             if let Some(i) = go_parse_int(&plain) {
                 return GoScalar::Int(i);
             }
@@ -322,7 +326,15 @@ pub fn go_json_string(s: &str, out: &mut String) {
 /// float with `strconv.FormatFloat(f, 'g', -1, 32)` (infinities and NaN spelled `.inf`, `-.inf`,
 /// `.nan`); a null or uint64 key is an error. Returned as a JSON string.
 pub fn go_map_key(value: GoScalar, text: &str) -> Result<String, String> {
-    let key = match value {
+    let key = go_map_key_text(value, text)?;
+    let mut out = String::new();
+    go_json_string(&key, &mut out);
+    Ok(out)
+}
+
+/// As [`go_map_key`], the key's text itself (not JSON-quoted).
+pub fn go_map_key_text(value: GoScalar, text: &str) -> Result<String, String> {
+    Ok(match value {
         GoScalar::Str => text.to_string(),
         GoScalar::Int(i) => i.to_string(),
         GoScalar::Bool(b) => b.to_string(),
@@ -333,10 +345,96 @@ pub fn go_map_key(value: GoScalar, text: &str) -> Result<String, String> {
         GoScalar::Float(f) => format_g32(f as f32),
         GoScalar::Null => return Err("unsupported map key of type: <nil>".into()),
         GoScalar::Uint(_) => return Err("unsupported map key of type: uint64".into()),
+    })
+}
+
+/// What go.yaml.in/yaml/v2 makes of a scalar with its tag (`decoder.scalar` and `resolve` in its
+/// decode.go and resolve.go), decoded into `interface{}`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GoTagged {
+    /// A resolved value; [`GoScalar::Str`] is the scalar's text.
+    Scalar(GoScalar),
+    /// A `!!binary` scalar: its base64 content, decoded.
+    Binary(String),
+}
+
+/// `resolve(tag, text)` for a scalar of the given tag: `None` is no tag (then a quoted or block
+/// scalar, `plain == false`, is a string), `Some("int")` a tag of the YAML namespace
+/// (`tag:yaml.org,2002:int`, written `!!int`), `Some("!foo")` any other tag (a string, as for
+/// every tag v2 cannot resolve: `!!map` on a scalar, `!!merge` as a value, local tags). `Err`
+/// holds go-yaml's complaint (`cannot decode !!str `abc` as a !!int`).
+pub fn resolve_tagged(tag: Option<&str>, text: &str, plain: bool) -> Result<GoTagged, String> {
+    let Some(tag) = tag else {
+        return Ok(GoTagged::Scalar(if plain {
+            resolve_plain(text)
+        } else {
+            GoScalar::Str
+        }));
     };
-    let mut out = String::new();
-    go_json_string(&key, &mut out);
-    Ok(out)
+    match tag {
+        "binary" => match go_base64(text) {
+            Some(bytes) => Ok(GoTagged::Binary(
+                String::from_utf8_lossy(&bytes).into_owned(),
+            )),
+            None => Err("!!binary value contains invalid base64 data".into()),
+        },
+        "str" => Ok(GoTagged::Scalar(GoScalar::Str)),
+        "bool" | "int" | "float" | "null" | "timestamp" => {
+            // Only an untagged or !!timestamp scalar is tried as a timestamp.
+            if tag == "timestamp" && is_timestamp(text) {
+                return Ok(GoTagged::Scalar(GoScalar::Str));
+            }
+            let resolved = resolve_plain(text);
+            let rtag = match resolved {
+                GoScalar::Null => "null",
+                GoScalar::Bool(_) => "bool",
+                GoScalar::Int(_) | GoScalar::Uint(_) => "int",
+                GoScalar::Float(_) => "float",
+                GoScalar::Str => "str",
+            };
+            match (tag, resolved) {
+                _ if rtag == tag => Ok(GoTagged::Scalar(resolved)),
+                ("float", GoScalar::Int(i)) => Ok(GoTagged::Scalar(GoScalar::Float(i as f64))),
+                _ => Err(format!("cannot decode !!{rtag} `{text}` as a !!{tag}")),
+            }
+        }
+        _ => Ok(GoTagged::Scalar(GoScalar::Str)),
+    }
+}
+
+/// `base64.StdEncoding.DecodeString`: padded standard alphabet; CR and LF are skipped.
+fn go_base64(text: &str) -> Option<Vec<u8>> {
+    let digits: Vec<u8> = text.bytes().filter(|&b| b != b'\r' && b != b'\n').collect();
+    if !digits.len().is_multiple_of(4) {
+        return None;
+    }
+    let value = |b: u8| -> Option<u32> {
+        Some(match b {
+            b'A'..=b'Z' => b - b'A',
+            b'a'..=b'z' => b - b'a' + 26,
+            b'0'..=b'9' => b - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let mut out = Vec::with_capacity(digits.len() / 4 * 3);
+    let quads = digits.len() / 4;
+    for (q, quad) in digits.chunks(4).enumerate() {
+        let pad = quad.iter().rev().take_while(|&&b| b == b'=').count();
+        if pad > 2 || (pad > 0 && q + 1 != quads) {
+            return None;
+        }
+        let mut n = 0u32;
+        for &b in &quad[..4 - pad] {
+            n = (n << 6) | value(b)?;
+        }
+        n <<= 6 * pad as u32;
+        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        // StdEncoding is not Strict: bits after the last byte are ignored.
+        out.extend_from_slice(&bytes[..3 - pad]);
+    }
+    Some(out)
 }
 
 /// `strconv.FormatFloat(float64(f), 'g', -1, 32)`: the shortest digits of the float32, as

@@ -238,13 +238,18 @@ fn scan_literal(b: &[u8], i: usize, lit: &[u8]) -> Result<usize, DecodeError> {
 
 /// A cursor over input that [`check_valid`] accepted.
 pub struct Reader<'a> {
+    s: &'a str,
     b: &'a [u8],
     i: usize,
 }
 
 impl<'a> Reader<'a> {
-    pub fn new(b: &'a [u8]) -> Self {
-        Reader { b, i: 0 }
+    pub fn new(s: &'a str) -> Self {
+        Reader {
+            s,
+            b: s.as_bytes(),
+            i: 0,
+        }
     }
 
     fn ws(&mut self) {
@@ -305,7 +310,8 @@ impl<'a> Reader<'a> {
         self.ws();
         let start = self.i;
         self.skip_value();
-        std::str::from_utf8(&self.b[start..self.i]).expect("input is UTF-8")
+        // A value starts and ends with ASCII: the slice is at character boundaries.
+        &self.s[start..self.i]
     }
 
     /// Consume `{`.
@@ -355,12 +361,26 @@ impl<'a> Reader<'a> {
 
     /// The next value, a string, decoded.
     pub fn string(&mut self) -> Cow<'a, str> {
-        let raw = self.raw_value();
-        let inner = &raw[1..raw.len() - 1];
-        if inner.contains('\\') {
+        self.ws();
+        let start = self.i;
+        let mut i = start + 1;
+        let mut escaped = false;
+        loop {
+            match self.b[i] {
+                b'"' => break,
+                b'\\' => {
+                    escaped = true;
+                    i += 2;
+                }
+                _ => i += 1,
+            }
+        }
+        self.i = i + 1;
+        let raw = &self.s[start..self.i];
+        if escaped {
             Cow::Owned(unquote(raw))
         } else {
-            Cow::Borrowed(inner)
+            Cow::Borrowed(&raw[1..raw.len() - 1])
         }
     }
 
@@ -374,7 +394,7 @@ impl<'a> Reader<'a> {
 /// valid and the path exists. The last duplicate key wins, as for Go's scalars.
 pub fn find_raw<'a>(text: &'a str, path: &[&str]) -> Option<&'a str> {
     check_valid(text.as_bytes()).ok()?;
-    let mut r = Reader::new(text.as_bytes());
+    let mut r = Reader::new(text);
     find_in(&mut r, path)
 }
 
@@ -396,7 +416,7 @@ fn find_in<'a>(r: &mut Reader<'a>, path: &[&str]) -> Option<&'a str> {
         }
     }
     let raw = found?;
-    let mut inner = Reader::new(raw.as_bytes());
+    let mut inner = Reader::new(raw);
     find_in(&mut inner, rest)
 }
 
@@ -445,7 +465,11 @@ pub fn manifest_documents(
             }
             e => e,
         })?;
-        let mut r = Reader { b: &b[..end], i };
+        let mut r = Reader {
+            s: &text[..end],
+            b: &b[..end],
+            i,
+        };
         let mut refused = Vec::new();
         let mut path = Vec::new();
         let value = to_serde(&mut r, &mut path, &mut refused, max_depth)?;
@@ -454,14 +478,37 @@ pub fn manifest_documents(
     }
 }
 
-fn to_serde(
-    r: &mut Reader<'_>,
-    path: &mut Vec<String>,
+/// A step of the path to a value: an object key, or an array index.
+enum Step<'a> {
+    Key(Cow<'a, str>),
+    Index(usize),
+}
+
+/// `spec.template.x[0]`: where a refused value is.
+fn path_text(path: &[Step<'_>]) -> String {
+    let mut out = String::new();
+    for step in path {
+        match step {
+            Step::Key(key) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(key);
+            }
+            Step::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
+}
+
+fn to_serde<'a>(
+    r: &mut Reader<'a>,
+    path: &mut Vec<Step<'a>>,
     refused: &mut Vec<RefusedValue>,
     max_depth: usize,
 ) -> Result<serde_json::Value, DecodeError> {
     use serde_json::Value;
-    let deeper = |r: &mut Reader<'_>, path: &Vec<String>| {
+    let deeper = |r: &mut Reader<'_>, path: &Vec<Step<'_>>| {
         if path.len() >= max_depth {
             Err(syntax(
                 r.offset(),
@@ -492,7 +539,7 @@ fn to_serde(
                     Ok(f) if f.is_finite() => Value::from(f),
                     _ => {
                         refused.push(RefusedValue {
-                            path: path.concat(),
+                            path: path_text(path),
                             offset,
                             text: text.to_string(),
                             message: format!(
@@ -509,7 +556,7 @@ fn to_serde(
             r.begin_array();
             let mut items = Vec::new();
             while r.next_element() {
-                path.push(format!("[{}]", items.len()));
+                path.push(Step::Index(items.len()));
                 items.push(to_serde(r, path, refused, max_depth)?);
                 path.pop();
             }
@@ -520,13 +567,11 @@ fn to_serde(
             r.begin_object();
             let mut map = serde_json::Map::new();
             while let Some(key) = r.next_key() {
-                path.push(if path.is_empty() {
-                    key.to_string()
-                } else {
-                    format!(".{key}")
-                });
+                path.push(Step::Key(key));
                 let v = to_serde(r, path, refused, max_depth)?;
-                path.pop();
+                let Some(Step::Key(key)) = path.pop() else {
+                    unreachable!("the key pushed above")
+                };
                 // The last duplicate wins, as for Go's maps.
                 map.insert(key.into_owned(), v);
             }
@@ -654,7 +699,7 @@ mod tests {
     fn reader_walks_objects_and_arrays() {
         let text = r#" { "a" : [1, {"b": null}], "c\n": "x" } "#;
         check_valid(text.as_bytes()).unwrap();
-        let mut r = Reader::new(text.as_bytes());
+        let mut r = Reader::new(text);
         r.begin_object();
         assert_eq!(r.next_key().as_deref(), Some("a"));
         assert_eq!(r.raw_value(), r#"[1, {"b": null}]"#);

@@ -145,7 +145,7 @@ pub fn decode(layout: &Layout, ty: TypeId, json: &str) -> Result<Value, DecodeEr
     let mut value = Value::zero(layout, ty);
     let mut d = Decoder {
         layout,
-        r: crate::core::json::Reader::new(json.as_bytes()),
+        r: crate::core::json::Reader::new(json),
         path: Vec::new(),
     };
     d.value(ty, &mut value)?;

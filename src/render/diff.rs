@@ -95,11 +95,31 @@ pub struct ScaleSetDiff {
     /// The file the desired object came from, for annotations.
     #[serde(skip)]
     pub desired_file: Option<String>,
-    /// The rendered specs, for the text diff.
+    /// The two specs compared, for the text diff: rendered as YAML lines only when it is
+    /// written (a JSON report, or a scale set without differences, never needs them).
     #[serde(skip)]
-    pub desired_lines: Vec<Line>,
-    #[serde(skip)]
-    pub current_lines: Vec<Line>,
+    pub specs: Option<Box<Specs>>,
+}
+
+/// The desired and current runner specs of a comparison, and the layout that reads them.
+#[derive(Debug, Clone)]
+pub struct Specs {
+    pub layout: &'static Layout,
+    pub desired: Value,
+    pub current: Value,
+}
+
+impl Specs {
+    /// The YAML lines of (current, desired).
+    fn lines(&self) -> (Vec<Line>, Vec<Line>) {
+        let ty = self.layout.ephemeral_runner_spec;
+        let lines = |v| {
+            display::tree(self.layout, ty, v, "")
+                .map(|n| display::lines(&n))
+                .unwrap_or_default()
+        };
+        (lines(&self.current), lines(&self.desired))
+    }
 }
 
 impl ScaleSetDiff {
@@ -133,8 +153,7 @@ impl ScaleSetDiff {
             replaced: Vec::new(),
             note: None,
             desired_file: None,
-            desired_lines: Vec::new(),
-            current_lines: Vec::new(),
+            specs: None,
         }
     }
 
@@ -160,7 +179,7 @@ impl ScaleSetDiff {
     /// The report of one scale set from its drift, or from why the drift could not be computed
     /// (the error names the side it came from).
     pub fn from_drift(
-        layout: &Layout,
+        layout: &'static Layout,
         namespace: String,
         name: String,
         desired_from: String,
@@ -179,12 +198,6 @@ impl ScaleSetDiff {
             }
         };
         let c = &d.comparison;
-        let ty = layout.ephemeral_runner_spec;
-        let lines = |v| {
-            display::tree(layout, ty, v, "")
-                .map(|n| display::lines(&n))
-                .unwrap_or_default()
-        };
         ScaleSetDiff {
             namespace,
             name,
@@ -215,8 +228,11 @@ impl ScaleSetDiff {
             replaced: Vec::new(),
             note: None,
             desired_file: None,
-            desired_lines: lines(&d.desired),
-            current_lines: lines(&d.current),
+            specs: Some(Box::new(Specs {
+                layout,
+                desired: d.desired,
+                current: d.current,
+            })),
         }
     }
 }
@@ -471,8 +487,9 @@ fn write_changes(item: &ScaleSetDiff, opts: TextOptions, out: &mut dyn Write) ->
         .filter(|d| !d.semantic)
         .map(|d| (d.path.as_str(), d.reason))
         .collect();
-    let old: Vec<&str> = item.current_lines.iter().map(|l| l.text.as_str()).collect();
-    let new: Vec<&str> = item.desired_lines.iter().map(|l| l.text.as_str()).collect();
+    let (current_lines, desired_lines) = item.specs.as_ref().map(|s| s.lines()).unwrap_or_default();
+    let old: Vec<&str> = current_lines.iter().map(|l| l.text.as_str()).collect();
+    let new: Vec<&str> = desired_lines.iter().map(|l| l.text.as_str()).collect();
     let diff = TextDiff::configure().diff_slices(&old, &new);
     writeln!(
         out,
@@ -491,7 +508,7 @@ fn write_changes(item: &ScaleSetDiff, opts: TextOptions, out: &mut dyn Write) ->
     // Strict-only differences are not line changes when the two sides print alike (a quantity in
     // another notation), so hunks include every line that carries a strict-only mark.
     let marked_old: Vec<usize> = (0..old.len())
-        .filter(|&i| reasons.contains_key(item.current_lines[i].path.as_str()))
+        .filter(|&i| reasons.contains_key(current_lines[i].path.as_str()))
         .collect();
     for group in diff.grouped_ops(opts.context) {
         let first = group.first().expect("non-empty group");
@@ -509,9 +526,9 @@ fn write_changes(item: &ScaleSetDiff, opts: TextOptions, out: &mut dyn Write) ->
         for op in &group {
             for change in diff.iter_changes(op) {
                 let (sign, line) = match change.tag() {
-                    ChangeTag::Delete => ("-", &item.current_lines[change.old_index().unwrap()]),
-                    ChangeTag::Insert => ("+", &item.desired_lines[change.new_index().unwrap()]),
-                    ChangeTag::Equal => (" ", &item.desired_lines[change.new_index().unwrap()]),
+                    ChangeTag::Delete => ("-", &current_lines[change.old_index().unwrap()]),
+                    ChangeTag::Insert => ("+", &desired_lines[change.new_index().unwrap()]),
+                    ChangeTag::Equal => (" ", &desired_lines[change.new_index().unwrap()]),
                 };
                 let mark = reasons
                     .get(line.path.as_str())
@@ -537,7 +554,7 @@ fn write_changes(item: &ScaleSetDiff, opts: TextOptions, out: &mut dyn Write) ->
     };
     for i in marked_old {
         if !shown_in_hunks(i) {
-            let line = &item.current_lines[i];
+            let line = &current_lines[i];
             let r = reasons[line.path.as_str()];
             writeln!(
                 out,

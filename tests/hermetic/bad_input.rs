@@ -86,12 +86,15 @@ case!(revision_is_negative: ["migrate", "--dry-run=client", "-f", "@revision-is-
     "revisions are never negative");
 case!(a_write_from_a_dump_is_refused: ["migrate", "-f", "@revision-is-negative.yaml"] => 2,
     "add --dry-run=client");
-case!(scalar_kubectl_reads_otherwise: ["diff", "-f", "@scalar-read-otherwise.yaml"] => 2,
+// YAML 1.1 spellings are read as kubectl reads them: 0X1E is 30, 30.0 is 30 (issue 15).
+case!(scalar_read_as_kubectl_reads_it: ["diff", "-f", "@scalar-yaml-1-1.yaml"] => 0,
+    "ci/arc: no drift");
+case!(scalar_kubectl_refuses: ["diff", "-f", "@scalar-kubectl-refuses.yaml"] => 2,
     "ci/arc: error: ");
-case!(scalar_kubectl_reads_otherwise_names_object_and_field: ["diff", "-f", "@scalar-read-otherwise.yaml"] => 2,
-    "scalar-read-otherwise.yaml#1: AutoscalingRunnerSet ci/arc spec.template.spec.terminationGracePeriodSeconds: line 11 column 38: the plain scalar `0X1E` is read by kubectl (go.yaml.in/yaml/v2) as 30 but here as \"0X1E\"");
-// The other objects of the file are still compared (30.0 is read as kubectl reads it: 30).
-case!(scalar_kubectl_reads_otherwise_others_processed: ["diff", "-f", "@scalar-read-otherwise.yaml"] => 2,
+case!(scalar_kubectl_refuses_names_object_and_field: ["diff", "-f", "@scalar-kubectl-refuses.yaml"] => 2,
+    "scalar-kubectl-refuses.yaml#1: AutoscalingRunnerSet ci/arc spec.template.spec.terminationGracePeriodSeconds: line 12 column 44: the plain scalar `!!int thirty` is refused by kubectl (yaml: cannot decode !!str `thirty` as a !!int)");
+// The other objects of the file are still compared.
+case!(scalar_kubectl_refuses_others_processed: ["diff", "-f", "@scalar-kubectl-refuses.yaml"] => 2,
     "ci/arc2: no drift");
 // ARC itself gives up on these sets: its reason, not a verdict.
 case!(github_config_url_arc_cannot_parse: ["diff", "-f", "@github-config-url-without-owner.yaml"] => 2,
