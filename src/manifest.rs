@@ -506,7 +506,13 @@ mod tests {
             go_json(&objs[0].value),
             r#"{"apiVersion":"actions.github.com/v1alpha1","kind":"AutoscalingRunnerSet","metadata":{"annotations":{"runner-scale-set-id":"1"},"name":"m"},"spec":{"p":1,"q":31,"r":3,"template":{"p":1000,"q":2,"spec":{"containers":[{"image":"1e400","name":"r"}]}}},"x":{"p":1,"q":2}}"#
         );
-        assert!(objs[1].problem.as_deref().unwrap_or("").contains("map merge requires map"));
+        assert!(
+            objs[1]
+                .problem
+                .as_deref()
+                .unwrap_or("")
+                .contains("map merge requires map")
+        );
         let objs = parse(
             "kind: X\ne: [yes, 0o17, +9223372036854775808, 1e400, !!null \"\", !!timestamp 2001-12-14]\n",
             "t",
@@ -616,7 +622,13 @@ mod tests {
         .unwrap();
         assert_eq!(objs[0].value["a"], "x/y");
         assert_eq!(objs[0].value["c"], "\u{fffd}");
-        assert!(objs[0].problem.as_deref().unwrap().contains("the number 1e400 is refused"));
+        assert!(
+            objs[0]
+                .problem
+                .as_deref()
+                .unwrap()
+                .contains("the number 1e400 is refused")
+        );
     }
 
     #[test]
