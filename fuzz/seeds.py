@@ -130,9 +130,9 @@ manifest_seeds = [("scale-set-dump.yaml", dump_text),
                   ("scale-set-dump.json", json.dumps(dump, indent=1))]
 for path in sorted(glob.glob(os.path.join(ROOT, "tests/badinput/*"))):
     name = os.path.basename(path)
-    # Kubeconfigs are not manifests; the billion-laughs document is bounded by serde-saphyr's
-    # alias budgets but costs seconds per run, which would starve the fuzzer (tests/bad_input.rs
-    # covers it).
+    # Kubeconfigs are not manifests; the billion-laughs document is bounded by go-yaml's aliasing
+    # budget (src/manifest/yaml.rs) but costs time per run, which would starve the fuzzer
+    # (tests/bad_input.rs covers it).
     if name.startswith("kubeconfig") or name == "billion-laughs.yaml":
         continue
     with open(path, "rb") as f:
@@ -148,6 +148,13 @@ manifest_seeds += [
     ("small-laughs.yaml", "a: &a [x, y]\nb: &b [*a, *a, *a]\nc: [*b, *b, *b, {<<: {k: v}}]\n"),
     ("multi-doc.yaml", "---\n---\n{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\"}\n---\n"
      "- 1\n"),
+    # go-yaml's merge keys (in place, in order), tags, YAML 1.1 spellings and what it refuses.
+    ("merges-and-refusals.yaml", "apiVersion: actions.github.com/v1alpha1\nkind: AutoscalingRunnerSet\n"
+     "metadata: {name: m, annotations: {runner-scale-set-id: '1'}}\nx: &x {p: 1, q: 2}\n"
+     "spec:\n  <<: [*x, {r: 3}]\n  q: 0X1F\n  template:\n    <<: *x\n    p: !!float 1_000\n"
+     "    spec: {containers: [{name: r, image: !!str 1e400}]}\n---\n"
+     "kind: X\na: {<<: 1, b: !!int abc, c: !!binary aGk=, d: !foo 1, ~: 1, .inf: 2}\n"
+     "? [k]\n: v\ne: [yes, 0o17, +9223372036854775808, 1e400, .nan, !!null '', !!timestamp 2001-12-14]\n"),
 ]
 write_corpus("manifest_parse", manifest_seeds)
 

@@ -494,6 +494,36 @@ mod tests {
         );
     }
 
+    /// The fuzz seed of merges and tags (fuzz/corpus/manifest_parse/seed-merges-and-refusals.yaml):
+    /// its first document as the oracle's kubectlStores reads it, its second refused as Go
+    /// refuses it.
+    #[test]
+    fn merges_and_tags_of_the_fuzz_seed() {
+        let text = include_str!("../fuzz/corpus/manifest_parse/seed-merges-and-refusals.yaml");
+        let objs = parse(text, "seed").unwrap();
+        assert!(objs[0].problem.is_none(), "{:?}", objs[0].problem);
+        assert_eq!(
+            go_json(&objs[0].value),
+            r#"{"apiVersion":"actions.github.com/v1alpha1","kind":"AutoscalingRunnerSet","metadata":{"annotations":{"runner-scale-set-id":"1"},"name":"m"},"spec":{"p":1,"q":31,"r":3,"template":{"p":1000,"q":2,"spec":{"containers":[{"image":"1e400","name":"r"}]}}},"x":{"p":1,"q":2}}"#
+        );
+        assert!(
+            objs[1]
+                .problem
+                .as_deref()
+                .unwrap_or("")
+                .contains("map merge requires map")
+        );
+        let objs = parse(
+            "kind: X\ne: [yes, 0o17, +9223372036854775808, 1e400, !!null \"\", !!timestamp 2001-12-14]\n",
+            "t",
+        )
+        .unwrap();
+        assert_eq!(
+            go_json(&objs[0].value),
+            r#"{"e":[true,15,9223372036854776000,"1e400",null,"2001-12-14"],"kind":"X"}"#
+        );
+    }
+
     /// What go.yaml.in/yaml/v2 or sigs.k8s.io/yaml refuses refuses its object, naming the place.
     #[test]
     fn values_kubectl_refuses_refuse_their_object() {
@@ -579,6 +609,26 @@ mod tests {
             ]
         );
         assert!(objs[0].is_arc("EphemeralRunnerSet"));
+    }
+
+    /// A file starting with `{` is JSON, read with encoding/json's rules, never YAML's: `\/` is an
+    /// escape JSON has and go-yaml refuses; a number beyond float64 refuses its object alone.
+    #[test]
+    fn json_is_never_read_as_yaml() {
+        let objs = parse(
+            " {\"kind\": \"X\", \"a\": \"x\\/y\", \"b\": 1e400, \"c\": \"\\ud800\"}",
+            "f.json",
+        )
+        .unwrap();
+        assert_eq!(objs[0].value["a"], "x/y");
+        assert_eq!(objs[0].value["c"], "\u{fffd}");
+        assert!(
+            objs[0]
+                .problem
+                .as_deref()
+                .unwrap()
+                .contains("the number 1e400 is refused")
+        );
     }
 
     #[test]

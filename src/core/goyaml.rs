@@ -373,9 +373,7 @@ pub fn resolve_tagged(tag: Option<&str>, text: &str, plain: bool) -> Result<GoTa
     };
     match tag {
         "binary" => match go_base64(text) {
-            Some(bytes) => Ok(GoTagged::Binary(
-                String::from_utf8_lossy(&bytes).into_owned(),
-            )),
+            Some(bytes) => Ok(GoTagged::Binary(go_lossy_utf8(&bytes))),
             None => Err("!!binary value contains invalid base64 data".into()),
         },
         "str" => Ok(GoTagged::Scalar(GoScalar::Str)),
@@ -399,6 +397,27 @@ pub fn resolve_tagged(tag: Option<&str>, text: &str, plain: bool) -> Result<GoTa
             }
         }
         _ => Ok(GoTagged::Scalar(GoScalar::Str)),
+    }
+}
+
+/// Bytes as `encoding/json` writes them into a string: each byte that is not part of valid UTF-8
+/// is U+FFFD (`utf8.DecodeRuneInString` takes one byte at a time there).
+fn go_lossy_utf8(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    let mut rest = bytes;
+    loop {
+        match std::str::from_utf8(rest) {
+            Ok(valid) => {
+                out.push_str(valid);
+                return out;
+            }
+            Err(e) => {
+                let (valid, after) = rest.split_at(e.valid_up_to());
+                out.push_str(std::str::from_utf8(valid).unwrap_or_default());
+                out.push('\u{FFFD}');
+                rest = &after[1..];
+            }
+        }
     }
 }
 

@@ -113,6 +113,11 @@ struct Reader<'t> {
     stack: Vec<Frame>,
     root: Option<Value>,
     refusals: Vec<Divergence>,
+    /// What kubectl refuses only if it is still in the document once go-yaml has decoded all of
+    /// it (sigs.k8s.io/yaml converts the keys of the whole value and `encoding/json` marshals it
+    /// after the merges: a `.inf` or a null key that a merge key replaced is never seen). Each
+    /// stands in the tree as [`sentinel`] of its index until the document ends.
+    deferred: Vec<Divergence>,
     /// By anchor id; `None` while the anchored node is being read (an alias of it inside it is
     /// go-yaml's "anchor value contains itself").
     anchors: Vec<Option<Anchored>>,
@@ -152,6 +157,7 @@ impl<'t> Reader<'t> {
             stack: Vec::new(),
             root: None,
             refusals: Vec::new(),
+            deferred: Vec::new(),
             anchors: Vec::new(),
             nodes: 0,
             alias_nodes: 0,
@@ -174,7 +180,12 @@ impl<'t> Reader<'t> {
                 self.alias_nodes = 0;
             }
             Event::DocumentEnd => {
-                let value = self.root.take().unwrap_or(Value::Null);
+                let mut value = self.root.take().unwrap_or(Value::Null);
+                if !self.deferred.is_empty() {
+                    let deferred = std::mem::take(&mut self.deferred);
+                    let mut path = String::new();
+                    take_sentinels(&mut value, &mut path, &deferred, &mut self.refusals);
+                }
                 let refusals = std::mem::take(&mut self.refusals);
                 if !value.is_null() || !refusals.is_empty() {
                     self.documents.push(YamlDocument { value, refusals });
@@ -395,23 +406,35 @@ impl<'t> Reader<'t> {
                 // kubectl stores an integer beyond int64 as a float64.
                 GoScalar::Uint(u) => return kubectl_number(u as f64),
                 GoScalar::Float(f) if f.is_finite() => return kubectl_number(f),
-                GoScalar::Float(f) => format!(
-                    "json: unsupported value: {}",
-                    if f.is_nan() {
-                        "NaN"
-                    } else if f > 0.0 {
-                        "+Inf"
-                    } else {
-                        "-Inf"
-                    }
-                ),
+                GoScalar::Float(f) => {
+                    // encoding/json refuses it when it marshals the whole document.
+                    let why = format!(
+                        "json: unsupported value: {}",
+                        if f.is_nan() {
+                            "NaN"
+                        } else if f > 0.0 {
+                            "+Inf"
+                        } else {
+                            "-Inf"
+                        }
+                    );
+                    let divergence = self.scalar_refusal(&text, tag, plain, span, why, false);
+                    return Value::String(self.defer(divergence));
+                }
             },
             Err(e) => format!("yaml: {e}"),
         };
         if record {
-            self.refuse_scalar(&text, tag, plain, span, refused, false);
+            let divergence = self.scalar_refusal(&text, tag, plain, span, refused, false);
+            self.refusals.push(divergence);
         }
         Value::Null
+    }
+
+    /// Stand-in for a refusal that only counts if it is still in the document at its end.
+    fn defer(&mut self, divergence: Divergence) -> String {
+        self.deferred.push(divergence);
+        sentinel(self.deferred.len() - 1)
     }
 
     /// The JSON object key kubectl makes of a scalar key, or its refusal.
@@ -426,29 +449,35 @@ impl<'t> Reader<'t> {
             Ok(GoTagged::Binary(s)) => return Key::Name(s),
             Ok(GoTagged::Scalar(go)) => match goyaml::go_map_key_text(go, &text) {
                 Ok(key) => return Key::Name(key),
-                Err(e) => format!("sigs.k8s.io/yaml: {e}"),
+                Err(e) => {
+                    // sigs.k8s.io/yaml refuses it when it converts the whole document.
+                    let why = format!("sigs.k8s.io/yaml: {e}");
+                    let divergence = self.scalar_refusal(&text, tag, plain, span, why, true);
+                    return Key::Name(self.defer(divergence));
+                }
             },
             Err(e) => format!("yaml: {e}"),
         };
-        self.refuse_scalar(&text, tag, plain, span, refused, true);
+        let divergence = self.scalar_refusal(&text, tag, plain, span, refused, true);
+        self.refusals.push(divergence);
         Key::Refused
     }
 
-    fn refuse_scalar(
-        &mut self,
+    fn scalar_refusal(
+        &self,
         text: &str,
         tag: Option<&str>,
         plain: bool,
         span: &Span,
         kubectl: String,
         key: bool,
-    ) {
+    ) -> Divergence {
         let shown = match tag {
             Some(t) if t.contains(['!', ':']) => format!("{t} {text}"),
             Some(t) => format!("!!{t} {text}"),
             None => text.to_string(),
         };
-        let divergence = Divergence {
+        Divergence {
             line: span.start.line(),
             column: span.start.col() + 1,
             path: self.path(key.then_some(text)),
@@ -457,8 +486,7 @@ impl<'t> Reader<'t> {
             ours: String::new(),
             key,
             style: if plain { "plain" } else { "quoted" },
-        };
-        self.refusals.push(divergence);
+        }
     }
 
     fn invalid_key(&mut self, span: &Span) -> Key {
@@ -649,6 +677,80 @@ impl<'t> Reader<'t> {
             p.push_str(key);
         }
         p
+    }
+}
+
+/// The stand-in for the deferred refusal `n`: a string no YAML document holds but by design.
+fn sentinel(n: usize) -> String {
+    format!("\u{FFFF}kubectl-arc: refused {n}\u{FFFF}")
+}
+
+fn sentinel_index(s: &str) -> Option<usize> {
+    s.strip_prefix("\u{FFFF}kubectl-arc: refused ")?
+        .strip_suffix('\u{FFFF}')?
+        .parse()
+        .ok()
+}
+
+/// The deferred refusals still in the finished document, where they are now (a merge or an
+/// alias may have moved or copied them): recorded, and their stand-ins removed.
+fn take_sentinels(
+    value: &mut Value,
+    path: &mut String,
+    deferred: &[Divergence],
+    out: &mut Vec<Divergence>,
+) {
+    let found = |n: usize, path: &str, out: &mut Vec<Divergence>| {
+        if let Some(d) = deferred.get(n) {
+            out.push(Divergence {
+                path: path.to_string(),
+                ..d.clone()
+            });
+        }
+    };
+    match value {
+        Value::String(s) => {
+            if let Some(n) = sentinel_index(s) {
+                found(n, path, out);
+                *value = Value::Null;
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter_mut().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                take_sentinels(item, path, deferred, out);
+                path.truncate(len);
+            }
+        }
+        Value::Object(map) => {
+            let refused_keys: Vec<String> = map
+                .keys()
+                .filter(|k| sentinel_index(k).is_some())
+                .cloned()
+                .collect();
+            for key in refused_keys {
+                let n = sentinel_index(&key).unwrap_or(usize::MAX);
+                let text = deferred.get(n).map_or("", |d| d.text.as_str());
+                let at = if path.is_empty() {
+                    text.to_string()
+                } else {
+                    format!("{path}.{text}")
+                };
+                found(n, &at, out);
+                map.remove(&key);
+            }
+            for (key, item) in map.iter_mut() {
+                let len = path.len();
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(key);
+                take_sentinels(item, path, deferred, out);
+                path.truncate(len);
+            }
+        }
+        _ => {}
     }
 }
 

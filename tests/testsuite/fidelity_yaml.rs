@@ -162,3 +162,152 @@ fn yaml_scalars_with_goyaml_breaks_and_escapes_read_as_kubectl() {
     );
     assert!(counts.iter().all(|&c| c > 0), "{counts:?}");
 }
+
+/// A scalar with a tag go-yaml resolves (or a custom one), over texts of every kind.
+fn tagged_scalar(rng: &mut Rng) -> String {
+    const TEXTS: &[&str] = &[
+        "1",
+        "0X1F",
+        "1_000",
+        "1.5",
+        "-0.0",
+        "yes",
+        "abc",
+        "~",
+        "1e400",
+        ".inf",
+        "2001-12-14",
+        "aGk=",
+        "+9223372036854775808",
+        "0b101",
+        "Null",
+        "'12'",
+        "\"0x10\"",
+    ];
+    const TAGS: &[&str] = &[
+        "",
+        "",
+        "",
+        "!!int ",
+        "!!float ",
+        "!!str ",
+        "!!bool ",
+        "!!null ",
+        "!!binary ",
+        "!!timestamp ",
+        "!foo ",
+    ];
+    let tag = if rng.chance(20) { rng.pick(TAGS) } else { "" };
+    format!("{tag}{}", rng.pick(TEXTS))
+}
+
+/// go-yaml's merge keys, aliases, tags and YAML 1.1 keys (issue 15): each generated document is
+/// read as kubectl stores it, byte for byte, or, where Go refuses it, refused. Keys are distinct
+/// in each mapping as written (two keys kubectl reads as one are a duplicate here, a random pick
+/// for kubectl).
+#[test]
+fn merge_keys_tags_and_keys_read_as_kubectl() {
+    let mut oracle = Oracle::spawn("v0.36");
+    let seed = specgen::seed() ^ 0x3e46_e7a6;
+    let mut rng = Rng::new(seed);
+    const SPELLED_KEYS: &[&str] = &[
+        "1.0",
+        "y",
+        "0x10",
+        "~",
+        "1e-7",
+        "!!str 1",
+        "+9223372036854775808",
+        "'k9'",
+        "!!int 3",
+    ];
+    let mut docs = Vec::new();
+    for _ in 0..2_000 {
+        let mut keys: Vec<usize> = (1..=6).collect();
+        let mut entries = Vec::new();
+        for _ in 0..rng.below(5) + 1 {
+            let entry = match rng.below(10) {
+                0 => "<<: *b".to_string(),
+                1 => "<<: [*b, *o]".to_string(),
+                2 => format!("<<: {{k1: {}}}", tagged_scalar(&mut rng)),
+                3 => "<<: *s".to_string(),
+                4 if rng.chance(30) => format!("<<: [*o, {}]", tagged_scalar(&mut rng)),
+                5 if !keys.is_empty() => {
+                    let k = keys.remove(rng.below(keys.len()));
+                    format!("k{k}: {}", rng.pick(&["*s", "*b", "*o"]))
+                }
+                6 => format!("{}: {}", rng.pick(SPELLED_KEYS), tagged_scalar(&mut rng)),
+                _ if !keys.is_empty() => {
+                    let k = keys.remove(rng.below(keys.len()));
+                    format!("k{k}: {}", tagged_scalar(&mut rng))
+                }
+                _ => continue,
+            };
+            if entries
+                .iter()
+                .any(|e: &String| e.starts_with("<<") && entry.starts_with("<<"))
+                || (entry.starts_with(|c: char| !c.is_ascii_lowercase() || c == 'y')
+                    && !entry.starts_with("<<")
+                    && entries.iter().any(|e: &String| {
+                        !e.starts_with("<<") && !e.starts_with('k') && !entry.starts_with('k')
+                    }))
+            {
+                continue; // one merge key and one spelled key per mapping
+            }
+            entries.push(entry);
+        }
+        docs.push(format!(
+            "apiVersion: actions.github.com/v1alpha1\nkind: X\nbase: &b {{k1: {}, k2: {}}}\nother: &o {{k2: {}, k3: {}}}\ns: &s {}\na: {{{}}}\n",
+            tagged_scalar(&mut rng),
+            tagged_scalar(&mut rng),
+            tagged_scalar(&mut rng),
+            tagged_scalar(&mut rng),
+            tagged_scalar(&mut rng),
+            entries.join(", ")
+        ));
+    }
+    let answers = oracle.ask_all(
+        &docs
+            .iter()
+            .map(|d| json!({"op": "kubectlStores", "yaml": d}))
+            .collect::<Vec<_>>(),
+    );
+    // (read byte for byte as kubectl stores it, refused by both)
+    let mut counts = [0usize; 2];
+    for (doc, go) in docs.iter().zip(&answers) {
+        let ctx = || format!("seed {seed}: {doc:?}\nGo {go}");
+        match (
+            go.get("json").and_then(Value::as_str),
+            parse(doc, "gen.yaml"),
+        ) {
+            (Some(stored), Ok(ours)) => {
+                assert!(
+                    ours[0].problem.is_none(),
+                    "Go reads it, we refuse it: {:?}\n{}",
+                    ours[0].problem,
+                    ctx()
+                );
+                assert_eq!(go_json(&ours[0].value), stored, "{}", ctx());
+                counts[0] += 1;
+            }
+            (Some(_), Err(e)) => panic!("we refuse the file ({e}) where Go reads it: {}", ctx()),
+            (None, Ok(ours)) => {
+                assert!(
+                    ours.iter().all(|o| o.problem.is_some()),
+                    "Go refuses, we read {}: {}",
+                    go_json(&ours[0].value),
+                    ctx()
+                );
+                counts[1] += 1;
+            }
+            (None, Err(_)) => counts[1] += 1,
+        }
+    }
+    eprintln!(
+        "YAML merge keys, aliases, tags and spelled keys: {} generated documents: {} read byte for byte as kubectl stores them, {} refused by both",
+        docs.len(),
+        counts[0],
+        counts[1]
+    );
+    assert!(counts.iter().all(|&c| c > 100), "{counts:?}");
+}
