@@ -272,7 +272,13 @@ fn command(args: &[&str]) -> u8 {
         no_color: true,
     };
     let args = std::iter::once("kubectl-arc").chain(args.iter().copied());
-    kubectl_arc::cli::main(args, term, &mut std::io::sink(), &mut std::io::sink())
+    kubectl_arc::cli::main(
+        args,
+        term,
+        Default::default(),
+        &mut std::io::sink(),
+        &mut std::io::sink(),
+    )
 }
 
 /// The files of 1,000 scale sets the Go benchmarks read: `$KUBECTL_ARC_BENCH_DIR`'s

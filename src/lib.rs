@@ -7,6 +7,9 @@
 //! - [`input`]: one way in for every command: files, directories, stdin and cluster objects as
 //!   one object type with a structured origin, and kubectl's namespace rules.
 //! - [`cluster`]: the only place that talks to a Kubernetes API server.
+//! - [`shell`]: the process as the library sees it: a cargo-style [`shell::Shell`] for output and
+//!   an [`shell::Env`] with the environment, stdin and clock `main` hands in.
+//! - [`ops`]: what each command does, from a checked plan to a typed report.
 //! - [`cli`]: thin commands that turn arguments into a plan, run it and hand a report to a
 //!   [`render`]er.
 
@@ -15,4 +18,6 @@ pub mod cluster;
 pub mod core;
 pub mod input;
 pub mod manifest;
+pub mod ops;
 pub mod render;
+pub mod shell;

@@ -47,17 +47,23 @@ fn init_logging(level: u8, color: bool) {
 
 fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let env = kubectl_arc::shell::Env::from_process();
+    if env.var_os(kubectl_arc::cli::completion::ENV_VAR).is_some() {
+        // SAFETY: no other thread exists yet. A completion request must not reach the child
+        // processes of the run (kubeconfig exec plugins); the library reads it from `env`.
+        unsafe { std::env::remove_var(kubectl_arc::cli::completion::ENV_VAR) };
+    }
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
-    let term = kubectl_arc::cli::Terminal {
+    let term = kubectl_arc::shell::Terminal {
         stdout_is_tty: stdout.is_terminal(),
         stderr_is_tty: stderr.is_terminal(),
-        no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+        no_color: env.var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
     };
     init_logging(
         kubectl_arc::cli::verbosity_from_args(&args),
         stderr.is_terminal() && !term.no_color,
     );
-    let code = kubectl_arc::cli::main(args, term, &mut stdout.lock(), &mut stderr.lock());
+    let code = kubectl_arc::cli::main(args, term, env, &mut stdout.lock(), &mut stderr.lock());
     ExitCode::from(code)
 }

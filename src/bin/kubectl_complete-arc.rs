@@ -8,8 +8,9 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let words: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    let env = kubectl_arc::shell::Env::from_process();
     let stdout = std::io::stdout();
-    match kubectl_arc::cli::completion::kubectl_plugin(&words, &mut stdout.lock()) {
+    match kubectl_arc::cli::completion::kubectl_plugin(&words, &env, &mut stdout.lock()) {
         Ok(()) => ExitCode::SUCCESS,
         // A reader that went away ends the run quietly, as for kubectl-arc itself.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,

@@ -10,14 +10,13 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
-use std::io::Write;
 use std::time::Duration;
 
 use anyhow::{Result, bail};
 use clap::Args;
 use serde_json::Value;
 
-use super::{ColorChoice, EXIT_DRIFT, EXIT_ERROR, EXIT_OK, KubeFlags, Terminal, parse_duration};
+use super::{ColorChoice, EXIT_DRIFT, EXIT_ERROR, EXIT_OK, Env, KubeFlags, Shell, parse_duration};
 use crate::cluster;
 use crate::cluster::preflight::{
     Permission, crd_refusal, denied_permissions, ers_crd_revision_fields,
@@ -116,15 +115,12 @@ struct Target {
     owner: Option<(String, String)>,
 }
 
-pub fn run(
-    kube: &KubeFlags,
-    args: BumpArgs,
-    term: Terminal,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> Result<u8> {
+pub fn run(kube: &KubeFlags, args: BumpArgs, env: &mut Env, shell: &mut Shell<'_>) -> Result<u8> {
     validate(kube, &args)?;
-    let bump_id = args.request_id.clone().unwrap_or_else(new_bump_id);
+    let bump_id = args
+        .request_id
+        .clone()
+        .unwrap_or_else(|| new_bump_id(env.now()));
     let rt = super::runtime()?;
     rt.block_on(async {
         let conn = cluster::connect(&kube.connect_options()).await?;
@@ -135,8 +131,8 @@ pub fn run(
                 .unwrap_or(conn.default_namespace.clone())
         });
         preflight(client, &args, namespace.as_deref()).await?;
-        let (targets, mut items) = targets(client, &args, namespace.as_deref(), err).await?;
-        let written = write_all(client, &args, term, &bump_id, &targets, err).await?;
+        let (targets, mut items) = targets(client, &args, namespace.as_deref(), shell).await?;
+        let written = write_all(client, &args, &bump_id, &targets, shell).await?;
         // A re-run with the request id can finish what the writes left: not a name that was not
         // found, nor a refusal.
         let retryable = written
@@ -145,7 +141,7 @@ pub fn run(
         items.extend(written);
         items.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
         let timed_out = if args.wait {
-            wait_for_acknowledgement(client, &mut items, args.timeout, err).await?
+            wait_for_acknowledgement(client, &mut items, args.timeout, shell).await?
         } else {
             false
         };
@@ -161,7 +157,7 @@ pub fn run(
             reason: args.reason.clone(),
             items,
         };
-        finish(&args, term, &report, retryable, timed_out, out, err)
+        finish(&args, &report, retryable, timed_out, shell)
     })
 }
 
@@ -225,7 +221,7 @@ async fn targets(
     client: &kube::Client,
     args: &BumpArgs,
     namespace: Option<&str>,
-    err: &mut dyn Write,
+    shell: &mut Shell<'_>,
 ) -> Result<(Vec<Target>, Vec<BumpItem>)> {
     let mut items = Vec::new();
     let mut targets = Vec::new();
@@ -249,7 +245,7 @@ async fn targets(
             if let Some(ns) = namespace {
                 cluster::check_namespace(client, ns).await?;
             }
-            writeln!(err, "No EphemeralRunnerSets found.")?;
+            shell.status("No EphemeralRunnerSets found.")?;
         }
     } else {
         let ns = namespace.unwrap_or_default();
@@ -267,20 +263,20 @@ async fn targets(
 async fn write_all(
     client: &kube::Client,
     args: &BumpArgs,
-    term: Terminal,
     bump_id: &str,
     targets: &[Target],
-    err: &mut dyn Write,
+    shell: &mut Shell<'_>,
 ) -> Result<Vec<BumpItem>> {
     let mut items = Vec::with_capacity(targets.len());
     let mut limiter = RateLimiter::new(args.qps, args.burst);
     let mut breaker = Breaker::default();
     let total = targets.len();
-    let progress = term.stderr_is_tty && total >= 20;
     for (n, t) in targets.iter().enumerate() {
-        if progress {
-            write!(err, "\rbumping {}/{total} EphemeralRunnerSets", n + 1)?;
-            err.flush()?;
+        if total >= 20 {
+            shell.progress(format_args!(
+                "bumping {}/{total} EphemeralRunnerSets",
+                n + 1
+            ))?;
         }
         if breaker.open() {
             items.push(failed(
@@ -296,9 +292,7 @@ async fn write_all(
         breaker.record(unreachable);
         items.push(item);
     }
-    if progress {
-        writeln!(err)?;
-    }
+    shell.clear_progress();
     Ok(items)
 }
 
@@ -306,49 +300,45 @@ async fn write_all(
 /// and the exit code (the README's one rule).
 fn finish(
     args: &BumpArgs,
-    term: Terminal,
     report: &BumpReport,
     retryable: bool,
     timed_out: bool,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
+    shell: &mut Shell<'_>,
 ) -> Result<u8> {
     let resource = "ephemeralrunnerset.actions.github.com";
-    if !emit::structured(report, &args.output, resource, args.no_headers, out)?
+    if !emit::structured(report, &args.output, resource, args.no_headers, shell.out())?
         && !report.items.is_empty()
     {
-        write_bump_table(report, term.color(args.color), !args.no_headers, out)?;
+        let color = shell.color(args.color);
+        write_bump_table(report, color, !args.no_headers, shell.out())?;
     }
     let mut failed_any = false;
     for item in &report.items {
         match item.result {
             BumpResult::Refused | BumpResult::Failed => {
                 failed_any = true;
-                writeln!(
-                    err,
-                    "error: EphemeralRunnerSet {}/{}: {}",
+                shell.error(format_args!(
+                    "EphemeralRunnerSet {}/{}: {}",
                     item.namespace,
                     item.name,
                     item.message.as_deref().unwrap_or("failed")
-                )?;
+                ))?;
             }
             _ => {
                 if let Some(note) = &item.message {
-                    writeln!(
-                        err,
-                        "note: EphemeralRunnerSet {}/{}: {note}",
+                    shell.note(format_args!(
+                        "EphemeralRunnerSet {}/{}: {note}",
                         item.namespace, item.name
-                    )?;
+                    ))?;
                 }
             }
         }
     }
     if retryable {
-        writeln!(
-            err,
-            "hint: to finish this request without bumping any set twice, run the same command again with --request-id {}",
+        shell.hint(format_args!(
+            "to finish this request without bumping any set twice, run the same command again with --request-id {}",
             report.bump_id
-        )?;
+        ))?;
     }
     Ok(if failed_any {
         EXIT_ERROR
@@ -374,11 +364,11 @@ fn parse_request_id(s: &str) -> std::result::Result<String, String> {
     }
 }
 
-/// A request id unique to this invocation: hashed from the process, the clock and a random key.
-fn new_bump_id() -> String {
+/// A request id unique to this invocation: hashed from the process, the time and a random key.
+fn new_bump_id(now: std::time::SystemTime) -> String {
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     h.write_u32(std::process::id());
-    if let Ok(d) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+    if let Ok(d) = now.duration_since(std::time::UNIX_EPOCH) {
         h.write_u128(d.as_nanos());
     }
     format!("{:016x}", h.finish())
@@ -616,11 +606,14 @@ async fn bump_one(
 }
 
 /// Wait until each bumped set's applied revision reaches its new one. Returns true on timeout.
+///
+/// On a terminal one line counts the acknowledged sets as they come; in a log each
+/// acknowledgement is a line of its own. A timeout names a few of the sets left and counts the rest.
 async fn wait_for_acknowledgement(
     client: &kube::Client,
     items: &mut [BumpItem],
     timeout: Option<Duration>,
-    err: &mut dyn Write,
+    shell: &mut Shell<'_>,
 ) -> Result<bool> {
     let mut waiting: HashMap<(String, String), i64> = items
         .iter()
@@ -630,19 +623,23 @@ async fn wait_for_acknowledgement(
     if waiting.is_empty() {
         return Ok(false);
     }
+    let total = waiting.len();
     let namespaces: std::collections::BTreeSet<&String> = waiting.keys().map(|k| &k.0).collect();
     let scope = Scope {
         namespace: (namespaces.len() == 1).then(|| namespaces.first().unwrap().to_string()),
         label_selector: None,
-        field_selector: (waiting.len() == 1)
+        field_selector: (total == 1)
             .then(|| format!("metadata.name={}", waiting.keys().next().unwrap().1)),
     };
-    for ((ns, name), rev) in &waiting {
-        writeln!(
-            err,
+    match waiting.iter().next() {
+        Some(((ns, name), rev)) if total == 1 => shell.status(format_args!(
             "Waiting for ARC to acknowledge revision {rev} of EphemeralRunnerSet {ns}/{name}..."
-        )?;
+        ))?,
+        _ => shell.status(format_args!(
+            "Waiting for ARC to acknowledge the new revisions of {total} EphemeralRunnerSets..."
+        ))?,
     }
+    shell.progress(format_args!("acknowledged 0/{total} EphemeralRunnerSets"))?;
     // An empty resourceVersion starts with the current state of every object, then changes.
     let mut watch = Watcher::new(
         client.clone(),
@@ -654,34 +651,46 @@ async fn wait_for_acknowledgement(
     let far = tokio::time::Instant::now() + Duration::from_secs(86400 * 365);
     let mut acknowledged = Vec::new();
     let mut deleted = Vec::new();
+    let key_of = |v: &Value| {
+        let field = |p: &str| {
+            v.pointer(p)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        (field("/metadata/namespace"), field("/metadata/name"))
+    };
     while !waiting.is_empty() {
         tokio::select! {
             event = watch.next() => match event? {
                 Event::Applied(v) => {
-                    let key = (
-                        v.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("").to_string(),
-                        v.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string(),
-                    );
+                    let key = key_of(&v);
                     if let Some(&rev) = waiting.get(&key)
                         && let Ok(r) = Revisions::from_object(&v)
                         && r.applied >= rev
                     {
-                        writeln!(err, "EphemeralRunnerSet {}/{}: revision {rev} acknowledged (applied {})", key.0, key.1, r.applied)?;
                         waiting.remove(&key);
                         acknowledged.push(key);
+                        let (ns, name) = acknowledged.last().unwrap();
+                        let done = acknowledged.len();
+                        if shell.shows_progress() {
+                            shell.progress(format_args!("acknowledged {done}/{total} EphemeralRunnerSets"))?;
+                        } else {
+                            shell.status(format_args!(
+                                "EphemeralRunnerSet {ns}/{name}: revision {rev} acknowledged (applied {}); {done}/{total}",
+                                r.applied
+                            ))?;
+                        }
                     }
                 }
                 Event::Deleted(v) => {
-                    let key = (
-                        v.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("").to_string(),
-                        v.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string(),
-                    );
+                    let key = key_of(&v);
                     if waiting.remove(&key).is_some() {
                         deleted.push(key);
                     }
                 }
                 Event::Relist => watch.resume_from(String::new()),
-                Event::Reconnecting(why) => writeln!(err, "{why}")?,
+                Event::Reconnecting(why) => shell.status(why)?,
             },
             _ = tokio::time::sleep_until(deadline.unwrap_or(far)), if deadline.is_some() => {
                 let mut left: Vec<String> = waiting
@@ -689,15 +698,16 @@ async fn wait_for_acknowledgement(
                     .map(|((ns, name), rev)| format!("{ns}/{name} (revision {rev})"))
                     .collect();
                 left.sort();
-                writeln!(
-                    err,
-                    "error: timed out waiting for ARC to acknowledge: {}; see `kubectl arc status -n NAMESPACE NAME` for what holds the cleanup back",
-                    left.join(", ")
-                )?;
+                shell.error(format_args!(
+                    "timed out waiting for ARC to acknowledge {}/{total} EphemeralRunnerSets: {}; see `kubectl arc status -n NAMESPACE NAME` for what holds the cleanup back",
+                    left.len(),
+                    super::name_a_few(&left, 3)
+                ))?;
                 break;
             }
         }
     }
+    shell.clear_progress();
     for item in items.iter_mut() {
         let key = (item.namespace.clone(), item.name.clone());
         if item.result == BumpResult::Bumped {

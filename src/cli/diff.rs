@@ -9,13 +9,12 @@
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use clap::Args;
 
-use super::{ColorChoice, EXIT_DRIFT, EXIT_ERROR, EXIT_OK, KubeFlags, Terminal};
+use super::{ColorChoice, EXIT_DRIFT, EXIT_ERROR, EXIT_OK, Env, KubeFlags, Shell};
 use crate::cluster;
 use crate::core::arc;
 use crate::core::desired::DesiredError;
@@ -146,13 +145,7 @@ impl World {
     }
 }
 
-pub fn run(
-    kube: &KubeFlags,
-    args: DiffArgs,
-    term: Terminal,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> Result<u8> {
+pub fn run(kube: &KubeFlags, args: DiffArgs, env: &mut Env, shell: &mut Shell<'_>) -> Result<u8> {
     let layout = super::layout_arg(&args.layout)?;
     let selector = super::checked_scope(
         kube,
@@ -171,9 +164,8 @@ pub fn run(
     });
 
     let mut world = World::default();
-    let mut stdin = std::io::stdin();
-    let given = input::read(&args.files, &mut stdin);
-    let live = input::read(&args.live, &mut stdin);
+    let given = input::read(&args.files, &mut env.stdin);
+    let live = input::read(&args.live, &mut env.stdin);
     world.errors.extend(given.errors);
     world.errors.extend(live.errors);
     let (mut given, mut live) = (given.objects, live.objects);
@@ -216,7 +208,7 @@ pub fn run(
         rt.block_on(complete_from_cluster(kube, &args, &filter, &mut world))?;
     }
     for e in &world.errors {
-        writeln!(err, "error: {e}")?;
+        shell.error(e)?;
     }
 
     let compared = compare_all(layout, &world, !files_given);
@@ -224,7 +216,7 @@ pub fn run(
     items.extend(compared);
     items.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
     if items.is_empty() && world.errors.is_empty() {
-        writeln!(err, "No AutoscalingRunnerSets found.")?;
+        shell.status("No AutoscalingRunnerSets found.")?;
     }
     let (arc_version, arc_version_from) = match (&args.arc_version, &world.arc_version) {
         (Some(v), _) => (Some(v.clone()), Some("--arc-version".to_string())),
@@ -249,18 +241,18 @@ pub fn run(
                 show_strict: args.show_strict,
                 file: args.annotate_file.clone(),
             };
-            crate::render::github::write_diff(&report, &opts, out)?
+            crate::render::github::write_diff(&report, &opts, shell.out())?
         }
         Output::Default => write_text(
             &report,
             TextOptions {
                 context: args.unified,
-                color: term.color(args.color),
+                color: shell.color(args.color),
             },
-            out,
+            shell.out(),
         )?,
         other => {
-            emit::structured(&report, other, resource, false, out)?;
+            emit::structured(&report, other, resource, false, shell.out())?;
         }
     }
     let failed = !world.errors.is_empty() || report.items.iter().any(|i| i.error.is_some());

@@ -14,7 +14,7 @@ use clap::Args;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{EXIT_ERROR, EXIT_OK, KubeFlags, Terminal};
+use super::{EXIT_ERROR, EXIT_OK, Env, KubeFlags, Shell};
 use crate::cluster::preflight::{self, Permission};
 use crate::cluster::ratelimit::RateLimiter;
 use crate::cluster::write::{
@@ -168,9 +168,8 @@ struct Candidate {
 pub fn run(
     kube: &KubeFlags,
     args: MigrateArgs,
-    term: Terminal,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
+    env: &mut Env,
+    shell: &mut Shell<'_>,
 ) -> Result<u8> {
     let selector = super::checked_scope(
         kube,
@@ -184,9 +183,10 @@ pub fn run(
         if args.dry_run != DryRun::Client {
             bail!("-f works offline only: add --dry-run=client (a dump cannot be written back)");
         }
-        let (candidates, errors) = candidates_from_files(kube, &args, selector.as_ref());
+        let (candidates, errors) =
+            candidates_from_files(kube, &args, selector.as_ref(), &mut env.stdin);
         for e in &errors {
-            writeln!(err, "error: {e}")?;
+            shell.error(e)?;
         }
         input_failed = !errors.is_empty();
         candidates
@@ -195,10 +195,10 @@ pub fn run(
             .collect()
     } else {
         let rt = super::runtime()?;
-        match rt.block_on(migrate_cluster(kube, &args, term, err))? {
+        match rt.block_on(migrate_cluster(kube, &args, shell))? {
             Ok(rows) => rows,
             Err(refusal) => {
-                writeln!(err, "error: {refusal}")?;
+                shell.error(refusal)?;
                 return Ok(EXIT_ERROR);
             }
         }
@@ -212,12 +212,17 @@ pub fn run(
         summary,
     };
     let resource = "ephemeralrunnerset.actions.github.com";
-    if !emit::structured(&report, &args.output, resource, args.no_headers, out)? {
-        write_table(&report, !args.no_headers, out)?;
+    if !emit::structured(
+        &report,
+        &args.output,
+        resource,
+        args.no_headers,
+        shell.out(),
+    )? {
+        write_table(&report, !args.no_headers, shell.out())?;
     }
     let s = &report.summary;
-    writeln!(
-        err,
+    shell.status(format_args!(
         "{} EphemeralRunnerSets: {} pending, {} in sync, {} unverifiable, {} without the legacy annotation; {} {}, {} failed",
         s.sets,
         s.pending,
@@ -231,7 +236,7 @@ pub fn run(
             "would be written"
         },
         s.failed
-    )?;
+    ))?;
     // The one exit-code rule (README): an object that could not be processed is an error (2).
     Ok(if input_failed || s.failed > 0 {
         EXIT_ERROR
@@ -322,8 +327,9 @@ fn candidates_from_files(
     kube: &KubeFlags,
     args: &MigrateArgs,
     selector: Option<&Selector>,
+    stdin: &mut dyn std::io::Read,
 ) -> (Vec<Candidate>, Vec<String>) {
-    let inputs = input::read(&args.files, &mut std::io::stdin());
+    let inputs = input::read(&args.files, stdin);
     let mut objects = inputs.objects;
     let namespace = kube.namespace.clone().unwrap_or_else(|| {
         cluster::context_namespace(&kube.connect_options()).unwrap_or_else(|| "default".into())
@@ -464,8 +470,7 @@ fn offline_row(c: Candidate, policy: UnverifiablePolicy) -> MigrateRow {
 async fn migrate_cluster(
     kube: &KubeFlags,
     args: &MigrateArgs,
-    term: Terminal,
-    err: &mut dyn Write,
+    shell: &mut Shell<'_>,
 ) -> Result<Result<Vec<MigrateRow>, String>> {
     let conn = cluster::connect(&kube.connect_options()).await?;
     let client = &conn.client;
@@ -474,11 +479,11 @@ async fn migrate_cluster(
         .clone()
         .unwrap_or(conn.default_namespace.clone());
     let scope = (!args.all_namespaces).then_some(namespace.as_str());
-    if let Err(refusal) = preflight_checks(client, args, scope, err).await? {
+    if let Err(refusal) = preflight_checks(client, args, scope, shell).await? {
         return Ok(Err(refusal));
     }
     let candidates = read_candidates(client, args, scope).await?;
-    let mut rows = decide_and_write(client, args, term, &candidates, err).await?;
+    let mut rows = decide_and_write(client, args, &candidates, shell).await?;
     // A name asked for and not found is a failed row (exit 2), as kubectl fails on one.
     for missing in args
         .names
@@ -511,7 +516,7 @@ async fn preflight_checks(
     client: &kube::Client,
     args: &MigrateArgs,
     scope: Option<&str>,
-    err: &mut dyn Write,
+    shell: &mut Shell<'_>,
 ) -> Result<Result<(), String>> {
     // Preflight: nothing is written unless all of these pass.
     match preflight::ers_crd_revision_fields(client).await? {
@@ -520,11 +525,10 @@ async fn preflight_checks(
                 return Ok(Err(refusal));
             }
         }
-        None => writeln!(
-            err,
-            "warning: cannot read the CRD {} (no permission): relying on strict field validation and read-back",
+        None => shell.warn(format_args!(
+            "cannot read the CRD {} (no permission): relying on strict field validation and read-back",
             preflight::ERS_CRD
-        )?,
+        ))?,
     }
     let mut needed = vec![
         Permission::arc("get", arc::EPHEMERAL_RUNNER_SETS),
@@ -547,14 +551,12 @@ async fn preflight_checks(
     if args.dry_run == DryRun::Server {
         // The real run refuses while a controller runs: say so now, not after the dry run passed.
         match preflight::running_arc_controllers(client).await? {
-            Some(running) if !running.is_empty() && !args.force => writeln!(
-                err,
-                "warning: ARC controller Deployment(s) {} are running: the real run will refuse until they are scaled to 0 (or pass --force)",
+            Some(running) if !running.is_empty() && !args.force => shell.warn(format_args!(
+                "ARC controller Deployment(s) {} are running: the real run will refuse until they are scaled to 0 (or pass --force)",
                 running.join(", ")
-            )?,
-            None if !args.force => writeln!(
-                err,
-                "warning: cannot check whether an ARC controller is running (no permission to list Deployments): the real run will refuse unless you grant it or pass --force"
+            ))?,
+            None if !args.force => shell.warn(
+                "cannot check whether an ARC controller is running (no permission to list Deployments): the real run will refuse unless you grant it or pass --force"
             )?,
             _ => {}
         }
@@ -569,11 +571,10 @@ async fn preflight_checks(
                     running.join(", ")
                 )));
             }
-            Some(running) if !running.is_empty() => writeln!(
-                err,
-                "warning: --force: proceeding while ARC controller(s) {} run; a controller that reconciles meanwhile may race with these writes",
+            Some(running) if !running.is_empty() => shell.warn(format_args!(
+                "--force: proceeding while ARC controller(s) {} run; a controller that reconciles meanwhile may race with these writes",
                 running.join(", ")
-            )?,
+            ))?,
             None if !args.force => {
                 return Ok(Err(
                     "cannot check whether an ARC controller is running (no permission to list Deployments): grant it, or pass --force"
@@ -708,9 +709,8 @@ async fn read_candidates(
 async fn decide_and_write(
     client: &kube::Client,
     args: &MigrateArgs,
-    term: Terminal,
     candidates: &[Candidate],
-    err: &mut dyn Write,
+    shell: &mut Shell<'_>,
 ) -> Result<Vec<MigrateRow>> {
     let mut limiter = RateLimiter::new(args.qps, args.burst);
     let opts = WriteOptions {
@@ -720,13 +720,14 @@ async fn decide_and_write(
         jitter_seed: std::process::id() as u64,
     };
     let total = candidates.len();
-    let progress = term.stderr_is_tty && total >= 20;
     let mut rows = Vec::with_capacity(total);
     let mut breaker = Breaker::default();
     for (n, c) in candidates.iter().enumerate() {
-        if progress {
-            write!(err, "\rmigrating {}/{total} EphemeralRunnerSets", n + 1)?;
-            err.flush()?;
+        if total >= 20 {
+            shell.progress(format_args!(
+                "migrating {}/{total} EphemeralRunnerSets",
+                n + 1
+            ))?;
         }
         if let Some(e) = &c.error {
             rows.push(row(c, None, "Failed", Some(e.clone())));
@@ -800,9 +801,7 @@ async fn decide_and_write(
             Err(e) => row(c, Some(&d), "Failed", Some(e.to_string())),
         });
     }
-    if progress {
-        writeln!(err)?;
-    }
+    shell.clear_progress();
     Ok(rows)
 }
 

@@ -16,7 +16,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Args, CommandFactory as _, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory as _, Parser, Subcommand};
 
 use crate::cluster::ConnectOptions;
 
@@ -26,6 +26,31 @@ pub const EXIT_OK: u8 = 0;
 pub const EXIT_DRIFT: u8 = 1;
 /// Exit code: usage or runtime error.
 pub const EXIT_ERROR: u8 = 2;
+
+/// How a run went, as its exit code tells it: the README's one table, the same in every command.
+/// Ordered from best to worst, so the outcome of many objects is the worst of theirs
+/// (`outcomes.max()`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub enum Outcome {
+    /// 0: nothing to report, or everything done.
+    #[default]
+    Clean,
+    /// 1: semantic drift (diff), or `--wait` did not see what it waited for.
+    Drift,
+    /// 2: an error, or an object that could not be processed (the others still were).
+    Failed,
+}
+
+impl Outcome {
+    /// The process exit code: 0, 1 or 2, like `kubectl diff`.
+    pub fn code(self) -> u8 {
+        match self {
+            Outcome::Clean => EXIT_OK,
+            Outcome::Drift => EXIT_DRIFT,
+            Outcome::Failed => EXIT_ERROR,
+        }
+    }
+}
 
 /// See and operate actions-runner-controller's runner-spec revisions.
 #[derive(Debug, Parser)]
@@ -85,6 +110,9 @@ pub struct KubeFlags {
     /// Log verbosity on stderr (0-9, like kubectl; 6 and up log each request).
     #[arg(short = 'v', long = "v", value_name = "LEVEL", default_value_t = 0)]
     pub verbosity: u8,
+    /// Not a flag: `KUBECONFIG` and the home directory, from the injected [`Env`].
+    #[arg(skip)]
+    pub env: crate::cluster::KubeEnv,
 }
 
 impl KubeFlags {
@@ -97,6 +125,7 @@ impl KubeFlags {
             impersonate: self.as_user.clone(),
             impersonate_groups: self.as_group.clone(),
             request_timeout: self.request_timeout.filter(|d| !d.is_zero()),
+            env: self.env.clone(),
         }
     }
 
@@ -118,6 +147,7 @@ impl KubeFlags {
             } else {
                 before.verbosity
             },
+            env: before.env,
         }
     }
 }
@@ -158,35 +188,7 @@ pub enum Command {
     Completion(completion::CompletionArgs),
 }
 
-/// When to colour output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ColorChoice {
-    Auto,
-    Always,
-    Never,
-}
-
-/// What the process knows about its terminal, handed in by `main` (the library never asks).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Terminal {
-    /// stdout is a terminal.
-    pub stdout_is_tty: bool,
-    /// stderr is a terminal (progress is shown only there).
-    pub stderr_is_tty: bool,
-    /// `NO_COLOR` is set to a non-empty value.
-    pub no_color: bool,
-}
-
-impl Terminal {
-    /// Whether to colour, per `--color` and the NO_COLOR convention.
-    pub fn color(&self, choice: ColorChoice) -> bool {
-        match choice {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => self.stdout_is_tty && !self.no_color,
-        }
-    }
-}
+pub use crate::shell::{ColorChoice, Env, Shell, Terminal};
 
 /// The `-v`/`--v` level in `args`, read before parsing so logging is set up first (kubectl's
 /// spellings: `-v 6`, `-v=6`, `-v6`, `--v 6`, `--v=6`). Unparsable values are left to clap.
@@ -307,14 +309,20 @@ pub fn parse_qps(s: &str) -> Result<f64, String> {
     Ok(qps)
 }
 
-/// Parse `args` and run the command, writing data to `out` and diagnostics to `err`.
-/// Returns the process exit code.
+/// Parse `args` and run the command in `env`, writing data to `out` and diagnostics to `err`
+/// through one [`Shell`]. Returns the process exit code.
 ///
 /// A reader of `out` that goes away (`kubectl arc ... -o json | head -3`) ends the run quietly
 /// with exit 0, as ripgrep does: no message, whichever write met the closed pipe (a renderer, a
 /// `--watch` row) and whatever error type it was wrapped in on the way up. A closed `err` only
 /// loses the diagnostics: the run goes on and its exit code still tells how it went.
-pub fn main<I, T>(args: I, term: Terminal, out: &mut dyn Write, err: &mut dyn Write) -> u8
+pub fn main<I, T>(
+    args: I,
+    term: Terminal,
+    mut env: Env,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> u8
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
@@ -322,7 +330,9 @@ where
     let mut out = PipeWatch::new(out);
     let mut err = PipeWatch::new(err);
     err.discard_when_closed = true;
-    let result = run(args, term, &mut out, &mut err);
+    let mut shell = Shell::new(&mut out, &mut err, term);
+    let result = run(args, &mut env, &mut shell);
+    drop(shell); // (which clears a progress line)
     // Decided by the writer, not by the error's chain: a connection to the API server that broke
     // while a request was written also carries EPIPE, and is an error like any other.
     if out.closed {
@@ -331,7 +341,8 @@ where
     match result {
         Ok(code) => code,
         Err(e) => {
-            let _ = writeln!(err, "error: {e:#}");
+            let _ =
+                Shell::new(&mut out, &mut err, Terminal::default()).error(format_args!("{e:#}"));
             EXIT_ERROR
         }
     }
@@ -339,24 +350,27 @@ where
 
 fn run(
     args: impl IntoIterator<Item = impl Into<OsString> + Clone>,
-    term: Terminal,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
+    env: &mut Env,
+    shell: &mut Shell<'_>,
 ) -> anyhow::Result<u8> {
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
-    if let Some(code) = completion::intercept(&args, out, err) {
+    if let Some(code) = completion::intercept(&args, env, shell) {
         return Ok(code);
     }
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { EXIT_ERROR } else { EXIT_OK };
-            let rendered = if term.color(ColorChoice::Auto) {
+            let rendered = if shell.color(ColorChoice::Auto) {
                 e.render().ansi().to_string()
             } else {
                 e.render().to_string()
             };
-            let target: &mut dyn Write = if e.use_stderr() { err } else { out };
+            let target = if e.use_stderr() {
+                shell.err()
+            } else {
+                shell.out()
+            };
             let _ = write!(target, "{rendered}");
             return Ok(code);
         }
@@ -364,20 +378,41 @@ fn run(
     let Some(command) = cli.command else {
         // `kubectl arc` alone: the help, as `kubectl` alone prints it (exit 0).
         let help = Cli::command().render_long_help();
-        if term.color(ColorChoice::Auto) {
-            write!(out, "{}", help.ansi())?;
+        if shell.color(ColorChoice::Auto) {
+            write!(shell.out(), "{}", help.ansi())?;
         } else {
-            write!(out, "{help}")?;
+            write!(shell.out(), "{help}")?;
         }
         return Ok(EXIT_OK);
     };
+    let kube = |flags: KubeFlags| {
+        let mut kube = flags.over(&cli.kube);
+        kube.env = env.kube();
+        kube
+    };
     match command {
-        Command::Diff(c) => diff::run(&c.kube.over(&cli.kube), c.args, term, out, err),
-        Command::Status(c) => status::run(&c.kube.over(&cli.kube), c.args, term, out, err),
-        Command::Bump(c) => bump::run(&c.kube.over(&cli.kube), c.args, term, out, err),
-        Command::Migrate(c) => migrate::run(&c.kube.over(&cli.kube), c.args, term, out, err),
-        Command::Version(args) => version::run(args, out),
-        Command::Completion(args) => completion::run(args, out),
+        Command::Diff(c) => {
+            let kube = kube(c.kube);
+            shell.set_verbosity(kube.verbosity);
+            diff::run(&kube, c.args, env, shell)
+        }
+        Command::Status(c) => {
+            let kube = kube(c.kube);
+            shell.set_verbosity(kube.verbosity);
+            status::run(&kube, c.args, env, shell)
+        }
+        Command::Bump(c) => {
+            let kube = kube(c.kube);
+            shell.set_verbosity(kube.verbosity);
+            bump::run(&kube, c.args, env, shell)
+        }
+        Command::Migrate(c) => {
+            let kube = kube(c.kube);
+            shell.set_verbosity(kube.verbosity);
+            migrate::run(&kube, c.args, env, shell)
+        }
+        Command::Version(args) => version::run(args, shell.out()),
+        Command::Completion(args) => completion::run(args, shell.out()),
     }
 }
 
@@ -596,6 +631,14 @@ mod tests {
         }
     }
 
+    #[test]
+    fn the_worst_outcome_decides_the_code() {
+        let all = [Outcome::Clean, Outcome::Failed, Outcome::Drift];
+        assert_eq!(all.iter().max().map(|o| o.code()), Some(EXIT_ERROR));
+        assert_eq!(Outcome::default().code(), EXIT_OK);
+        assert_eq!(Outcome::Drift.max(Outcome::Clean).code(), EXIT_DRIFT);
+    }
+
     /// A reader that went away: every write fails with EPIPE.
     struct ClosedPipe;
 
@@ -613,7 +656,7 @@ mod tests {
     fn a_closed_stdout_ends_quietly_and_a_closed_stderr_keeps_the_code() {
         let run = |args: &[&str], out: &mut dyn Write, err: &mut dyn Write| {
             let argv = std::iter::once("kubectl-arc").chain(args.iter().copied());
-            main(argv, Terminal::default(), out, err)
+            main(argv, Terminal::default(), Env::default(), out, err)
         };
         let mut err = Vec::new();
         for args in [&["version", "-o", "json"][..], &[], &["completion", "zsh"]] {
@@ -626,24 +669,5 @@ mod tests {
             EXIT_ERROR
         );
         assert_eq!(run(&["version"], &mut out, &mut ClosedPipe), EXIT_OK);
-    }
-
-    #[test]
-    fn no_color_and_terminals() {
-        let tty = Terminal {
-            stdout_is_tty: true,
-            stderr_is_tty: true,
-            no_color: false,
-        };
-        assert!(tty.color(ColorChoice::Auto));
-        assert!(
-            !Terminal {
-                no_color: true,
-                ..tty
-            }
-            .color(ColorChoice::Auto)
-        );
-        assert!(!Terminal::default().color(ColorChoice::Auto));
-        assert!(Terminal::default().color(ColorChoice::Always));
     }
 }

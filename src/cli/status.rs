@@ -9,7 +9,7 @@
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use anyhow::{Context as _, Result, bail};
 use clap::Args;
@@ -17,7 +17,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
-use super::{ColorChoice, EXIT_DRIFT, EXIT_ERROR, EXIT_OK, KubeFlags, Terminal, parse_duration};
+use super::{ColorChoice, EXIT_DRIFT, EXIT_ERROR, EXIT_OK, Env, KubeFlags, Shell, parse_duration};
 use crate::cluster;
 use crate::cluster::watch::{Event, Scope, Watcher, list_pages};
 use crate::core::arc;
@@ -108,9 +108,19 @@ struct Plan {
     names: Vec<String>,
     selector: Option<String>,
     parsed_selector: Option<Selector>,
+    /// The wall clock (AGE, "last written ... ago"), injected.
+    clock: fn() -> SystemTime,
 }
 
 impl Plan {
+    /// The clock, in Unix seconds.
+    fn now(&self) -> Option<i64> {
+        (self.clock)()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()
+            .map(|d| d.as_secs() as i64)
+    }
+
     /// Whether a set event belongs to the selection (names; the selector is applied by the
     /// server).
     fn selects(&self, key: &SetKey) -> bool {
@@ -134,13 +144,7 @@ impl Plan {
     }
 }
 
-pub fn run(
-    kube: &KubeFlags,
-    args: StatusArgs,
-    term: Terminal,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> Result<u8> {
+pub fn run(kube: &KubeFlags, args: StatusArgs, env: &mut Env, shell: &mut Shell<'_>) -> Result<u8> {
     let layout = super::layout_arg(&args.layout)?;
     let parsed_selector = super::checked_scope(
         kube,
@@ -158,7 +162,7 @@ pub fn run(
         wide: args.output == Output::Wide,
         no_headers: args.no_headers,
         namespace_column: args.all_namespaces || !args.files.is_empty(),
-        color: term.color(args.color),
+        color: shell.color(args.color),
     };
 
     if !args.files.is_empty() {
@@ -168,9 +172,10 @@ pub fn run(
             names: args.names.clone(),
             selector: args.selector.clone(),
             parsed_selector,
+            clock: env.clock,
         };
-        let (rows, errors) = from_files(&plan, &args.files, kube);
-        return finish(&args, opts, rows, errors, out, err);
+        let (rows, errors) = from_files(&plan, &args.files, kube, &mut env.stdin);
+        return finish(&args, opts, rows, errors, shell);
     }
 
     let rt = super::runtime()?;
@@ -197,9 +202,10 @@ pub fn run(
             names,
             selector: args.selector.clone(),
             parsed_selector,
+            clock: env.clock,
         };
         if args.watch || args.wait {
-            live(&conn.client, &plan, &args, opts, out, err).await
+            live(&conn.client, &plan, &args, opts, shell).await
         } else {
             let gathered = gather(&conn.client, &plan, Census::new(layout, false)).await?;
             let mut census = gathered.census;
@@ -210,8 +216,8 @@ pub fn run(
                 cluster::check_namespace(&conn.client, ns).await?;
             }
             let errors = missing_names(&plan, &census);
-            let rows = census.statuses(now());
-            finish(&args, opts, rows, errors, out, err)
+            let rows = census.statuses(plan.now());
+            finish(&args, opts, rows, errors, shell)
         }
     })
 }
@@ -365,14 +371,6 @@ async fn scale_sets(client: &kube::Client, plan: &Plan) -> Vec<input::Object> {
     .unwrap_or_default()
 }
 
-/// The clock, in Unix seconds (for AGE and "last written ... ago").
-fn now() -> Option<i64> {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()
-        .map(|d| d.as_secs() as i64)
-}
-
 fn missing_names(plan: &Plan, census: &Census) -> Vec<String> {
     let ns = plan.namespace.clone().unwrap_or_default();
     plan.names
@@ -388,15 +386,14 @@ fn finish(
     opts: TableOptions,
     rows: Vec<SetStatus>,
     errors: Vec<String>,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
+    shell: &mut Shell<'_>,
 ) -> Result<u8> {
     // "No EphemeralRunnerSets found." is for an empty result, not for one whose errors say why.
     if !rows.is_empty() || errors.is_empty() {
-        render(args, opts, rows, out, err)?;
+        render(args, opts, rows, shell)?;
     }
     for e in &errors {
-        writeln!(err, "error: {e}")?;
+        shell.error(e)?;
     }
     Ok(if errors.is_empty() {
         EXIT_OK
@@ -409,17 +406,16 @@ fn render(
     args: &StatusArgs,
     opts: TableOptions,
     rows: Vec<SetStatus>,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
+    shell: &mut Shell<'_>,
 ) -> Result<()> {
+    if rows.is_empty() && matches!(args.output, Output::Default | Output::Wide) {
+        shell.status("No EphemeralRunnerSets found.")?;
+        return Ok(());
+    }
     // Thousands of rows: one buffered stream, not a write per line.
-    let mut out = std::io::BufWriter::with_capacity(64 * 1024, out);
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, shell.out());
     match args.output {
         Output::Default | Output::Wide => {
-            if rows.is_empty() {
-                writeln!(err, "No EphemeralRunnerSets found.")?;
-                return Ok(());
-            }
             write_table(&rows, opts, &mut out)?;
             if !args.names.is_empty() && args.output == Output::Default {
                 write_reasons(&rows, opts.color, &mut out)?;
@@ -561,8 +557,7 @@ async fn live(
     plan: &Plan,
     args: &StatusArgs,
     opts: TableOptions,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
+    shell: &mut Shell<'_>,
 ) -> Result<u8> {
     let deadline = args.timeout.map(|t| tokio::time::Instant::now() + t);
     let gathered = gather(client, plan, Census::new(plan.layout, true)).await?;
@@ -571,12 +566,12 @@ async fn live(
     let missing = missing_names(plan, &census);
     if !missing.is_empty() {
         for e in &missing {
-            writeln!(err, "error: {e}")?;
+            shell.error(e)?;
         }
         return Ok(EXIT_ERROR);
     }
     let mut shown = Shown::new(args, opts);
-    if let Some(code) = shown.start(plan, census.statuses(now()), out, err)? {
+    if let Some(code) = shown.start(plan, census.statuses(plan.now()), shell)? {
         return Ok(code);
     }
     let mut sets_watch = Watcher::new(
@@ -615,7 +610,7 @@ async fn live(
                         if let Ok(facts) = SetFacts::from_json(&v.to_string()) {
                             let key = (facts.namespace, facts.name);
                             census.remove_set(&key);
-                            shown.deleted(plan, &key, out)?;
+                            shown.deleted(plan, &key, shell)?;
                         }
                     }
                     Event::Relist => {
@@ -630,7 +625,7 @@ async fn live(
                         dirty.extend(g.seen);
                         sets_watch.resume_from(g.sets_version);
                     }
-                    Event::Reconnecting(why) => writeln!(err, "{why}")?,
+                    Event::Reconnecting(why) => shell.status(why)?,
                 }
                 flush_at.get_or_insert_with(soon);
             }
@@ -656,18 +651,18 @@ async fn live(
                         dirty.extend(census.keys().cloned().collect::<Vec<_>>());
                         runners_watch.resume_from(g.runners_version);
                     }
-                    Event::Reconnecting(why) => writeln!(err, "{why}")?,
+                    Event::Reconnecting(why) => shell.status(why)?,
                 }
                 flush_at.get_or_insert_with(soon);
             }
             _ = tokio::time::sleep_until(flush_deadline), if flush_at.is_some() => {
                 flush_at = None;
-                if let Some(code) = shown.flush(&mut census, &mut dirty, out, err)? {
+                if let Some(code) = shown.flush(plan, &mut census, &mut dirty, shell)? {
                     return Ok(code);
                 }
             }
             _ = tokio::time::sleep_until(timeout_deadline), if deadline.is_some() => {
-                return shown.timed_out(out, err);
+                return shown.timed_out(shell);
             }
         }
     }
@@ -703,8 +698,7 @@ impl<'a> Shown<'a> {
         &mut self,
         plan: &Plan,
         rows: Vec<SetStatus>,
-        out: &mut dyn Write,
-        err: &mut dyn Write,
+        shell: &mut Shell<'_>,
     ) -> Result<Option<u8>> {
         let args = self.args;
         if args.wait {
@@ -717,19 +711,21 @@ impl<'a> Shown<'a> {
                     }
                 );
             }
-            for r in &rows {
-                progress(r, err)?;
+            if !shell.shows_progress() {
+                for r in &rows {
+                    shell.status(progress_line(r))?;
+                }
             }
         } else if rows.is_empty() && args.output.is_human() {
-            writeln!(err, "No EphemeralRunnerSets found; watching.")?;
+            shell.status("No EphemeralRunnerSets found; watching.")?;
         } else {
-            self.print(&rows, out)?;
+            self.print(&rows, shell.out())?;
         }
         for r in rows {
             self.rows.insert((r.namespace.clone(), r.name.clone()), r);
         }
         if args.wait {
-            return self.verdict(out, err);
+            return self.verdict(shell);
         }
         Ok(None)
     }
@@ -753,7 +749,7 @@ impl<'a> Shown<'a> {
 
     /// A set was deleted: `--watch` prints its row one last time as Deleted, as `kubectl get -w`
     /// prints a deleted object; `--wait` fails when it waited for that set by name.
-    fn deleted(&mut self, plan: &Plan, key: &SetKey, out: &mut dyn Write) -> Result<()> {
+    fn deleted(&mut self, plan: &Plan, key: &SetKey, shell: &mut Shell<'_>) -> Result<()> {
         let last = self.rows.remove(key);
         if self.args.wait {
             if plan.names.contains(&key.1) {
@@ -768,7 +764,7 @@ impl<'a> Shown<'a> {
         if let Some(mut row) = last {
             row.state = State::Deleted;
             row.reasons = vec!["the EphemeralRunnerSet was deleted".into()];
-            self.print(&[row], out)?;
+            self.print(&[row], shell.out())?;
         }
         Ok(())
     }
@@ -777,10 +773,10 @@ impl<'a> Shown<'a> {
     /// whether it is over.
     fn flush(
         &mut self,
+        plan: &Plan,
         census: &mut Census,
         dirty: &mut HashSet<SetKey>,
-        out: &mut dyn Write,
-        err: &mut dyn Write,
+        shell: &mut Shell<'_>,
     ) -> Result<Option<u8>> {
         let (args, opts) = (self.args, self.opts);
         let table = args.output.is_human();
@@ -788,7 +784,7 @@ impl<'a> Shown<'a> {
         let mut keys: Vec<SetKey> = dirty.drain().collect();
         keys.sort();
         for key in keys {
-            let Some(row) = census.status(&key, now()) else {
+            let Some(row) = census.status(&key, plan.now()) else {
                 continue;
             };
             let unchanged = self.rows.get(&key).is_some_and(|b| {
@@ -802,7 +798,9 @@ impl<'a> Shown<'a> {
             });
             if !unchanged {
                 if args.wait {
-                    progress(&row, err)?;
+                    if !shell.shows_progress() {
+                        shell.status(progress_line(&row))?;
+                    }
                 } else {
                     changed.push(row.clone());
                 }
@@ -810,31 +808,36 @@ impl<'a> Shown<'a> {
             self.rows.insert(key, row);
         }
         if args.wait {
-            return self.verdict(out, err);
+            return self.verdict(shell);
         }
         if !changed.is_empty() {
-            self.print(&changed, out)?;
+            self.print(&changed, shell.out())?;
         }
         Ok(None)
     }
 
     /// `--wait`: over when every set has settled (exit 0), or when waiting cannot help (exit 1).
-    fn verdict(&self, out: &mut dyn Write, err: &mut dyn Write) -> Result<Option<u8>> {
+    ///
+    /// On a terminal, while it goes on, one line counts what is left.
+    fn verdict(&self, shell: &mut Shell<'_>) -> Result<Option<u8>> {
         let rows = self.sorted();
         if rows.iter().all(settled) {
-            render(self.args, self.opts, rows, out, err)?;
+            shell.clear_progress();
+            render(self.args, self.opts, rows, shell)?;
             return Ok(Some(EXIT_OK));
         }
         if let Some(stuck) = cannot_progress(&rows) {
-            render(self.args, self.opts, rows, out, err)?;
-            writeln!(err, "error: {stuck}")?;
+            shell.clear_progress();
+            render(self.args, self.opts, rows, shell)?;
+            shell.error(stuck)?;
             return Ok(Some(EXIT_DRIFT));
         }
+        shell.progress(wait_summary(&rows))?;
         Ok(None)
     }
 
     /// `--timeout` passed: the table, and the sets still waited for (a few named).
-    fn timed_out(self, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8> {
+    fn timed_out(self, shell: &mut Shell<'_>) -> Result<u8> {
         let rows = self.sorted();
         let waiting: Vec<String> = rows
             .iter()
@@ -852,13 +855,13 @@ impl<'a> Shown<'a> {
                 )
             })
             .collect();
-        render(self.args, self.opts, rows, out, err)?;
-        writeln!(
-            err,
-            "error: timed out after {} waiting for every EphemeralRunnerSet to be Synced: {}",
+        shell.clear_progress();
+        render(self.args, self.opts, rows, shell)?;
+        shell.error(format_args!(
+            "timed out after {} waiting for every EphemeralRunnerSet to be Synced: {}",
             format_duration(self.args.timeout.unwrap_or_default()),
             super::name_a_few(&waiting, 3)
-        )?;
+        ))?;
         Ok(EXIT_DRIFT)
     }
 }
@@ -910,13 +913,23 @@ fn same_row(a: &SetStatus, b: &SetStatus) -> bool {
         && a.phase == b.phase
 }
 
-/// A `--wait` progress line on stderr.
-fn progress(row: &SetStatus, err: &mut dyn Write) -> Result<()> {
-    writeln!(err, "{}", progress_line(row))?;
-    Ok(())
+/// `--wait`'s one line on a terminal: how many sets settled, how many acknowledged their revision,
+/// and the stale runners ARC has yet to replace.
+fn wait_summary(rows: &[SetStatus]) -> String {
+    let total = rows.len();
+    let settled = rows.iter().filter(|r| settled(r)).count();
+    let acknowledged = rows
+        .iter()
+        .filter(|r| matches!((r.spec_revision, r.applied_revision), (Some(s), Some(a)) if a >= s))
+        .count();
+    let stale: usize = rows.iter().map(|r| r.runners.stale).sum();
+    format!(
+        "Waiting for ARC: {settled}/{total} EphemeralRunnerSets Synced, {acknowledged}/{total} revisions acknowledged, {stale} stale {} left",
+        if stale == 1 { "runner" } else { "runners" }
+    )
 }
 
-/// The progress line of a set: printed again only when it changes.
+/// The line a set prints in a log while `--wait` goes on: printed again only when it changes.
 fn progress_line(row: &SetStatus) -> String {
     let revisions = format!(
         "spec revision {}, applied {}",
@@ -959,8 +972,13 @@ fn format_duration(d: Duration) -> String {
 
 /// `-f`: the census from a dump, read through the one input layer. Returns the rows and the
 /// problems found (files that cannot be read, objects kubectl would refuse).
-fn from_files(plan: &Plan, paths: &[PathBuf], kube: &KubeFlags) -> (Vec<SetStatus>, Vec<String>) {
-    let inputs = input::read(paths, &mut std::io::stdin());
+fn from_files(
+    plan: &Plan,
+    paths: &[PathBuf],
+    kube: &KubeFlags,
+    stdin: &mut dyn std::io::Read,
+) -> (Vec<SetStatus>, Vec<String>) {
+    let inputs = input::read(paths, stdin);
     let mut errors = inputs.errors;
     let mut objects = inputs.objects;
     let namespace = kube.namespace.clone().unwrap_or_else(|| {
@@ -1012,5 +1030,44 @@ fn from_files(plan: &Plan, paths: &[PathBuf], kube: &KubeFlags) -> (Vec<SetStatu
             errors.push(format!("EphemeralRunnerSet {name} not found in the files"));
         }
     }
-    (census.statuses(now()), errors)
+    (census.statuses(plan.now()), errors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(name: &str, state: State, revisions: (i64, i64), stale: usize) -> SetStatus {
+        SetStatus {
+            namespace: "arc".into(),
+            name: name.into(),
+            spec_revision: Some(revisions.0),
+            applied_revision: Some(revisions.1),
+            state,
+            runners: crate::core::runners::RunnerCounts {
+                stale,
+                ..Default::default()
+            },
+            reasons: Vec::new(),
+            phase: None,
+            spec_revision_written_by: None,
+            creation_timestamp: None,
+            age_seconds: None,
+        }
+    }
+
+    /// Issue 14: `--wait` on a terminal is one line of counts, not a line per set.
+    #[test]
+    fn the_wait_line_counts_sets_revisions_and_stale_runners() {
+        let rows = [
+            row("a", State::Synced, (2, 2), 0),
+            row("b", State::Stale, (3, 3), 1),
+            row("c", State::Pending, (4, 3), 2),
+        ];
+        assert_eq!(
+            wait_summary(&rows),
+            "Waiting for ARC: 1/3 EphemeralRunnerSets Synced, 2/3 revisions acknowledged, 3 stale runners left"
+        );
+        assert!(wait_summary(&rows[1..2]).ends_with("1 stale runner left"));
+    }
 }

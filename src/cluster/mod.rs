@@ -12,6 +12,7 @@ pub mod retry;
 pub mod watch;
 pub mod write;
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -38,6 +39,18 @@ pub struct ConnectOptions {
     pub impersonate_groups: Vec<String>,
     /// `--request-timeout`: bounds each request (connect, write and read). `None`: no limit.
     pub request_timeout: Option<Duration>,
+    /// What the process's environment says: `KUBECONFIG` and the home directory.
+    pub env: KubeEnv,
+}
+
+/// The environment the kubeconfig is found by, handed in by `main` through the command layer:
+/// the cluster layer reads no variable itself.
+#[derive(Debug, Clone, Default)]
+pub struct KubeEnv {
+    /// `KUBECONFIG`: a list of files, merged like kubectl.
+    pub kubeconfig: Option<OsString>,
+    /// The home directory, for `~/.kube/config`.
+    pub home: Option<PathBuf>,
 }
 
 /// A connected client and the context's default namespace.
@@ -52,8 +65,8 @@ pub struct Connection {
 pub fn load_kubeconfig(opts: &ConnectOptions) -> Result<Kubeconfig> {
     kubeconfig::load(
         opts.kubeconfig.as_deref(),
-        std::env::var_os("KUBECONFIG").as_deref(),
-        std::env::home_dir().as_deref(),
+        opts.env.kubeconfig.as_deref(),
+        opts.env.home.as_deref(),
     )
 }
 

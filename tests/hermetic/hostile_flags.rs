@@ -229,7 +229,13 @@ fn nul_bytes_in_every_flag_are_refused_in_process() {
         let mut out = Vec::new();
         let mut err = Vec::new();
         let code = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            kubectl_arc::cli::main(argv.clone(), Terminal::default(), &mut out, &mut err)
+            kubectl_arc::cli::main(
+                argv.clone(),
+                Terminal::default(),
+                Default::default(),
+                &mut out,
+                &mut err,
+            )
         }))
         .unwrap_or_else(|_| panic!("{}: panicked", shown(&args)));
         let err = String::from_utf8_lossy(&err);

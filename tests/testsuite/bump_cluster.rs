@@ -516,7 +516,7 @@ async fn wait_returns_once_the_controller_acknowledges_and_times_out_otherwise()
     assert_eq!(code, 1, "{err}");
     assert!(
         err.contains(&format!(
-            "timed out waiting for ARC to acknowledge: {ns}/runners (revision 4)"
+            "timed out waiting for ARC to acknowledge 1/1 EphemeralRunnerSets: {ns}/runners (revision 4)"
         )),
         "{err}"
     );

@@ -29,7 +29,13 @@ pub fn in_process(args: &[&str]) -> (u8, String, String) {
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let mut argv = vec!["kubectl-arc"];
     argv.extend_from_slice(args);
-    let code = kubectl_arc::cli::main(argv, Default::default(), &mut out, &mut err);
+    let code = kubectl_arc::cli::main(
+        argv,
+        Default::default(),
+        Default::default(),
+        &mut out,
+        &mut err,
+    );
     (
         code,
         String::from_utf8(out).unwrap(),

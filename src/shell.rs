@@ -1,0 +1,352 @@
+//! The process as the library sees it: a [`Shell`] to talk to the user (cargo's
+//! `core/shell.rs`: stdout, stderr, colour, verbosity, progress and the `error:`/`warning:`/
+//! `note:`/`hint:` lines) and an [`Env`] with what the process was started with (environment
+//! variables, directories, stdin and the wall clock). `main` builds both from the real process;
+//! tests build them from whatever they like. Nothing below `main` reads the environment, stdin or
+//! the clock by itself.
+
+use std::collections::BTreeMap;
+use std::ffi::{OsStr, OsString};
+use std::fmt::Display;
+use std::io::{self, Read, Write};
+use std::path::PathBuf;
+use std::time::SystemTime;
+
+/// What the process knows about its terminal, handed in by `main` (the library never asks).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Terminal {
+    /// stdout is a terminal.
+    pub stdout_is_tty: bool,
+    /// stderr is a terminal (progress is shown only there).
+    pub stderr_is_tty: bool,
+    /// `NO_COLOR` is set to a non-empty value.
+    pub no_color: bool,
+}
+
+/// When to colour output (`--color`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+impl Terminal {
+    /// Whether to colour stdout, per `--color` and the NO_COLOR convention.
+    pub fn color(&self, choice: ColorChoice) -> bool {
+        match choice {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => self.stdout_is_tty && !self.no_color,
+        }
+    }
+}
+
+/// The one way out to the user. Data (reports, tables, scripts) goes to [`Shell::out`];
+/// everything said about the run goes to stderr through [`Shell::error`], [`Shell::warn`],
+/// [`Shell::note`], [`Shell::hint`] and [`Shell::status`], or as a progress line.
+///
+/// A progress line ([`Shell::progress`]) is one line on a terminal's stderr that rewrites itself;
+/// any other write first clears it, so progress never leaves half a line in front of a message
+/// or a table. Off a terminal, or with `-v` logging on stderr, progress is not shown at all (each
+/// caller that wants a line per change off a terminal says so with [`Shell::progress_or_line`]).
+pub struct Shell<'a> {
+    out: &'a mut dyn Write,
+    err: &'a mut dyn Write,
+    term: Terminal,
+    verbosity: u8,
+    /// A progress line is on stderr now.
+    progress_shown: bool,
+}
+
+impl<'a> Shell<'a> {
+    pub fn new(out: &'a mut dyn Write, err: &'a mut dyn Write, term: Terminal) -> Self {
+        Shell {
+            out,
+            err,
+            term,
+            verbosity: 0,
+            progress_shown: false,
+        }
+    }
+
+    /// The `-v` level: above 0 the log lines share stderr, so progress lines are not shown.
+    pub fn set_verbosity(&mut self, level: u8) {
+        self.verbosity = level;
+    }
+
+    pub fn verbosity(&self) -> u8 {
+        self.verbosity
+    }
+
+    pub fn terminal(&self) -> Terminal {
+        self.term
+    }
+
+    /// Whether to colour stdout under `--color choice`.
+    pub fn color(&self, choice: ColorChoice) -> bool {
+        self.term.color(choice)
+    }
+
+    /// Whether stderr rewrites a progress line in place.
+    pub fn shows_progress(&self) -> bool {
+        self.term.stderr_is_tty && self.verbosity == 0
+    }
+
+    /// stdout, for data. A progress line is cleared first when both streams share a terminal.
+    pub fn out(&mut self) -> &mut dyn Write {
+        if self.term.stdout_is_tty {
+            self.clear_progress();
+        }
+        &mut *self.out
+    }
+
+    /// stderr, for free-form diagnostics (clap's messages, a watch's reconnect line).
+    pub fn err(&mut self) -> &mut dyn Write {
+        self.clear_progress();
+        &mut *self.err
+    }
+
+    /// `error: MESSAGE`, as kubectl prints errors.
+    pub fn error(&mut self, message: impl Display) -> io::Result<()> {
+        self.line("error: ", message)
+    }
+
+    /// `warning: MESSAGE`.
+    pub fn warn(&mut self, message: impl Display) -> io::Result<()> {
+        self.line("warning: ", message)
+    }
+
+    /// `note: MESSAGE`: something worth knowing that changes nothing.
+    pub fn note(&mut self, message: impl Display) -> io::Result<()> {
+        self.line("note: ", message)
+    }
+
+    /// `hint: MESSAGE`: what to do next.
+    pub fn hint(&mut self, message: impl Display) -> io::Result<()> {
+        self.line("hint: ", message)
+    }
+
+    /// A plain line on stderr, kubectl's way of saying a list was empty
+    /// (`No EphemeralRunnerSets found.`) or that a wait goes on.
+    pub fn status(&mut self, message: impl Display) -> io::Result<()> {
+        self.line("", message)
+    }
+
+    /// Show `line` as the progress line (a terminal only; nothing otherwise).
+    pub fn progress(&mut self, line: impl Display) -> io::Result<()> {
+        if !self.shows_progress() {
+            return Ok(());
+        }
+        write!(self.err, "\r{line}\x1b[K")?;
+        self.err.flush()?;
+        self.progress_shown = true;
+        Ok(())
+    }
+
+    /// The progress line on a terminal, a line of its own otherwise: for `--wait`, which shows
+    /// one updating line on a terminal and one line per real change in a log.
+    pub fn progress_or_line(&mut self, line: impl Display) -> io::Result<()> {
+        if self.shows_progress() {
+            self.progress(line)
+        } else {
+            self.status(line)
+        }
+    }
+
+    /// Erase the progress line, if one is shown.
+    pub fn clear_progress(&mut self) {
+        if self.progress_shown {
+            self.progress_shown = false;
+            // A failed erase loses only a cosmetic line; the next write reports the stream.
+            let _ = write!(self.err, "\r\x1b[K").and_then(|()| self.err.flush());
+        }
+    }
+
+    fn line(&mut self, prefix: &str, message: impl Display) -> io::Result<()> {
+        self.clear_progress();
+        writeln!(self.err, "{prefix}{message}")
+    }
+}
+
+impl Drop for Shell<'_> {
+    fn drop(&mut self) {
+        self.clear_progress();
+    }
+}
+
+/// What the process was started with, read once by `main`: the environment variables,
+/// the working and home directories, stdin and the wall clock.
+pub struct Env<'a> {
+    vars: BTreeMap<OsString, OsString>,
+    /// The user's home directory (`~/.kube/config` lives there).
+    pub home: Option<PathBuf>,
+    /// The working directory (completion of relative paths).
+    pub cwd: Option<PathBuf>,
+    /// `-` as a file name reads this.
+    pub stdin: Box<dyn Read + 'a>,
+    /// The wall clock: ages in tables, the seed of a request id.
+    pub clock: fn() -> SystemTime,
+}
+
+impl Default for Env<'_> {
+    /// No variables, no directories, an empty stdin and the system's clock: a run that depends on
+    /// nothing it was not given.
+    fn default() -> Self {
+        Env {
+            vars: BTreeMap::new(),
+            home: None,
+            cwd: None,
+            stdin: Box::new(io::empty()),
+            clock: SystemTime::now,
+        }
+    }
+}
+
+impl<'a> Env<'a> {
+    /// The real process's environment, working and home directories, stdin and clock: for the
+    /// binaries' `main` functions, the one place that reads them.
+    pub fn from_process() -> Env<'static> {
+        Env {
+            vars: std::env::vars_os().collect(),
+            home: std::env::home_dir(),
+            cwd: std::env::current_dir().ok(),
+            stdin: Box::new(io::stdin()),
+            clock: SystemTime::now,
+        }
+    }
+
+    /// These variables over an otherwise [`Default`] environment.
+    pub fn with_vars<K: Into<OsString>, V: Into<OsString>>(
+        vars: impl IntoIterator<Item = (K, V)>,
+    ) -> Self {
+        Env {
+            vars: vars
+                .into_iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .collect(),
+            ..Env::default()
+        }
+    }
+
+    /// The variable `name`, as `std::env::var_os` would have read it.
+    pub fn var_os(&self, name: impl AsRef<OsStr>) -> Option<&OsStr> {
+        self.vars.get(name.as_ref()).map(OsString::as_os_str)
+    }
+
+    /// The variable `name` if it is set and valid UTF-8.
+    pub fn var(&self, name: impl AsRef<OsStr>) -> Option<&str> {
+        self.var_os(name).and_then(OsStr::to_str)
+    }
+
+    /// The time now, by the injected clock.
+    pub fn now(&self) -> SystemTime {
+        (self.clock)()
+    }
+
+    /// The variables the cluster layer reads (`KUBECONFIG`) and the home directory.
+    pub fn kube(&self) -> crate::cluster::KubeEnv {
+        crate::cluster::KubeEnv {
+            kubeconfig: self.var_os("KUBECONFIG").map(OsStr::to_os_string),
+            home: self.home.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tty() -> Terminal {
+        Terminal {
+            stdout_is_tty: true,
+            stderr_is_tty: true,
+            no_color: false,
+        }
+    }
+
+    #[test]
+    fn progress_is_cleared_before_anything_else_is_said() {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        {
+            let mut shell = Shell::new(&mut out, &mut err, tty());
+            shell.progress("bumping 1/40").unwrap();
+            shell.progress("bumping 2/40").unwrap();
+            shell.warn("w").unwrap();
+            shell.progress("bumping 3/40").unwrap();
+            writeln!(shell.out(), "table").unwrap();
+        }
+        assert_eq!(
+            String::from_utf8(err).unwrap(),
+            "\rbumping 1/40\x1b[K\rbumping 2/40\x1b[K\r\x1b[Kwarning: w\n\rbumping 3/40\x1b[K\r\x1b[K"
+        );
+        assert_eq!(String::from_utf8(out).unwrap(), "table\n");
+    }
+
+    #[test]
+    fn no_progress_off_a_terminal_or_under_logging() {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        {
+            let mut shell = Shell::new(&mut out, &mut err, Terminal::default());
+            shell.progress("bumping 1/40").unwrap();
+            shell.progress_or_line("waiting: 1/2 acknowledged").unwrap();
+            shell.hint("h").unwrap();
+        }
+        assert_eq!(
+            String::from_utf8(err).unwrap(),
+            "waiting: 1/2 acknowledged\nhint: h\n"
+        );
+        let mut err = Vec::new();
+        {
+            let mut shell = Shell::new(&mut out, &mut err, tty());
+            shell.set_verbosity(6);
+            shell.progress("bumping 1/40").unwrap();
+        }
+        assert!(err.is_empty());
+    }
+
+    #[test]
+    fn a_pipe_on_stdout_leaves_the_progress_line_alone() {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        {
+            let term = Terminal {
+                stdout_is_tty: false,
+                ..tty()
+            };
+            let mut shell = Shell::new(&mut out, &mut err, term);
+            shell.progress("p").unwrap();
+            writeln!(shell.out(), "row").unwrap();
+            shell.progress("q").unwrap();
+        }
+        assert_eq!(
+            String::from_utf8(err).unwrap(),
+            "\rp\x1b[K\rq\x1b[K\r\x1b[K"
+        );
+    }
+
+    #[test]
+    fn the_environment_is_what_it_was_given() {
+        let env = Env::with_vars([("KUBECONFIG", "/a:/b"), ("COMPLETE", "bash")]);
+        assert_eq!(env.var("KUBECONFIG"), Some("/a:/b"));
+        assert_eq!(env.var("HOME"), None);
+        assert_eq!(env.kube().kubeconfig.as_deref(), Some(OsStr::new("/a:/b")));
+        let fixed = Env {
+            clock: || SystemTime::UNIX_EPOCH,
+            ..Env::default()
+        };
+        assert_eq!(fixed.now(), SystemTime::UNIX_EPOCH);
+    }
+
+    #[test]
+    fn colour_follows_the_choice_and_no_color() {
+        assert!(tty().color(ColorChoice::Auto));
+        let no_color = Terminal {
+            no_color: true,
+            ..tty()
+        };
+        assert!(!no_color.color(ColorChoice::Auto));
+        assert!(!Terminal::default().color(ColorChoice::Auto));
+        assert!(Terminal::default().color(ColorChoice::Always));
+        assert!(!tty().color(ColorChoice::Never));
+    }
+}
