@@ -1,31 +1,16 @@
-//! `kubectl arc diff`: arguments → the desired and live objects → one scale set per desired
-//! AutoscalingRunnerSet, paired with its EphemeralRunnerSet as ARC pairs them → drift → a renderer.
-//!
-//! The desired side is what `-f` gives (a Helm render, a manifest: what would be applied), else the
-//! cluster's AutoscalingRunnerSets. The live side is the cluster, or `--live` dumps, or nothing with
-//! `--local`; EphemeralRunnerSets given with `-f` are live objects too (no one applies them).
-//! Writes nothing anywhere. Exit codes as `kubectl diff`: 0 no semantic drift, 1 semantic drift, 2
-//! error (other scale sets are still reported).
+//! `kubectl arc diff`: its arguments, checked into a [`Plan`], then [`crate::ops::diff`], then a
+//! renderer. Exit codes as `kubectl diff`: 0 no semantic drift, 1 semantic drift, 2 error (other
+//! scale sets are still reported).
 
-use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use clap::Args;
 
-use super::{ColorChoice, EXIT_DRIFT, EXIT_ERROR, EXIT_OK, Env, KubeFlags, Shell};
+use super::{ColorChoice, Env, KubeFlags, Shell};
 use crate::cluster;
-use crate::core::arc;
-use crate::core::desired::DesiredError;
-use crate::core::drift::{DriftError, drift};
-use crate::core::layout::Layout;
-use crate::core::pairing::{self, PairedBy, Pairing};
-use crate::core::recycle_loop::round_trip_of_autoscaling_runner_set;
-use crate::core::revision::RevisionError;
-use crate::core::selector::Selector;
-use crate::input::{self, Object};
-use crate::render::diff::{DiffReport, ScaleSetDiff, TextOptions, write_text};
+use crate::ops::diff::{Diff, Plan};
+use crate::render::diff::{TextOptions, write_text};
 use crate::render::emit::{self, Output};
 
 #[derive(Debug, Args)]
@@ -101,53 +86,24 @@ pub struct DiffArgs {
     pub arc_version: Option<String>,
 }
 
-/// Everything the comparison reads: desired AutoscalingRunnerSets and the live objects, each with
-/// its origin. Built from files, then completed from the cluster when that is allowed and needed.
-#[derive(Default)]
-struct World {
-    /// The desired AutoscalingRunnerSets (from -f; else the live ones).
-    desired: Vec<Object>,
-    /// Live AutoscalingRunnerSets (cluster or --live), by namespace/name.
-    live_scale_sets: BTreeMap<(String, String), Object>,
-    /// Live EphemeralRunnerSets (cluster, --live, or -f).
-    live_sets: Vec<Object>,
-    /// Namespaces whose EphemeralRunnerSets are all known (listed, or files-only mode): a scale set
-    /// without one there is new, not unknown.
-    complete: BTreeSet<String>,
-    /// Every namespace's EphemeralRunnerSets are known (files only, or listed across namespaces).
-    complete_everywhere: bool,
-    /// Items that failed before any comparison (an object kubectl refuses, a duplicate, ...).
-    failed: Vec<ScaleSetDiff>,
-    /// Files that could not be read.
-    errors: Vec<String>,
-    /// The ARC release and where it was read, when the cluster says.
-    arc_version: Option<(String, String)>,
-    /// `live_sets` by namespace (their indexes), for [`pair_of`]: ARC pairs a scale set only with
-    /// sets of its namespace. Built for the sets there are (`live_sets` only grows).
-    sets_by_namespace: RefCell<(usize, HashMap<String, Vec<usize>>)>,
-}
-
-impl World {
-    /// The indexes of the live sets in `namespace`.
-    fn sets_in(&self, namespace: &str) -> Vec<usize> {
-        let mut index = self.sets_by_namespace.borrow_mut();
-        if index.0 != self.live_sets.len() {
-            let mut by_namespace: HashMap<String, Vec<usize>> = HashMap::new();
-            for (i, set) in self.live_sets.iter().enumerate() {
-                by_namespace
-                    .entry(set.namespace().to_string())
-                    .or_default()
-                    .push(i);
-            }
-            *index = (self.live_sets.len(), by_namespace);
-        }
-        index.1.get(namespace).cloned().unwrap_or_default()
-    }
-}
-
 pub fn run(kube: &KubeFlags, args: DiffArgs, env: &mut Env, shell: &mut Shell<'_>) -> Result<u8> {
+    let plan = validate(kube, &args)?;
+    let diff = crate::ops::diff::run(&plan, &mut env.stdin)?;
+    for e in &diff.errors {
+        shell.error(e)?;
+    }
+    if diff.report.items.is_empty() && diff.errors.is_empty() {
+        shell.status("No AutoscalingRunnerSets found.")?;
+    }
+    write(&args, &diff, shell)?;
+    Ok(diff.outcome().code())
+}
+
+/// Everything diff checks before it reads a file or contacts the cluster, and the plan it makes:
+/// the namespace of objects that name none is `-n`, else the kubeconfig context's, else `default`.
+fn validate(kube: &KubeFlags, args: &DiffArgs) -> Result<Plan> {
     let layout = super::layout_arg(&args.layout)?;
-    let selector = super::checked_scope(
+    let parsed_selector = super::checked_scope(
         kube,
         args.all_namespaces,
         "AutoscalingRunnerSet name",
@@ -158,657 +114,48 @@ pub fn run(kube: &KubeFlags, args: DiffArgs, env: &mut Env, shell: &mut Shell<'_
     if reads_stdin(&args.files) && reads_stdin(&args.live) {
         bail!("-f - and --live - cannot both read standard input");
     }
-    let offline = args.local || !args.live.is_empty();
-    let namespace = kube.namespace.clone().unwrap_or_else(|| {
-        cluster::context_namespace(&kube.connect_options()).unwrap_or_else(|| "default".into())
+    let connect = kube.connect_options();
+    let file_namespace = kube.namespace.clone().unwrap_or_else(|| {
+        cluster::context_namespace(&connect).unwrap_or_else(|| "default".into())
     });
+    Ok(Plan {
+        layout,
+        names: args.names.clone(),
+        selector: args.selector.clone(),
+        parsed_selector,
+        all_namespaces: args.all_namespaces,
+        namespace_flag: kube.namespace.clone(),
+        file_namespace,
+        files: args.files.clone(),
+        live: args.live.clone(),
+        local: args.local,
+        arc_version: args.arc_version.clone(),
+        connect,
+    })
+}
 
-    let mut world = World::default();
-    let given = input::read(&args.files, &mut env.stdin);
-    let live = input::read(&args.live, &mut env.stdin);
-    world.errors.extend(given.errors);
-    world.errors.extend(live.errors);
-    let (mut given, mut live) = (given.objects, live.objects);
-    input::resolve_namespaces(&mut given, &namespace, kube.namespace.is_some());
-    input::resolve_namespaces(&mut live, &namespace, kube.namespace.is_some());
-    let filter = Filter {
-        names: &args.names,
-        selector: selector.as_ref(),
-    };
-    let files_given = !args.files.is_empty();
-    if files_given || !args.live.is_empty() {
-        sort_objects(given, Side::Desired, &filter, &mut world);
-        sort_objects(live, Side::Live, &filter, &mut world);
-        if world.desired.is_empty() && world.failed.is_empty() && world.errors.is_empty() {
-            if !files_given {
-                // `--live` alone: the dump's scale sets are compared with their own sets.
-                world.desired = (world.live_scale_sets.values())
-                    .filter(|o| filter.selects(o))
-                    .cloned()
-                    .collect();
-            }
-            if world.desired.is_empty() && world.live_sets.is_empty() {
-                let files: Vec<String> = args
-                    .files
-                    .iter()
-                    .chain(&args.live)
-                    .map(|f| f.display().to_string())
-                    .collect();
-                bail!(
-                    "no AutoscalingRunnerSet or EphemeralRunnerSet (actions.github.com/v1alpha1) in {}",
-                    files.join(", ")
-                );
-            }
-        }
-    }
-    if offline {
-        world.complete_everywhere = true;
-    } else if !files_given || needs_cluster(&world) {
-        let rt = super::runtime()?;
-        rt.block_on(complete_from_cluster(kube, &args, &filter, &mut world))?;
-    }
-    for e in &world.errors {
-        shell.error(e)?;
-    }
-
-    let compared = compare_all(layout, &world, !files_given);
-    let mut items = std::mem::take(&mut world.failed);
-    items.extend(compared);
-    items.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
-    if items.is_empty() && world.errors.is_empty() {
-        shell.status("No AutoscalingRunnerSets found.")?;
-    }
-    let (arc_version, arc_version_from) = match (&args.arc_version, &world.arc_version) {
-        (Some(v), _) => (Some(v.clone()), Some("--arc-version".to_string())),
-        (None, Some((v, from))) => (Some(v.clone()), Some(from.clone())),
-        (None, None) => match labelled_version(&world) {
-            Some((v, from)) => (Some(v), Some(from)),
-            None => (None, None),
-        },
-    };
-    let report = DiffReport {
-        api_version: "kubectl-arc/v1alpha1",
-        kind: "DiffReport",
-        layout: layout.k8s_api.clone(),
-        arc_version,
-        arc_version_from,
-        items,
-    };
-    let resource = "autoscalingrunnerset.actions.github.com";
+/// The report in the chosen format.
+fn write(args: &DiffArgs, diff: &Diff, shell: &mut Shell<'_>) -> Result<()> {
+    let report = &diff.report;
     match &args.output {
         Output::Github => {
             let opts = crate::render::github::GithubOptions {
                 show_strict: args.show_strict,
                 file: args.annotate_file.clone(),
             };
-            crate::render::github::write_diff(&report, &opts, shell.out())?
+            crate::render::github::write_diff(report, &opts, shell.out())?
         }
-        Output::Default => write_text(
-            &report,
-            TextOptions {
+        Output::Default => {
+            let opts = TextOptions {
                 context: args.unified,
                 color: shell.color(args.color),
-            },
-            shell.out(),
-        )?,
-        other => {
-            emit::structured(&report, other, resource, false, shell.out())?;
-        }
-    }
-    let failed = !world.errors.is_empty() || report.items.iter().any(|i| i.error.is_some());
-    Ok(if failed {
-        EXIT_ERROR
-    } else if report.items.iter().any(|i| i.semantic_drift == Some(true)) {
-        EXIT_DRIFT
-    } else {
-        EXIT_OK
-    })
-}
-
-/// The ARC release the objects say they are under (`app.kubernetes.io/version`, which ARC and
-/// its chart set on all three kinds): a live set's first, else a scale set's.
-fn labelled_version(world: &World) -> Option<(String, String)> {
-    world.live_sets.iter().chain(&world.desired).find_map(|o| {
-        let v = o.meta.labels.get("app.kubernetes.io/version")?;
-        Some((
-            v.clone(),
-            format!("label app.kubernetes.io/version of {}", o.describe()),
-        ))
-    })
-}
-
-/// The names and selector that choose scale sets.
-struct Filter<'a> {
-    names: &'a [String],
-    selector: Option<&'a Selector>,
-}
-
-impl Filter<'_> {
-    fn selects(&self, o: &Object) -> bool {
-        (self.names.is_empty() || self.names.iter().any(|n| n == o.name()))
-            && self.selector.is_none_or(|s| s.matches(&o.meta.labels))
-    }
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Side {
-    /// `-f`: what would be applied.
-    Desired,
-    /// `--live`: what is there.
-    Live,
-}
-
-/// Put each object read from files where it belongs, refusing what ARC's Go types or kubectl would
-/// refuse, and the same object twice on one side.
-fn sort_objects(objects: Vec<Object>, side: Side, filter: &Filter<'_>, world: &mut World) {
-    let duplicates: BTreeMap<usize, String> = input::duplicates(&objects).into_iter().collect();
-    for (i, o) in objects.into_iter().enumerate() {
-        if !o.in_arc_group() {
-            continue; // a render holds ServiceAccounts, Roles and Secrets: not ours.
-        }
-        let (ns, name) = o.key();
-        let fail = |world: &mut World, name: String, error: String| {
-            world.failed.push(ScaleSetDiff::failed(
-                ns.clone(),
-                name,
-                o.describe(),
-                String::new(),
-                error,
-            ));
-        };
-        if o.meta.name.is_none() {
-            let error = format!("{}: {} has no metadata.name", o.origin, o.kind);
-            fail(world, format!("<unnamed in {}>", o.origin), error);
-            continue;
-        }
-        let ars = o.kind == arc::KIND_AUTOSCALING_RUNNER_SET;
-        let ers = o.kind == arc::KIND_EPHEMERAL_RUNNER_SET;
-        // Names and the selector choose scale sets; live objects are all kept, since a set is
-        // found through its scale set whatever its own name, and live scale sets lend their uid
-        // and scale-set id.
-        if ars && side == Side::Desired && !filter.selects(&o) {
-            continue;
-        }
-        if let Some(problem) = &o.problem
-            && (ars || ers)
-        {
-            // A problem found while reading already names the object; others do not.
-            let error = if problem.starts_with(&o.kind) {
-                format!("{}: {problem}", o.origin)
-            } else {
-                format!("{}: {problem}", o.describe())
             };
-            fail(world, name, error);
-            continue;
+            write_text(report, opts, shell.out())?
         }
-        if let Some(dup) = duplicates.get(&i)
-            && (ars || ers)
-        {
-            fail(world, name, dup.clone());
-            continue;
-        }
-        match o.kind.as_str() {
-            _ if (ars || ers) && o.api_version != arc::API_VERSION => fail(
-                world,
-                name,
-                format!(
-                    "{}: apiVersion {:?} is not served by ARC (use {})",
-                    o.describe(),
-                    o.api_version,
-                    arc::API_VERSION
-                ),
-            ),
-            arc::KIND_AUTOSCALING_RUNNER_SET if o.spec.is_none() => {
-                fail(world, name, format!("{}: {SPEC_MISSING_ARS}", o.describe()))
-            }
-            arc::KIND_EPHEMERAL_RUNNER_SET if o.spec.is_none() => fail(
-                world,
-                name,
-                format!("{}: {}", o.describe(), RevisionError::MissingSpec),
-            ),
-            arc::KIND_AUTOSCALING_RUNNER_SET => match side {
-                Side::Desired => world.desired.push(o),
-                Side::Live => {
-                    world.live_scale_sets.insert((ns, name), o);
-                }
-            },
-            arc::KIND_EPHEMERAL_RUNNER_SET => world.live_sets.push(o),
-            arc::KIND_EPHEMERAL_RUNNER | "AutoscalingListener" => {}
-            other => fail(
-                world,
-                name,
-                format!(
-                    "{}: unknown kind {other:?} in {} (expected AutoscalingRunnerSet or EphemeralRunnerSet)",
-                    o.describe(),
-                    o.api_version
-                ),
-            ),
-        }
-    }
-}
-
-/// An AutoscalingRunnerSet without `spec` (or with `spec: null`) has no runner template: Go would
-/// decode it as the zero spec, but no real scale set looks like that, so it is reported instead.
-const SPEC_MISSING_ARS: &str = "spec is missing: an AutoscalingRunnerSet without one has no runner template to compare (is this the whole object?)";
-
-/// The pairing of `ars` among the live sets, with the uid of the live scale set when known.
-fn pair_of(world: &World, ars: &Object) -> Option<Pairing> {
-    let live_uid = world
-        .live_scale_sets
-        .get(&ars.key())
-        .and_then(|l| l.meta.uid.as_deref());
-    let scale_set = pairing::ScaleSet {
-        namespace: ars.namespace(),
-        name: ars.name(),
-        uid: ars.meta.uid.as_deref().or(live_uid),
-    };
-    let in_namespace = world.sets_in(ars.namespace());
-    let sets: Vec<_> = in_namespace
-        .iter()
-        .map(|&i| world.live_sets[i].pairing_set())
-        .collect();
-    let mut pairing = pairing::pair(scale_set, &sets)?;
-    pairing.chosen = in_namespace[pairing.chosen];
-    for i in &mut pairing.replaced {
-        *i = in_namespace[*i];
-    }
-    Some(pairing)
-}
-
-/// Whether a desired scale set lacks its set among the files, so the cluster must be asked.
-fn needs_cluster(world: &World) -> bool {
-    world
-        .desired
-        .iter()
-        .any(|a| pair_of(world, a).is_none() && !failed(world, a.namespace(), a.name()))
-        || world.live_sets.iter().any(|s| !accounted_for(world, s))
-}
-
-/// The name of the scale set a set belongs to: its controller owner's, else its own.
-fn owner_name(set: &Object) -> &str {
-    set.meta
-        .controller
-        .as_ref()
-        .filter(|c| c.kind == arc::KIND_AUTOSCALING_RUNNER_SET)
-        .map_or(set.name(), |c| c.name.as_str())
-}
-
-/// A set is accounted for when a desired scale set claims it, or when its scale set already
-/// failed (it is reported there).
-fn accounted_for(world: &World, set: &Object) -> bool {
-    claimed_by(world, set).is_some() || failed(world, set.namespace(), owner_name(set))
-}
-
-/// The scale set already failed while reading (it is reported there, once).
-fn failed(world: &World, namespace: &str, name: &str) -> bool {
-    world
-        .failed
-        .iter()
-        .any(|f| f.namespace == namespace && f.name == name)
-}
-
-/// The desired scale set a live set belongs to, if any.
-fn claimed_by<'a>(world: &'a World, set: &Object) -> Option<&'a Object> {
-    let namespace = set.namespace();
-    world.desired.iter().find(|a| {
-        a.namespace() == namespace
-            && pair_of(world, a).is_some_and(|p| {
-                std::iter::once(p.chosen)
-                    .chain(p.replaced)
-                    .any(|i| std::ptr::eq(&world.live_sets[i], set))
-            })
-    })
-}
-
-/// Complete the live side from the cluster: the scale sets in scope when no file gave any, and for
-/// each namespace with a desired scale set every EphemeralRunnerSet (one paged list each) and the
-/// live AutoscalingRunnerSets (for their uid and scale-set id).
-async fn complete_from_cluster(
-    kube: &KubeFlags,
-    args: &DiffArgs,
-    filter: &Filter<'_>,
-    world: &mut World,
-) -> Result<()> {
-    let conn = cluster::connect(&kube.connect_options()).await?;
-    let client = &conn.client;
-    let namespace = kube
-        .namespace
-        .clone()
-        .unwrap_or(conn.default_namespace.clone());
-    let scope = (!args.all_namespaces).then_some(namespace.as_str());
-    // The controller's release, where the caller may list Deployments (the read role may not).
-    if args.arc_version.is_none()
-        && let Ok(Some(running)) = cluster::preflight::running_controller_versions(client).await
-    {
-        world.arc_version = running.into_iter().next();
-    }
-    let ars_kind = arc::KIND_AUTOSCALING_RUNNER_SET;
-    let ers_kind = arc::KIND_EPHEMERAL_RUNNER_SET;
-    if args.files.is_empty() {
-        let live = if args.names.is_empty() {
-            cluster::list_objects(
-                client,
-                ars_kind,
-                arc::AUTOSCALING_RUNNER_SETS,
-                scope,
-                args.selector.as_deref(),
-            )
-            .await?
-        } else {
-            let mut found = Vec::new();
-            for name in &args.names {
-                match cluster::get_object(
-                    client,
-                    ars_kind,
-                    arc::AUTOSCALING_RUNNER_SETS,
-                    &namespace,
-                    name,
-                )
-                .await?
-                {
-                    Some(o) => found.push(o),
-                    None => {
-                        cluster::check_namespace(client, &namespace).await?;
-                        world.failed.push(ScaleSetDiff::failed(
-                            namespace.clone(),
-                            name.clone(),
-                            String::new(),
-                            String::new(),
-                            format!("AutoscalingRunnerSet {namespace}/{name} not found"),
-                        ));
-                    }
-                }
-            }
-            found
-        };
-        if live.is_empty()
-            && world.failed.is_empty()
-            && let Some(ns) = scope
-        {
-            cluster::check_namespace(client, ns).await?;
-        }
-        for o in live.into_iter().filter(|o| filter.selects(o)) {
-            if o.spec.is_none() {
-                let error = format!("{}: {SPEC_MISSING_ARS}", o.describe());
-                let (ns, name) = o.key();
-                world.failed.push(ScaleSetDiff::failed(
-                    ns,
-                    name,
-                    o.describe(),
-                    String::new(),
-                    error,
-                ));
-                continue;
-            }
-            world.live_scale_sets.insert(o.key(), o.clone());
-            world.desired.push(o);
-        }
-    }
-    // Every namespace a desired scale set or an unclaimed set from a file lives in.
-    let mut namespaces: BTreeSet<String> = world
-        .desired
-        .iter()
-        .filter(|a| args.files.is_empty() || pair_of(world, a).is_none())
-        .map(|a| a.namespace().to_string())
-        .collect();
-    let unclaimed: Vec<Object> = world
-        .live_sets
-        .iter()
-        .filter(|s| !accounted_for(world, s))
-        .cloned()
-        .collect();
-    namespaces.extend(unclaimed.iter().map(|s| s.namespace().to_string()));
-    let listed = if args.all_namespaces && args.files.is_empty() {
-        vec![None]
-    } else {
-        namespaces.iter().map(|ns| Some(ns.as_str())).collect()
-    };
-    for ns in listed {
-        let sets =
-            cluster::list_objects(client, ers_kind, arc::EPHEMERAL_RUNNER_SETS, ns, None).await?;
-        // Sets from files stay the live truth; the cluster adds the others.
-        let known: BTreeSet<(String, String)> = world.live_sets.iter().map(Object::key).collect();
-        world
-            .live_sets
-            .extend(sets.into_iter().filter(|s| !known.contains(&s.key())));
-        match ns {
-            Some(ns) => {
-                world.complete.insert(ns.to_string());
-            }
-            None => world.complete_everywhere = true,
-        }
-    }
-    // The live scale sets of rendered ones (uid, scale-set id), and of sets given without theirs.
-    if !args.files.is_empty() {
-        let mut wanted: BTreeSet<(String, String)> =
-            world.desired.iter().map(Object::key).collect();
-        for s in &unclaimed {
-            wanted.insert((s.namespace().to_string(), owner_name(s).to_string()));
-        }
-        for (ns, name) in wanted {
-            if world
-                .live_scale_sets
-                .contains_key(&(ns.clone(), name.clone()))
-            {
-                continue;
-            }
-            if let Some(o) =
-                cluster::get_object(client, ars_kind, arc::AUTOSCALING_RUNNER_SETS, &ns, &name)
-                    .await?
-            {
-                world.live_scale_sets.insert((ns, name), o);
-            }
+        other => {
+            let resource = "autoscalingrunnerset.actions.github.com";
+            emit::structured(report, other, resource, false, shell.out())?;
         }
     }
     Ok(())
-}
-
-/// Where the runner scale set id of a desired scale set comes from, and the id.
-fn scale_set_id<'a>(
-    ars: &'a Object,
-    set: Option<&'a Object>,
-    live: Option<&'a Object>,
-) -> Result<Option<(String, &'static str)>, String> {
-    if let Some(id) = ars
-        .meta
-        .annotations
-        .get(arc::ANNOTATION_RUNNER_SCALE_SET_ID)
-    {
-        return Ok(Some((id.clone(), "AutoscalingRunnerSet")));
-    }
-    if let Some(set) = set {
-        let runner_spec = set
-            .spec_field("ephemeralRunnerSpec")
-            .map_err(|e| format!("{}: {e}", set.describe()))?;
-        if let Some(runner_spec) = runner_spec {
-            #[derive(serde::Deserialize)]
-            struct Id {
-                #[serde(rename = "runnerScaleSetId")]
-                id: Option<serde_json::Number>,
-            }
-            if let Ok(Id { id: Some(id) }) = serde_json::from_str::<Id>(runner_spec.get())
-                && id.as_i64().is_some_and(|n| n != 0)
-            {
-                return Ok(Some((id.to_string(), "EphemeralRunnerSet")));
-            }
-        }
-    }
-    if let Some(id) = live.and_then(|l| l.meta.annotations.get(arc::ANNOTATION_RUNNER_SCALE_SET_ID))
-    {
-        return Ok(Some((id.clone(), "LiveAutoscalingRunnerSet")));
-    }
-    Ok(None)
-}
-
-/// Compare every desired scale set with its set, and report sets from files that no scale set
-/// claims.
-fn compare_all(layout: &'static Layout, world: &World, live_desired: bool) -> Vec<ScaleSetDiff> {
-    let mut items = Vec::new();
-    for ars in &world.desired {
-        if pair_of(world, ars).is_none() && failed(world, ars.namespace(), ars.name()) {
-            continue; // its set could not be read: reported with it.
-        }
-        items.push(compare_one(layout, world, ars, live_desired));
-    }
-    let claimed: BTreeSet<(String, String)> = world
-        .desired
-        .iter()
-        .filter_map(|a| pair_of(world, a))
-        .flat_map(|p| std::iter::once(p.chosen).chain(p.replaced))
-        .map(|i| world.live_sets[i].key())
-        .collect();
-    let desired: BTreeSet<(String, String)> = world.desired.iter().map(Object::key).collect();
-    for set in &world.live_sets {
-        if set.origin == input::Origin::Cluster
-            || claimed.contains(&set.key())
-            || accounted_for(world, set)
-        {
-            continue;
-        }
-        // A set from a file whose scale set is not among the desired ones.
-        let key = (set.namespace().to_string(), owner_name(set).to_string());
-        if desired.contains(&key) {
-            continue;
-        }
-        let (ns, name) = key;
-        let error = match world.live_scale_sets.get(&(ns.clone(), name.clone())) {
-            Some(live) => {
-                // The live scale set is the desired one for a dump's set.
-                items.push(compare_one(layout, world, live, true));
-                continue;
-            }
-            None => format!(
-                "AutoscalingRunnerSet {ns}/{name} not found: {} has no desired spec to compare with",
-                set.describe()
-            ),
-        };
-        items.push(ScaleSetDiff::failed(
-            ns,
-            name,
-            String::new(),
-            set.describe(),
-            error,
-        ));
-    }
-    items
-}
-
-/// One scale set's report, with the integrity-hash recycle loop verdict of its template (a
-/// property of the template, so given whenever there is one, even when the drift is not).
-fn compare_one(
-    layout: &'static Layout,
-    world: &World,
-    ars: &Object,
-    live_desired: bool,
-) -> ScaleSetDiff {
-    let recycle_loop = ars.spec.as_ref().map(|spec| {
-        round_trip_of_autoscaling_runner_set(
-            layout,
-            spec.get(),
-            ars.meta
-                .annotations
-                .get(arc::ANNOTATION_RUNNER_SCALE_SET_ID)
-                .map(String::as_str),
-        )
-    });
-    compare_one_drift(layout, world, ars, live_desired).with_legacy_recycle_loop(recycle_loop)
-}
-
-fn compare_one_drift(
-    layout: &'static Layout,
-    world: &World,
-    ars: &Object,
-    live_desired: bool,
-) -> ScaleSetDiff {
-    let (ns, name) = ars.key();
-    let desired_from = ars.describe();
-    let pairing = pair_of(world, ars);
-    let set = pairing.as_ref().map(|p| &world.live_sets[p.chosen]);
-    let live = world.live_scale_sets.get(&ars.key());
-    let Some(set) = set else {
-        if !world.complete_everywhere && !world.complete.contains(&ns) {
-            return ScaleSetDiff::failed(
-                ns.clone(),
-                name.clone(),
-                desired_from,
-                String::new(),
-                format!("EphemeralRunnerSet of AutoscalingRunnerSet {ns}/{name} not found"),
-            );
-        }
-        let waiting = if live_desired || live.is_some() {
-            let registered = live
-                .unwrap_or(ars)
-                .meta
-                .annotations
-                .contains_key(arc::ANNOTATION_RUNNER_SCALE_SET_ID);
-            Some(if registered {
-                "ARC has registered the scale set but not created its EphemeralRunnerSet yet (is the controller running?)".to_string()
-            } else {
-                format!(
-                    "ARC has not registered the scale set with GitHub yet (no {} annotation): it creates the EphemeralRunnerSet once it has (is the controller running, and is the GitHub secret valid?)",
-                    arc::ANNOTATION_RUNNER_SCALE_SET_ID
-                )
-            })
-        } else {
-            None
-        };
-        return ScaleSetDiff::new_scale_set(ns, name, desired_from, waiting, ars.origin.file());
-    };
-    let current_from = set.describe();
-    let fail = |error: String| {
-        ScaleSetDiff::failed(
-            ns.clone(),
-            name.clone(),
-            desired_from.clone(),
-            current_from.clone(),
-            error,
-        )
-    };
-    if set.spec.is_none() {
-        return fail(format!("{current_from}: {}", RevisionError::MissingSpec));
-    }
-    let id = match scale_set_id(ars, Some(set), live) {
-        Ok(id) => id,
-        Err(e) => return fail(e),
-    };
-    let runner_spec = match set.spec_field("ephemeralRunnerSpec") {
-        Ok(r) => r.map(|r| r.get().to_string()),
-        Err(e) => return fail(format!("{current_from}: {e}")),
-    };
-    let spec = ars.spec.as_ref().map_or("{}", |s| s.get());
-    let result = drift(
-        layout,
-        spec,
-        id.as_ref().map(|(id, _)| id.as_str()),
-        runner_spec.as_deref(),
-    );
-    let result = match result {
-        Err(DriftError::Desired(DesiredError::MissingScaleSetId)) => {
-            return fail(format!(
-                "{desired_from}: annotation {} is missing, and neither its EphemeralRunnerSet nor a live AutoscalingRunnerSet carries the scale set's id",
-                arc::ANNOTATION_RUNNER_SCALE_SET_ID
-            ));
-        }
-        other => other,
-    };
-    let mut item = ScaleSetDiff::from_drift(layout, ns, name, desired_from, current_from, result);
-    item.desired_file = ars.origin.file().map(str::to_string);
-    item.scale_set_id_from = id.map(|(_, from)| from);
-    if let Some(p) = &pairing {
-        if p.by != PairedBy::Name {
-            item.paired_by = Some(p.by);
-        }
-        item.replaced = p
-            .replaced
-            .iter()
-            .map(|&i| world.live_sets[i].name().to_string())
-            .collect();
-        if p.ambiguous {
-            item.note = Some(format!(
-                "{} sets share the newest creation time; ARC may use either",
-                1 + p.replaced.len()
-            ));
-        }
-    }
-    item
 }

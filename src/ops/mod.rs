@@ -7,3 +7,5 @@
 //! [`crate::shell::Shell`] for progress and warnings only, and returns a typed report. The
 //! command hands the report to [`crate::render::emit`] and turns its
 //! [`crate::cli::Outcome`] into the exit code: one rule for every command.
+
+pub mod diff;
