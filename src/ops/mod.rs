@@ -9,3 +9,4 @@
 //! [`crate::cli::Outcome`] into the exit code: one rule for every command.
 
 pub mod diff;
+pub mod status;

@@ -3,5 +3,6 @@
 pub mod diff;
 pub mod display;
 pub mod emit;
+pub mod follow;
 pub mod github;
 pub mod status;

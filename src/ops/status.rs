@@ -1,0 +1,656 @@
+//! The status operation: the EphemeralRunnerSets and runners in scope, streamed into a per-set
+//! census → a verdict per set (`crate::core::status`) → rows for a renderer.
+//!
+//! Reads EphemeralRunnerSets and EphemeralRunners from the cluster (paginated, page by page, on a
+//! worker thread so that the next page is fetched meanwhile) or from files (`-f`); writes nothing.
+//! `--watch` and `--wait` keep the census live from two watches ([`follow`]).
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime};
+
+use anyhow::{Context as _, Result};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use tokio::sync::mpsc;
+
+use crate::cli::Outcome;
+use crate::cluster::watch::{Event, Scope, Watcher, list_pages};
+use crate::cluster::{self, ConnectOptions};
+use crate::core::arc;
+use crate::core::layout::Layout;
+use crate::core::pairing;
+use crate::core::selector::Selector;
+use crate::core::status::{Census, DesiredSpec, RunnerFacts, SetFacts, SetKey, SetStatus, State};
+use crate::input;
+use crate::render::follow::Shown;
+use crate::shell::Shell;
+
+/// What the command asks, checked, before the cluster resolves the namespace and the names.
+pub struct Request {
+    pub layout: &'static Layout,
+    pub names: Vec<String>,
+    pub selector: Option<String>,
+    pub parsed_selector: Option<Selector>,
+    pub all_namespaces: bool,
+    /// `-n`, when given.
+    pub namespace_flag: Option<String>,
+    pub connect: ConnectOptions,
+    pub clock: fn() -> SystemTime,
+}
+
+/// `-f`: the dump to read, and the namespace of its objects that name none (kubectl's rule).
+pub struct Files {
+    pub paths: Vec<PathBuf>,
+    pub namespace: String,
+    /// `-n` was given: an object in another namespace is refused.
+    pub namespace_given: bool,
+}
+
+/// The rows, and what could not be shown (names not found, objects that cannot be read).
+pub struct Snapshot {
+    pub rows: Vec<SetStatus>,
+    pub errors: Vec<String>,
+}
+
+impl Snapshot {
+    /// The README's exit-code rule: 2 when anything could not be shown, else 0.
+    pub fn outcome(&self) -> Outcome {
+        if self.errors.is_empty() {
+            Outcome::Clean
+        } else {
+            Outcome::Failed
+        }
+    }
+}
+
+impl Request {
+    /// The plan for a dump: every namespace in it, the names as given.
+    pub fn offline(&self) -> Plan {
+        Plan {
+            layout: self.layout,
+            namespace: None,
+            names: self.names.clone(),
+            selector: self.selector.clone(),
+            parsed_selector: self.parsed_selector.clone(),
+            clock: self.clock,
+        }
+    }
+
+    /// Connect, and resolve the namespace (`-n`, else the context's; none with `-A`) and the
+    /// names (an AutoscalingRunnerSet's name stands for its sets).
+    pub async fn connect(&self) -> Result<(kube::Client, Plan)> {
+        let conn = cluster::connect(&self.connect).await?;
+        let namespace = if self.all_namespaces {
+            None
+        } else {
+            Some(
+                self.namespace_flag
+                    .clone()
+                    .unwrap_or(conn.default_namespace.clone()),
+            )
+        };
+        let names = match &namespace {
+            Some(ns) if !self.names.is_empty() => {
+                resolve_names(&conn.client, ns, &self.names).await?
+            }
+            _ => self.names.clone(),
+        };
+        let plan = Plan {
+            layout: self.layout,
+            namespace,
+            names,
+            selector: self.selector.clone(),
+            parsed_selector: self.parsed_selector.clone(),
+            clock: self.clock,
+        };
+        Ok((conn.client, plan))
+    }
+}
+
+/// One listing of the sets in scope, with what their scale sets want.
+pub async fn list(client: &kube::Client, plan: &Plan) -> Result<Snapshot> {
+    let gathered = gather(client, plan, Census::new(plan.layout, false)).await?;
+    let mut census = gathered.census;
+    attach_desired(&scale_sets(client, plan).await, &mut census);
+    if gathered.seen.is_empty()
+        && let Some(ns) = plan.namespace.as_deref()
+    {
+        cluster::check_namespace(client, ns).await?;
+    }
+    let errors = missing_names(plan, &census);
+    Ok(Snapshot {
+        rows: census.statuses(plan.now()),
+        errors,
+    })
+}
+
+/// What to show, with the namespace and names resolved (a scale set's name stands for its sets).
+pub struct Plan {
+    pub layout: &'static Layout,
+    /// `None`: all namespaces.
+    pub namespace: Option<String>,
+    pub names: Vec<String>,
+    pub selector: Option<String>,
+    pub parsed_selector: Option<Selector>,
+    /// The wall clock (AGE, "last written ... ago"), injected.
+    pub clock: fn() -> SystemTime,
+}
+
+impl Plan {
+    /// The clock, in Unix seconds.
+    pub fn now(&self) -> Option<i64> {
+        (self.clock)()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()
+            .map(|d| d.as_secs() as i64)
+    }
+
+    /// Whether a set event belongs to the selection (names; the selector is applied by the
+    /// server).
+    fn selects(&self, key: &SetKey) -> bool {
+        (self.namespace.is_none() || self.namespace.as_deref() == Some(key.0.as_str()))
+            && (self.names.is_empty() || self.names.contains(&key.1))
+    }
+
+    fn set_scope(&self) -> Scope {
+        Scope {
+            namespace: self.namespace.clone(),
+            label_selector: self.selector.clone(),
+            field_selector: None,
+        }
+    }
+
+    fn runner_scope(&self) -> Scope {
+        Scope {
+            namespace: self.namespace.clone(),
+            ..Default::default()
+        }
+    }
+}
+
+/// Attach to each set in the census what its AutoscalingRunnerSet wants, found as ARC finds it
+/// (owner reference, labels, name; the newest set when several), so that a change ARC has not
+/// written yet shows as Propagating.
+fn attach_desired(scale_sets: &[input::Object], census: &mut Census) {
+    let chosen: Vec<(SetKey, DesiredSpec)> = {
+        let inputs = census.pairing_inputs();
+        let sets: Vec<_> = inputs.iter().map(|(_, s)| *s).collect();
+        scale_sets
+            .iter()
+            .filter(|a| a.problem.is_none())
+            .filter_map(|a| {
+                let p = pairing::pair(
+                    pairing::ScaleSet {
+                        namespace: a.namespace(),
+                        name: a.name(),
+                        uid: a.meta.uid.as_deref(),
+                    },
+                    &sets,
+                )?;
+                let (key, _) = &inputs[p.chosen];
+                let facts = census.facts(key)?;
+                let id = a
+                    .meta
+                    .annotations
+                    .get(arc::ANNOTATION_RUNNER_SCALE_SET_ID)
+                    .cloned()
+                    .or_else(|| runner_scale_set_id(facts.runner_spec.as_deref()?));
+                Some((
+                    key.clone(),
+                    DesiredSpec {
+                        scale_set: format!("{}/{}", a.namespace(), a.name()),
+                        spec_json: a.spec.as_ref()?.get().to_string(),
+                        scale_set_id: id,
+                        unobserved: unobserved(a),
+                    },
+                ))
+            })
+            .collect()
+    };
+    for (key, desired) in chosen {
+        census.set_desired(&key, Some(desired));
+    }
+}
+
+/// Names as a user gives them: an EphemeralRunnerSet's, or its AutoscalingRunnerSet's (ARC up to
+/// 0.14 names its sets `<scale set>-xxxxx`), which stands for the sets ARC made for it, found as
+/// ARC finds them. A name that is neither stays, and is reported as not found.
+async fn resolve_names(
+    client: &kube::Client,
+    namespace: &str,
+    names: &[String],
+) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    let mut sets: Option<Vec<input::Object>> = None;
+    for name in names {
+        if cluster::get(client, arc::EPHEMERAL_RUNNER_SETS, namespace, name)
+            .await?
+            .is_some()
+        {
+            out.push(name.clone());
+            continue;
+        }
+        let Some(scale_set) = cluster::get_object(
+            client,
+            arc::KIND_AUTOSCALING_RUNNER_SET,
+            arc::AUTOSCALING_RUNNER_SETS,
+            namespace,
+            name,
+        )
+        .await?
+        else {
+            out.push(name.clone());
+            continue;
+        };
+        if sets.is_none() {
+            sets = Some(
+                cluster::list_objects(
+                    client,
+                    arc::KIND_EPHEMERAL_RUNNER_SET,
+                    arc::EPHEMERAL_RUNNER_SETS,
+                    Some(namespace),
+                    None,
+                )
+                .await?,
+            );
+        }
+        let sets = sets.as_deref().unwrap_or_default();
+        let inputs: Vec<_> = sets.iter().map(input::Object::pairing_set).collect();
+        let scale_set = pairing::ScaleSet {
+            namespace,
+            name,
+            uid: scale_set.meta.uid.as_deref(),
+        };
+        match pairing::pair(scale_set, &inputs) {
+            Some(p) => out.extend(
+                std::iter::once(p.chosen)
+                    .chain(p.replaced)
+                    .map(|i| sets[i].name().to_string()),
+            ),
+            None => out.push(name.clone()),
+        }
+    }
+    Ok(out)
+}
+
+/// `runnerScaleSetId` of a runner spec, when set.
+fn runner_scale_set_id(runner_spec: &str) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Id {
+        #[serde(rename = "runnerScaleSetId")]
+        id: Option<serde_json::Number>,
+    }
+    let Id { id } = serde_json::from_str(runner_spec).ok()?;
+    id.filter(|n| n.as_i64().is_some_and(|n| n != 0))
+        .map(|n| n.to_string())
+}
+
+/// `metadata.generation` ahead of `status.observedGeneration`, where the object has both.
+fn unobserved(scale_set: &input::Object) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Status {
+        #[serde(rename = "observedGeneration")]
+        observed: Option<i64>,
+    }
+    let observed = serde_json::from_str::<Status>(scale_set.status.as_ref()?.get())
+        .ok()?
+        .observed?;
+    let generation = scale_set.meta.generation?;
+    (generation > observed).then(|| {
+        format!(
+            "ARC has not observed generation {generation} of the AutoscalingRunnerSet yet (status.observedGeneration {observed})"
+        )
+    })
+}
+
+/// The scale sets in scope, for [`attach_desired`]. A caller who may not list them still gets the
+/// sets' own states.
+async fn scale_sets(client: &kube::Client, plan: &Plan) -> Vec<input::Object> {
+    cluster::list_objects(
+        client,
+        arc::KIND_AUTOSCALING_RUNNER_SET,
+        arc::AUTOSCALING_RUNNER_SETS,
+        plan.namespace.as_deref(),
+        None,
+    )
+    .await
+    .unwrap_or_default()
+}
+
+pub fn missing_names(plan: &Plan, census: &Census) -> Vec<String> {
+    let ns = plan.namespace.clone().unwrap_or_default();
+    plan.names
+        .iter()
+        .filter(|n| !census.contains(&(ns.clone(), (*n).clone())))
+        .map(|n| format!("EphemeralRunnerSet {ns}/{n} not found"))
+        .collect()
+}
+
+/// A list page: only its items, each kept as text.
+#[derive(Deserialize)]
+struct PageItems<'a> {
+    #[serde(borrow, default)]
+    items: Vec<&'a RawValue>,
+}
+
+/// What a listing produced.
+struct Gathered {
+    census: Census,
+    /// The sets seen by this listing.
+    seen: HashSet<SetKey>,
+    /// Where watches can start.
+    sets_version: String,
+    runners_version: String,
+}
+
+/// The worker thread: sets first (their pages arrive on `sets`), then runners, into the census.
+fn consume(
+    mut census: Census,
+    mut sets: mpsc::Receiver<String>,
+    mut runners: mpsc::Receiver<String>,
+) -> Result<(Census, HashSet<SetKey>)> {
+    let mut seen = HashSet::new();
+    while let Some(page) = sets.blocking_recv() {
+        let page: PageItems =
+            serde_json::from_str(&page).context("the server sent an invalid list page")?;
+        for item in page.items {
+            let facts = SetFacts::from_json(item.get())
+                .map_err(|e| anyhow::anyhow!("an EphemeralRunnerSet in the list: {e}"))?;
+            seen.insert(census.upsert_set(facts));
+        }
+    }
+    while let Some(page) = runners.blocking_recv() {
+        let page: PageItems =
+            serde_json::from_str(&page).context("the server sent an invalid list page")?;
+        for item in page.items {
+            // A runner that is not an object cannot belong to any set: skip it.
+            if let Ok(runner) = RunnerFacts::from_json(item.get()) {
+                census.add_runner(&runner);
+            }
+        }
+    }
+    Ok((census, seen))
+}
+
+/// List the selected sets and then the runners in scope into `census`, page by page.
+async fn gather(client: &kube::Client, plan: &Plan, census: Census) -> Result<Gathered> {
+    gather_parts(client, plan, census, true, true).await
+}
+
+async fn gather_parts(
+    client: &kube::Client,
+    plan: &Plan,
+    census: Census,
+    list_sets: bool,
+    list_runners: bool,
+) -> Result<Gathered> {
+    let (sets_tx, sets_rx) = mpsc::channel::<String>(1);
+    let (runners_tx, runners_rx) = mpsc::channel::<String>(1);
+    let worker = std::thread::Builder::new()
+        .name("status-census".into())
+        .spawn(move || consume(census, sets_rx, runners_rx))
+        .context("cannot start a worker thread")?;
+    let fetched: Result<(String, String)> = async {
+        let mut sets_version = String::new();
+        if list_sets {
+            let ns = plan.namespace.clone();
+            if plan.names.is_empty() {
+                sets_version = list_pages(
+                    client,
+                    arc::EPHEMERAL_RUNNER_SETS,
+                    &plan.set_scope(),
+                    &sets_tx,
+                )
+                .await?;
+            } else {
+                for name in &plan.names {
+                    let scope = Scope {
+                        namespace: ns.clone(),
+                        label_selector: plan.selector.clone(),
+                        field_selector: Some(format!("metadata.name={name}")),
+                    };
+                    sets_version =
+                        list_pages(client, arc::EPHEMERAL_RUNNER_SETS, &scope, &sets_tx).await?;
+                }
+            }
+        }
+        drop(sets_tx);
+        let mut runners_version = String::new();
+        if list_runners {
+            runners_version = list_pages(
+                client,
+                arc::EPHEMERAL_RUNNERS,
+                &plan.runner_scope(),
+                &runners_tx,
+            )
+            .await?;
+        }
+        drop(runners_tx);
+        Ok((sets_version, runners_version))
+    }
+    .await;
+    let worked = worker
+        .join()
+        .map_err(|_| anyhow::anyhow!("the census worker thread panicked"))?;
+    let (sets_version, runners_version) = fetched?;
+    let (census, seen) = worked?;
+    Ok(Gathered {
+        census,
+        seen,
+        sets_version,
+        runners_version,
+    })
+}
+
+/// `--watch` and `--wait`: list, then keep the census current from two watches.
+pub async fn follow(
+    client: &kube::Client,
+    plan: &Plan,
+    shown: &mut Shown<'_>,
+    timeout: Option<Duration>,
+    shell: &mut Shell<'_>,
+) -> Result<Outcome> {
+    let deadline = timeout.map(|t| tokio::time::Instant::now() + t);
+    let gathered = gather(client, plan, Census::new(plan.layout, true)).await?;
+    let mut census = gathered.census;
+    attach_desired(&scale_sets(client, plan).await, &mut census);
+    let missing = missing_names(plan, &census);
+    if !missing.is_empty() {
+        for e in &missing {
+            shell.error(e)?;
+        }
+        return Ok(Outcome::Failed);
+    }
+    if let Some(code) = shown.start(plan, census.statuses(plan.now()), shell)? {
+        return Ok(code);
+    }
+    let mut sets_watch = Watcher::new(
+        client.clone(),
+        arc::EPHEMERAL_RUNNER_SETS,
+        plan.set_scope(),
+        gathered.sets_version,
+    );
+    let mut runners_watch = Watcher::new(
+        client.clone(),
+        arc::EPHEMERAL_RUNNERS,
+        plan.runner_scope(),
+        gathered.runners_version,
+    );
+    let mut dirty: HashSet<SetKey> = HashSet::new();
+    let mut flush_at: Option<tokio::time::Instant> = None;
+    let far = || tokio::time::Instant::now() + Duration::from_secs(86400 * 365);
+    // Events are folded in as they come; rows are printed at most every 100 ms.
+    let soon = || tokio::time::Instant::now() + Duration::from_millis(100);
+    loop {
+        let flush_deadline = flush_at.unwrap_or_else(far);
+        let timeout_deadline = deadline.unwrap_or_else(far);
+        tokio::select! {
+            event = sets_watch.next() => {
+                match event? {
+                    Event::Applied(v) => {
+                        let facts = SetFacts::from_json(&v.to_string())
+                            .map_err(|e| anyhow::anyhow!("an EphemeralRunnerSet event: {e}"))?;
+                        let key = (facts.namespace.clone(), facts.name.clone());
+                        if plan.selects(&key) {
+                            census.upsert_set(facts);
+                            dirty.insert(key);
+                        }
+                    }
+                    Event::Deleted(v) => {
+                        if let Ok(facts) = SetFacts::from_json(&v.to_string()) {
+                            let key = (facts.namespace, facts.name);
+                            census.remove_set(&key);
+                            shown.deleted(plan, &key, shell)?;
+                        }
+                    }
+                    Event::Relist => {
+                        let g = gather_parts(client, plan, census, true, false).await?;
+                        census = g.census;
+                        let gone: Vec<SetKey> =
+                            census.keys().filter(|k| !g.seen.contains(*k)).cloned().collect();
+                        for k in gone {
+                            census.remove_set(&k);
+                            shown.forget(&k);
+                        }
+                        dirty.extend(g.seen);
+                        sets_watch.resume_from(g.sets_version);
+                    }
+                    Event::Reconnecting(why) => shell.status(why)?,
+                }
+                flush_at.get_or_insert_with(soon);
+            }
+            event = runners_watch.next() => {
+                match event? {
+                    Event::Applied(v) => {
+                        if let Ok(runner) = RunnerFacts::from_json(&v.to_string())
+                            && let Some(key) = census.add_runner(&runner)
+                        {
+                            dirty.insert(key);
+                        }
+                    }
+                    Event::Deleted(v) => {
+                        let field = |f: &str| v.pointer(f).and_then(|s| s.as_str()).unwrap_or("");
+                        if let Some(key) = census.remove_runner(field("/metadata/namespace"), field("/metadata/name")) {
+                            dirty.insert(key);
+                        }
+                    }
+                    Event::Relist => {
+                        census.clear_runners();
+                        let g = gather_parts(client, plan, census, false, true).await?;
+                        census = g.census;
+                        dirty.extend(census.keys().cloned().collect::<Vec<_>>());
+                        runners_watch.resume_from(g.runners_version);
+                    }
+                    Event::Reconnecting(why) => shell.status(why)?,
+                }
+                flush_at.get_or_insert_with(soon);
+            }
+            _ = tokio::time::sleep_until(flush_deadline), if flush_at.is_some() => {
+                flush_at = None;
+                if let Some(code) = shown.flush(plan, &mut census, &mut dirty, shell)? {
+                    return Ok(code);
+                }
+            }
+            _ = tokio::time::sleep_until(timeout_deadline), if deadline.is_some() => {
+                return shown.timed_out(shell);
+            }
+        }
+    }
+}
+
+/// What `--wait` waits for: Synced, or a set being deleted (ARC replaced it; its successor is the
+/// one that must settle).
+pub fn settled(row: &SetStatus) -> bool {
+    matches!(row.state, State::Synced | State::Deleting)
+}
+
+/// The sets whose state waiting cannot change (only a person can), said with their reasons: `--wait`
+/// fails at once on them instead of waiting for its timeout (or forever).
+pub fn cannot_progress(rows: &[SetStatus]) -> Option<String> {
+    let stuck: Vec<String> = rows
+        .iter()
+        .filter(|r| {
+            matches!(
+                r.state,
+                State::Outdated
+                    | State::Invalid
+                    | State::Legacy
+                    | State::SpecHash
+                    | State::RecycleLoop
+            )
+        })
+        .map(|r| {
+            format!(
+                "{}/{} is {}{}",
+                r.namespace,
+                r.name,
+                r.state,
+                r.reasons
+                    .first()
+                    .map(|x| format!(" ({x})"))
+                    .unwrap_or_default()
+            )
+        })
+        .collect();
+    (!stuck.is_empty())
+        .then(|| format!("waiting cannot help: {}", crate::cli::name_a_few(&stuck, 3)))
+}
+
+/// `-f`: the census from a dump, read through the one input layer. Returns the rows and the
+/// problems found (files that cannot be read, objects kubectl would refuse).
+pub fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Read) -> Snapshot {
+    let inputs = input::read(&files.paths, stdin);
+    let mut errors = inputs.errors;
+    let mut objects = inputs.objects;
+    input::resolve_namespaces(&mut objects, &files.namespace, files.namespace_given);
+    let mut census = Census::new(plan.layout, false);
+    let mut runners = Vec::new();
+    let mut scale_sets = Vec::new();
+    for obj in objects {
+        if obj.is_arc(arc::KIND_AUTOSCALING_RUNNER_SET) {
+            scale_sets.push(obj);
+            continue;
+        }
+        let set = obj.is_arc(arc::KIND_EPHEMERAL_RUNNER_SET);
+        if !set && !obj.is_arc(arc::KIND_EPHEMERAL_RUNNER) {
+            continue;
+        }
+        if let Some(problem) = &obj.problem {
+            errors.push(format!("{}: {problem}", obj.describe()));
+            continue;
+        }
+        if set {
+            match SetFacts::from_json(&obj.json()) {
+                Ok(facts) => {
+                    let selected = (plan.names.is_empty() || plan.names.contains(&facts.name))
+                        && plan
+                            .parsed_selector
+                            .as_ref()
+                            .is_none_or(|s| s.matches(&facts.labels));
+                    if selected {
+                        census.upsert_set(facts);
+                    }
+                }
+                Err(e) => errors.push(format!("{}: {e}", obj.describe())),
+            }
+        } else {
+            runners.push(obj.json());
+        }
+    }
+    for text in &runners {
+        if let Ok(r) = RunnerFacts::from_json(text) {
+            census.add_runner(&r);
+        }
+    }
+    attach_desired(&scale_sets, &mut census);
+    for name in &plan.names {
+        if !census.keys().any(|k| &k.1 == name) {
+            errors.push(format!("EphemeralRunnerSet {name} not found in the files"));
+        }
+    }
+    Snapshot {
+        rows: census.statuses(plan.now()),
+        errors,
+    }
+}
