@@ -4,4 +4,5 @@ pub mod diff;
 pub mod display;
 pub mod emit;
 pub mod github;
+pub mod reason;
 pub mod status;
