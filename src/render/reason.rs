@@ -162,9 +162,10 @@ impl Display for StatusReason {
             ),
             StatusReason::AwaitingCleanup { runners: group } => write!(
                 f,
-                "{} idle or pending {} on an older spec wait for the cleanup ({})",
+                "{} idle or pending {} on an older spec {} for the cleanup ({})",
                 group.count,
                 runners_word(group.count),
+                if group.count == 1 { "waits" } else { "wait" },
                 Names(group)
             ),
             StatusReason::RunnersBusy { runners: group } => runners(
@@ -563,6 +564,19 @@ mod tests {
             }),
             "5 idle or pending runners never registered with GitHub (status.runnerId 0): removing them \
              from the service can fail and stall the cleanup, ARC #4653 (r0, r1, r2 and 2 more)"
+        );
+        // One runner waits, two wait (before, one runner "wait"-ed too).
+        assert_eq!(
+            say(StatusReason::AwaitingCleanup {
+                runners: examples(1)
+            }),
+            "1 idle or pending runner on an older spec waits for the cleanup (r0)"
+        );
+        assert_eq!(
+            say(StatusReason::AwaitingCleanup {
+                runners: examples(2)
+            }),
+            "2 idle or pending runners on an older spec wait for the cleanup (r0, r1)"
         );
         assert_eq!(
             say(StatusReason::SpecNotPropagated {
