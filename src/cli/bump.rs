@@ -28,9 +28,7 @@ use crate::cluster::write::{
 };
 use crate::core::arc;
 use crate::core::revision::Revisions;
-use crate::core::status::{
-    ANNOTATION_INTEGRITY_HASH_NOTE, BumpDecision, BumpRequest, check_bump, decide_bump,
-};
+use crate::core::status::{BumpDecision, BumpReason, BumpRequest, check_bump, decide_bump};
 use crate::render::emit::{self, Output};
 use crate::render::status::{BumpItem, BumpReport, BumpResult, write_bump_table};
 
@@ -382,6 +380,7 @@ fn failed(ns: &str, name: &str, result: BumpResult, message: String) -> BumpItem
         applied_revision: None,
         new_spec_revision: None,
         result,
+        reason: None,
         message: Some(message),
         attempts: None,
         acknowledged: None,
@@ -538,7 +537,7 @@ async fn bump_one(
                 BumpDecision::AlreadyDone { revision, .. } => {
                     Decision::Skip(format!("this request already wrote revision {revision}"))
                 }
-                BumpDecision::Refuse { reason, .. } => Decision::Refuse(reason),
+                BumpDecision::Refuse { reason, .. } => Decision::Refuse(reason.to_string()),
             }
         },
     )
@@ -568,7 +567,9 @@ async fn bump_one(
                 .and_then(|a| a.get(arc::ANNOTATION_INTEGRITY_HASH))
                 .is_some()
             {
-                item.message = Some(ANNOTATION_INTEGRITY_HASH_NOTE.into());
+                let note = BumpReason::LegacyAnnotation;
+                item.reason = Some(note.code());
+                item.message = Some(note.to_string());
             }
         }
         (Ok(Outcome::Skipped { .. }), Some(BumpDecision::AlreadyDone { before, revision })) => {
@@ -582,8 +583,9 @@ async fn bump_one(
             ));
         }
         (Ok(Outcome::Refused { reason, .. }), decision) => {
-            if let Some(BumpDecision::Refuse { before, .. }) = decision {
+            if let Some(BumpDecision::Refuse { before, reason }) = decision {
                 set_before(&mut item, before);
+                item.reason = Some(reason.code());
             }
             item.result = BumpResult::Refused;
             item.message = Some(format!("refused, nothing was written: {reason}"));

@@ -108,7 +108,12 @@ pub struct MigrateRow {
     /// `Pending`, `InSync`, `Unverifiable`, `NoLegacyAnnotation`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decision: Option<Verdict>,
-    pub reason: String,
+    /// Which signal decided, as a stable code ([`crate::core::migrate::MigrateReason`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'static str>,
+    /// The same, in English.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
     /// `spec.actionableRevision` and `status.appliedActionableRevision` as read.
     pub spec_revision: i64,
     pub applied_revision: i64,
@@ -295,7 +300,7 @@ fn write_table(report: &MigrateReport, headers: bool, out: &mut dyn Write) -> Re
         };
         let reason = match &r.error {
             Some(e) => format!("error: {e}"),
-            None => r.reason.clone(),
+            None => r.message.clone().unwrap_or_default(),
         };
         t.add_row([
             r.namespace.clone(),
@@ -425,7 +430,8 @@ fn row(
         namespace: c.namespace.clone(),
         name: c.name.clone(),
         decision: d.map(|d| d.verdict),
-        reason: d.map(|d| d.reason.clone()).unwrap_or_default(),
+        reason: d.map(|d| d.reason.code()),
+        message: d.map(|d| d.reason.to_string()),
         spec_revision: revisions.spec,
         applied_revision: revisions.applied,
         new_spec_revision: d.map(|d| d.to_revision).unwrap_or(revisions.spec),
@@ -495,7 +501,8 @@ async fn migrate_cluster(
             namespace: ns.to_string(),
             name: missing.clone(),
             decision: None,
-            reason: String::new(),
+            reason: None,
+            message: None,
             spec_revision: 0,
             applied_revision: 0,
             new_spec_revision: 0,
@@ -768,7 +775,7 @@ async fn decide_and_write(
                 };
                 last = Some(d.clone());
                 match d.patch() {
-                    None => WriteDecision::Skip(d.reason.clone()),
+                    None => WriteDecision::Skip(d.reason.to_string()),
                     Some(body) => {
                         let want = d.to_revision;
                         WriteDecision::Patch {

@@ -35,12 +35,52 @@ pub enum Verdict {
     NoLegacyAnnotation,
 }
 
+/// Which signal decided, as facts; the English is written by [`crate::render::reason`], and the
+/// report carries [`MigrateReason::code`] beside it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MigrateReason {
+    /// No integrity-hash annotation.
+    NoLegacyAnnotation,
+    /// Idle or pending runners on an older spec (the ground truth, whatever the hash says).
+    StaleRunners { count: usize },
+    /// The annotation equals ARC's `ephemeralRunnerSetIntegrityHash` of the spec under the layout
+    /// of this k8s.io/api, and no runner is stale.
+    HashMatches { k8s_api: String },
+    /// The annotation matches no hash of the current spec: a legacy cleanup was pending.
+    HashMismatch { annotation: String },
+    /// The hash cannot be reproduced exactly (why, per layout); what the policy did with it.
+    HashUnverifiable {
+        problems: Vec<LayoutProblem>,
+        policy: UnverifiablePolicy,
+    },
+}
+
+impl MigrateReason {
+    /// The stable UpperCamelCase code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            MigrateReason::NoLegacyAnnotation => "NoLegacyAnnotation",
+            MigrateReason::StaleRunners { .. } => "StaleRunners",
+            MigrateReason::HashMatches { .. } => "HashMatches",
+            MigrateReason::HashMismatch { .. } => "HashMismatch",
+            MigrateReason::HashUnverifiable { .. } => "HashUnverifiable",
+        }
+    }
+}
+
+/// Why the hash could not be computed under one layout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LayoutProblem {
+    pub k8s_api: String,
+    pub error: String,
+}
+
 /// Which signal decided.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Decision {
     pub verdict: Verdict,
-    /// Why, for people: which signal decided.
-    pub reason: String,
+    /// Which signal decided.
+    pub reason: MigrateReason,
     pub revisions: Revisions,
     /// `spec.actionableRevision` after the write (equal to `revisions.spec` when left alone).
     pub to_revision: i64,
@@ -70,26 +110,30 @@ pub enum HashVerdict {
     /// Every layout computed a hash, and none matches.
     Mismatch,
     /// No layout matches, and some could not compute the hash (why).
-    Unverifiable(String),
+    Unverifiable(Vec<LayoutProblem>),
 }
 
 /// Compare the annotation with the spec's hash under every shipped layout.
 pub fn hash_verdict(annotation: &str, runner_spec_json: &str) -> HashVerdict {
     let mut problems = Vec::new();
     for layout in Layout::shipped() {
+        let problem = |error: String| LayoutProblem {
+            k8s_api: layout.k8s_api.clone(),
+            error,
+        };
         match decode(layout, layout.ephemeral_runner_spec, runner_spec_json) {
-            Err(e) => problems.push(format!("k8s.io/api {}: {e}", layout.k8s_api)),
+            Err(e) => problems.push(problem(e.to_string())),
             Ok(v) => match integrity_hash(layout, &v) {
                 Ok(h) if h == annotation => return HashVerdict::Matches(layout.k8s_api.clone()),
                 Ok(_) => {}
-                Err(e) => problems.push(format!("k8s.io/api {}: {}", layout.k8s_api, e.0)),
+                Err(e) => problems.push(problem(e.0)),
             },
         }
     }
     if problems.is_empty() {
         HashVerdict::Mismatch
     } else {
-        HashVerdict::Unverifiable(problems.join("; "))
+        HashVerdict::Unverifiable(problems)
     }
 }
 
@@ -109,52 +153,39 @@ pub fn decide(
     let Some(annotation) = annotation else {
         return Ok(Decision {
             verdict: Verdict::NoLegacyAnnotation,
-            reason: format!("no {ANNOTATION_INTEGRITY_HASH} annotation"),
+            reason: MigrateReason::NoLegacyAnnotation,
             revisions,
             to_revision: revisions.spec,
         });
     };
-    let pending = |reason: String| Decision {
+    let pending = |reason: MigrateReason| Decision {
         verdict: Verdict::Pending,
         reason,
         revisions,
         to_revision: revisions.next(),
     };
     if runners.stale_idle_or_pending > 0 {
-        return Ok(pending(format!(
-            "{} idle or pending {} on an older spec",
-            runners.stale_idle_or_pending,
-            if runners.stale_idle_or_pending == 1 {
-                "runner"
-            } else {
-                "runners"
-            }
-        )));
+        return Ok(pending(MigrateReason::StaleRunners {
+            count: runners.stale_idle_or_pending,
+        }));
     }
     Ok(match hash_verdict(annotation, runner_spec_json) {
         HashVerdict::Matches(layout) => Decision {
             verdict: Verdict::InSync,
-            reason: format!(
-                "annotation matches the spec's hash (k8s.io/api {layout}); no stale runner"
-            ),
+            reason: MigrateReason::HashMatches { k8s_api: layout },
             revisions,
             to_revision: revisions.spec,
         },
-        HashVerdict::Mismatch => pending(format!(
-            "annotation {annotation} matches no hash of the current spec: a legacy cleanup was pending"
-        )),
-        HashVerdict::Unverifiable(why) => match policy {
-            UnverifiablePolicy::Pending => Decision {
-                verdict: Verdict::Unverifiable,
-                reason: format!("hash not reproducible ({why}); treated as pending"),
-                revisions,
-                to_revision: revisions.next(),
-            },
-            UnverifiablePolicy::Skip => Decision {
-                verdict: Verdict::Unverifiable,
-                reason: format!("hash not reproducible ({why}); skipped (--unverifiable=skip)"),
-                revisions,
-                to_revision: revisions.spec,
+        HashVerdict::Mismatch => pending(MigrateReason::HashMismatch {
+            annotation: annotation.to_string(),
+        }),
+        HashVerdict::Unverifiable(problems) => Decision {
+            verdict: Verdict::Unverifiable,
+            reason: MigrateReason::HashUnverifiable { problems, policy },
+            revisions,
+            to_revision: match policy {
+                UnverifiablePolicy::Pending => revisions.next(),
+                UnverifiablePolicy::Skip => revisions.spec,
             },
         },
     })

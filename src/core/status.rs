@@ -401,14 +401,6 @@ impl Examples {
             self.names.push(name.to_string());
         }
     }
-
-    fn describe(&self) -> String {
-        let mut s = self.names.join(", ");
-        if self.count > self.names.len() {
-            s.push_str(&format!(" and {} more", self.count - self.names.len()));
-        }
-        s
-    }
 }
 
 /// The runners of one set, as far as status needs them.
@@ -473,7 +465,8 @@ pub struct SetStatus {
     pub state: State,
     pub runners: RunnerCounts,
     /// Why the set is not Synced (and, for a Synced set, busy runners still on an older spec).
-    pub reasons: Vec<String>,
+    /// Serialized as `{"reason": code, "message": English}` ([`crate::render::reason`]).
+    pub reasons: Vec<StatusReason>,
     /// `status.phase`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub phase: Option<String>,
@@ -548,99 +541,174 @@ pub fn human_duration(seconds: i64) -> String {
     format!("{}y", hours / 24 / 365)
 }
 
-fn runners_word(n: usize) -> &'static str {
-    if n == 1 { "runner" } else { "runners" }
+/// `metadata.generation` of an AutoscalingRunnerSet ahead of its `status.observedGeneration`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unobserved {
+    pub generation: i64,
+    pub observed: i64,
 }
 
-/// What ARC does while a set is in phase Outdated, and what clears it (ARC 2ee6b3b8,
-/// ephemeralrunnerset_controller.go and autoscalingrunnerset_controller.go).
-/// The one-line reason of the Outdated state; [`OUTDATED_EXPLANATION`] says the rest.
-pub const OUTDATED_SHORT: &str = "Outdated: a runner's version is too old for GitHub (exit code 7); ARC creates no runners until the runner image in the AutoscalingRunnerSet's template is updated";
+/// Why a set is in its state, as facts: the rules decide which apply, and
+/// [`crate::render::reason`] writes each as English (`status NAME`, `-o wide`) and as
+/// `{"reason": code, "message": English}` in `-o json|yaml`. Consumers branch on
+/// [`StatusReason::code`], which is stable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StatusReason {
+    /// The set has a deletionTimestamp: its AutoscalingRunnerSet is being removed, or ARC is
+    /// replacing the set.
+    Deleting,
+    /// A set made by ARC 0.14 or older is being deleted: ARC replaced it after a runner-spec change.
+    Replaced,
+    /// Made by ARC 0.14 or older ([`ANNOTATION_RUNNER_SPEC_HASH`]): no revision to acknowledge.
+    SpecHash,
+    /// The set has no `spec` at all (the error stands alone: Go would decode the object).
+    SpecMissing { error: String },
+    /// A revision or status field ARC's Go types cannot decode.
+    SetUndecodable { error: String },
+    /// `spec.ephemeralRunnerSpec` cannot be decoded with ARC's Go types.
+    RunnerSpecUndecodable { error: String },
+    /// `status.appliedActionableRevision` > `spec.actionableRevision` ([`Handshake::AppliedAhead`]);
+    /// `next` is `nextActionableRevision` (max + 1).
+    AppliedAhead { spec: i64, applied: i64, next: i64 },
+    /// The AutoscalingRunnerSet's desired runner spec differs from the set's under Semantic
+    /// equality: the first paths that differ, and how many more.
+    SpecNotPropagated {
+        scale_set: String,
+        paths: Vec<String>,
+        more: usize,
+    },
+    /// The AutoscalingRunnerSet's controller has not observed its latest generation.
+    ObservedGenerationBehind { generation: i64, observed: i64 },
+    /// ARC's AutoscalingRunnerSet controller defers a spec change while runners are busy or pending.
+    SpecChangeDeferred { busy: usize, pending: usize },
+    /// `status.phase` is Outdated, said in one line.
+    Outdated,
+    /// `status.phase` is Outdated: what ARC does meanwhile, and what clears it.
+    OutdatedExplanation,
+    /// The integrity-hash recycle loop of the set's scale set ([`RecycleLoop`]).
+    RecycleLoop {
+        scale_set: String,
+        paths: Vec<String>,
+        flips: usize,
+    },
+    /// The integrity-hash annotation is still set: `kubectl arc migrate` has not run.
+    LegacyAnnotation,
+    /// spec > applied: revision `spec` is requested and not acknowledged.
+    RevisionNotAcknowledged { spec: i64, applied: i64 },
+    /// Who last wrote `spec.actionableRevision` (managedFields), and how long ago when known.
+    RevisionWrittenBy {
+        manager: String,
+        ago_seconds: Option<i64>,
+    },
+    /// Idle or pending runners on an older spec although revision `revision` is acknowledged:
+    /// `kubectl arc bump SET` requests a new cleanup.
+    StaleRunners {
+        runners: Examples,
+        revision: i64,
+        set: String,
+    },
+    /// Idle or pending runners on an older spec, which the requested cleanup removes.
+    AwaitingCleanup { runners: Examples },
+    /// Busy runners on an older spec: `cleanUpEphemeralRunners` lets them finish their job.
+    RunnersBusy { runners: Examples },
+    /// Idle or pending runners with `status.runnerId` 0: removing them can stall the cleanup
+    /// (ARC #4653).
+    RunnersUnregistered { runners: Examples },
+    /// Runners in phase Outdated (exit code 7).
+    RunnersOutdated { runners: Examples },
+    /// Runners with a deletionTimestamp.
+    RunnersDeleting { runners: Examples },
+    /// A cleanup is requested and no runner blocks it: ARC's EphemeralRunnerSet controller has
+    /// not acted.
+    WaitingForController,
+    /// Runners whose spec ARC's Go types cannot decode, with the first error.
+    RunnersUndecodable { runners: Examples, error: String },
+    /// The set was deleted (`--watch` prints its row one last time).
+    Deleted,
+}
 
-pub const OUTDATED_EXPLANATION: &str = "status.phase is Outdated: a runner exited with code 7, \
-its runner version is too old for GitHub. ARC's EphemeralRunnerSet controller never resets that phase; \
-while it is set the controller only deletes finished, failed and outdated runners and creates none, and \
-the AutoscalingRunnerSet controller removes the listener and deletes this EphemeralRunnerSet to create \
-it again from the AutoscalingRunnerSet. What clears it: update the runner image in the \
-AutoscalingRunnerSet's template (for example `helm upgrade` with a current \
-ghcr.io/actions/actions-runner); a set created again with the old image turns Outdated again";
-
-/// What holds back runners of a set: busy ones on an older spec, unregistered, Outdated or
-/// deleting ones, each with the runners named.
-fn blockers(tally: &Tally, reasons: &mut Vec<String>) {
-    // (runners, words before "runner(s)", words after)
-    for (group, before, after) in [
-        (
-            &tally.busy_stale,
-            "",
-            "busy with a job on an older spec: ARC lets them finish the job first",
-        ),
-        (
-            &tally.unregistered,
-            "idle or pending ",
-            "never registered with GitHub (status.runnerId 0): removing them from the service can fail and stall the cleanup, ARC #4653",
-        ),
-        (
-            &tally.outdated,
-            "",
-            "in phase Outdated (runner exited with code 7: runner version too old)",
-        ),
-        (
-            &tally.deleting,
-            "",
-            "being deleted (deletionTimestamp set; a finalizer may hold them)",
-        ),
-    ] {
-        if group.count > 0 {
-            reasons.push(format!(
-                "{} {before}{} {after} ({})",
-                group.count,
-                runners_word(group.count),
-                group.describe()
-            ));
+impl StatusReason {
+    /// The stable UpperCamelCase code, as Kubernetes writes a condition's reason.
+    pub fn code(&self) -> &'static str {
+        match self {
+            StatusReason::Deleting => "Deleting",
+            StatusReason::Replaced => "Replaced",
+            StatusReason::SpecHash => "SpecHash",
+            StatusReason::SpecMissing { .. } => "SpecMissing",
+            StatusReason::SetUndecodable { .. } => "SetUndecodable",
+            StatusReason::RunnerSpecUndecodable { .. } => "RunnerSpecUndecodable",
+            StatusReason::AppliedAhead { .. } => "AppliedAhead",
+            StatusReason::SpecNotPropagated { .. } => "SpecNotPropagated",
+            StatusReason::ObservedGenerationBehind { .. } => "ObservedGenerationBehind",
+            StatusReason::SpecChangeDeferred { .. } => "SpecChangeDeferred",
+            StatusReason::Outdated => "Outdated",
+            StatusReason::OutdatedExplanation => "OutdatedExplanation",
+            StatusReason::RecycleLoop { .. } => "RecycleLoop",
+            StatusReason::LegacyAnnotation => "LegacyAnnotation",
+            StatusReason::RevisionNotAcknowledged { .. } => "RevisionNotAcknowledged",
+            StatusReason::RevisionWrittenBy { .. } => "RevisionWrittenBy",
+            StatusReason::StaleRunners { .. } => "StaleRunners",
+            StatusReason::AwaitingCleanup { .. } => "AwaitingCleanup",
+            StatusReason::RunnersBusy { .. } => "RunnersBusy",
+            StatusReason::RunnersUnregistered { .. } => "RunnersUnregistered",
+            StatusReason::RunnersOutdated { .. } => "RunnersOutdated",
+            StatusReason::RunnersDeleting { .. } => "RunnersDeleting",
+            StatusReason::WaitingForController => "WaitingForController",
+            StatusReason::RunnersUndecodable { .. } => "RunnersUndecodable",
+            StatusReason::Deleted => "Deleted",
         }
     }
 }
 
+/// What holds back runners of a set: busy ones on an older spec, unregistered, Outdated or
+/// deleting ones, each with the runners named (the cleanup rules of `cleanUpEphemeralRunners`).
+fn blockers(tally: &Tally, reasons: &mut Vec<StatusReason>) {
+    let named = |group: &Examples| (group.count > 0).then(|| group.clone());
+    reasons.extend(named(&tally.busy_stale).map(|runners| StatusReason::RunnersBusy { runners }));
+    reasons.extend(
+        named(&tally.unregistered).map(|runners| StatusReason::RunnersUnregistered { runners }),
+    );
+    reasons.extend(named(&tally.outdated).map(|runners| StatusReason::RunnersOutdated { runners }));
+    reasons.extend(named(&tally.deleting).map(|runners| StatusReason::RunnersDeleting { runners }));
+}
+
 /// Why a set is Invalid: revisions that are not ARC's, a runner spec ARC cannot decode, or an
 /// applied revision ahead of the requested one.
-fn invalid_reason(facts: &SetFacts, spec_error: Option<&str>) -> Option<String> {
+fn invalid_reason(facts: &SetFacts, spec_error: Option<&str>) -> Option<StatusReason> {
     match (&facts.revisions, spec_error) {
-        // Not a decoding failure: the message stands alone.
-        (Err(e), _) if facts.spec_missing => Some(e.clone()),
-        (Err(e), _) => Some(format!(
-            "{e}: ARC's controller cannot decode this EphemeralRunnerSet"
-        )),
-        (Ok(_), Some(e)) => Some(format!(
-            "spec.ephemeralRunnerSpec cannot be decoded with ARC's Go types: {e}"
-        )),
-        (Ok(r), None) if r.handshake() == Handshake::AppliedAhead => Some(format!(
-            "status.appliedActionableRevision {} is ahead of spec.actionableRevision {}: ARC never writes that \
-         (a lowered spec or a hand-written status); the next request is revision {} (max + 1)",
-            r.applied,
-            r.spec,
-            r.next()
-        )),
+        (Err(e), _) if facts.spec_missing => Some(StatusReason::SpecMissing { error: e.clone() }),
+        (Err(e), _) => Some(StatusReason::SetUndecodable { error: e.clone() }),
+        (Ok(_), Some(e)) => Some(StatusReason::RunnerSpecUndecodable {
+            error: e.to_string(),
+        }),
+        (Ok(r), None) if r.handshake() == Handshake::AppliedAhead => {
+            Some(StatusReason::AppliedAhead {
+                spec: r.spec,
+                applied: r.applied,
+                next: r.next(),
+            })
+        }
         _ => None,
     }
 }
 
 /// The reasons that follow a state: what blocks the cleanup, and the Outdated phase's meaning.
-fn follow_up_reasons(state: State, tally: &Tally, outdated_phase: bool, reasons: &mut Vec<String>) {
-    let c = &tally.counts;
+fn follow_up_reasons(
+    state: State,
+    tally: &Tally,
+    outdated_phase: bool,
+    reasons: &mut Vec<StatusReason>,
+) {
     match state {
         State::Pending => {
-            if c.stale_idle_or_pending > 0 {
-                reasons.push(format!(
-                    "{} idle or pending {} on an older spec wait for the cleanup ({})",
-                    c.stale_idle_or_pending,
-                    runners_word(c.stale_idle_or_pending),
-                    tally.stale_idle_or_pending.describe()
-                ));
+            if tally.stale_idle_or_pending.count > 0 {
+                reasons.push(StatusReason::AwaitingCleanup {
+                    runners: tally.stale_idle_or_pending.clone(),
+                });
             }
             blockers(tally, reasons);
             if outdated_phase {
-                reasons.push(OUTDATED_EXPLANATION.to_string());
+                reasons.push(StatusReason::OutdatedExplanation);
             }
             if tally.busy_stale.count == 0
                 && tally.unregistered.count == 0
@@ -648,35 +716,28 @@ fn follow_up_reasons(state: State, tally: &Tally, outdated_phase: bool, reasons:
                 && tally.deleting.count == 0
                 && !outdated_phase
             {
-                reasons.push(
-                    "no runner blocks the cleanup: waiting for ARC's EphemeralRunnerSet controller \
-                     (is a revision-era controller running?)"
-                        .into(),
-                );
+                reasons.push(StatusReason::WaitingForController);
             }
         }
         State::Stale | State::Invalid | State::Legacy | State::RecycleLoop => {
             blockers(tally, reasons);
             if outdated_phase {
-                reasons.push(OUTDATED_EXPLANATION.to_string());
+                reasons.push(StatusReason::OutdatedExplanation);
             }
         }
         State::Outdated => {
             blockers(tally, reasons);
-            reasons.push(OUTDATED_EXPLANATION.to_string());
+            reasons.push(StatusReason::OutdatedExplanation);
         }
         State::Deleting | State::SpecHash | State::Propagating | State::Deleted => {}
         State::Synced => {
             if tally.busy_stale.count > 0 {
-                reasons.push(format!(
-                    "{} {} busy with a job on an older spec: ARC lets them finish the job first ({})",
-                    tally.busy_stale.count,
-                    runners_word(tally.busy_stale.count),
-                    tally.busy_stale.describe()
-                ));
+                reasons.push(StatusReason::RunnersBusy {
+                    runners: tally.busy_stale.clone(),
+                });
             }
             if outdated_phase {
-                reasons.push(OUTDATED_EXPLANATION.to_string());
+                reasons.push(StatusReason::OutdatedExplanation);
             }
         }
     }
@@ -684,29 +745,31 @@ fn follow_up_reasons(state: State, tally: &Tally, outdated_phase: bool, reasons:
 
 /// Why a set is Propagating: what differs, and why ARC may not have written it yet.
 fn propagation_reasons(
-    scale_set: &str,
-    differences: &[String],
-    observed: Option<&str>,
+    waiting: &Waiting,
     tally: &Tally,
     outdated_phase: bool,
-    reasons: &mut Vec<String>,
+    reasons: &mut Vec<StatusReason>,
 ) {
-    reasons.push(format!(
-        "ARC's controller has not written the new runner spec of AutoscalingRunnerSet {scale_set} to this set yet ({})",
-        differences.join(", ")
-    ));
-    if let Some(why) = observed {
-        reasons.push(why.to_string());
+    reasons.push(StatusReason::SpecNotPropagated {
+        scale_set: waiting.scale_set.clone(),
+        paths: waiting.paths.clone(),
+        more: waiting.more,
+    });
+    if let Some(u) = waiting.unobserved {
+        reasons.push(StatusReason::ObservedGenerationBehind {
+            generation: u.generation,
+            observed: u.observed,
+        });
     }
     let c = &tally.counts;
     if c.busy + c.pending > 0 {
-        reasons.push(format!(
-            "ARC defers a spec change while runners are busy or pending ({} busy, {} pending): it patches the set once they drain",
-            c.busy, c.pending
-        ));
+        reasons.push(StatusReason::SpecChangeDeferred {
+            busy: c.busy,
+            pending: c.pending,
+        });
     }
     if outdated_phase {
-        reasons.push(OUTDATED_SHORT.to_string());
+        reasons.push(StatusReason::Outdated);
     }
 }
 
@@ -721,12 +784,6 @@ pub fn classify(
     now: Option<i64>,
 ) -> SetStatus {
     let created = facts.creation_timestamp.as_deref().and_then(unix_seconds);
-    let ago = |time: &Option<String>| -> String {
-        match (time.as_deref().and_then(unix_seconds), now) {
-            (Some(t), Some(now)) => format!(" {} ago", human_duration(now - t)),
-            _ => String::new(),
-        }
-    };
     let mut reasons = Vec::new();
     let (spec_revision, applied_revision) = match &facts.revisions {
         // ARC 0.14 and older have no revisions: 0/0 would read as a handshake.
@@ -734,46 +791,35 @@ pub fn classify(
         Ok(r) => (Some(r.spec), Some(r.applied)),
         Err(_) => (None, None),
     };
-    let written = facts.revision_writer.as_ref().map(|w| {
-        format!(
-            "spec.actionableRevision was last written by {}{}",
-            w.manager,
-            ago(&w.time)
-        )
-    });
+    let written = facts
+        .revision_writer
+        .as_ref()
+        .map(|w| StatusReason::RevisionWrittenBy {
+            manager: w.manager.clone(),
+            ago_seconds: match (w.time.as_deref().and_then(unix_seconds), now) {
+                (Some(t), Some(now)) => Some(now - t),
+                _ => None,
+            },
+        });
     let c = &tally.counts;
     let outdated_phase = facts.phase.as_deref() == Some("Outdated");
 
     let invalid = invalid_reason(facts, spec_error);
     let state = if facts.deleting {
         reasons.push(if facts.spec_hash_era {
-            "being deleted: ARC (0.14 or older) replaced this set after a runner-spec change; its successor is the newest set of the same scale set".to_string()
+            StatusReason::Replaced
         } else {
-            "being deleted (metadata.deletionTimestamp is set): its AutoscalingRunnerSet is being removed, or ARC is replacing the set".to_string()
+            StatusReason::Deleting
         });
         State::Deleting
     } else if facts.spec_hash_era {
-        reasons.push(format!(
-            "made by ARC 0.14 or older ({ANNOTATION_RUNNER_SPEC_HASH}): a runner-spec change replaces the whole set, so there is no revision to acknowledge; `kubectl arc bump` and `migrate` do not apply (to recycle runners, change the AutoscalingRunnerSet's template)"
-        ));
+        reasons.push(StatusReason::SpecHash);
         State::SpecHash
     } else if let Some(why) = invalid {
         reasons.push(why);
         State::Invalid
-    } else if let Some(Propagation::Waiting {
-        scale_set,
-        differences,
-        observed,
-    }) = propagation
-    {
-        propagation_reasons(
-            scale_set,
-            differences,
-            observed.as_deref(),
-            tally,
-            outdated_phase,
-            &mut reasons,
-        );
+    } else if let Some(Propagation::Waiting(waiting)) = propagation {
+        propagation_reasons(waiting, tally, outdated_phase, &mut reasons);
         State::Propagating
     } else if outdated_phase
         && facts
@@ -784,49 +830,35 @@ pub fn classify(
         // An Outdated phase counts as a verdict on the current spec only once the revision is
         // acknowledged (`ephemeralRunnerSetOutdatedForAppliedRevision`); a pending revision is
         // the cure in progress.
-        reasons.push(OUTDATED_SHORT.to_string());
+        reasons.push(StatusReason::Outdated);
         State::Outdated
     } else if let Some(l) = recycle_loop.filter(|_| facts.legacy_annotation) {
-        reasons.push(format!(
-            "recycle loop: AutoscalingRunnerSet {}'s template does not survive Go's JSON round trip ({}), so the integrity hash ARC builds in memory never matches the one it reads back and its two controllers recycle idle and pending runners forever{}; write those fields as Go does (`kubectl arc diff` names each fix), or finish the upgrade to the revision era (`kubectl arc migrate`), which does not loop",
-            l.scale_set,
-            l.paths.join(", "),
-            if l.flips > 0 {
-                format!(" (the annotation changed {} times while watched)", l.flips)
-            } else {
-                String::new()
-            }
-        ));
+        reasons.push(StatusReason::RecycleLoop {
+            scale_set: l.scale_set.clone(),
+            paths: l.paths.clone(),
+            flips: l.flips,
+        });
         State::RecycleLoop
     } else if facts.legacy_annotation {
-        reasons.push(format!(
-            "annotation {ANNOTATION_INTEGRITY_HASH} is still set: the integrity-hash era decides cleanups for this set; \
-             run `kubectl arc migrate` before the revision-era controller reconciles"
-        ));
+        reasons.push(StatusReason::LegacyAnnotation);
         State::Legacy
     } else {
         let r = facts.revisions.clone().expect("checked above");
         match r.handshake() {
             Handshake::Pending => {
-                reasons.push(format!(
-                    "revision {} is requested and not acknowledged yet (applied {})",
-                    r.spec, r.applied
-                ));
-                if let Some(w) = &written {
-                    reasons.push(w.clone());
-                }
+                reasons.push(StatusReason::RevisionNotAcknowledged {
+                    spec: r.spec,
+                    applied: r.applied,
+                });
+                reasons.extend(written);
                 State::Pending
             }
             _ if c.stale_idle_or_pending > 0 => {
-                reasons.push(format!(
-                    "{} idle or pending {} on an older spec although revision {} is acknowledged ({}): \
-                     `kubectl arc bump {}` requests a new cleanup",
-                    c.stale_idle_or_pending,
-                    runners_word(c.stale_idle_or_pending),
-                    r.spec,
-                    tally.stale_idle_or_pending.describe(),
-                    facts.name
-                ));
+                reasons.push(StatusReason::StaleRunners {
+                    runners: tally.stale_idle_or_pending.clone(),
+                    revision: r.spec,
+                    set: facts.name.clone(),
+                });
                 State::Stale
             }
             _ => State::Synced,
@@ -834,13 +866,10 @@ pub fn classify(
     };
     follow_up_reasons(state, tally, outdated_phase, &mut reasons);
     if tally.undecodable.count > 0 {
-        reasons.push(format!(
-            "{} {} with a spec ARC's Go types cannot decode ({}): {}",
-            tally.undecodable.count,
-            runners_word(tally.undecodable.count),
-            tally.undecodable.describe(),
-            tally.first_decode_error.as_deref().unwrap_or("")
-        ));
+        reasons.push(StatusReason::RunnersUndecodable {
+            runners: tally.undecodable.clone(),
+            error: tally.first_decode_error.clone().unwrap_or_default(),
+        });
     }
     SetStatus {
         namespace: facts.namespace.clone(),
@@ -874,7 +903,7 @@ pub struct DesiredSpec {
     pub scale_set_id: Option<String>,
     /// `metadata.generation` > `status.observedGeneration`, when the object has both: said as a
     /// reason.
-    pub unobserved: Option<String>,
+    pub unobserved: Option<Unobserved>,
 }
 
 /// The integrity-hash recycle loop of a set's scale set (see [`crate::core::recycle_loop`]).
@@ -893,12 +922,21 @@ pub struct RecycleLoop {
 pub enum Propagation {
     /// Semantic-equal: ARC has written it (or nothing changed).
     Reached,
-    /// Not yet: the semantic differences (paths, a few), and why ARC may not have acted.
-    Waiting {
-        scale_set: String,
-        differences: Vec<String>,
-        observed: Option<String>,
-    },
+    /// Not yet.
+    Waiting(Waiting),
+}
+
+/// A desired runner spec that has not reached the set: the semantic differences, and why ARC may
+/// not have acted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Waiting {
+    /// `namespace/name` of the AutoscalingRunnerSet.
+    pub scale_set: String,
+    /// The first paths that differ (at most 3).
+    pub paths: Vec<String>,
+    /// How many more paths differ.
+    pub more: usize,
+    pub unobserved: Option<Unobserved>,
 }
 
 /// Compare what the AutoscalingRunnerSet wants with the set's runner spec, as ARC's controller
@@ -927,15 +965,12 @@ pub fn propagation(
         .filter(|x| !x.reason.semantic_equal())
         .map(|x| x.path.clone())
         .collect();
-    let mut differences: Vec<String> = paths.iter().take(3).cloned().collect();
-    if paths.len() > 3 {
-        differences.push(format!("and {} more", paths.len() - 3));
-    }
-    Some(Propagation::Waiting {
+    Some(Propagation::Waiting(Waiting {
         scale_set: desired.scale_set.clone(),
-        differences,
-        observed: desired.unobserved.clone(),
-    })
+        more: paths.len().saturating_sub(3),
+        paths: paths.into_iter().take(3).collect(),
+        unobserved: desired.unobserved,
+    }))
 }
 
 fn text_hash(text: &str) -> u64 {
@@ -1271,9 +1306,6 @@ pub const ANNOTATION_BUMP_REASON: &str = "kubectl-arc/bump-reason";
 /// Annotation listing the latest bump requests as `id=revision`, newest last, so that a retry
 /// after an unknown outcome recognises its own write even if another bump came after it.
 pub const ANNOTATION_RECENT_BUMPS: &str = "kubectl-arc/recent-bumps";
-/// What `bump` notes for a set that still carries the legacy annotation.
-pub const ANNOTATION_INTEGRITY_HASH_NOTE: &str = "the set still carries the actions.github.com/integrity-hash \
-annotation (state Legacy): run `kubectl arc migrate` so that the upgrade does not act on it again";
 /// How many requests [`ANNOTATION_RECENT_BUMPS`] remembers.
 pub const RECENT_BUMPS: usize = 16;
 
@@ -1302,8 +1334,47 @@ pub enum BumpDecision {
     /// Refuse, and why.
     Refuse {
         before: Option<Revisions>,
-        reason: String,
+        reason: BumpReason,
     },
+}
+
+/// The owner reference a bump found on a set, each field as far as it is there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnerRef {
+    pub kind: Option<String>,
+    pub name: Option<String>,
+    pub uid: Option<String>,
+}
+
+/// Why `bump` refuses a set, or what it notes of one it bumped, as facts; the English is written by
+/// [`crate::render::reason`], and the report carries [`BumpReason::code`] beside it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BumpReason {
+    /// A revision field is not what ARC's Go types accept.
+    InvalidRevision { error: RevisionError },
+    /// The set's controller owner reference does not name the AutoscalingRunnerSet of the same
+    /// name (`scale_set`, `uid`); `found` is the one it names, if any.
+    OwnerMismatch {
+        scale_set: String,
+        uid: String,
+        found: Option<OwnerRef>,
+    },
+    /// `status.phase` is Outdated: ARC would not act on a new revision.
+    Outdated,
+    /// Bumped, and it still carries the integrity-hash annotation (state Legacy): a note.
+    LegacyAnnotation,
+}
+
+impl BumpReason {
+    /// The stable UpperCamelCase code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            BumpReason::InvalidRevision { .. } => "InvalidRevision",
+            BumpReason::OwnerMismatch { .. } => "OwnerMismatch",
+            BumpReason::Outdated => "Outdated",
+            BumpReason::LegacyAnnotation => "LegacyAnnotation",
+        }
+    }
 }
 
 fn annotation<'v>(ers: &'v Value, key: &str) -> Option<&'v str> {
@@ -1343,7 +1414,7 @@ pub fn decide_bump(ers: &Value, request: &BumpRequest<'_>) -> BumpDecision {
         Err(e) => {
             return BumpDecision::Refuse {
                 before: None,
-                reason: format!("{e}: fix the field before requesting a revision"),
+                reason: BumpReason::InvalidRevision { error: e },
             };
         }
     };
@@ -1369,31 +1440,25 @@ pub fn decide_bump(ers: &Value, request: &BumpRequest<'_>) -> BumpDecision {
                 && o.get("uid").and_then(Value::as_str) == Some(uid)
         });
         if !matches {
-            let found = owner
-                .map(|o| {
-                    format!(
-                        "{} {} (uid {})",
-                        o.get("kind").and_then(Value::as_str).unwrap_or("?"),
-                        o.get("name").and_then(Value::as_str).unwrap_or("?"),
-                        o.get("uid").and_then(Value::as_str).unwrap_or("?")
-                    )
-                })
-                .unwrap_or_else(|| "no controller".into());
+            let field = |o: &Value, k: &str| o.get(k).and_then(Value::as_str).map(str::to_string);
             return BumpDecision::Refuse {
                 before: Some(revisions),
-                reason: format!(
-                    "the EphemeralRunnerSet is not owned by the AutoscalingRunnerSet {ars} (uid {uid}): its owner reference names {found}; \
-                     refusing to bump a set its AutoscalingRunnerSet does not control"
-                ),
+                reason: BumpReason::OwnerMismatch {
+                    scale_set: ars.to_string(),
+                    uid: uid.to_string(),
+                    found: owner.map(|o| OwnerRef {
+                        kind: field(o, "kind"),
+                        name: field(o, "name"),
+                        uid: field(o, "uid"),
+                    }),
+                },
             };
         }
     }
     if ers.pointer("/status/phase").and_then(Value::as_str) == Some("Outdated") {
         return BumpDecision::Refuse {
             before: Some(revisions),
-            reason: format!(
-                "{OUTDATED_EXPLANATION}. A new revision would not be acted on, so none is requested"
-            ),
+            reason: BumpReason::Outdated,
         };
     }
     let new = revisions.next();
@@ -1514,13 +1579,17 @@ mod tests {
         }
         let row = census.status(&key, None).unwrap();
         assert_eq!(row.state, State::RecycleLoop, "{:?}", row.reasons);
-        let reason = &row.reasons[0];
-        assert!(reason.contains("spec.containers[0].env"), "{reason}");
-        assert!(
-            reason.contains("spec.containers[0].resources.limits.cpu"),
-            "{reason}"
+        assert_eq!(
+            row.reasons[0],
+            StatusReason::RecycleLoop {
+                scale_set: "arc/runners".into(),
+                paths: vec![
+                    "spec.containers[0].env".into(),
+                    "spec.containers[0].resources.limits.cpu".into()
+                ],
+                flips: 3,
+            }
         );
-        assert!(reason.contains("changed 3 times while watched"), "{reason}");
         // Written as Go writes it: no loop; the set is only Legacy (migrate has not run).
         census.set_desired(
             &key,
@@ -1558,11 +1627,25 @@ mod tests {
         assert_eq!(synced.runners.busy, 1);
         assert_eq!(synced.runners.stale, 1, "a busy runner is counted");
         assert_eq!(synced.age_seconds, Some(3600));
-        assert!(synced.reasons[0].contains("busy with a job"), "{synced:?}");
+        assert_eq!(
+            synced.reasons,
+            vec![StatusReason::RunnersBusy {
+                runners: Examples {
+                    count: 1,
+                    names: vec!["r2".into()]
+                }
+            }]
+        );
 
         let pending = census_with(set(json!(3), json!(2), json!({})), &[], false);
         assert_eq!(pending.state, State::Pending);
-        assert!(pending.reasons[0].contains("revision 3 is requested"));
+        assert_eq!(
+            pending.reasons[0],
+            StatusReason::RevisionNotAcknowledged {
+                spec: 3,
+                applied: 2
+            }
+        );
 
         let stale = census_with(
             set(json!(2), json!(2), json!({})),
@@ -1571,7 +1654,8 @@ mod tests {
         );
         assert_eq!(stale.state, State::Stale);
         assert_eq!(stale.runners.stale, 1);
-        assert!(stale.reasons.iter().any(|r| r.contains("runnerId 0")));
+        let codes: Vec<&str> = stale.reasons.iter().map(StatusReason::code).collect();
+        assert_eq!(codes, ["StaleRunners", "RunnersUnregistered"]);
 
         let legacy = census_with(
             set(
@@ -1586,13 +1670,20 @@ mod tests {
 
         let ahead = census_with(set(json!(2), json!(5), json!({})), &[], false);
         assert_eq!(ahead.state, State::Invalid);
-        assert!(ahead.reasons[0].contains("next request is revision 6"));
+        assert_eq!(
+            ahead.reasons[0],
+            StatusReason::AppliedAhead {
+                spec: 2,
+                applied: 5,
+                next: 6
+            }
+        );
 
         let wrong_type = census_with(set(json!("five"), json!(1), json!({})), &[], false);
         assert_eq!(wrong_type.state, State::Invalid);
         assert_eq!(wrong_type.spec_revision, None);
         assert!(
-            wrong_type.reasons[0].contains("not an integer"),
+            matches!(&wrong_type.reasons[0], StatusReason::SetUndecodable { error } if error.contains("not an integer")),
             "{wrong_type:?}"
         );
     }
@@ -1639,9 +1730,11 @@ mod tests {
         assert_eq!(f.revision_writer.as_ref().unwrap().manager, "kubectl-arc");
         let s = census_with(f, &[], false);
         assert!(
-            s.reasons
-                .iter()
-                .any(|r| r == "spec.actionableRevision was last written by kubectl-arc 10m ago"),
+            s.reasons.iter().any(|r| *r
+                == StatusReason::RevisionWrittenBy {
+                    manager: "kubectl-arc".into(),
+                    ago_seconds: Some(600)
+                }),
             "{s:?}"
         );
     }
@@ -1703,17 +1796,31 @@ mod tests {
         let outdated = json!({"spec": {"actionableRevision": 1}, "status": {"phase": "Outdated"}});
         assert!(matches!(
             decide_bump(&outdated, &req),
-            BumpDecision::Refuse { .. }
+            BumpDecision::Refuse {
+                reason: BumpReason::Outdated,
+                ..
+            }
         ));
         let foreign = json!({"metadata": {"ownerReferences": [{"kind": "AutoscalingRunnerSet", "name": "x", "uid": "1", "controller": true}]}, "spec": {}});
         let owned = BumpRequest {
             owner: Some(("x", "2")),
             ..req
         };
-        assert!(matches!(
+        assert_eq!(
             decide_bump(&foreign, &owned),
-            BumpDecision::Refuse { .. }
-        ));
+            BumpDecision::Refuse {
+                before: Some(Revisions::default()),
+                reason: BumpReason::OwnerMismatch {
+                    scale_set: "x".into(),
+                    uid: "2".into(),
+                    found: Some(OwnerRef {
+                        kind: Some("AutoscalingRunnerSet".into()),
+                        name: Some("x".into()),
+                        uid: Some("1".into()),
+                    }),
+                },
+            }
+        );
         let owned = BumpRequest {
             owner: Some(("x", "1")),
             ..req

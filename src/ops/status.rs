@@ -21,7 +21,9 @@ use crate::core::arc;
 use crate::core::layout::Layout;
 use crate::core::pairing;
 use crate::core::selector::Selector;
-use crate::core::status::{Census, DesiredSpec, RunnerFacts, SetFacts, SetKey, SetStatus, State};
+use crate::core::status::{
+    Census, DesiredSpec, RunnerFacts, SetFacts, SetKey, SetStatus, State, Unobserved,
+};
 use crate::input;
 use crate::render::follow::Shown;
 use crate::shell::Shell;
@@ -287,7 +289,7 @@ fn runner_scale_set_id(runner_spec: &str) -> Option<String> {
 }
 
 /// `metadata.generation` ahead of `status.observedGeneration`, where the object has both.
-fn unobserved(scale_set: &input::Object) -> Option<String> {
+fn unobserved(scale_set: &input::Object) -> Option<Unobserved> {
     #[derive(Deserialize)]
     struct Status {
         #[serde(rename = "observedGeneration")]
@@ -297,10 +299,9 @@ fn unobserved(scale_set: &input::Object) -> Option<String> {
         .ok()?
         .observed?;
     let generation = scale_set.meta.generation?;
-    (generation > observed).then(|| {
-        format!(
-            "ARC has not observed generation {generation} of the AutoscalingRunnerSet yet (status.observedGeneration {observed})"
-        )
+    (generation > observed).then_some(Unobserved {
+        generation,
+        observed,
     })
 }
 

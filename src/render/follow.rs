@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::{Result, bail};
 
 use crate::cli::Outcome;
-use crate::core::status::{Census, SetKey, SetStatus, State};
+use crate::core::status::{Census, SetKey, SetStatus, State, StatusReason};
 use crate::ops::status::{Plan, cannot_progress, settled};
 use crate::render::emit::{self, Output};
 use crate::render::status::{
@@ -165,7 +165,7 @@ impl<'a> Shown<'a> {
         }
         if let Some(mut row) = last {
             row.state = State::Deleted;
-            row.reasons = vec!["the EphemeralRunnerSet was deleted".into()];
+            row.reasons = vec![StatusReason::Deleted];
             self.print(&[row], shell.out())?;
         }
         Ok(())

@@ -5,4 +5,5 @@ pub mod display;
 pub mod emit;
 pub mod follow;
 pub mod github;
+pub mod reason;
 pub mod status;

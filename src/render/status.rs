@@ -100,7 +100,11 @@ fn cells(row: &SetStatus, opts: TableOptions) -> Vec<(String, Option<Color>)> {
             if row.reasons.is_empty() {
                 "<none>".into()
             } else {
-                row.reasons.join("; ")
+                row.reasons
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; ")
             },
             None,
         ));
@@ -304,6 +308,10 @@ pub struct BumpItem {
     /// `spec.actionableRevision` written (or that would be).
     pub new_spec_revision: Option<i64>,
     pub result: BumpResult,
+    /// The stable code of `message` when bump's rules made it ([`crate::core::status::BumpReason`]:
+    /// `InvalidRevision`, `OwnerMismatch`, `Outdated`, `LegacyAnnotation`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'static str>,
     /// Why (refused or failed), or a note.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
@@ -384,6 +392,7 @@ pub fn write_bump_table(
 mod tests {
     use super::*;
     use crate::core::runners::RunnerCounts;
+    use crate::core::status::StatusReason;
 
     fn row(name: &str, state: State) -> SetStatus {
         SetStatus {
@@ -396,7 +405,10 @@ mod tests {
                 idle: 1,
                 ..Default::default()
             },
-            reasons: vec!["revision 3 is requested".into()],
+            reasons: vec![StatusReason::RevisionNotAcknowledged {
+                spec: 3,
+                applied: 2,
+            }],
             phase: None,
             spec_revision_written_by: None,
             creation_timestamp: None,
@@ -429,7 +441,9 @@ mod tests {
             "{text}"
         );
         assert!(
-            lines[1].ends_with("2m5s   <none>   revision 3 is requested"),
+            lines[1].ends_with(
+                "2m5s   <none>   revision 3 is requested and not acknowledged yet (applied 2)"
+            ),
             "{text}"
         );
         assert!(!text.contains('\u{1b}'), "no colour unless asked");

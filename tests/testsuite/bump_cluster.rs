@@ -316,6 +316,7 @@ async fn an_autoscaling_runner_set_name_bumps_the_set_it_owns_and_nothing_else()
     let (code, out, err) = bump(&kc, &ns, &["foreign", "-o", "json"]).await;
     assert_eq!(code, 2, "{out}");
     assert_eq!(report(&out)["items"][0]["result"], "Refused");
+    assert_eq!(report(&out)["items"][0]["reason"], "OwnerMismatch");
     assert!(
         err.contains("not owned by the AutoscalingRunnerSet foreign"),
         "{err}"

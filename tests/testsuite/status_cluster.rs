@@ -110,14 +110,25 @@ fn item<'a>(report: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no row {name} in {report}"))
 }
 
+/// The messages of a row's reasons, one a line.
 fn reasons(item: &Value) -> String {
     item["reasons"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| r.as_str().unwrap())
+        .map(|r| r["message"].as_str().unwrap())
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The codes of a row's reasons, in order.
+fn reason_codes(item: &Value) -> Vec<&str> {
+    item["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["reason"].as_str().unwrap())
+        .collect()
 }
 
 /// The cells of a table row whose first cell is `name`.
@@ -355,15 +366,23 @@ fn check_states_json(r: &Value) {
         why.contains("phase Outdated") && why.contains("pending-outdated"),
         "{why}"
     );
+    assert_eq!(
+        reason_codes(p)[..2],
+        ["RevisionNotAcknowledged", "RevisionWrittenBy"],
+        "{p}"
+    );
+    assert!(reason_codes(p).contains(&"RunnersUnregistered"), "{p}");
 
     let t = item(r, "stale");
     assert_eq!(t["state"], "Stale", "{t}");
     assert_eq!(counts("stale"), [1, 0, 0, 1, 1], "{t}");
     assert!(reasons(t).contains("stale-idle-old"), "{t}");
+    assert_eq!(reason_codes(t)[0], "StaleRunners", "{t}");
 
     let l = item(r, "legacy");
     assert_eq!(l["state"], "Legacy", "{l}");
     assert!(reasons(l).contains("kubectl arc migrate"), "{l}");
+    assert_eq!(reason_codes(l)[0], "LegacyAnnotation", "{l}");
 
     let i = item(r, "invalid");
     assert_eq!(i["state"], "Invalid", "{i}");
@@ -375,6 +394,7 @@ fn check_states_json(r: &Value) {
         reasons(i).contains("is ahead of spec.actionableRevision 1"),
         "{i}"
     );
+    assert_eq!(reason_codes(i), ["AppliedAhead"], "{i}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
