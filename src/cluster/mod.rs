@@ -3,6 +3,7 @@
 //! Commands hand it a [`ConnectOptions`] built from kubectl's global flags; it hands back a client
 //! and the namespace the context defaults to.
 
+mod error;
 pub mod http_log;
 pub mod kubeconfig;
 pub mod names;
@@ -19,6 +20,8 @@ use anyhow::{Context as _, Result};
 use kube::config::KubeConfigOptions;
 use kube::{Client, Config};
 use kubeconfig::Kubeconfig;
+
+pub use error::{ApiError, ApiErrorKind};
 
 /// What kubectl's global flags say about how to reach the cluster.
 #[derive(Debug, Clone, Default)]
