@@ -3,6 +3,7 @@
 //! Commands hand it a [`ConnectOptions`] built from kubectl's global flags; it hands back a client
 //! and the namespace the context defaults to.
 
+mod error;
 pub mod http_log;
 pub mod kubeconfig;
 pub mod names;
@@ -20,6 +21,8 @@ use anyhow::{Context as _, Result};
 use kube::config::KubeConfigOptions;
 use kube::{Client, Config};
 use kubeconfig::Kubeconfig;
+
+pub use error::{ApiError, ApiErrorKind};
 
 /// What kubectl's global flags say about how to reach the cluster.
 #[derive(Debug, Clone, Default)]
@@ -97,11 +100,11 @@ pub async fn list_objects(
     plural: &str,
     namespace: Option<&str>,
     selector: Option<&str>,
-) -> Result<Vec<crate::input::Object>> {
+) -> Result<Vec<crate::input::Object>, ApiError> {
     let mut out = Vec::new();
-    list_each(client, plural, namespace, selector, |o| {
+    list_pages_each(client, plural, namespace, selector, |o| {
         out.push(crate::input::Object::from_cluster(kind, o));
-        Ok(())
+        Ok::<_, ApiError>(())
     })
     .await?;
     Ok(out)
@@ -114,7 +117,7 @@ pub async fn get_object(
     plural: &str,
     namespace: &str,
     name: &str,
-) -> Result<Option<crate::input::Object>> {
+) -> Result<Option<crate::input::Object>, ApiError> {
     Ok(get(client, plural, namespace, name)
         .await?
         .map(|o| crate::input::Object::from_cluster(kind, o)))
@@ -191,14 +194,27 @@ pub fn arc_path(plural: &str, namespace: Option<&str>) -> String {
 pub const PAGE_SIZE: u32 = 500;
 
 /// List ARC objects of `plural` (in `namespace`, or all namespaces), following `continue` tokens
-/// page by page and handing each object to `each`, so memory stays bounded by one page.
+/// page by page and handing each object to `each`, so memory stays bounded by one page. A failed
+/// list is an [`ApiError`] in the chain.
 pub async fn list_each(
     client: &Client,
     plural: &str,
     namespace: Option<&str>,
     selector: Option<&str>,
-    mut each: impl FnMut(RawObject) -> Result<()>,
+    each: impl FnMut(RawObject) -> Result<()>,
 ) -> Result<()> {
+    list_pages_each(client, plural, namespace, selector, each).await
+}
+
+/// [`list_each`] for an `each` of any error type that a failed list converts to.
+async fn list_pages_each<E: From<ApiError>>(
+    client: &Client,
+    plural: &str,
+    namespace: Option<&str>,
+    selector: Option<&str>,
+    mut each: impl FnMut(RawObject) -> Result<(), E>,
+) -> Result<(), E> {
+    let failed = |e| ApiError::new(e, "list", plural, namespace, None);
     let request = kube::core::Request::new(arc_path(plural, namespace));
     let mut params = kube::api::ListParams::default().limit(PAGE_SIZE);
     if let Some(s) = selector {
@@ -207,11 +223,11 @@ pub async fn list_each(
     loop {
         let req = request
             .list(&params)
-            .context("cannot build a list request")?;
+            .map_err(|e| failed(kube::Error::BuildRequest(e)))?;
         let page: RawList =
             retry::read_with_retry(retry::ReadRetry::default(), || client.request(req.clone()))
                 .await
-                .map_err(|e| describe_api_error(e, "list", plural, namespace, None))?;
+                .map_err(failed)?;
         tracing::debug!(
             plural,
             ?namespace,
@@ -234,24 +250,21 @@ pub async fn get(
     plural: &str,
     namespace: &str,
     name: &str,
-) -> Result<Option<RawObject>> {
+) -> Result<Option<RawObject>, ApiError> {
+    let failed = |e| ApiError::new(e, "get", plural, Some(namespace), Some(name));
     let req = kube::core::Request::new(arc_path(plural, Some(namespace)))
         .get(name, &kube::api::GetParams::default())
-        .context("cannot build a get request")?;
+        .map_err(|e| failed(kube::Error::BuildRequest(e)))?;
     match retry::read_with_retry(retry::ReadRetry::default(), || {
         client.request::<RawObject>(req.clone())
     })
     .await
     {
         Ok(o) => Ok(Some(o)),
-        Err(kube::Error::Api(s)) if object_not_found(&s) => Ok(None),
-        Err(e) => Err(describe_api_error(
-            e,
-            "get",
-            plural,
-            Some(namespace),
-            Some(name),
-        )),
+        Err(e) => match failed(e) {
+            e if e.kind() == ApiErrorKind::NotFound => Ok(None),
+            e => Err(e),
+        },
     }
 }
 
@@ -268,48 +281,9 @@ pub async fn check_namespace(client: &Client, namespace: &str) -> Result<()> {
         Err(_) => return Ok(()),
     };
     match client.request::<serde::de::IgnoredAny>(req).await {
-        Err(kube::Error::Api(s)) if object_not_found(&s) => Err(anyhow::anyhow!(
+        Err(e) if ApiErrorKind::of(&e) == ApiErrorKind::NotFound => Err(anyhow::anyhow!(
             "namespace \"{namespace}\" not found: check -n/--namespace (or the namespace of the kubeconfig context)"
         )),
         Ok(_) | Err(_) => Ok(()),
-    }
-}
-
-/// Whether a 404 says that the object does not exist: the API server answers with a `Status` whose
-/// reason is `NotFound`. A resource the server does not serve at all (ARC's CRDs not installed)
-/// is a plain-text "404 page not found" instead, which must not pass for a missing object.
-pub fn object_not_found(s: &kube::core::Status) -> bool {
-    s.code == 404 && s.reason == "NotFound"
-}
-
-/// An API error as a sentence that names the verb, the resource and what to do.
-pub fn describe_api_error(
-    err: kube::Error,
-    verb: &str,
-    plural: &str,
-    namespace: Option<&str>,
-    name: Option<&str>,
-) -> anyhow::Error {
-    let what = match (namespace, name) {
-        (Some(ns), Some(n)) => format!("{plural} {ns}/{n}"),
-        (Some(ns), None) => format!("{plural} in namespace {ns}"),
-        (None, _) => format!("{plural} in all namespaces"),
-    };
-    match &err {
-        kube::Error::Api(s) if s.code == 401 => anyhow::anyhow!(
-            "unauthorized: the server does not accept these credentials to {verb} {what} (an expired or revoked token?): log in again or refresh the kubeconfig"
-        ),
-        kube::Error::Api(s) if s.code == 403 => anyhow::anyhow!(
-            "forbidden: cannot {verb} {what}: {} (ask for RBAC permission to {verb} {plural}.{})",
-            s.message,
-            crate::core::arc::GROUP
-        ),
-        kube::Error::Api(s) if s.code == 404 && !object_not_found(s) => anyhow::anyhow!(
-            "the server does not know {plural}.{}: are ARC's CRDs installed? ({})",
-            crate::core::arc::GROUP,
-            s.message
-        ),
-        kube::Error::Api(s) => anyhow::anyhow!("cannot {verb} {what}: {} ({})", s.message, s.code),
-        _ => anyhow::Error::new(err).context(format!("cannot {verb} {what}")),
     }
 }

@@ -12,6 +12,7 @@ use kube::Client;
 use kube::api::{Api, ListParams, PostParams};
 use serde_json::Value;
 
+use super::ApiErrorKind;
 use crate::core::arc;
 
 /// The name of ARC's EphemeralRunnerSet CRD.
@@ -74,9 +75,13 @@ pub async fn ers_crd_revision_fields(client: &Client) -> Result<Option<CrdRevisi
     .await
     {
         Ok(crd) => Ok(Some(revision_fields_in_crd(&crd))),
-        Err(kube::Error::Api(s)) if s.code == 404 => Ok(Some(CrdRevisionFields::NotInstalled)),
-        Err(kube::Error::Api(s)) if s.code == 403 => Ok(None),
-        Err(e) => Err(anyhow::Error::new(e).context(format!("cannot read the CRD {ERS_CRD}"))),
+        Err(e) => match ApiErrorKind::of(&e) {
+            ApiErrorKind::NotFound | ApiErrorKind::CrdMissing => {
+                Ok(Some(CrdRevisionFields::NotInstalled))
+            }
+            ApiErrorKind::Forbidden => Ok(None),
+            _ => Err(anyhow::Error::new(e).context(format!("cannot read the CRD {ERS_CRD}"))),
+        },
     }
 }
 
@@ -175,7 +180,7 @@ pub async fn running_arc_controllers(client: &Client) -> Result<Option<Vec<Strin
         .await
         {
             Ok(list) => list,
-            Err(kube::Error::Api(s)) if s.code == 403 => return Ok(None),
+            Err(e) if ApiErrorKind::of(&e) == ApiErrorKind::Forbidden => return Ok(None),
             Err(e) => {
                 return Err(anyhow::Error::new(e)
                     .context("cannot list Deployments to look for ARC's controller"));
@@ -219,7 +224,7 @@ pub async fn running_controller_versions(client: &Client) -> Result<Option<Vec<(
         let lp = ListParams::default().labels(selector);
         let list = match api.list(&lp).await {
             Ok(list) => list,
-            Err(kube::Error::Api(s)) if s.code == 403 => return Ok(None),
+            Err(e) if ApiErrorKind::of(&e) == ApiErrorKind::Forbidden => return Ok(None),
             Err(e) => {
                 return Err(anyhow::Error::new(e)
                     .context("cannot list Deployments to look for ARC's controller"));

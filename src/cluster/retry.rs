@@ -2,9 +2,10 @@
 //!
 //! Cluster layer. kube's built-in retry layer (up to 15 attempts with delays growing towards 1000s)
 //! is turned off in [`super::connect`]; reads go through [`read_with_retry`] instead: at most
-//! [`ReadRetry::attempts`] tries on 429, 5xx and transport failures (a refused or cut connection),
-//! with doubling delays, a server's `retryAfterSeconds` honoured up to a cap. Writes are retried
-//! only by the write guard, which re-reads first (see `write.rs`).
+//! [`ReadRetry::attempts`] tries on 429, 5xx and transport failures (a refused or cut connection:
+//! [`super::ApiErrorKind::Transient`]), with doubling delays, a server's `retryAfterSeconds`
+//! honoured up to a cap. Writes are retried only by the write guard, which re-reads first (see
+//! `write.rs`).
 
 use std::future::Future;
 use std::time::Duration;
@@ -27,13 +28,9 @@ impl Default for ReadRetry {
     }
 }
 
-/// Whether a failed read may succeed when tried again.
-pub fn transient(err: &kube::Error) -> bool {
-    match err {
-        kube::Error::Api(s) => matches!(s.code, 429 | 500 | 502 | 503 | 504),
-        kube::Error::HyperError(_) | kube::Error::Service(_) => true,
-        _ => false,
-    }
+/// Whether a failed read may succeed when tried again: 429, 5xx, or no answer.
+fn transient(err: &kube::Error) -> bool {
+    super::ApiErrorKind::of(err) == super::ApiErrorKind::Transient
 }
 
 fn server_delay(err: &kube::Error) -> Option<Duration> {

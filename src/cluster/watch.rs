@@ -17,7 +17,7 @@ use kube::Client;
 use kube::api::{ListParams, WatchParams};
 use serde_json::Value;
 
-use super::{PAGE_SIZE, arc_path, describe_api_error};
+use super::{ApiError, ApiErrorKind, PAGE_SIZE, arc_path};
 
 /// What a list is restricted to.
 #[derive(Debug, Clone, Default)]
@@ -69,7 +69,7 @@ pub async fn list_pages(
             client.request_text(req.clone())
         })
         .await
-        .map_err(|e| describe_api_error(e, "list", plural, scope.namespace.as_deref(), None))?;
+        .map_err(|e| ApiError::new(e, "list", plural, scope.namespace.as_deref(), None))?;
         let head: ListHead = serde_json::from_str(&text)
             .with_context(|| format!("the server sent an invalid {plural} list"))?;
         tracing::debug!(
@@ -188,7 +188,7 @@ impl Watcher {
     /// The next event. Errors are final (Forbidden, a missing CRD); transport errors reconnect
     /// (after a back-off, reported as [`Event::Reconnecting`] when they happen).
     /// Cancel-safe: the open request and the back-off deadline live in `self`.
-    pub async fn next(&mut self) -> Result<Event> {
+    pub async fn next(&mut self) -> Result<Event, ApiError> {
         loop {
             if let Some(at) = self.retry_at {
                 tokio::time::sleep_until(at).await;
@@ -207,21 +207,31 @@ impl Watcher {
                         self.opened_at = Some(tokio::time::Instant::now());
                         continue;
                     }
-                    Err(kube::Error::Api(s)) if s.code == 410 => return Ok(Event::Relist),
-                    Err(e @ kube::Error::Api(_)) if !retryable(&e) => {
-                        return Err(describe_api_error(
+                    Err(e) => {
+                        let e = ApiError::new(
                             e,
                             "watch",
                             self.plural,
                             self.scope.namespace.as_deref(),
                             None,
-                        ));
-                    }
-                    Err(e) => {
-                        let why =
-                            format!("watch of {} interrupted: {e}; reconnecting", self.plural);
-                        self.back_off();
-                        return Ok(Event::Reconnecting(why));
+                        );
+                        match e.kind() {
+                            ApiErrorKind::Gone => return Ok(Event::Relist),
+                            // An answer that trying again will not change.
+                            kind if kind != ApiErrorKind::Transient && e.status().is_some() => {
+                                return Err(e);
+                            }
+                            // No answer, 429 or 5xx, or a failure in the client: open again.
+                            _ => {
+                                let why = format!(
+                                    "watch of {} interrupted: {}; reconnecting",
+                                    self.plural,
+                                    e.kube_error()
+                                );
+                                self.back_off();
+                                return Ok(Event::Reconnecting(why));
+                            }
+                        }
                     }
                 }
             };
@@ -252,7 +262,9 @@ impl Watcher {
                     self.failures = 0;
                     self.resource_version = b.metadata.resource_version;
                 }
-                Some(Ok(kube::core::WatchEvent::Error(s))) if s.code == 410 => {
+                Some(Ok(kube::core::WatchEvent::Error(s)))
+                    if ApiErrorKind::of_status(&s) == ApiErrorKind::Gone =>
+                {
                     self.stream = None;
                     return Ok(Event::Relist);
                 }
@@ -283,13 +295,5 @@ impl Watcher {
         {
             self.resource_version = rv.to_string();
         }
-    }
-}
-
-/// Whether a failed watch request is worth retrying: 429, 5xx and 504-like answers, not 4xx.
-fn retryable(err: &kube::Error) -> bool {
-    match err {
-        kube::Error::Api(s) => s.code == 429 || s.code >= 500,
-        _ => true,
     }
 }

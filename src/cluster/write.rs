@@ -15,7 +15,7 @@ use kube::Client;
 use kube::api::{Patch, PatchParams};
 use serde_json::Value;
 
-use super::{arc_path, describe_api_error};
+use super::{ApiError, ApiErrorKind, arc_path};
 
 /// How a command writes: for real, not at all, or through the API server's dry run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -98,6 +98,9 @@ pub enum WriteError {
         sent: String,
         reread: String,
     },
+    /// A read or the patch failed for good (its `{:#}` carries the causes, as anyhow's does).
+    #[error(transparent)]
+    Api(#[from] ApiError),
     /// Any other failure, described.
     #[error(transparent)]
     Other(#[from] anyhow::Error),
@@ -109,12 +112,7 @@ impl WriteError {
     pub fn server_unreachable(&self) -> bool {
         match self {
             WriteError::OutcomeUnknown { .. } => true,
-            WriteError::Other(e) => e.chain().any(|c| {
-                matches!(
-                    c.downcast_ref::<kube::Error>(),
-                    Some(kube::Error::HyperError(_) | kube::Error::Service(_))
-                )
-            }),
+            WriteError::Api(e) => e.unreachable(),
             _ => false,
         }
     }
@@ -201,45 +199,32 @@ pub struct WriteOptions {
     pub jitter_seed: u64,
 }
 
-/// Read an ARC object's exact JSON; `None` when it does not exist.
+/// Read an ARC object's exact JSON; `None` when it does not exist. JSON that does not parse is
+/// reported as kube reports a response that does not decode.
 pub async fn read(
     client: &Client,
     plural: &str,
     namespace: &str,
     name: &str,
-) -> Result<Option<ObjectText>, anyhow::Error> {
+) -> Result<Option<ObjectText>, ApiError> {
+    let failed = |e| ApiError::new(e, "get", plural, Some(namespace), Some(name));
     let req = kube::core::Request::new(arc_path(plural, Some(namespace)))
         .get(name, &kube::api::GetParams::default())
-        .context("cannot build a get request")?;
+        .map_err(|e| failed(kube::Error::BuildRequest(e)))?;
     match super::retry::read_with_retry(super::retry::ReadRetry::default(), || {
         client.request_text(req.clone())
     })
     .await
     {
         Ok(text) => {
-            let value = serde_json::from_str(&text).with_context(|| {
-                format!("{plural} {namespace}/{name}: the server sent invalid JSON")
-            })?;
+            let value =
+                serde_json::from_str(&text).map_err(|e| failed(kube::Error::SerdeError(e)))?;
             Ok(Some(ObjectText { text, value }))
         }
-        Err(kube::Error::Api(s)) if super::object_not_found(&s) => Ok(None),
-        Err(e) => Err(describe_api_error(
-            e,
-            "get",
-            plural,
-            Some(namespace),
-            Some(name),
-        )),
-    }
-}
-
-/// Whether a failed request may be retried after re-reading (its outcome is unknown or it was
-/// refused for load): 429, 5xx, and transport errors. 4xx answers are final.
-fn retryable(err: &kube::Error) -> bool {
-    match err {
-        kube::Error::Api(s) => s.code == 429 || s.code >= 500,
-        kube::Error::HyperError(_) | kube::Error::Service(_) => true,
-        _ => false,
+        Err(e) => match failed(e) {
+            e if e.kind() == ApiErrorKind::NotFound => Ok(None),
+            e => Err(e),
+        },
     }
 }
 
@@ -342,45 +327,44 @@ pub async fn guarded_patch(
                     attempts,
                 });
             }
-            Err(kube::Error::Api(s)) if s.code == 409 => {
-                conflicts += 1;
-                tracing::info!(target: "kubectl_arc::write", "{what}: 409 Conflict, reading it again and deciding again");
-                if conflicts > opts.backoff.steps {
-                    return Err(WriteError::Conflict {
-                        what,
-                        attempts: conflicts,
-                    });
-                }
-                tokio::time::sleep(opts.backoff.delay(conflicts - 1, opts.jitter_seed)).await;
-            }
-            Err(e) if retryable(&e) && attempts <= opts.backoff.steps => {
-                tracing::warn!(target: "kubectl_arc::write", "{what}: outcome unknown ({e}), reading it again");
-                // The outcome is unknown: read again; the decision sees whether the write landed.
-                if !refused_for_load(&e) {
-                    unknown = Some(e.to_string());
-                }
-                tokio::time::sleep(opts.backoff.delay(attempts - 1, opts.jitter_seed)).await;
-            }
-            Err(e) if retryable(&e) && !refused_for_load(&e) => {
-                return Err(WriteError::OutcomeUnknown {
-                    what,
-                    sent: e.to_string(),
-                    reread: "no attempts left".into(),
-                });
-            }
             Err(e) => {
-                return Err(
-                    describe_api_error(e, "patch", plural, Some(namespace), Some(name)).into(),
-                );
+                let e = ApiError::new(e, "patch", plural, Some(namespace), Some(name));
+                match e.kind() {
+                    ApiErrorKind::Conflict => {
+                        conflicts += 1;
+                        tracing::info!(target: "kubectl_arc::write", "{what}: 409 Conflict, reading it again and deciding again");
+                        if conflicts > opts.backoff.steps {
+                            return Err(WriteError::Conflict {
+                                what,
+                                attempts: conflicts,
+                            });
+                        }
+                        tokio::time::sleep(opts.backoff.delay(conflicts - 1, opts.jitter_seed))
+                            .await;
+                    }
+                    // 429, 5xx and no answer: the outcome may be unknown (a 429 was certainly not
+                    // applied): read again; the decision sees whether the write landed.
+                    ApiErrorKind::Transient if attempts <= opts.backoff.steps => {
+                        let sent = e.kube_error();
+                        tracing::warn!(target: "kubectl_arc::write", "{what}: outcome unknown ({sent}), reading it again");
+                        if !e.too_many_requests() {
+                            unknown = Some(sent.to_string());
+                        }
+                        tokio::time::sleep(opts.backoff.delay(attempts - 1, opts.jitter_seed))
+                            .await;
+                    }
+                    ApiErrorKind::Transient if !e.too_many_requests() => {
+                        return Err(WriteError::OutcomeUnknown {
+                            what,
+                            sent: e.kube_error().to_string(),
+                            reread: "no attempts left".into(),
+                        });
+                    }
+                    _ => return Err(e.into()),
+                }
             }
         }
     }
-}
-
-/// 429 Too Many Requests: the API server's flow control turned the request away before handling
-/// it, so it was certainly not applied.
-fn refused_for_load(err: &kube::Error) -> bool {
-    matches!(err, kube::Error::Api(s) if s.code == 429)
 }
 
 /// RFC 7386 JSON merge patch, for client-side dry runs.
@@ -433,6 +417,36 @@ mod tests {
         assert!(!WriteError::NotFound("x".into()).server_unreachable());
         let answered = WriteError::Other(anyhow::anyhow!("cannot get x: forbidden (403)"));
         assert!(!answered.server_unreachable());
+        let api = |e| {
+            WriteError::Api(ApiError::new(
+                e,
+                "patch",
+                "ephemeralrunnersets",
+                Some("ci"),
+                Some("x"),
+            ))
+        };
+        let forbidden = kube::Error::Api(Box::new(kube::core::Status {
+            code: 403,
+            reason: "Forbidden".into(),
+            ..Default::default()
+        }));
+        assert!(!api(forbidden).server_unreachable());
+        let unavailable = kube::Error::Api(Box::new(kube::core::Status {
+            code: 503,
+            ..Default::default()
+        }));
+        assert!(!api(unavailable).server_unreachable(), "a 503 is an answer");
+        let refused = kube::Error::Service(Box::new(std::io::Error::from(
+            std::io::ErrorKind::ConnectionRefused,
+        )));
+        let refused = api(refused);
+        assert!(refused.server_unreachable());
+        // bump prints a failed write with `{:#}`: the causes stay in it.
+        assert_eq!(
+            format!("{refused:#}"),
+            "cannot patch ephemeralrunnersets ci/x: ServiceError: connection refused: connection refused"
+        );
     }
 
     #[test]
