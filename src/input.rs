@@ -21,6 +21,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::core::arc;
+use crate::core::written::{Spelling, Written, pointer_step};
 use crate::manifest;
 
 /// Where an object was read.
@@ -113,6 +114,9 @@ pub struct Object {
     pub spec: Option<Box<RawValue>>,
     /// `status`, likewise.
     pub status: Option<Box<RawValue>>,
+    /// The YAML spellings kubectl rewrote on the way to JSON (`1.0`, `0x10`, `yes`), by JSON
+    /// pointer from the object's root: the text diff shows values as written.
+    pub spellings: Vec<Spelling>,
     /// Why this object must not be used although it was read (a metadata field of the wrong type,
     /// a namespace that contradicts `-n`, a scalar kubectl reads otherwise): reported as the
     /// object's error, while the other objects are used.
@@ -198,6 +202,22 @@ impl Object {
         Ok(map.get(field).copied().filter(|r| r.get() != "null"))
     }
 
+    /// What `spec` (or its `field`) wrote, with the YAML spellings laid on it, for showing its
+    /// values as written.
+    pub fn written_spec(&self, field: Option<&str>) -> Written {
+        let Some(spec) = &self.spec else {
+            return Written::Unknown;
+        };
+        let mut written = Written::from_json(spec.get());
+        let mut prefix = "/spec".to_string();
+        if let Some(field) = field {
+            written = written.take(field);
+            pointer_step(&mut prefix, field);
+        }
+        written.spell(&prefix, &self.spellings);
+        written
+    }
+
     /// What the pairing rule ([`crate::core::pairing`]) needs of an EphemeralRunnerSet.
     pub fn pairing_set(&self) -> crate::core::pairing::RunnerSet<'_> {
         use crate::core::pairing::{LABEL_SCALE_SET_NAME, LABEL_SCALE_SET_NAMESPACE};
@@ -264,6 +284,7 @@ impl Object {
             metadata,
             spec: raw.spec.filter(|s| s.get() != "null"),
             status: raw.status.filter(|s| s.get() != "null"),
+            spellings: Vec::new(),
             problem: None,
         }
     }
@@ -303,6 +324,7 @@ impl Object {
             metadata: part("metadata"),
             spec: part("spec"),
             status: part("status"),
+            spellings: Vec::new(),
             problem: problem.or(meta_problem),
         }
     }
@@ -502,7 +524,9 @@ fn parse_into(text: &str, file: Option<&Path>, inputs: &mut Inputs) {
                     items: o.items.clone(),
                 },
             };
-            Object::from_manifest(&o.value, origin, o.problem)
+            let mut object = Object::from_manifest(&o.value, origin, o.problem);
+            object.spellings = o.spellings;
+            object
         })),
         Err(e) => inputs.errors.push(e.to_string()),
     }

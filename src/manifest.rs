@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::core::arc;
 pub use crate::core::goyaml::go_float;
+use crate::core::written::Spelling;
 
 mod yaml;
 
@@ -28,6 +29,9 @@ pub struct ManifestObject {
     /// quoted scalars). Commands report it as the object's error and go on with the other
     /// objects.
     pub problem: Option<String>,
+    /// Scalars kubectl stores otherwise than they are spelled (`1.0`, `0x10`, `yes`), by JSON
+    /// pointer from the object's root.
+    pub spellings: Vec<Spelling>,
 }
 
 impl ManifestObject {
@@ -107,7 +111,11 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestEr
             document: multi.then_some(i + 1),
             items: Vec::new(),
         };
-        push_object(doc.value, src, position, &doc.refusals, "", None, &mut out)?;
+        let found = Found {
+            divergences: &doc.refusals,
+            spellings: &doc.spellings,
+        };
+        push_object(doc.value, src, position, &found, "", None, &mut out)?;
     }
     Ok(out)
 }
@@ -150,7 +158,11 @@ fn parse_json(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestE
             document: multi.then_some(i + 1),
             items: Vec::new(),
         };
-        push_object(doc.value, src, position, &refused, "", None, &mut out)?;
+        let found = Found {
+            divergences: &refused,
+            spellings: &doc.spellings,
+        };
+        push_object(doc.value, src, position, &found, "", None, &mut out)?;
     }
     Ok(out)
 }
@@ -339,15 +351,23 @@ struct Position {
     items: Vec<usize>,
 }
 
+/// What reading a document found beside its value.
+struct Found<'a> {
+    divergences: &'a [Divergence],
+    /// Pointers from the document's root.
+    spellings: &'a [Spelling],
+}
+
 fn push_object(
     doc: Value,
     source: String,
     position: Position,
-    divergences: &[Divergence],
+    found: &Found<'_>,
     prefix: &str,
     inherited: Option<&str>,
     out: &mut Vec<ManifestObject>,
 ) -> Result<(), ManifestError> {
+    let divergences = found.divergences;
     match doc {
         Value::Null => Ok(()),
         Value::Object(_) => {
@@ -389,7 +409,7 @@ fn push_object(
                         item,
                         format!("{source}[{j}]"),
                         at,
-                        divergences,
+                        found,
                         &item_prefix,
                         list_problem.as_deref(),
                         out,
@@ -399,12 +419,35 @@ fn push_object(
             } else {
                 let problem =
                     problem_of(&doc, divergences, prefix).or_else(|| inherited.map(str::to_string));
+                // The item's own spellings, by pointer from the item.
+                let mut at = String::new();
+                for step in prefix.split('.').filter(|s| !s.is_empty()) {
+                    let (key, index) = step.split_once('[').unwrap_or((step, ""));
+                    at.push('/');
+                    at.push_str(key);
+                    if let Some(i) = index.strip_suffix(']') {
+                        at.push('/');
+                        at.push_str(i);
+                    }
+                }
+                let spellings = found
+                    .spellings
+                    .iter()
+                    .filter_map(|s| {
+                        let rest = s.pointer.strip_prefix(&at)?;
+                        (rest.is_empty() || rest.starts_with('/')).then(|| Spelling {
+                            pointer: rest.to_string(),
+                            ..s.clone()
+                        })
+                    })
+                    .collect();
                 out.push(ManifestObject {
                     source,
                     document: position.document,
                     items: position.items,
                     value: doc,
                     problem,
+                    spellings,
                 });
                 Ok(())
             }

@@ -21,6 +21,7 @@ use crate::core::equality;
 use crate::core::gourl;
 use crate::core::layout::{Kind, Layout};
 use crate::core::value::{DecodeError, Value, decode};
+use crate::core::written::Written;
 
 /// Why no desired spec can be built from an AutoscalingRunnerSet (ARC logs and gives up too).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -159,19 +160,67 @@ fn build(layout: &Layout, ars: Value, scale_set_id: i64) -> Value {
     };
     let values = spec.fields_mut().expect("struct");
     for (i, f) in ers_fields.iter().enumerate() {
-        values[i] = match f.name.as_str() {
-            "RunnerScaleSetID" => Value::Int(scale_set_id),
-            "GitHubConfigURL" => take("GitHubConfigUrl"),
-            "GitHubConfigSecret" => take("GitHubConfigSecret"),
-            "Proxy" => take("Proxy"),
-            "GitHubServerTLS" => take("GitHubServerTLS"),
-            "PodTemplateSpec" => take("Template"),
-            "VaultConfig" => take("VaultConfig"),
-            "EphemeralRunnerConfigSecretMetadata" => take("EphemeralRunnerConfigSecretMetadata"),
-            _ => continue,
+        values[i] = match copied_from(&f.name) {
+            Some(ars_name) => take(ars_name),
+            None if f.name == "RunnerScaleSetID" => Value::Int(scale_set_id),
+            None => continue,
         };
     }
     spec
+}
+
+/// The fields of `EphemeralRunnerSpec` that `newEphemeralRunnerSet` copies from the
+/// AutoscalingRunnerSet's spec, by Go name: (EphemeralRunnerSpec field, AutoscalingRunnerSetSpec
+/// field).
+const COPIED: [(&str, &str); 7] = [
+    ("GitHubConfigURL", "GitHubConfigUrl"),
+    ("GitHubConfigSecret", "GitHubConfigSecret"),
+    ("Proxy", "Proxy"),
+    ("GitHubServerTLS", "GitHubServerTLS"),
+    ("PodTemplateSpec", "Template"),
+    ("VaultConfig", "VaultConfig"),
+    (
+        "EphemeralRunnerConfigSecretMetadata",
+        "EphemeralRunnerConfigSecretMetadata",
+    ),
+];
+
+fn copied_from(ers_go_name: &str) -> Option<&'static str> {
+    COPIED
+        .iter()
+        .find(|(ers, _)| *ers == ers_go_name)
+        .map(|(_, ars)| *ars)
+}
+
+/// What an AutoscalingRunnerSet's `spec` wrote, laid out as the runner spec ARC builds from it
+/// (the fields [`desired_runner_spec`] copies, under the runner spec's JSON names; the inline
+/// pod template's `metadata` and `spec` from `template`), for showing the desired values as
+/// written. `runnerScaleSetId` comes from an annotation, so nothing is known of its spelling.
+pub fn written_runner_spec(layout: &Layout, mut ars_spec: Written) -> Written {
+    let json_name = |ty, go_name: &str| match &layout.ty(ty).kind {
+        Kind::Struct(fields) => fields
+            .iter()
+            .find(|f| f.name == go_name)
+            .map(|f| (f.json.clone(), f.inline)),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    for (ers, ars) in COPIED {
+        let (Some((ers_json, inline)), Some((ars_json, _))) = (
+            json_name(layout.ephemeral_runner_spec, ers),
+            json_name(layout.autoscaling_runner_set_spec, ars),
+        ) else {
+            continue;
+        };
+        let value = ars_spec.take(&ars_json);
+        match value {
+            // The pod template is inline in the runner spec: its keys are the runner spec's.
+            Written::Object(entries) if inline => out.extend(entries),
+            value if !inline => out.push((ers_json, value)),
+            _ => {}
+        }
+    }
+    Written::Object(out)
 }
 
 /// ARC's revision-era verdict: the ARS controller bumps `spec.actionableRevision` (and so the ERS

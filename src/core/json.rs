@@ -7,7 +7,9 @@
 
 use std::borrow::Cow;
 
+use crate::core::goyaml::go_float;
 use crate::core::value::DecodeError;
+use crate::core::written::{Spelling, pointer_step};
 
 /// encoding/json's `maxNestingDepth`.
 pub const MAX_NESTING_DEPTH: usize = 10000;
@@ -427,6 +429,9 @@ pub struct ManifestDocument {
     /// Values kubectl refuses, by path (`spec.template.x[0]`) with the byte offset and Go's
     /// message: numbers beyond float64.
     pub refused: Vec<RefusedValue>,
+    /// Numbers written otherwise than Go writes them back (`1.0`, `1e3`), for showing them as
+    /// written.
+    pub spellings: Vec<Spelling>,
 }
 
 /// A value kubectl refuses in a JSON document.
@@ -470,10 +475,14 @@ pub fn manifest_documents(
             b: &b[..end],
             i,
         };
-        let mut refused = Vec::new();
+        let mut found = Found::default();
         let mut path = Vec::new();
-        let value = to_serde(&mut r, &mut path, &mut refused, max_depth)?;
-        docs.push(ManifestDocument { value, refused });
+        let value = to_serde(&mut r, &mut path, &mut found, max_depth)?;
+        docs.push(ManifestDocument {
+            value,
+            refused: found.refused,
+            spellings: found.spellings,
+        });
         i = end;
     }
 }
@@ -501,12 +510,32 @@ fn path_text(path: &[Step<'_>]) -> String {
     out
 }
 
+/// `/spec/template/x/0`: the JSON pointer of a value.
+fn pointer_text(path: &[Step<'_>]) -> String {
+    let mut out = String::new();
+    for step in path {
+        match step {
+            Step::Key(key) => pointer_step(&mut out, key),
+            Step::Index(i) => out.push_str(&format!("/{i}")),
+        }
+    }
+    out
+}
+
+/// What reading a JSON document noticed beside its value.
+#[derive(Default)]
+struct Found {
+    refused: Vec<RefusedValue>,
+    spellings: Vec<Spelling>,
+}
+
 fn to_serde<'a>(
     r: &mut Reader<'a>,
     path: &mut Vec<Step<'a>>,
-    refused: &mut Vec<RefusedValue>,
+    found: &mut Found,
     max_depth: usize,
 ) -> Result<serde_json::Value, DecodeError> {
+    let refused = &mut found.refused;
     use serde_json::Value;
     let deeper = |r: &mut Reader<'_>, path: &Vec<Step<'_>>| {
         if path.len() >= max_depth {
@@ -532,11 +561,12 @@ fn to_serde<'a>(
         Token::Number => {
             let offset = r.offset();
             let text = r.number();
-            if let Ok(n) = text.parse::<i64>() {
-                Value::from(n)
+            // What kubectl stores, and the text Go writes of it.
+            let (value, go) = if let Ok(n) = text.parse::<i64>() {
+                (Value::from(n), n.to_string())
             } else {
                 match text.parse::<f64>() {
-                    Ok(f) if f.is_finite() => Value::from(f),
+                    Ok(f) if f.is_finite() => (Value::from(f), go_float(f)),
                     _ => {
                         refused.push(RefusedValue {
                             path: path_text(path),
@@ -546,10 +576,18 @@ fn to_serde<'a>(
                                 "json: cannot unmarshal number {text} into Go value of type float64"
                             ),
                         });
-                        Value::Null
+                        return Ok(Value::Null);
                     }
                 }
+            };
+            if go != text {
+                found.spellings.push(Spelling {
+                    pointer: pointer_text(path),
+                    yaml: text.to_string(),
+                    json: go,
+                });
             }
+            value
         }
         Token::Array => {
             deeper(r, path)?;
@@ -557,7 +595,7 @@ fn to_serde<'a>(
             let mut items = Vec::new();
             while r.next_element() {
                 path.push(Step::Index(items.len()));
-                items.push(to_serde(r, path, refused, max_depth)?);
+                items.push(to_serde(r, path, found, max_depth)?);
                 path.pop();
             }
             Value::Array(items)
@@ -568,7 +606,7 @@ fn to_serde<'a>(
             let mut map = serde_json::Map::new();
             while let Some(key) = r.next_key() {
                 path.push(Step::Key(key));
-                let v = to_serde(r, path, refused, max_depth)?;
+                let v = to_serde(r, path, found, max_depth)?;
                 let Some(Step::Key(key)) = path.pop() else {
                     unreachable!("the key pushed above")
                 };

@@ -24,6 +24,7 @@ pub mod runners;
 pub mod selector;
 pub mod status;
 pub mod value;
+pub mod written;
 
 /// Test support: a file of the Go outputs recorded in `../shared/reference/verified/` (beside the
 /// repository in this project's CI, absent from a clone made elsewhere). `None`, said on stderr,

@@ -17,6 +17,7 @@ use serde_json::{Map, Value};
 
 use super::{Divergence, MAX_DEPTH, visible};
 use crate::core::goyaml::{self, GoScalar, GoTagged};
+use crate::core::written::{Spelling, pointer_step};
 
 /// The most values a file may hold, aliases expanded.
 const MAX_NODES: usize = 20_000_000;
@@ -25,6 +26,8 @@ const MAX_NODES: usize = 20_000_000;
 pub(super) struct YamlDocument {
     pub value: Value,
     pub refusals: Vec<Divergence>,
+    /// The scalars kubectl stores otherwise than they are spelled (`1.0`, `0x10`, `yes`, `~`).
+    pub spellings: Vec<Spelling>,
 }
 
 /// Every document of `text`, null documents (empty ones, `~`) left out. `Err` is a message
@@ -113,6 +116,7 @@ struct Reader<'t> {
     stack: Vec<Frame>,
     root: Option<Value>,
     refusals: Vec<Divergence>,
+    spellings: Vec<Spelling>,
     /// What kubectl refuses only if it is still in the document once go-yaml has decoded all of
     /// it (sigs.k8s.io/yaml converts the keys of the whole value and `encoding/json` marshals it
     /// after the merges: a `.inf` or a null key that a merge key replaced is never seen). Each
@@ -157,6 +161,7 @@ impl<'t> Reader<'t> {
             stack: Vec::new(),
             root: None,
             refusals: Vec::new(),
+            spellings: Vec::new(),
             deferred: Vec::new(),
             anchors: Vec::new(),
             nodes: 0,
@@ -176,6 +181,7 @@ impl<'t> Reader<'t> {
                 self.stack.clear();
                 self.root = None;
                 self.anchors.clear();
+                self.spellings.clear();
                 self.nodes = 0;
                 self.alias_nodes = 0;
             }
@@ -187,8 +193,13 @@ impl<'t> Reader<'t> {
                     take_sentinels(&mut value, &mut path, &deferred, &mut self.refusals);
                 }
                 let refusals = std::mem::take(&mut self.refusals);
+                let spellings = std::mem::take(&mut self.spellings);
                 if !value.is_null() || !refusals.is_empty() {
-                    self.documents.push(YamlDocument { value, refusals });
+                    self.documents.push(YamlDocument {
+                        value,
+                        refusals,
+                        spellings,
+                    });
                 }
             }
             Event::Scalar(value, style, anchor, tag) => {
@@ -217,6 +228,9 @@ impl<'t> Reader<'t> {
                     self.set_key(key, span);
                 } else {
                     let value = self.scalar_value(text, tag.as_deref(), plain, &span, true);
+                    if !value.is_string() {
+                        self.spell(&value, &span);
+                    }
                     self.value(value, &span)?;
                 }
             }
@@ -646,6 +660,45 @@ impl<'t> Reader<'t> {
             }
             Some((Key::Refused, _)) | None => Ok(()),
         }
+    }
+
+    /// Record how a scalar kubectl stores as a number, a boolean or null was spelled, when Go
+    /// writes it back otherwise (`1.0` is `1`, `yes` is `true`), for showing it as written.
+    fn spell(&mut self, value: &Value, span: &Span) {
+        let (start, end) = (
+            span.start.byte_offset().unwrap_or(0),
+            span.end.byte_offset().unwrap_or(0),
+        );
+        let source = self.text.get(start..end.max(start)).unwrap_or("");
+        let json = super::go_json(value);
+        if source == json {
+            return;
+        }
+        if let Some(pointer) = self.pointer() {
+            self.spellings.push(Spelling {
+                pointer,
+                yaml: source.to_string(),
+                json,
+            });
+        }
+    }
+
+    /// The JSON pointer of the value being read (`/spec/template/containers/0`); `None` under a
+    /// merge key or a refused key.
+    fn pointer(&self) -> Option<String> {
+        let mut p = String::new();
+        for frame in &self.stack {
+            match frame {
+                Frame::Mapping {
+                    key: Some((Key::Name(name), _)),
+                    ..
+                } => pointer_step(&mut p, name),
+                Frame::Mapping { key: Some(_), .. } => return None,
+                Frame::Mapping { key: None, .. } => {}
+                Frame::Sequence { items, .. } => p.push_str(&format!("/{}", items.len())),
+            }
+        }
+        Some(p)
     }
 
     /// Where in the document the reader is (`spec.template.containers[0]`), with `key` when a

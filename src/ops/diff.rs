@@ -725,7 +725,11 @@ fn compare_one_drift(
         }
         other => other,
     };
-    let mut item = ScaleSetDiff::from_drift(layout, ns, name, desired_from, current_from, result);
+    let mut item = ScaleSetDiff::from_drift(layout, ns, name, desired_from, current_from, result)
+        .with_written(|| {
+            let desired = crate::core::desired::written_runner_spec(layout, ars.written_spec(None));
+            (desired, set.written_spec(Some("ephemeralRunnerSpec")))
+        });
     item.desired_file = ars.origin.file().map(str::to_string);
     item.scale_set_id_from = id.map(|(_, from)| from);
     if let Some(p) = &pairing {

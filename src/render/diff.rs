@@ -14,9 +14,9 @@ use crate::core::drift::{Drift, DriftError};
 use crate::core::equality::{Difference, Reason};
 use crate::core::layout::Layout;
 use crate::core::quantity::Format;
-use crate::core::recycle_loop::value_at;
 use crate::core::recycle_loop::{Cause, Change, RecycleLoopError, RoundTrip};
 use crate::core::value::Value;
+use crate::core::written::Written;
 use crate::render::display::{self, Line};
 
 /// The whole report of one `diff` run. Its JSON and YAML shape is documented in the README.
@@ -101,24 +101,30 @@ pub struct ScaleSetDiff {
     pub specs: Option<Box<Specs>>,
 }
 
-/// The desired and current runner specs of a comparison, and the layout that reads them.
+/// The desired and current runner specs of a comparison, the layout that reads them, and what
+/// each side's input wrote (to show its values as written).
 #[derive(Debug, Clone)]
 pub struct Specs {
     pub layout: &'static Layout,
     pub desired: Value,
     pub current: Value,
+    pub desired_written: Written,
+    pub current_written: Written,
 }
 
 impl Specs {
     /// The YAML lines of (current, desired).
     fn lines(&self) -> (Vec<Line>, Vec<Line>) {
         let ty = self.layout.ephemeral_runner_spec;
-        let lines = |v| {
-            display::tree(self.layout, ty, v, "")
+        let lines = |v, w| {
+            display::tree_written(self.layout, ty, v, "", w)
                 .map(|n| display::lines(&n))
                 .unwrap_or_default()
         };
-        (lines(&self.current), lines(&self.desired))
+        (
+            lines(&self.current, &self.current_written),
+            lines(&self.desired, &self.desired_written),
+        )
     }
 }
 
@@ -215,7 +221,14 @@ impl ScaleSetDiff {
             differences: c
                 .differences
                 .iter()
-                .map(|x| DifferenceReport::of(layout, x, &d.current, &d.desired))
+                .map(|x| {
+                    DifferenceReport::of(
+                        layout,
+                        x,
+                        (&d.current, &Written::Unknown),
+                        (&d.desired, &Written::Unknown),
+                    )
+                })
                 .collect(),
             legacy_recycle_loop: None,
             legacy_recycle_loop_paths: None,
@@ -232,12 +245,38 @@ impl ScaleSetDiff {
                 layout,
                 desired: d.desired,
                 current: d.current,
+                desired_written: Written::Unknown,
+                current_written: Written::Unknown,
             })),
         }
     }
 }
 
 impl ScaleSetDiff {
+    /// Show each side's values as its input wrote them: (desired, current), where desired is what
+    /// the AutoscalingRunnerSet wrote, laid out as the runner spec ARC builds from it
+    /// ([`crate::core::desired::written_runner_spec`]), `current` what the EphemeralRunnerSet
+    /// wrote under `spec.ephemeralRunnerSpec`. The text diff and each difference's `from` and
+    /// `to` use them where the written value decodes to the value compared.
+    /// `written` is called only when there is a difference to show.
+    pub fn with_written(mut self, written: impl FnOnce() -> (Written, Written)) -> ScaleSetDiff {
+        let Some(specs) = self.specs.as_deref_mut() else {
+            return self;
+        };
+        if self.differences.is_empty() {
+            return self;
+        }
+        (specs.desired_written, specs.current_written) = written();
+        let current = (&specs.current, &specs.current_written);
+        let desired = (&specs.desired, &specs.desired_written);
+        for d in &mut self.differences {
+            let path = d.path.clone();
+            let reason = d.reason;
+            *d = DifferenceReport::of(specs.layout, &Difference { path, reason }, current, desired);
+        }
+        self
+    }
+
     /// Attach the integrity-hash recycle loop check of the desired spec
     /// ([`crate::core::recycle_loop::round_trip_of_autoscaling_runner_set`]); `None`, or a check
     /// that could not be made, leaves the fields absent.
@@ -323,33 +362,29 @@ pub struct DifferenceReport {
 }
 
 impl DifferenceReport {
-    /// A difference with the values found at its path on both sides.
-    pub fn of(layout: &Layout, d: &Difference, current: &Value, desired: &Value) -> Self {
-        let shown = |v: &Value| {
-            let ty = layout.ephemeral_runner_spec;
-            let (ty, at) = value_at(layout, ty, v, &mut String::new(), &d.path)?;
-            match display::tree(layout, ty, at, &d.path)? {
-                display::Node::Scalar(text) => Some(
-                    // Quoted to be read as a string in YAML; a report gives the string itself.
-                    serde_json::from_str::<String>(&text).unwrap_or(text),
-                ),
-                display::Node::Map(entries) if entries.is_empty() => Some("{}".into()),
-                display::Node::Seq(items) if items.is_empty() => Some("[]".into()),
-                node => Some(
-                    display::lines(&node)
-                        .iter()
-                        .map(|l| l.text.as_str())
-                        .collect::<Vec<_>>()
-                        .join("\n"),
-                ),
-            }
+    /// A difference with the values found at its path on both sides, each beside what its input
+    /// wrote.
+    pub fn of(
+        layout: &Layout,
+        d: &Difference,
+        current: (&Value, &Written),
+        desired: (&Value, &Written),
+    ) -> Self {
+        let ty = layout.ephemeral_runner_spec;
+        let shown = |(v, w): (&Value, &Written), quoted| {
+            display::report_text(layout, ty, v, w, &d.path, quoted)
         };
+        let (mut from, mut to) = (shown(current, false), shown(desired, false));
+        // `"8080"` and `8080` (a string and a number) read alike once unquoted: keep the quotes.
+        if from.is_some() && from == to {
+            (from, to) = (shown(current, true), shown(desired, true));
+        }
         DifferenceReport {
             path: d.path.clone(),
             reason: d.reason,
             semantic: !d.reason.semantic_equal(),
-            from: shown(current),
-            to: shown(desired),
+            from,
+            to,
         }
     }
 }
@@ -488,8 +523,10 @@ fn write_changes(item: &ScaleSetDiff, opts: TextOptions, out: &mut dyn Write) ->
         .map(|d| (d.path.as_str(), d.reason))
         .collect();
     let (current_lines, desired_lines) = item.specs.as_ref().map(|s| s.lines()).unwrap_or_default();
-    let old: Vec<&str> = current_lines.iter().map(|l| l.text.as_str()).collect();
-    let new: Vec<&str> = desired_lines.iter().map(|l| l.text.as_str()).collect();
+    // Lines are compared by identity (the value Go compares, not its spelling): a quantity
+    // written `1` on one side and `"1"` on the other is one line, `1` and `1000m` are two.
+    let old: Vec<&str> = current_lines.iter().map(|l| l.identity.as_str()).collect();
+    let new: Vec<&str> = desired_lines.iter().map(|l| l.identity.as_str()).collect();
     let diff = TextDiff::configure().diff_slices(&old, &new);
     writeln!(
         out,
@@ -505,8 +542,8 @@ fn write_changes(item: &ScaleSetDiff, opts: TextOptions, out: &mut dyn Write) ->
             .green()
             .to_string())
     )?;
-    // Strict-only differences are not line changes when the two sides print alike (a quantity in
-    // another notation), so hunks include every line that carries a strict-only mark.
+    // A strict-only difference is a line change (identities differ exactly when Go's strict
+    // comparison does); the lines it marks that no hunk shows are listed after the hunks.
     let marked_old: Vec<usize> = (0..old.len())
         .filter(|&i| reasons.contains_key(current_lines[i].path.as_str()))
         .collect();
@@ -563,7 +600,7 @@ fn write_changes(item: &ScaleSetDiff, opts: TextOptions, out: &mut dyn Write) ->
                     &format!(
                         "  {}: {}  # strict-only: {}",
                         line.path,
-                        line.text.trim(),
+                        line.text.get(line.value_start..).unwrap_or("").trim(),
                         r.explain()
                     ),
                     |s| s.dimmed().to_string()
@@ -675,5 +712,163 @@ mod tests {
         assert_eq!(last_key("spec.containers[0].env"), "env");
         assert_eq!(last_key("metadata.labels[\"a.b\"]"), "[\"a.b\"]");
         assert_eq!(last_key("spec"), "spec");
+    }
+
+    /// The text diff of an AutoscalingRunnerSet's template spec against an EphemeralRunnerSet's
+    /// pod spec, each written as a YAML (or JSON) file writes it, as `diff` renders it.
+    fn text_diff(template_spec: &str, set_spec: &str) -> (String, ScaleSetDiff) {
+        let l = Layout::arc();
+        let indent = |s: &str, n: usize| {
+            s.lines()
+                .map(|line| format!("{}{line}\n", " ".repeat(n)))
+                .collect::<String>()
+        };
+        let ars = format!(
+            "kind: AutoscalingRunnerSet\nspec:\n  githubConfigUrl: https://github.com/o\n  template:\n    spec:\n{}",
+            indent(template_spec, 6)
+        );
+        let ers = format!(
+            "kind: EphemeralRunnerSet\nspec:\n  ephemeralRunnerSpec:\n    githubConfigUrl: https://github.com/o\n    runnerScaleSetId: 7\n    spec:\n{}",
+            indent(set_spec, 6)
+        );
+        let object = |text: &str| {
+            let o = crate::manifest::parse(text, "t.yaml").unwrap().remove(0);
+            let mut object =
+                crate::input::Object::from_manifest(&o.value, crate::input::Origin::Cluster, None);
+            object.spellings = o.spellings;
+            object
+        };
+        let (ars, ers) = (object(&ars), object(&ers));
+        let runner_spec = ers.spec_field("ephemeralRunnerSpec").unwrap().unwrap();
+        let result = crate::core::drift::drift(
+            l,
+            ars.spec.as_ref().unwrap().get(),
+            Some("7"),
+            Some(runner_spec.get()),
+        );
+        let item = ScaleSetDiff::from_drift(
+            l,
+            "ns".into(),
+            "s".into(),
+            "desired".into(),
+            "current".into(),
+            result,
+        )
+        .with_written(|| {
+            let desired = crate::core::desired::written_runner_spec(l, ars.written_spec(None));
+            (desired, ers.written_spec(Some("ephemeralRunnerSpec")))
+        });
+        let report = DiffReport {
+            api_version: "kubectl-arc/v1alpha1",
+            kind: "DiffReport",
+            layout: l.k8s_api.clone(),
+            arc_version: None,
+            arc_version_from: None,
+            items: vec![item.clone()],
+        };
+        let mut out = Vec::new();
+        let opts = TextOptions {
+            context: 0,
+            color: false,
+        };
+        write_text(&report, opts, &mut out).unwrap();
+        (String::from_utf8(out).unwrap(), item)
+    }
+
+    /// The changed lines of a text diff (`-` and `+`), trimmed after the sign.
+    fn changes(text: &str) -> Vec<String> {
+        text.lines()
+            .filter(|l| {
+                (l.starts_with('-') || l.starts_with('+'))
+                    && !l.starts_with("---")
+                    && !l.starts_with("+++")
+            })
+            .map(|l| format!("{}{}", &l[..1], l[1..].trim()))
+            .collect()
+    }
+
+    const MARK: &str = "  # strict-only: same quantity in another notation";
+
+    #[test]
+    fn each_notation_difference_is_a_pair_of_lines_as_written() {
+        let (text, item) = text_diff(
+            "containers:\n- name: r\n  resources:\n    limits: {cpu: 1000m, memory: 4096Mi, x: 1e3, z: .5}\n    requests: {cpu: 1, memory: 1.5Gi}",
+            "containers:\n- name: r\n  resources:\n    limits: {cpu: \"1\", memory: 4Gi, x: \"1e3\", z: 500m}\n    requests: {cpu: \"1\", memory: 1536Mi}",
+        );
+        let want: Vec<String> = [
+            "-cpu: \"1\"",
+            "-memory: 4Gi",
+            "-x: \"1e3\"",
+            "-z: 500m",
+            "+cpu: 1000m",
+            "+memory: 4096Mi",
+            "+x: 1e3",
+            "+z: .5",
+            "-memory: 1536Mi",
+            "+memory: 1.5Gi",
+        ]
+        .iter()
+        .map(|l| format!("{l}{MARK}"))
+        .collect();
+        assert_eq!(changes(&text), want, "{text}");
+        // `cpu: 1` and `cpu: "1"` are one value: no line. No line outside a hunk, none doubled.
+        assert!(!text.contains("memory: memory"), "{text}");
+        assert!(!text.contains("resources.requests"), "{text}");
+        assert_eq!(item.strict_only_differences, 5);
+        // The report gives each side as written.
+        let from_to: Vec<(&str, Option<&str>, Option<&str>)> = item
+            .differences
+            .iter()
+            .map(|d| (d.path.as_str(), d.from.as_deref(), d.to.as_deref()))
+            .collect();
+        let limits = "spec.containers[0].resources.limits";
+        assert!(from_to.contains(&(&format!("{limits}.memory"), Some("4Gi"), Some("4096Mi"))));
+        // A string and a number that read alike keep their quotes.
+        assert!(from_to.contains(&(&format!("{limits}.x"), Some("\"1e3\""), Some("1e3"))));
+        assert!(from_to.contains(&(&format!("{limits}.cpu"), Some("1"), Some("1000m"))));
+    }
+
+    #[test]
+    fn numbers_and_booleans_show_as_written_and_differ_only_by_value() {
+        let (text, _) = text_diff(
+            "terminationGracePeriodSeconds: 30.0\nactiveDeadlineSeconds: 1e3\nhostNetwork: yes\npriority: 0x10\ncontainers:\n- name: r\n  livenessProbe: {tcpSocket: {port: 8080}}\n  readinessProbe: {httpGet: {port: http}}",
+            "terminationGracePeriodSeconds: 30\nactiveDeadlineSeconds: 1001\nhostNetwork: true\npriority: 16\ncontainers:\n- name: r\n  livenessProbe: {tcpSocket: {port: \"8080\"}}\n  readinessProbe: {httpGet: {port: 8080}}",
+        );
+        assert_eq!(
+            changes(&text),
+            [
+                "-port: \"8080\"",
+                "+port: 8080",
+                "-port: 8080",
+                "+port: http",
+                "-activeDeadlineSeconds: 1001",
+                "+activeDeadlineSeconds: 1e3",
+            ],
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn one_sided_values_lists_and_nil_vs_empty() {
+        let (text, item) = text_diff(
+            "nodeSelector: {}\ntolerations: []\ncontainers:\n- name: r\n  args:\n  - a\n  - \"1\"\n  - |\n    x\n    y\n  env: []\n  workingDir: /w",
+            "containers:\n- name: r\n  args: [a, \"1\", \"x\\nz\\n\", b]",
+        );
+        let nil_vs_empty =
+            "  # strict-only: nil vs empty: equal for ARC (Semantic), different strictly";
+        assert_eq!(
+            changes(&text),
+            [
+                "-z".to_string(),
+                "-- b".to_string(),
+                "+y".to_string(),
+                "+workingDir: /w".to_string(),
+                format!("+env: []{nil_vs_empty}"),
+                format!("+nodeSelector: {{}}{nil_vs_empty}"),
+                format!("+tolerations: []{nil_vs_empty}"),
+            ],
+            "{text}"
+        );
+        assert_eq!(item.strict_only_differences, 3);
     }
 }

@@ -514,7 +514,14 @@ spec:
         }
         v
     };
-    let (online, offline) = (strip(report(&online.1)), strip(report(&offline.1)));
+    let (mut online, mut offline) = (strip(report(&online.1)), strip(report(&offline.1)));
+    // Each side's `to` is as its input wrote it: the file's `4e9`, the API server's number.
+    let to = "/items/0/differences/0/to";
+    assert_eq!(online.pointer(to), Some(&json!("4000000000")), "{online}");
+    assert_eq!(offline.pointer(to), Some(&json!("4e9")), "{offline}");
+    for v in [&mut online, &mut offline] {
+        *v.pointer_mut(to).unwrap() = Value::Null;
+    }
     assert_eq!(online, offline);
     // And what that report says: no semantic drift; the quantities ARC's controller normalised
     // are strict-only differences, the same online and offline.
