@@ -44,6 +44,42 @@ impl Display for Names<'_> {
     }
 }
 
+/// [`StatusReason::SpecNotPropagated`]: the paths ARC has yet to write, a few named.
+fn not_propagated(
+    f: &mut Formatter<'_>,
+    scale_set: &str,
+    paths: &[String],
+    more: usize,
+) -> fmt::Result {
+    write!(
+        f,
+        "ARC's controller has not written the new runner spec of AutoscalingRunnerSet {scale_set} to this set yet ({}",
+        paths.join(", ")
+    )?;
+    if more > 0 {
+        write!(f, ", and {more} more")?;
+    }
+    f.write_str(")")
+}
+
+/// [`StatusReason::RecycleLoop`]: the fields that loop, the flips seen, and the two ways out.
+fn recycle_loop(
+    f: &mut Formatter<'_>,
+    scale_set: &str,
+    paths: &[String],
+    flips: usize,
+) -> fmt::Result {
+    write!(
+        f,
+        "recycle loop: AutoscalingRunnerSet {scale_set}'s template does not survive Go's JSON round trip ({}), so the integrity hash ARC builds in memory never matches the one it reads back and its two controllers recycle idle and pending runners forever",
+        paths.join(", ")
+    )?;
+    if flips > 0 {
+        write!(f, " (the annotation changed {flips} times while watched)")?;
+    }
+    f.write_str("; write those fields as Go does (`kubectl arc diff` names each fix), or finish the upgrade to the revision era (`kubectl arc migrate`), which does not loop")
+}
+
 /// "N runner(s) WHAT (names)", the shape of every reason about a group of runners.
 fn runners(f: &mut Formatter<'_>, group: &Examples, what: &str) -> fmt::Result {
     write!(
@@ -90,17 +126,7 @@ impl Display for StatusReason {
                 scale_set,
                 paths,
                 more,
-            } => {
-                write!(
-                    f,
-                    "ARC's controller has not written the new runner spec of AutoscalingRunnerSet {scale_set} to this set yet ({}",
-                    paths.join(", ")
-                )?;
-                if *more > 0 {
-                    write!(f, ", and {more} more")?;
-                }
-                f.write_str(")")
-            }
+            } => not_propagated(f, scale_set, paths, *more),
             StatusReason::ObservedGenerationBehind {
                 generation,
                 observed,
@@ -118,17 +144,7 @@ impl Display for StatusReason {
                 scale_set,
                 paths,
                 flips,
-            } => {
-                write!(
-                    f,
-                    "recycle loop: AutoscalingRunnerSet {scale_set}'s template does not survive Go's JSON round trip ({}), so the integrity hash ARC builds in memory never matches the one it reads back and its two controllers recycle idle and pending runners forever",
-                    paths.join(", ")
-                )?;
-                if *flips > 0 {
-                    write!(f, " (the annotation changed {flips} times while watched)")?;
-                }
-                f.write_str("; write those fields as Go does (`kubectl arc diff` names each fix), or finish the upgrade to the revision era (`kubectl arc migrate`), which does not loop")
-            }
+            } => recycle_loop(f, scale_set, paths, *flips),
             StatusReason::LegacyAnnotation => write!(
                 f,
                 "annotation {ANNOTATION_INTEGRITY_HASH} is still set: the integrity-hash era decides cleanups for this set; \
@@ -332,10 +348,10 @@ mod tests {
 
     /// Codes are an interface: a JSON consumer branches on them. Renaming one is a breaking change
     /// of the report, so each is listed here.
-    #[test]
-    fn every_code_is_stable_and_unique() {
+    /// One of each status reason, with the code it must keep.
+    fn status_table() -> Vec<(StatusReason, &'static str)> {
         let e = examples(1);
-        let status = [
+        vec![
             (StatusReason::Deleting, "Deleting"),
             (StatusReason::Replaced, "Replaced"),
             (StatusReason::SpecHash, "SpecHash"),
@@ -443,7 +459,12 @@ mod tests {
                 "RunnersUndecodable",
             ),
             (StatusReason::Deleted, "Deleted"),
-        ];
+        ]
+    }
+
+    #[test]
+    fn every_code_is_stable_and_unique() {
+        let status = status_table();
         let bump = [
             (
                 BumpReason::InvalidRevision {
