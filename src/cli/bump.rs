@@ -16,7 +16,7 @@ use anyhow::{Result, bail};
 use clap::Args;
 use serde_json::Value;
 
-use super::{ColorChoice, EXIT_DRIFT, EXIT_ERROR, EXIT_OK, Env, KubeFlags, Shell, parse_duration};
+use super::{ColorChoice, Env, KubeFlags, Shell, parse_duration};
 use crate::cluster;
 use crate::cluster::preflight::{
     Permission, crd_refusal, denied_permissions, ers_crd_revision_fields,
@@ -31,8 +31,8 @@ use crate::core::revision::Revisions;
 use crate::core::status::{
     ANNOTATION_INTEGRITY_HASH_NOTE, BumpDecision, BumpRequest, check_bump, decide_bump,
 };
+use crate::render::bump::{BumpItem, BumpReport, BumpResult, WaitTimeout, write_bump_table};
 use crate::render::emit::{self, Output};
-use crate::render::status::{BumpItem, BumpReport, BumpResult, write_bump_table};
 
 /// The field manager of kubectl-arc's writes (as it appears in managedFields).
 pub const FIELD_MANAGER: &str = "kubectl-arc";
@@ -143,21 +143,19 @@ pub fn run(kube: &KubeFlags, args: BumpArgs, env: &mut Env, shell: &mut Shell<'_
         let timed_out = if args.wait {
             wait_for_acknowledgement(client, &mut items, args.timeout, shell).await?
         } else {
-            false
+            None
         };
         let report = BumpReport {
             api_version: "kubectl-arc/v1alpha1",
             kind: "BumpReport",
-            dry_run: match args.dry_run {
-                DryRun::None => "none",
-                DryRun::Client => "client",
-                DryRun::Server => "server",
-            },
+            dry_run: args.dry_run,
             bump_id: bump_id.clone(),
             reason: args.reason.clone(),
             items,
+            resumable: retryable,
+            timed_out,
         };
-        finish(&args, &report, retryable, timed_out, shell)
+        finish(&args, &report, shell)
     })
 }
 
@@ -298,13 +296,21 @@ async fn write_all(
 
 /// The report, an error line per set that was refused or failed, the hint to finish the request,
 /// and the exit code (the README's one rule).
-fn finish(
-    args: &BumpArgs,
-    report: &BumpReport,
-    retryable: bool,
-    timed_out: bool,
-    shell: &mut Shell<'_>,
-) -> Result<u8> {
+fn finish(args: &BumpArgs, report: &BumpReport, shell: &mut Shell<'_>) -> Result<u8> {
+    if let Some(timeout) = &report.timed_out {
+        let mut left: Vec<String> = timeout
+            .left
+            .iter()
+            .map(|(ns, name, rev)| format!("{ns}/{name} (revision {rev})"))
+            .collect();
+        left.sort();
+        shell.error(format_args!(
+            "timed out waiting for ARC to acknowledge {}/{} EphemeralRunnerSets: {}; see `kubectl arc status -n NAMESPACE NAME` for what holds the cleanup back",
+            left.len(),
+            timeout.waited_for,
+            super::name_a_few(&left, 3)
+        ))?;
+    }
     let resource = "ephemeralrunnerset.actions.github.com";
     if !emit::structured(report, &args.output, resource, args.no_headers, shell.out())?
         && !report.items.is_empty()
@@ -312,11 +318,9 @@ fn finish(
         let color = shell.color(args.color);
         write_bump_table(report, color, !args.no_headers, shell.out())?;
     }
-    let mut failed_any = false;
     for item in &report.items {
         match item.result {
             BumpResult::Refused | BumpResult::Failed => {
-                failed_any = true;
                 shell.error(format_args!(
                     "EphemeralRunnerSet {}/{}: {}",
                     item.namespace,
@@ -334,19 +338,13 @@ fn finish(
             }
         }
     }
-    if retryable {
+    if report.resumable {
         shell.hint(format_args!(
             "to finish this request without bumping any set twice, run the same command again with --request-id {}",
             report.bump_id
         ))?;
     }
-    Ok(if failed_any {
-        EXIT_ERROR
-    } else if timed_out {
-        EXIT_DRIFT
-    } else {
-        EXIT_OK
-    })
+    Ok(report.outcome().code())
 }
 
 /// `--request-id`: what the recent-bumps annotation can hold (`id=revision,...`).
@@ -605,7 +603,8 @@ async fn bump_one(
     (item, unreachable)
 }
 
-/// Wait until each bumped set's applied revision reaches its new one. Returns true on timeout.
+/// Wait until each bumped set's applied revision reaches its new one. Returns what was left on
+/// timeout.
 ///
 /// On a terminal one line counts the acknowledged sets as they come; in a log each
 /// acknowledgement is a line of its own. A timeout names a few of the sets left and counts the rest.
@@ -614,14 +613,14 @@ async fn wait_for_acknowledgement(
     items: &mut [BumpItem],
     timeout: Option<Duration>,
     shell: &mut Shell<'_>,
-) -> Result<bool> {
+) -> Result<Option<WaitTimeout>> {
     let mut waiting: HashMap<(String, String), i64> = items
         .iter()
         .filter(|i| i.result == BumpResult::Bumped)
         .filter_map(|i| Some(((i.namespace.clone(), i.name.clone()), i.new_spec_revision?)))
         .collect();
     if waiting.is_empty() {
-        return Ok(false);
+        return Ok(None);
     }
     let total = waiting.len();
     let namespaces: std::collections::BTreeSet<&String> = waiting.keys().map(|k| &k.0).collect();
@@ -650,6 +649,7 @@ async fn wait_for_acknowledgement(
     let deadline = timeout.map(|t| tokio::time::Instant::now() + t);
     let far = tokio::time::Instant::now() + Duration::from_secs(86400 * 365);
     let mut acknowledged = Vec::new();
+    let mut timed_out = false;
     let mut deleted = Vec::new();
     let key_of = |v: &Value| {
         let field = |p: &str| {
@@ -693,16 +693,7 @@ async fn wait_for_acknowledgement(
                 Event::Reconnecting(why) => shell.status(why)?,
             },
             _ = tokio::time::sleep_until(deadline.unwrap_or(far)), if deadline.is_some() => {
-                let mut left: Vec<String> = waiting
-                    .iter()
-                    .map(|((ns, name), rev)| format!("{ns}/{name} (revision {rev})"))
-                    .collect();
-                left.sort();
-                shell.error(format_args!(
-                    "timed out waiting for ARC to acknowledge {}/{total} EphemeralRunnerSets: {}; see `kubectl arc status -n NAMESPACE NAME` for what holds the cleanup back",
-                    left.len(),
-                    super::name_a_few(&left, 3)
-                ))?;
+                timed_out = true;
                 break;
             }
         }
@@ -718,5 +709,11 @@ async fn wait_for_acknowledgement(
             item.message = Some("deleted while waiting for ARC to acknowledge the revision".into());
         }
     }
-    Ok(!waiting.is_empty())
+    Ok(timed_out.then(|| WaitTimeout {
+        waited_for: total,
+        left: waiting
+            .into_iter()
+            .map(|((ns, name), rev)| (ns, name, rev))
+            .collect(),
+    }))
 }

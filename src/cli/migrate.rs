@@ -6,15 +6,13 @@
 //! rows and a summary. Exit 0 all succeeded, 1 some object failed, 2 usage or preflight errors.
 
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context as _, Result, bail};
 use clap::Args;
-use serde::Serialize;
 use serde_json::Value;
 
-use super::{EXIT_ERROR, EXIT_OK, Env, KubeFlags, Shell};
+use super::{EXIT_ERROR, Env, KubeFlags, Shell};
 use crate::cluster::preflight::{self, Permission};
 use crate::cluster::ratelimit::RateLimiter;
 use crate::cluster::write::{
@@ -24,12 +22,13 @@ use crate::cluster::{self};
 use crate::core::arc::{self, ANNOTATION_INTEGRITY_HASH};
 use crate::core::json::find_raw;
 use crate::core::layout::Layout;
-use crate::core::migrate::{Decision, UnverifiablePolicy, Verdict, decide};
+use crate::core::migrate::{Decision, UnverifiablePolicy, decide};
 use crate::core::runners::{RunnerCounts, RunnerState, is_stale, owner_set};
 use crate::core::selector::Selector;
 use crate::core::value::{Value as GoValue, decode};
 use crate::input;
 use crate::render::emit::{self, Output};
+use crate::render::migrate::{MigrateReport, MigrateRow, write_table};
 
 /// The field manager of migrate's writes.
 pub const FIELD_MANAGER: &str = "kubectl-arc-migrate";
@@ -99,63 +98,6 @@ pub struct MigrateArgs {
     pub burst: u32,
 }
 
-/// One row of the report.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct MigrateRow {
-    pub namespace: String,
-    pub name: String,
-    /// `Pending`, `InSync`, `Unverifiable`, `NoLegacyAnnotation`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub decision: Option<Verdict>,
-    pub reason: String,
-    /// `spec.actionableRevision` and `status.appliedActionableRevision` as read.
-    pub spec_revision: i64,
-    pub applied_revision: i64,
-    /// The revision written (or that would be): the same as `specRevision` when nothing is.
-    pub new_spec_revision: i64,
-    pub stale_runners: usize,
-    pub stale_idle_or_pending_runners: usize,
-    /// `Written`, `WouldWrite` (dry run), `Unchanged`, `Failed`.
-    pub result: &'static str,
-    /// Write attempts (more than one: the set changed concurrently and was decided again).
-    pub attempts: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct MigrateReport {
-    api_version: &'static str,
-    kind: &'static str,
-    dry_run: DryRun,
-    items: Vec<MigrateRow>,
-    summary: Summary,
-}
-
-#[derive(Debug, Clone, Default, Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Summary {
-    sets: usize,
-    pending: usize,
-    in_sync: usize,
-    unverifiable: usize,
-    no_legacy_annotation: usize,
-    written: usize,
-    failed: usize,
-}
-
-impl Serialize for DryRun {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(match self {
-            DryRun::None => "none",
-            DryRun::Client => "client",
-            DryRun::Server => "server",
-        })
-    }
-}
-
 /// One set to migrate, with what the runners say.
 struct Candidate {
     namespace: String,
@@ -178,7 +120,7 @@ pub fn run(
         &args.names,
         args.selector.as_deref(),
     )?;
-    let mut input_failed = false;
+    let mut input_errors = Vec::new();
     let rows = if !args.files.is_empty() {
         if args.dry_run != DryRun::Client {
             bail!("-f works offline only: add --dry-run=client (a dump cannot be written back)");
@@ -188,7 +130,7 @@ pub fn run(
         for e in &errors {
             shell.error(e)?;
         }
-        input_failed = !errors.is_empty();
+        input_errors = errors;
         candidates
             .into_iter()
             .map(|c| offline_row(c, args.unverifiable))
@@ -203,14 +145,7 @@ pub fn run(
             }
         }
     };
-    let summary = summarize(&rows);
-    let report = MigrateReport {
-        api_version: "kubectl-arc/v1alpha1",
-        kind: "MigrateReport",
-        dry_run: args.dry_run,
-        items: rows,
-        summary,
-    };
+    let report = MigrateReport::new(args.dry_run, rows, input_errors);
     let resource = "ephemeralrunnerset.actions.github.com";
     if !emit::structured(
         &report,
@@ -221,104 +156,9 @@ pub fn run(
     )? {
         write_table(&report, !args.no_headers, shell.out())?;
     }
-    let s = &report.summary;
-    shell.status(format_args!(
-        "{} EphemeralRunnerSets: {} pending, {} in sync, {} unverifiable, {} without the legacy annotation; {} {}, {} failed",
-        s.sets,
-        s.pending,
-        s.in_sync,
-        s.unverifiable,
-        s.no_legacy_annotation,
-        s.written,
-        if args.dry_run == DryRun::None {
-            "written"
-        } else {
-            "would be written"
-        },
-        s.failed
-    ))?;
+    shell.status(report.summary_line())?;
     // The one exit-code rule (README): an object that could not be processed is an error (2).
-    Ok(if input_failed || s.failed > 0 {
-        EXIT_ERROR
-    } else {
-        EXIT_OK
-    })
-}
-
-fn summarize(rows: &[MigrateRow]) -> Summary {
-    let mut s = Summary {
-        sets: rows.len(),
-        ..Default::default()
-    };
-    for r in rows {
-        match r.decision {
-            Some(Verdict::Pending) => s.pending += 1,
-            Some(Verdict::InSync) => s.in_sync += 1,
-            Some(Verdict::Unverifiable) => s.unverifiable += 1,
-            Some(Verdict::NoLegacyAnnotation) => s.no_legacy_annotation += 1,
-            None => {}
-        }
-        match r.result {
-            "Written" | "WouldWrite" => s.written += 1,
-            "Failed" => s.failed += 1,
-            _ => {}
-        }
-    }
-    s
-}
-
-/// The columns of migrate's table.
-const MIGRATE_HEADER: [&str; 8] = [
-    "NAMESPACE",
-    "NAME",
-    "DECISION",
-    "SPEC",
-    "NEW SPEC",
-    "STALE",
-    "RESULT",
-    "REASON",
-];
-
-fn write_table(report: &MigrateReport, headers: bool, out: &mut dyn Write) -> Result<()> {
-    let mut t = comfy_table::Table::new();
-    t.load_style(comfy_table::presets::NOTHING);
-    if headers {
-        t.set_header(MIGRATE_HEADER);
-    }
-    for r in &report.items {
-        let decision = match r.decision {
-            Some(Verdict::Pending) => "Pending",
-            Some(Verdict::InSync) => "InSync",
-            Some(Verdict::Unverifiable) => "Unverifiable",
-            Some(Verdict::NoLegacyAnnotation) => "NoLegacyAnnotation",
-            None => "-",
-        };
-        let reason = match &r.error {
-            Some(e) => format!("error: {e}"),
-            None => r.reason.clone(),
-        };
-        t.add_row([
-            r.namespace.clone(),
-            r.name.clone(),
-            decision.to_string(),
-            r.spec_revision.to_string(),
-            r.new_spec_revision.to_string(),
-            r.stale_runners.to_string(),
-            r.result.to_string(),
-            reason,
-        ]);
-    }
-    if report.items.is_empty() {
-        return Ok(());
-    }
-    // kubectl's layout: no borders, columns three spaces apart.
-    for col in t.column_iter_mut() {
-        col.set_padding((0, 3));
-    }
-    for line in t.lines() {
-        writeln!(out, "{}", line.trim_end())?;
-    }
-    Ok(())
+    Ok(report.outcome().code())
 }
 
 /// Read a dump through the one input layer: EphemeralRunnerSets and their EphemeralRunners.
