@@ -7,3 +7,86 @@
 //! [`crate::shell::Shell`] for progress and warnings only, and returns a typed report. The
 //! command hands the report to [`crate::render::emit`] and turns its
 //! [`crate::cli::Outcome`] into the exit code: one rule for every command.
+//!
+//! What bump and migrate share lives here: a run of guarded writes, one EphemeralRunnerSet after
+//! another, throttled and stopped by a breaker ([`write_each`]).
+
+pub mod bump;
+pub mod migrate;
+
+use crate::cluster::ratelimit::RateLimiter;
+use crate::cluster::write::{Breaker, WriteError};
+use crate::shell::Shell;
+
+/// A single-threaded runtime for the operations that talk to a cluster.
+pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?)
+}
+
+/// Client-side throttling of a run of requests (`--qps`, `--burst`; a qps of 0 is unlimited).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Throttle {
+    pub qps: f64,
+    pub burst: u32,
+}
+
+impl Throttle {
+    pub(crate) fn limiter(self) -> RateLimiter {
+        RateLimiter::new(self.qps, self.burst)
+    }
+}
+
+/// What stands before each write of a run: the breaker (once the API server has stopped
+/// answering, the rest are not attempted), then the rate limiter.
+pub(crate) struct Gate {
+    limiter: RateLimiter,
+    breaker: Breaker,
+}
+
+impl Gate {
+    /// Send one guarded write through the gate: `Err(why)` without sending it when the breaker is
+    /// open (the item says why it was not attempted); otherwise once the rate limiter lets it,
+    /// noting whether it found the API server unreachable.
+    pub(crate) async fn write<T>(
+        &mut self,
+        write: impl Future<Output = Result<T, WriteError>>,
+    ) -> Result<Result<T, WriteError>, String> {
+        if self.breaker.open() {
+            return Err(self.breaker.reason());
+        }
+        self.limiter.acquire().await;
+        let outcome = write.await;
+        self.breaker
+            .record(outcome.as_ref().is_err_and(WriteError::server_unreachable));
+        Ok(outcome)
+    }
+}
+
+/// Each of `sets` through `one`, in order, every write through one [`Gate`]; for 20 sets or more a
+/// progress line on a terminal (`bumping 3/40 EphemeralRunnerSets`, `verb` being `bumping`).
+/// `one` decides what an item without a write is (an error found before, nothing to write, a
+/// client-side dry run): those pass neither the breaker nor the limiter.
+pub(crate) async fn write_each<T, R>(
+    sets: &[T],
+    throttle: Throttle,
+    verb: &str,
+    shell: &mut Shell<'_>,
+    mut one: impl AsyncFnMut(&T, &mut Gate) -> R,
+) -> anyhow::Result<Vec<R>> {
+    let mut gate = Gate {
+        limiter: throttle.limiter(),
+        breaker: Breaker::default(),
+    };
+    let total = sets.len();
+    let mut items = Vec::with_capacity(total);
+    for (n, set) in sets.iter().enumerate() {
+        if total >= 20 {
+            shell.progress(format_args!("{verb} {}/{total} EphemeralRunnerSets", n + 1))?;
+        }
+        items.push(one(set, &mut gate).await);
+    }
+    shell.clear_progress();
+    Ok(items)
+}
