@@ -90,3 +90,99 @@ pub(crate) async fn write_each<T, R>(
     shell.clear_progress();
     Ok(items)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shell::Terminal;
+
+    fn unreachable_server() -> WriteError {
+        WriteError::OutcomeUnknown {
+            what: "EphemeralRunnerSet arc/a".into(),
+            sent: "connection reset".into(),
+            reread: "connection refused".into(),
+        }
+    }
+
+    /// Three sets in a row that found the API server unreachable: the rest are not attempted;
+    /// sets without a write pass the gate by.
+    #[test]
+    fn the_breaker_stops_a_run_once_the_server_is_gone() {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let mut shell = Shell::new(&mut out, &mut err, Terminal::default());
+        let throttle = Throttle { qps: 0.0, burst: 1 };
+        let mut sent = 0;
+        let results = runtime()
+            .unwrap()
+            .block_on(write_each(
+                &["a", "b", "skip", "c", "d", "e"],
+                throttle,
+                "bumping",
+                &mut shell,
+                async |set: &&str, gate: &mut Gate| {
+                    if *set == "skip" {
+                        return "no write".to_string();
+                    }
+                    let written = gate
+                        .write(async {
+                            sent += 1;
+                            Err::<(), _>(unreachable_server())
+                        })
+                        .await;
+                    match written {
+                        Ok(Err(_)) => "unreachable".to_string(),
+                        Ok(Ok(())) => "written".to_string(),
+                        Err(why) => why,
+                    }
+                },
+            ))
+            .unwrap();
+        assert_eq!(sent, 3);
+        assert_eq!(
+            results[..4],
+            ["unreachable", "unreachable", "no write", "unreachable"]
+        );
+        for not_attempted in &results[4..] {
+            assert!(
+                not_attempted.starts_with("not attempted: the API server did not answer"),
+                "{not_attempted}"
+            );
+        }
+    }
+
+    /// One progress line on a terminal for 20 sets or more, cleared at the end; none for fewer.
+    #[test]
+    fn progress_counts_the_sets_from_twenty() {
+        let term = Terminal {
+            stdout_is_tty: true,
+            stderr_is_tty: true,
+            no_color: false,
+        };
+        let throttle = Throttle { qps: 0.0, burst: 1 };
+        for (count, shown) in [(19, false), (20, true)] {
+            let (mut out, mut err) = (Vec::new(), Vec::new());
+            let mut shell = Shell::new(&mut out, &mut err, term);
+            let sets = vec![(); count];
+            runtime()
+                .unwrap()
+                .block_on(write_each(
+                    &sets,
+                    throttle,
+                    "migrating",
+                    &mut shell,
+                    async |_, _| (),
+                ))
+                .unwrap();
+            drop(shell);
+            let err = String::from_utf8(err).unwrap();
+            assert_eq!(
+                err.contains(&format!(
+                    "\rmigrating {count}/{count} EphemeralRunnerSets\x1b[K"
+                )),
+                shown,
+                "{err:?}"
+            );
+            assert_eq!(err.ends_with("\r\x1b[K"), shown, "{err:?}");
+        }
+    }
+}
