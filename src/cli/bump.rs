@@ -1,39 +1,19 @@
-//! `kubectl arc bump`: arguments → the EphemeralRunnerSets to bump → one guarded write each →
-//! a report (and, with `--wait`, the acknowledgements).
-//!
-//! Like `kubectl rollout restart`: it requests a new runner-spec revision
-//! (`nextActionableRevision`, max(spec, applied) + 1) so ARC's controller recycles idle and pending
-//! runners. Every write goes through [`guarded_patch`]: a merge patch with the resourceVersion it
-//! was decided on, `fieldValidation=Strict`, re-read and re-decided on 409, read back. The request
-//! id written with the revision lets a retry recognise its own write, so one request never bumps
-//! twice. Exit status: 0; 1 when `--wait` times out; 2 on errors and refusals.
+//! `kubectl arc bump`: its arguments, what is checked of them before anything is read or
+//! contacted (the [`BumpPlan`]), and one call to [`crate::ops::bump`]; then the report (table or
+//! [`emit::structured`]), an error line per refused or failed set, the notes, the hint to finish
+//! an interrupted request, and the exit code the report stands for ([`BumpReport::outcome`]).
 
-use std::collections::HashMap;
-use std::hash::{BuildHasher, Hasher};
 use std::time::Duration;
 
 use anyhow::{Result, bail};
 use clap::Args;
-use serde_json::Value;
 
-use super::{ColorChoice, EXIT_DRIFT, EXIT_ERROR, EXIT_OK, Env, KubeFlags, Shell, parse_duration};
-use crate::cluster;
-use crate::cluster::preflight::{
-    Permission, crd_refusal, denied_permissions, ers_crd_revision_fields,
-};
-use crate::cluster::ratelimit::RateLimiter;
-use crate::cluster::watch::{Event, Scope, Watcher};
-use crate::cluster::write::{
-    Backoff, Breaker, Decision, DryRun, Outcome, WriteError, WriteOptions, guarded_patch, read,
-};
-use crate::core::arc;
-use crate::core::revision::Revisions;
-use crate::core::status::{BumpDecision, BumpReason, BumpRequest, check_bump, decide_bump};
+use super::{ColorChoice, Env, KubeFlags, Shell, parse_duration};
+use crate::cluster::write::DryRun;
+use crate::ops::Throttle;
+use crate::ops::bump::{BumpPlan, bump};
+use crate::render::bump::{BumpReport, WaitTimeout, write_bump_table};
 use crate::render::emit::{self, Output};
-use crate::render::status::{BumpItem, BumpReport, BumpResult, write_bump_table};
-
-/// The field manager of kubectl-arc's writes (as it appears in managedFields).
-pub const FIELD_MANAGER: &str = "kubectl-arc";
 
 #[derive(Debug, Args)]
 #[command(
@@ -105,62 +85,30 @@ pub struct BumpArgs {
     pub burst: u32,
 }
 
-/// One set to bump, resolved.
-struct Target {
-    namespace: String,
-    name: String,
-    /// The AutoscalingRunnerSet of the same name (name, uid) that must own it.
-    owner: Option<(String, String)>,
-}
-
 pub fn run(kube: &KubeFlags, args: BumpArgs, env: &mut Env, shell: &mut Shell<'_>) -> Result<u8> {
-    validate(kube, &args)?;
-    let bump_id = args
-        .request_id
-        .clone()
-        .unwrap_or_else(|| new_bump_id(env.now()));
-    let rt = super::runtime()?;
-    rt.block_on(async {
-        let conn = cluster::connect(&kube.connect_options()).await?;
-        let client = &conn.client;
-        let namespace = (!args.all_namespaces).then(|| {
-            kube.namespace
-                .clone()
-                .unwrap_or(conn.default_namespace.clone())
-        });
-        preflight(client, &args, namespace.as_deref()).await?;
-        let (targets, mut items) = targets(client, &args, namespace.as_deref(), shell).await?;
-        let written = write_all(client, &args, &bump_id, &targets, shell).await?;
-        // A re-run with the request id can finish what the writes left: not a name that was not
-        // found, nor a refusal.
-        let retryable = written
-            .iter()
-            .any(|i| i.result == BumpResult::Failed && args.dry_run == DryRun::None);
-        items.extend(written);
-        items.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
-        let timed_out = if args.wait {
-            wait_for_acknowledgement(client, &mut items, args.timeout, shell).await?
-        } else {
-            false
-        };
-        let report = BumpReport {
-            api_version: "kubectl-arc/v1alpha1",
-            kind: "BumpReport",
-            dry_run: match args.dry_run {
-                DryRun::None => "none",
-                DryRun::Client => "client",
-                DryRun::Server => "server",
-            },
-            bump_id: bump_id.clone(),
-            reason: args.reason.clone(),
-            items,
-        };
-        finish(&args, &report, retryable, timed_out, shell)
-    })
+    let plan = validate(kube, &args)?;
+    let report = bump(&plan, &kube.connect_options(), env.now(), shell)?;
+    if let Some(timeout) = &report.timed_out {
+        shell.error(timed_out(timeout))?;
+    }
+    let resource = "ephemeralrunnerset.actions.github.com";
+    if !emit::structured(
+        &report,
+        &args.output,
+        resource,
+        args.no_headers,
+        shell.out(),
+    )? && !report.items.is_empty()
+    {
+        let color = shell.color(args.color);
+        write_bump_table(&report, color, !args.no_headers, shell.out())?;
+    }
+    say(&report, shell)?;
+    Ok(report.outcome().code())
 }
 
 /// What bump checks of its arguments before it contacts anything.
-fn validate(kube: &KubeFlags, args: &BumpArgs) -> Result<()> {
+fn validate(kube: &KubeFlags, args: &BumpArgs) -> Result<BumpPlan> {
     if args.names.is_empty() && !args.all && args.selector.is_none() {
         bail!("name the sets to bump: NAME..., --all or -l SELECTOR");
     }
@@ -177,174 +125,58 @@ fn validate(kube: &KubeFlags, args: &BumpArgs) -> Result<()> {
     if args.wait && args.dry_run != DryRun::None {
         bail!("--wait waits for a written revision: it cannot be combined with --dry-run");
     }
-    Ok(())
+    Ok(BumpPlan {
+        namespace: kube.namespace.clone(),
+        all_namespaces: args.all_namespaces,
+        names: args.names.clone(),
+        selector: args.selector.clone(),
+        reason: args.reason.clone(),
+        dry_run: args.dry_run,
+        wait: args.wait,
+        timeout: args.timeout,
+        request_id: args.request_id.clone(),
+        throttle: Throttle {
+            qps: args.qps,
+            burst: args.burst,
+        },
+    })
 }
 
-/// Nothing is written unless the installed CRD has the revision fields (else the write would be
-/// pruned) and the caller may do what the bump needs (named, verb and resource, if not).
-async fn preflight(client: &kube::Client, args: &BumpArgs, namespace: Option<&str>) -> Result<()> {
-    if let Some(fields) = ers_crd_revision_fields(client).await?
-        && let Some(refusal) = crd_refusal(&fields)
-    {
-        bail!("refusing to bump, nothing was written: {refusal}");
-    }
-    let mut needed = vec![Permission::arc("get", arc::EPHEMERAL_RUNNER_SETS)];
-    if args.dry_run != DryRun::Client {
-        needed.push(Permission::arc("patch", arc::EPHEMERAL_RUNNER_SETS));
-    }
-    if args.names.is_empty() {
-        needed.push(Permission::arc("list", arc::EPHEMERAL_RUNNER_SETS));
-    }
-    if args.wait {
-        needed.push(Permission::arc("watch", arc::EPHEMERAL_RUNNER_SETS));
-    }
-    let denied = denied_permissions(client, namespace, &needed).await?;
-    if !denied.is_empty() {
-        bail!(
-            "forbidden: this user may not {} {}: nothing was written (ask for RBAC permission to {})",
-            denied.join(", "),
-            match namespace {
-                Some(ns) => format!("in namespace {ns}"),
-                None => "in all namespaces".into(),
-            },
-            denied.join(", ")
-        );
-    }
-    Ok(())
-}
-
-/// The sets to bump (by name, found as ARC finds them, or listed), and the failed items of names
-/// that resolve to nothing to bump.
-async fn targets(
-    client: &kube::Client,
-    args: &BumpArgs,
-    namespace: Option<&str>,
-    shell: &mut Shell<'_>,
-) -> Result<(Vec<Target>, Vec<BumpItem>)> {
-    let mut items = Vec::new();
-    let mut targets = Vec::new();
-    if args.names.is_empty() {
-        cluster::list_each(
-            client,
-            arc::EPHEMERAL_RUNNER_SETS,
-            namespace,
-            args.selector.as_deref(),
-            |o| {
-                targets.push(Target {
-                    namespace: o.metadata.namespace.unwrap_or_default(),
-                    name: o.metadata.name.unwrap_or_default(),
-                    owner: None,
-                });
-                Ok(())
-            },
-        )
-        .await?;
-        if targets.is_empty() {
-            if let Some(ns) = namespace {
-                cluster::check_namespace(client, ns).await?;
-            }
-            shell.status("No EphemeralRunnerSets found.")?;
-        }
-    } else {
-        let ns = namespace.unwrap_or_default();
-        for name in &args.names {
-            match resolve(client, ns, name).await? {
-                Ok(t) => targets.push(t),
-                Err(message) => items.push(failed(ns, name, BumpResult::Failed, message)),
-            }
-        }
-    }
-    Ok((targets, items))
-}
-
-/// One guarded write per set, throttled, with progress on a terminal (as migrate shows it).
-async fn write_all(
-    client: &kube::Client,
-    args: &BumpArgs,
-    bump_id: &str,
-    targets: &[Target],
-    shell: &mut Shell<'_>,
-) -> Result<Vec<BumpItem>> {
-    let mut items = Vec::with_capacity(targets.len());
-    let mut limiter = RateLimiter::new(args.qps, args.burst);
-    let mut breaker = Breaker::default();
-    let total = targets.len();
-    for (n, t) in targets.iter().enumerate() {
-        if total >= 20 {
-            shell.progress(format_args!(
-                "bumping {}/{total} EphemeralRunnerSets",
-                n + 1
-            ))?;
-        }
-        if breaker.open() {
-            items.push(failed(
-                &t.namespace,
-                &t.name,
-                BumpResult::Failed,
-                breaker.reason(),
-            ));
-            continue;
-        }
-        limiter.acquire().await;
-        let (item, unreachable) = bump_one(client, t, args, bump_id).await;
-        breaker.record(unreachable);
-        items.push(item);
-    }
-    shell.clear_progress();
-    Ok(items)
-}
-
-/// The report, an error line per set that was refused or failed, the hint to finish the request,
-/// and the exit code (the README's one rule).
-fn finish(
-    args: &BumpArgs,
-    report: &BumpReport,
-    retryable: bool,
-    timed_out: bool,
-    shell: &mut Shell<'_>,
-) -> Result<u8> {
-    let resource = "ephemeralrunnerset.actions.github.com";
-    if !emit::structured(report, &args.output, resource, args.no_headers, shell.out())?
-        && !report.items.is_empty()
-    {
-        let color = shell.color(args.color);
-        write_bump_table(report, color, !args.no_headers, shell.out())?;
-    }
-    let mut failed_any = false;
+/// An error line per set that was refused or failed, a note per set that has one, and the hint
+/// to finish the request.
+fn say(report: &BumpReport, shell: &mut Shell<'_>) -> Result<()> {
     for item in &report.items {
-        match item.result {
-            BumpResult::Refused | BumpResult::Failed => {
-                failed_any = true;
-                shell.error(format_args!(
-                    "EphemeralRunnerSet {}/{}: {}",
-                    item.namespace,
-                    item.name,
-                    item.message.as_deref().unwrap_or("failed")
-                ))?;
-            }
-            _ => {
-                if let Some(note) = &item.message {
-                    shell.note(format_args!(
-                        "EphemeralRunnerSet {}/{}: {note}",
-                        item.namespace, item.name
-                    ))?;
-                }
-            }
+        let (ns, name) = (&item.namespace, &item.name);
+        if item.result.is_error() {
+            let why = item.message.as_deref().unwrap_or("failed");
+            shell.error(format_args!("EphemeralRunnerSet {ns}/{name}: {why}"))?;
+        } else if let Some(note) = &item.message {
+            shell.note(format_args!("EphemeralRunnerSet {ns}/{name}: {note}"))?;
         }
     }
-    if retryable {
+    if report.resumable {
         shell.hint(format_args!(
             "to finish this request without bumping any set twice, run the same command again with --request-id {}",
             report.bump_id
         ))?;
     }
-    Ok(if failed_any {
-        EXIT_ERROR
-    } else if timed_out {
-        EXIT_DRIFT
-    } else {
-        EXIT_OK
-    })
+    Ok(())
+}
+
+/// `--wait`'s timeout: a few of the sets left, and the count of the rest.
+fn timed_out(timeout: &WaitTimeout) -> String {
+    let mut left: Vec<String> = timeout
+        .left
+        .iter()
+        .map(|(ns, name, rev)| format!("{ns}/{name} (revision {rev})"))
+        .collect();
+    left.sort();
+    format!(
+        "timed out waiting for ARC to acknowledge {}/{} EphemeralRunnerSets: {}; see `kubectl arc status -n NAMESPACE NAME` for what holds the cleanup back",
+        left.len(),
+        timeout.waited_for,
+        super::name_a_few(&left, 3)
+    )
 }
 
 /// `--request-id`: what the recent-bumps annotation can hold (`id=revision,...`).
@@ -362,363 +194,84 @@ fn parse_request_id(s: &str) -> std::result::Result<String, String> {
     }
 }
 
-/// A request id unique to this invocation: hashed from the process, the time and a random key.
-fn new_bump_id(now: std::time::SystemTime) -> String {
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u32(std::process::id());
-    if let Ok(d) = now.duration_since(std::time::UNIX_EPOCH) {
-        h.write_u128(d.as_nanos());
-    }
-    format!("{:016x}", h.finish())
-}
-
-fn failed(ns: &str, name: &str, result: BumpResult, message: String) -> BumpItem {
-    BumpItem {
-        namespace: ns.to_string(),
-        name: name.to_string(),
-        spec_revision: None,
-        applied_revision: None,
-        new_spec_revision: None,
-        result,
-        reason: None,
-        message: Some(message),
-        attempts: None,
-        acknowledged: None,
-    }
-}
-
-/// NAME as an EphemeralRunnerSet, owned by the AutoscalingRunnerSet of that name when one exists.
-/// `Ok(Err(why))` when there is nothing to bump.
-async fn resolve(client: &kube::Client, ns: &str, name: &str) -> Result<Result<Target, String>> {
-    let ers = read(client, arc::EPHEMERAL_RUNNER_SETS, ns, name).await?;
-    let ars = cluster::get(client, arc::AUTOSCALING_RUNNER_SETS, ns, name).await?;
-    if let Some(ers) = &ers
-        && let Some(why) = spec_hash_era(&ers.value, ns, name)
-    {
-        return Ok(Err(why));
-    }
-    if ers.is_none()
-        && let Some(ars) = &ars
-    {
-        // ARC up to 0.14 names the set `<scale set>-xxxxx`: find it as ARC does.
-        let sets = cluster::list_objects(
-            client,
-            arc::KIND_EPHEMERAL_RUNNER_SET,
-            arc::EPHEMERAL_RUNNER_SETS,
-            Some(ns),
-            None,
-        )
-        .await?;
-        let inputs: Vec<_> = sets.iter().map(crate::input::Object::pairing_set).collect();
-        let scale_set = crate::core::pairing::ScaleSet {
-            namespace: ns,
-            name,
-            uid: ars.metadata.uid.as_deref(),
-        };
-        if let Some(p) = crate::core::pairing::pair(scale_set, &inputs) {
-            let set = &sets[p.chosen];
-            if set
-                .meta
-                .annotations
-                .contains_key(arc::ANNOTATION_RUNNER_SPEC_HASH)
-                || set
-                    .meta
-                    .labels
-                    .contains_key(arc::ANNOTATION_RUNNER_SPEC_HASH)
-            {
-                return Ok(Err(spec_hash_refusal(ns, set.name())));
-            }
-            return Ok(Ok(Target {
-                namespace: ns.to_string(),
-                name: set.name().to_string(),
-                owner: Some((
-                    name.to_string(),
-                    ars.metadata.uid.clone().unwrap_or_default(),
-                )),
-            }));
-        }
-    }
-    match (ers, ars) {
-        (Some(_), ars) => Ok(Ok(Target {
-            namespace: ns.to_string(),
-            name: name.to_string(),
-            owner: ars.map(|a| (name.to_string(), a.metadata.uid.unwrap_or_default())),
-        })),
-        (None, Some(_)) => Ok(Err(format!(
-            "the AutoscalingRunnerSet {ns}/{name} has no EphemeralRunnerSet: ARC has not created it yet \
-             (is the controller running?), so there is nothing to bump"
-        ))),
-        (None, None) => {
-            cluster::check_namespace(client, ns).await?;
-            Ok(Err(format!(
-                "no EphemeralRunnerSet or AutoscalingRunnerSet named {name} in namespace {ns}"
-            )))
-        }
-    }
-}
-
-/// Why a set made by ARC 0.14 or older cannot be bumped, and what to do instead.
-fn spec_hash_refusal(ns: &str, name: &str) -> String {
-    format!(
-        "EphemeralRunnerSet {ns}/{name} was made by ARC 0.14 or older ({}): that release replaces the whole set on a runner-spec change and has no revision to bump. To recycle its runners, change the AutoscalingRunnerSet's template (any change replaces the set), or upgrade ARC",
-        arc::ANNOTATION_RUNNER_SPEC_HASH
-    )
-}
-
-/// The refusal for a set read as it is, if ARC 0.14 or older made it.
-fn spec_hash_era(ers: &serde_json::Value, ns: &str, name: &str) -> Option<String> {
-    let has = |field: &str| {
-        ers.pointer(&format!("/metadata/{field}"))
-            .and_then(|m| m.get(arc::ANNOTATION_RUNNER_SPEC_HASH))
-            .is_some()
-    };
-    (has("annotations") || has("labels")).then(|| spec_hash_refusal(ns, name))
-}
-
 /// `-o` for bump and migrate: a table, and kubectl's structured formats.
 pub(crate) const TABLE_FORMATS: &[&str] = &["json", "yaml", "name", "jsonpath", "custom-columns"];
 
-/// The guarded write for one set.
-/// Also says whether the write found the API server unreachable.
-async fn bump_one(
-    client: &kube::Client,
-    t: &Target,
-    args: &BumpArgs,
-    bump_id: &str,
-) -> (BumpItem, bool) {
-    let mut item = failed(&t.namespace, &t.name, BumpResult::Failed, String::new());
-    item.message = None;
-    let request = BumpRequest {
-        id: bump_id,
-        reason: args.reason.as_deref(),
-        owner: t.owner.as_ref().map(|(n, u)| (n.as_str(), u.as_str())),
-    };
-    let opts = WriteOptions {
-        dry_run: args.dry_run,
-        field_manager: FIELD_MANAGER.into(),
-        backoff: Backoff::default(),
-        jitter_seed: u64::from_str_radix(bump_id, 16).unwrap_or(0),
-    };
-    let mut last: Option<BumpDecision> = None;
-    let mut unreachable = false;
-    let outcome = guarded_patch(
-        client,
-        arc::EPHEMERAL_RUNNER_SETS,
-        &t.namespace,
-        &t.name,
-        &opts,
-        |obj| {
-            let decision = decide_bump(&obj.value, &request);
-            let verdict = match &decision {
-                BumpDecision::Write { before, new, .. } => format!(
-                    "revision {new} (spec {}, applied {})",
-                    before.spec, before.applied
-                ),
-                BumpDecision::AlreadyDone { revision, .. } => {
-                    format!("already wrote revision {revision}")
-                }
-                BumpDecision::Refuse { reason, .. } => format!("refuse: {reason}"),
-            };
-            tracing::info!(
-                "EphemeralRunnerSet {}/{} at resourceVersion {}: {verdict}",
-                t.namespace,
-                t.name,
-                obj.resource_version().unwrap_or("?")
-            );
-            last = Some(decision.clone());
-            match decision {
-                BumpDecision::Write { new, patch, .. } => {
-                    let id = bump_id.to_string();
-                    Decision::Patch {
-                        body: patch,
-                        verify: Box::new(move |stored: &Value| check_bump(stored, &id, new)),
-                    }
-                }
-                BumpDecision::AlreadyDone { revision, .. } => {
-                    Decision::Skip(format!("this request already wrote revision {revision}"))
-                }
-                BumpDecision::Refuse { reason, .. } => Decision::Refuse(reason.to_string()),
-            }
-        },
-    )
-    .await;
-    let set_before = |item: &mut BumpItem, before: Option<Revisions>| {
-        item.spec_revision = before.map(|r| r.spec);
-        item.applied_revision = before.map(|r| r.applied);
-    };
-    match (outcome, last) {
-        (
-            Ok(Outcome::Written {
-                attempts, before, ..
-            }),
-            Some(BumpDecision::Write { before: r, new, .. }),
-        ) => {
-            set_before(&mut item, Some(r));
-            item.new_spec_revision = Some(new);
-            item.attempts = Some(attempts);
-            item.result = if args.dry_run == DryRun::None {
-                BumpResult::Bumped
-            } else {
-                BumpResult::WouldBump
-            };
-            if before
-                .value
-                .pointer("/metadata/annotations")
-                .and_then(|a| a.get(arc::ANNOTATION_INTEGRITY_HASH))
-                .is_some()
-            {
-                let note = BumpReason::LegacyAnnotation;
-                item.reason = Some(note.code());
-                item.message = Some(note.to_string());
-            }
-        }
-        (Ok(Outcome::Skipped { .. }), Some(BumpDecision::AlreadyDone { before, revision })) => {
-            // A retry found this request's own write: it counts once.
-            set_before(&mut item, Some(before));
-            item.spec_revision = None;
-            item.new_spec_revision = Some(revision);
-            item.result = BumpResult::Bumped;
-            item.message = Some(format!(
-                "request {bump_id} already wrote revision {revision} (an earlier attempt or run): not bumped again"
-            ));
-        }
-        (Ok(Outcome::Refused { reason, .. }), decision) => {
-            if let Some(BumpDecision::Refuse { before, reason }) = decision {
-                set_before(&mut item, before);
-                item.reason = Some(reason.code());
-            }
-            item.result = BumpResult::Refused;
-            item.message = Some(format!("refused, nothing was written: {reason}"));
-        }
-        (Ok(_), _) => {
-            item.message = Some("internal error: the write and its decision disagree".into());
-        }
-        (Err(e), decision) => {
-            if let Some(BumpDecision::Write { before, .. }) = decision {
-                set_before(&mut item, Some(before));
-            }
-            unreachable = e.server_unreachable();
-            item.message = Some(match e {
-                WriteError::NotFound(what) => format!("{what} not found (deleted meanwhile?)"),
-                other => format!("{other:#}"),
-            });
-        }
-    }
-    (item, unreachable)
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use clap::Parser as _;
 
-/// Wait until each bumped set's applied revision reaches its new one. Returns true on timeout.
-///
-/// On a terminal one line counts the acknowledged sets as they come; in a log each
-/// acknowledgement is a line of its own. A timeout names a few of the sets left and counts the rest.
-async fn wait_for_acknowledgement(
-    client: &kube::Client,
-    items: &mut [BumpItem],
-    timeout: Option<Duration>,
-    shell: &mut Shell<'_>,
-) -> Result<bool> {
-    let mut waiting: HashMap<(String, String), i64> = items
-        .iter()
-        .filter(|i| i.result == BumpResult::Bumped)
-        .filter_map(|i| Some(((i.namespace.clone(), i.name.clone()), i.new_spec_revision?)))
-        .collect();
-    if waiting.is_empty() {
-        return Ok(false);
-    }
-    let total = waiting.len();
-    let namespaces: std::collections::BTreeSet<&String> = waiting.keys().map(|k| &k.0).collect();
-    let scope = Scope {
-        namespace: (namespaces.len() == 1).then(|| namespaces.first().unwrap().to_string()),
-        label_selector: None,
-        field_selector: (total == 1)
-            .then(|| format!("metadata.name={}", waiting.keys().next().unwrap().1)),
-    };
-    match waiting.iter().next() {
-        Some(((ns, name), rev)) if total == 1 => shell.status(format_args!(
-            "Waiting for ARC to acknowledge revision {rev} of EphemeralRunnerSet {ns}/{name}..."
-        ))?,
-        _ => shell.status(format_args!(
-            "Waiting for ARC to acknowledge the new revisions of {total} EphemeralRunnerSets..."
-        ))?,
-    }
-    shell.progress(format_args!("acknowledged 0/{total} EphemeralRunnerSets"))?;
-    // An empty resourceVersion starts with the current state of every object, then changes.
-    let mut watch = Watcher::new(
-        client.clone(),
-        arc::EPHEMERAL_RUNNER_SETS,
-        scope,
-        String::new(),
-    );
-    let deadline = timeout.map(|t| tokio::time::Instant::now() + t);
-    let far = tokio::time::Instant::now() + Duration::from_secs(86400 * 365);
-    let mut acknowledged = Vec::new();
-    let mut deleted = Vec::new();
-    let key_of = |v: &Value| {
-        let field = |p: &str| {
-            v.pointer(p)
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string()
+    /// `kubectl arc bump ARGS...`, parsed and validated.
+    fn plan(args: &[&str]) -> Result<BumpPlan> {
+        let argv = ["kubectl-arc", "bump"].iter().chain(args);
+        let cli = Cli::try_parse_from(argv).expect("parses");
+        let Some(Command::Bump(c)) = cli.command else {
+            unreachable!("bump")
         };
-        (field("/metadata/namespace"), field("/metadata/name"))
-    };
-    while !waiting.is_empty() {
-        tokio::select! {
-            event = watch.next() => match event? {
-                Event::Applied(v) => {
-                    let key = key_of(&v);
-                    if let Some(&rev) = waiting.get(&key)
-                        && let Ok(r) = Revisions::from_object(&v)
-                        && r.applied >= rev
-                    {
-                        waiting.remove(&key);
-                        acknowledged.push(key);
-                        let (ns, name) = acknowledged.last().unwrap();
-                        let done = acknowledged.len();
-                        if shell.shows_progress() {
-                            shell.progress(format_args!("acknowledged {done}/{total} EphemeralRunnerSets"))?;
-                        } else {
-                            shell.status(format_args!(
-                                "EphemeralRunnerSet {ns}/{name}: revision {rev} acknowledged (applied {}); {done}/{total}",
-                                r.applied
-                            ))?;
-                        }
-                    }
-                }
-                Event::Deleted(v) => {
-                    let key = key_of(&v);
-                    if waiting.remove(&key).is_some() {
-                        deleted.push(key);
-                    }
-                }
-                Event::Relist => watch.resume_from(String::new()),
-                Event::Reconnecting(why) => shell.status(why)?,
-            },
-            _ = tokio::time::sleep_until(deadline.unwrap_or(far)), if deadline.is_some() => {
-                let mut left: Vec<String> = waiting
-                    .iter()
-                    .map(|((ns, name), rev)| format!("{ns}/{name} (revision {rev})"))
-                    .collect();
-                left.sort();
-                shell.error(format_args!(
-                    "timed out waiting for ARC to acknowledge {}/{total} EphemeralRunnerSets: {}; see `kubectl arc status -n NAMESPACE NAME` for what holds the cleanup back",
-                    left.len(),
-                    super::name_a_few(&left, 3)
-                ))?;
-                break;
+        validate(&c.kube.over(&cli.kube), &c.args)
+    }
+
+    #[test]
+    fn a_plan_is_the_checked_arguments() {
+        let p = plan(&["-n", "arc", "a", "b", "--reason", "new pool", "--wait"]).unwrap();
+        assert_eq!(p.namespace.as_deref(), Some("arc"));
+        assert_eq!(p.names, ["a", "b"]);
+        assert_eq!(p.reason.as_deref(), Some("new pool"));
+        assert!(p.wait && p.timeout.is_none() && !p.all_namespaces);
+        assert_eq!(p.dry_run, DryRun::None);
+        assert_eq!(p.request_id, None);
+        assert_eq!(
+            p.throttle,
+            Throttle {
+                qps: 50.0,
+                burst: 100
             }
-        }
+        );
+        let p = plan(&[
+            "-A",
+            "-l",
+            "team=platform",
+            "--dry-run",
+            "--request-id",
+            "r-1",
+        ])
+        .unwrap();
+        assert!(p.all_namespaces && p.names.is_empty() && p.namespace.is_none());
+        assert_eq!(p.selector.as_deref(), Some("team=platform"));
+        assert_eq!(p.dry_run, DryRun::Client);
+        assert_eq!(p.request_id.as_deref(), Some("r-1"));
+        // kubectl's global -n before the command counts too.
+        let argv = ["kubectl-arc", "-n", "ci", "bump", "--all"];
+        let cli = Cli::try_parse_from(argv).unwrap();
+        let Some(Command::Bump(c)) = cli.command else {
+            unreachable!("bump")
+        };
+        let p = validate(&c.kube.over(&cli.kube), &c.args).unwrap();
+        assert_eq!(p.namespace.as_deref(), Some("ci"));
     }
-    shell.clear_progress();
-    for item in items.iter_mut() {
-        let key = (item.namespace.clone(), item.name.clone());
-        if item.result == BumpResult::Bumped {
-            item.acknowledged = Some(acknowledged.contains(&key));
-        }
-        if deleted.contains(&key) {
-            item.result = BumpResult::Failed;
-            item.message = Some("deleted while waiting for ARC to acknowledge the revision".into());
-        }
+
+    #[test]
+    fn what_is_refused_before_anything_is_contacted() {
+        let refused = |args: &[&str]| plan(args).unwrap_err().to_string();
+        assert_eq!(
+            refused(&[]),
+            "name the sets to bump: NAME..., --all or -l SELECTOR"
+        );
+        assert_eq!(
+            refused(&["-A", "a"]),
+            "names are looked up in one namespace: use -n NAMESPACE with names, not -A"
+        );
+        assert_eq!(
+            refused(&["--all", "--wait", "--dry-run=server"]),
+            "--wait waits for a written revision: it cannot be combined with --dry-run"
+        );
+        assert_eq!(
+            refused(&["-A", "-n", "arc", "--all"]),
+            "-A/--all-namespaces and -n/--namespace cannot be used together"
+        );
+        assert!(refused(&["-n", "Not_A_Namespace", "a"]).contains("Not_A_Namespace"));
+        assert!(refused(&["-l", "a in (b", "-n", "arc"]).contains("-l/--selector"));
     }
-    Ok(!waiting.is_empty())
 }

@@ -520,11 +520,7 @@ pub(crate) fn name_a_few(things: &[String], few: usize) -> String {
 }
 
 /// A single-threaded runtime for the commands that talk to a cluster.
-pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    Ok(tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?)
-}
+pub(crate) use crate::ops::runtime;
 
 #[cfg(test)]
 mod tests {

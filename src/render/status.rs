@@ -1,4 +1,4 @@
-//! Renderers for `status` and `bump`: kubectl-style tables (comfy-table), the reasons of a set,
+//! Renderers for `status`: kubectl-style tables (comfy-table), the reasons of a set,
 //! and the JSON/YAML report shapes.
 //!
 //! Reports in, text out, through the writer handed in. Colour only when asked (the command decides
@@ -71,7 +71,7 @@ fn header(opts: TableOptions) -> Vec<&'static str> {
     h
 }
 
-fn revision(r: Option<i64>) -> String {
+pub(super) fn revision(r: Option<i64>) -> String {
     r.map(|v| v.to_string()).unwrap_or_else(|| "?".into())
 }
 
@@ -130,7 +130,7 @@ pub fn visible(row: &SetStatus, opts: TableOptions) -> Vec<String> {
     .collect()
 }
 
-fn write_lines(text: &str, out: &mut dyn Write) -> io::Result<()> {
+pub(super) fn write_lines(text: &str, out: &mut dyn Write) -> io::Result<()> {
     for line in text.lines() {
         writeln!(out, "{}", line.trim_end())?;
     }
@@ -268,124 +268,6 @@ pub fn write_json_line(row: &SetStatus, out: &mut dyn Write) -> io::Result<()> {
 pub fn write_yaml_document(row: &SetStatus, out: &mut dyn Write) -> io::Result<()> {
     let text = serde_saphyr::to_string(row).map_err(io::Error::other)?;
     write!(out, "---\n{text}")
-}
-
-/// What happened to one set in a `bump`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "PascalCase")]
-pub enum BumpResult {
-    /// Written and read back.
-    Bumped,
-    /// `--dry-run=client|server`: would be written.
-    WouldBump,
-    /// Refused before writing (Outdated phase, owner mismatch, invalid revision fields).
-    Refused,
-    /// Failed (conflict after every retry, not found, forbidden).
-    Failed,
-}
-
-impl BumpResult {
-    fn as_str(self) -> &'static str {
-        match self {
-            BumpResult::Bumped => "Bumped",
-            BumpResult::WouldBump => "WouldBump",
-            BumpResult::Refused => "Refused",
-            BumpResult::Failed => "Failed",
-        }
-    }
-}
-
-/// `bump`'s result for one set.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BumpItem {
-    pub namespace: String,
-    pub name: String,
-    /// `spec.actionableRevision` before.
-    pub spec_revision: Option<i64>,
-    /// `status.appliedActionableRevision` before.
-    pub applied_revision: Option<i64>,
-    /// `spec.actionableRevision` written (or that would be).
-    pub new_spec_revision: Option<i64>,
-    pub result: BumpResult,
-    /// The stable code of `message` when bump's rules made it ([`crate::core::status::BumpReason`]:
-    /// `InvalidRevision`, `OwnerMismatch`, `Outdated`, `LegacyAnnotation`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<&'static str>,
-    /// Why (refused or failed), or a note.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
-    /// Write attempts (more than 1 after conflicts).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub attempts: Option<u32>,
-    /// With `--wait`: the applied revision reached the new one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub acknowledged: Option<bool>,
-}
-
-/// `bump -o json|yaml`.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BumpReport {
-    pub api_version: &'static str,
-    pub kind: &'static str,
-    /// `none`, `client` or `server`.
-    pub dry_run: &'static str,
-    /// Recorded on each set in annotation `kubectl-arc/bump-id`.
-    pub bump_id: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    pub items: Vec<BumpItem>,
-}
-
-/// `bump` as a table.
-pub fn write_bump_table(
-    report: &BumpReport,
-    color: bool,
-    headers: bool,
-    out: &mut dyn Write,
-) -> io::Result<()> {
-    let mut table = Table::new();
-    table
-        .load_style(comfy_table::presets::NOTHING)
-        .set_content_arrangement(ContentArrangement::Disabled);
-    if color {
-        table.enforce_styling();
-    } else {
-        table.force_no_tty();
-    }
-    if headers {
-        table.set_header(
-            ["NAMESPACE", "NAME", "SPEC", "APPLIED", "NEW SPEC", "RESULT"]
-                .into_iter()
-                .map(Cell::new),
-        );
-    }
-    for item in &report.items {
-        let result = Cell::new(item.result.as_str());
-        let result = match (color, item.result) {
-            (true, BumpResult::Bumped | BumpResult::WouldBump) => result.fg(Color::Green),
-            (true, _) => result.fg(Color::Red),
-            _ => result,
-        };
-        table.add_row(vec![
-            Cell::new(&item.namespace),
-            Cell::new(&item.name),
-            Cell::new(revision(item.spec_revision)),
-            Cell::new(revision(item.applied_revision)),
-            Cell::new(
-                item.new_spec_revision
-                    .map(|v| v.to_string())
-                    .unwrap_or_else(|| "-".into()),
-            ),
-            result,
-        ]);
-    }
-    let last = table.column_count().saturating_sub(1);
-    for (i, column) in table.column_iter_mut().enumerate() {
-        column.set_padding((0, if i == last { 0 } else { 3 }));
-    }
-    write_lines(&table.to_string(), out)
 }
 
 #[cfg(test)]

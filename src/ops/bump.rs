@@ -1,0 +1,567 @@
+//! `bump`'s operation: the EphemeralRunnerSets to bump → one guarded write each → a
+//! [`BumpReport`] (and, with `--wait`, the acknowledgements).
+//!
+//! Like `kubectl rollout restart`: it requests a new runner-spec revision
+//! (`nextActionableRevision`, max(spec, applied) + 1) so ARC's controller recycles idle and pending
+//! runners. Every write goes through [`guarded_patch`]: a merge patch with the resourceVersion it
+//! was decided on, `fieldValidation=Strict`, re-read and re-decided on 409, read back. The request
+//! id written with the revision lets a retry recognise its own write, so one request never bumps
+//! twice. The report's [`BumpReport::outcome`] is the exit code: 0; 1 when `--wait` times out; 2 on
+//! errors and refusals.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
+use std::time::{Duration, SystemTime};
+
+use anyhow::{Result, bail};
+use serde_json::Value;
+
+use super::{Gate, Throttle};
+use crate::cluster::preflight::{
+    Permission, crd_refusal, denied_permissions, ers_crd_revision_fields,
+};
+use crate::cluster::watch::{Event, Scope, Watcher};
+use crate::cluster::write::{
+    Backoff, Decision, DryRun, Outcome, WriteError, WriteOptions, guarded_patch, read,
+};
+use crate::cluster::{self, ConnectOptions};
+use crate::core::arc;
+use crate::core::revision::Revisions;
+use crate::core::status::{BumpDecision, BumpReason, BumpRequest, check_bump, decide_bump};
+use crate::render::bump::{BumpItem, BumpReport, BumpResult, WaitTimeout};
+use crate::shell::Shell;
+
+/// The field manager of kubectl-arc's writes (as it appears in managedFields).
+pub const FIELD_MANAGER: &str = "kubectl-arc";
+
+/// A bump, as the command's checked arguments describe it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BumpPlan {
+    /// `-n`: the namespace of the names (and of `--all`, `-l`); `None`, the context's.
+    pub namespace: Option<String>,
+    /// `-A`: every namespace (with `--all` or `-l`).
+    pub all_namespaces: bool,
+    /// EphemeralRunnerSet (or AutoscalingRunnerSet) names; none with `--all` or `-l`.
+    pub names: Vec<String>,
+    /// `-l`: the sets matching this label selector (checked to parse).
+    pub selector: Option<String>,
+    /// `--reason`, recorded in annotation kubectl-arc/bump-reason.
+    pub reason: Option<String>,
+    pub dry_run: DryRun,
+    /// `--wait`: until ARC acknowledges, at most `timeout` (none: forever).
+    pub wait: bool,
+    pub timeout: Option<Duration>,
+    /// `--request-id`: finish an earlier request; `None`, a new one.
+    pub request_id: Option<String>,
+    /// `--qps`, `--burst`: the sets written per second.
+    pub throttle: Throttle,
+}
+
+/// One set to bump, resolved.
+struct Target {
+    namespace: String,
+    name: String,
+    /// The AutoscalingRunnerSet of the same name (name, uid) that must own it.
+    owner: Option<(String, String)>,
+}
+
+/// Bump the sets of `plan` on the cluster `connect` names. `started` seeds a new request id.
+/// Sets that are refused or fail are items of the report; the error is for what stops the whole
+/// run (no connection, a refusal before any write, a list that fails).
+pub fn bump(
+    plan: &BumpPlan,
+    connect: &ConnectOptions,
+    started: SystemTime,
+    shell: &mut Shell<'_>,
+) -> Result<BumpReport> {
+    let bump_id = plan
+        .request_id
+        .clone()
+        .unwrap_or_else(|| new_bump_id(started));
+    super::runtime()?.block_on(async {
+        let conn = cluster::connect(connect).await?;
+        let client = &conn.client;
+        let namespace = (!plan.all_namespaces).then(|| {
+            plan.namespace
+                .clone()
+                .unwrap_or(conn.default_namespace.clone())
+        });
+        preflight(client, plan, namespace.as_deref()).await?;
+        let (targets, mut items) = targets(client, plan, namespace.as_deref(), shell).await?;
+        let written = super::write_each(
+            &targets,
+            plan.throttle,
+            "bumping",
+            shell,
+            async |t, gate| bump_one(client, t, plan, &bump_id, gate).await,
+        )
+        .await?;
+        // A re-run with the request id can finish what the writes left: not a name that was not
+        // found, nor a refusal.
+        let resumable =
+            plan.dry_run == DryRun::None && written.iter().any(|i| i.result == BumpResult::Failed);
+        items.extend(written);
+        items.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+        let timed_out = if plan.wait {
+            wait_for_acknowledgement(client, &mut items, plan.timeout, shell).await?
+        } else {
+            None
+        };
+        Ok(BumpReport {
+            api_version: "kubectl-arc/v1alpha1",
+            kind: "BumpReport",
+            dry_run: plan.dry_run,
+            bump_id,
+            reason: plan.reason.clone(),
+            items,
+            resumable,
+            timed_out,
+        })
+    })
+}
+
+/// Nothing is written unless the installed CRD has the revision fields (else the write would be
+/// pruned) and the caller may do what the bump needs (named, verb and resource, if not).
+async fn preflight(client: &kube::Client, plan: &BumpPlan, namespace: Option<&str>) -> Result<()> {
+    if let Some(fields) = ers_crd_revision_fields(client).await?
+        && let Some(refusal) = crd_refusal(&fields)
+    {
+        bail!("refusing to bump, nothing was written: {refusal}");
+    }
+    let mut needed = vec![Permission::arc("get", arc::EPHEMERAL_RUNNER_SETS)];
+    if plan.dry_run != DryRun::Client {
+        needed.push(Permission::arc("patch", arc::EPHEMERAL_RUNNER_SETS));
+    }
+    if plan.names.is_empty() {
+        needed.push(Permission::arc("list", arc::EPHEMERAL_RUNNER_SETS));
+    }
+    if plan.wait {
+        needed.push(Permission::arc("watch", arc::EPHEMERAL_RUNNER_SETS));
+    }
+    let denied = denied_permissions(client, namespace, &needed).await?;
+    if !denied.is_empty() {
+        bail!(
+            "forbidden: this user may not {} {}: nothing was written (ask for RBAC permission to {})",
+            denied.join(", "),
+            match namespace {
+                Some(ns) => format!("in namespace {ns}"),
+                None => "in all namespaces".into(),
+            },
+            denied.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// The sets to bump (by name, found as ARC finds them, or listed), and the failed items of names
+/// that resolve to nothing to bump.
+async fn targets(
+    client: &kube::Client,
+    plan: &BumpPlan,
+    namespace: Option<&str>,
+    shell: &mut Shell<'_>,
+) -> Result<(Vec<Target>, Vec<BumpItem>)> {
+    let mut items = Vec::new();
+    let mut targets = Vec::new();
+    if plan.names.is_empty() {
+        cluster::list_each(
+            client,
+            arc::EPHEMERAL_RUNNER_SETS,
+            namespace,
+            plan.selector.as_deref(),
+            |o| {
+                targets.push(Target {
+                    namespace: o.metadata.namespace.unwrap_or_default(),
+                    name: o.metadata.name.unwrap_or_default(),
+                    owner: None,
+                });
+                Ok(())
+            },
+        )
+        .await?;
+        if targets.is_empty() {
+            if let Some(ns) = namespace {
+                cluster::check_namespace(client, ns).await?;
+            }
+            shell.status("No EphemeralRunnerSets found.")?;
+        }
+    } else {
+        let ns = namespace.unwrap_or_default();
+        for name in &plan.names {
+            match resolve(client, ns, name).await? {
+                Ok(t) => targets.push(t),
+                Err(message) => items.push(failed(ns, name, BumpResult::Failed, message)),
+            }
+        }
+    }
+    Ok((targets, items))
+}
+
+/// A request id unique to this invocation: hashed from the process, the time and a random key.
+fn new_bump_id(now: std::time::SystemTime) -> String {
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(std::process::id());
+    if let Ok(d) = now.duration_since(std::time::UNIX_EPOCH) {
+        h.write_u128(d.as_nanos());
+    }
+    format!("{:016x}", h.finish())
+}
+
+fn failed(ns: &str, name: &str, result: BumpResult, message: String) -> BumpItem {
+    BumpItem {
+        namespace: ns.to_string(),
+        name: name.to_string(),
+        spec_revision: None,
+        applied_revision: None,
+        new_spec_revision: None,
+        result,
+        reason: None,
+        message: Some(message),
+        attempts: None,
+        acknowledged: None,
+    }
+}
+
+/// NAME as an EphemeralRunnerSet, owned by the AutoscalingRunnerSet of that name when one exists.
+/// `Ok(Err(why))` when there is nothing to bump.
+async fn resolve(client: &kube::Client, ns: &str, name: &str) -> Result<Result<Target, String>> {
+    let ers = read(client, arc::EPHEMERAL_RUNNER_SETS, ns, name).await?;
+    let ars = cluster::get(client, arc::AUTOSCALING_RUNNER_SETS, ns, name).await?;
+    if let Some(ers) = &ers
+        && let Some(why) = spec_hash_era(&ers.value, ns, name)
+    {
+        return Ok(Err(why));
+    }
+    if ers.is_none()
+        && let Some(ars) = &ars
+    {
+        // ARC up to 0.14 names the set `<scale set>-xxxxx`: find it as ARC does.
+        let sets = cluster::list_objects(
+            client,
+            arc::KIND_EPHEMERAL_RUNNER_SET,
+            arc::EPHEMERAL_RUNNER_SETS,
+            Some(ns),
+            None,
+        )
+        .await?;
+        let inputs: Vec<_> = sets.iter().map(crate::input::Object::pairing_set).collect();
+        let scale_set = crate::core::pairing::ScaleSet {
+            namespace: ns,
+            name,
+            uid: ars.metadata.uid.as_deref(),
+        };
+        if let Some(p) = crate::core::pairing::pair(scale_set, &inputs) {
+            let set = &sets[p.chosen];
+            if set
+                .meta
+                .annotations
+                .contains_key(arc::ANNOTATION_RUNNER_SPEC_HASH)
+                || set
+                    .meta
+                    .labels
+                    .contains_key(arc::ANNOTATION_RUNNER_SPEC_HASH)
+            {
+                return Ok(Err(spec_hash_refusal(ns, set.name())));
+            }
+            return Ok(Ok(Target {
+                namespace: ns.to_string(),
+                name: set.name().to_string(),
+                owner: Some((
+                    name.to_string(),
+                    ars.metadata.uid.clone().unwrap_or_default(),
+                )),
+            }));
+        }
+    }
+    match (ers, ars) {
+        (Some(_), ars) => Ok(Ok(Target {
+            namespace: ns.to_string(),
+            name: name.to_string(),
+            owner: ars.map(|a| (name.to_string(), a.metadata.uid.unwrap_or_default())),
+        })),
+        (None, Some(_)) => Ok(Err(format!(
+            "the AutoscalingRunnerSet {ns}/{name} has no EphemeralRunnerSet: ARC has not created it yet \
+             (is the controller running?), so there is nothing to bump"
+        ))),
+        (None, None) => {
+            cluster::check_namespace(client, ns).await?;
+            Ok(Err(format!(
+                "no EphemeralRunnerSet or AutoscalingRunnerSet named {name} in namespace {ns}"
+            )))
+        }
+    }
+}
+
+/// Why a set made by ARC 0.14 or older cannot be bumped, and what to do instead.
+fn spec_hash_refusal(ns: &str, name: &str) -> String {
+    format!(
+        "EphemeralRunnerSet {ns}/{name} was made by ARC 0.14 or older ({}): that release replaces the whole set on a runner-spec change and has no revision to bump. To recycle its runners, change the AutoscalingRunnerSet's template (any change replaces the set), or upgrade ARC",
+        arc::ANNOTATION_RUNNER_SPEC_HASH
+    )
+}
+
+/// The refusal for a set read as it is, if ARC 0.14 or older made it.
+fn spec_hash_era(ers: &serde_json::Value, ns: &str, name: &str) -> Option<String> {
+    let has = |field: &str| {
+        ers.pointer(&format!("/metadata/{field}"))
+            .and_then(|m| m.get(arc::ANNOTATION_RUNNER_SPEC_HASH))
+            .is_some()
+    };
+    (has("annotations") || has("labels")).then(|| spec_hash_refusal(ns, name))
+}
+
+/// The guarded write for one set, through the run's gate.
+async fn bump_one(
+    client: &kube::Client,
+    t: &Target,
+    plan: &BumpPlan,
+    bump_id: &str,
+    gate: &mut Gate,
+) -> BumpItem {
+    let request = BumpRequest {
+        id: bump_id,
+        reason: plan.reason.as_deref(),
+        owner: t.owner.as_ref().map(|(n, u)| (n.as_str(), u.as_str())),
+    };
+    let opts = WriteOptions {
+        dry_run: plan.dry_run,
+        field_manager: FIELD_MANAGER.into(),
+        backoff: Backoff::default(),
+        jitter_seed: u64::from_str_radix(bump_id, 16).unwrap_or(0),
+    };
+    let mut last: Option<BumpDecision> = None;
+    let write = guarded_patch(
+        client,
+        arc::EPHEMERAL_RUNNER_SETS,
+        &t.namespace,
+        &t.name,
+        &opts,
+        |obj| {
+            let decision = decide_bump(&obj.value, &request);
+            let verdict = match &decision {
+                BumpDecision::Write { before, new, .. } => format!(
+                    "revision {new} (spec {}, applied {})",
+                    before.spec, before.applied
+                ),
+                BumpDecision::AlreadyDone { revision, .. } => {
+                    format!("already wrote revision {revision}")
+                }
+                BumpDecision::Refuse { reason, .. } => format!("refuse: {reason}"),
+            };
+            tracing::info!(
+                "EphemeralRunnerSet {}/{} at resourceVersion {}: {verdict}",
+                t.namespace,
+                t.name,
+                obj.resource_version().unwrap_or("?")
+            );
+            last = Some(decision.clone());
+            match decision {
+                BumpDecision::Write { new, patch, .. } => {
+                    let id = bump_id.to_string();
+                    Decision::Patch {
+                        body: patch,
+                        verify: Box::new(move |stored: &Value| check_bump(stored, &id, new)),
+                    }
+                }
+                BumpDecision::AlreadyDone { revision, .. } => {
+                    Decision::Skip(format!("this request already wrote revision {revision}"))
+                }
+                BumpDecision::Refuse { reason, .. } => Decision::Refuse(reason.to_string()),
+            }
+        },
+    );
+    let sent = gate.write(write).await;
+    match sent {
+        Ok(outcome) => bumped(t, plan.dry_run, bump_id, outcome, last),
+        Err(not_attempted) => failed(&t.namespace, &t.name, BumpResult::Failed, not_attempted),
+    }
+}
+
+/// The item of a set from what its guarded write did and the decision it last made.
+fn bumped(
+    t: &Target,
+    dry_run: DryRun,
+    bump_id: &str,
+    outcome: Result<Outcome, WriteError>,
+    last: Option<BumpDecision>,
+) -> BumpItem {
+    let mut item = failed(&t.namespace, &t.name, BumpResult::Failed, String::new());
+    item.message = None;
+    let set_before = |item: &mut BumpItem, before: Option<Revisions>| {
+        item.spec_revision = before.map(|r| r.spec);
+        item.applied_revision = before.map(|r| r.applied);
+    };
+    match (outcome, last) {
+        (
+            Ok(Outcome::Written {
+                attempts, before, ..
+            }),
+            Some(BumpDecision::Write { before: r, new, .. }),
+        ) => {
+            set_before(&mut item, Some(r));
+            item.new_spec_revision = Some(new);
+            item.attempts = Some(attempts);
+            item.result = if dry_run == DryRun::None {
+                BumpResult::Bumped
+            } else {
+                BumpResult::WouldBump
+            };
+            if before
+                .value
+                .pointer("/metadata/annotations")
+                .and_then(|a| a.get(arc::ANNOTATION_INTEGRITY_HASH))
+                .is_some()
+            {
+                let note = BumpReason::LegacyAnnotation;
+                item.reason = Some(note.code());
+                item.message = Some(note.to_string());
+            }
+        }
+        (Ok(Outcome::Skipped { .. }), Some(BumpDecision::AlreadyDone { before, revision })) => {
+            // A retry found this request's own write: it counts once.
+            set_before(&mut item, Some(before));
+            item.spec_revision = None;
+            item.new_spec_revision = Some(revision);
+            item.result = BumpResult::Bumped;
+            item.message = Some(format!(
+                "request {bump_id} already wrote revision {revision} (an earlier attempt or run): not bumped again"
+            ));
+        }
+        (Ok(Outcome::Refused { reason, .. }), decision) => {
+            if let Some(BumpDecision::Refuse { before, reason }) = decision {
+                item.reason = Some(reason.code());
+                set_before(&mut item, before);
+            }
+            item.result = BumpResult::Refused;
+            item.message = Some(format!("refused, nothing was written: {reason}"));
+        }
+        (Ok(_), _) => {
+            item.message = Some("internal error: the write and its decision disagree".into());
+        }
+        (Err(e), decision) => {
+            if let Some(BumpDecision::Write { before, .. }) = decision {
+                set_before(&mut item, Some(before));
+            }
+            item.message = Some(match e {
+                WriteError::NotFound(what) => format!("{what} not found (deleted meanwhile?)"),
+                other => format!("{other:#}"),
+            });
+        }
+    }
+    item
+}
+
+/// Wait until each bumped set's applied revision reaches its new one. Returns what was left on
+/// timeout.
+///
+/// On a terminal one line counts the acknowledged sets as they come; in a log each
+/// acknowledgement is a line of its own. A timeout names a few of the sets left and counts the rest.
+async fn wait_for_acknowledgement(
+    client: &kube::Client,
+    items: &mut [BumpItem],
+    timeout: Option<Duration>,
+    shell: &mut Shell<'_>,
+) -> Result<Option<WaitTimeout>> {
+    let mut waiting: HashMap<(String, String), i64> = items
+        .iter()
+        .filter(|i| i.result == BumpResult::Bumped)
+        .filter_map(|i| Some(((i.namespace.clone(), i.name.clone()), i.new_spec_revision?)))
+        .collect();
+    if waiting.is_empty() {
+        return Ok(None);
+    }
+    let total = waiting.len();
+    let namespaces: std::collections::BTreeSet<&String> = waiting.keys().map(|k| &k.0).collect();
+    let scope = Scope {
+        namespace: (namespaces.len() == 1).then(|| namespaces.first().unwrap().to_string()),
+        label_selector: None,
+        field_selector: (total == 1)
+            .then(|| format!("metadata.name={}", waiting.keys().next().unwrap().1)),
+    };
+    match waiting.iter().next() {
+        Some(((ns, name), rev)) if total == 1 => shell.status(format_args!(
+            "Waiting for ARC to acknowledge revision {rev} of EphemeralRunnerSet {ns}/{name}..."
+        ))?,
+        _ => shell.status(format_args!(
+            "Waiting for ARC to acknowledge the new revisions of {total} EphemeralRunnerSets..."
+        ))?,
+    }
+    shell.progress(format_args!("acknowledged 0/{total} EphemeralRunnerSets"))?;
+    // An empty resourceVersion starts with the current state of every object, then changes.
+    let mut watch = Watcher::new(
+        client.clone(),
+        arc::EPHEMERAL_RUNNER_SETS,
+        scope,
+        String::new(),
+    );
+    let deadline = timeout.map(|t| tokio::time::Instant::now() + t);
+    let far = tokio::time::Instant::now() + Duration::from_secs(86400 * 365);
+    let mut acknowledged = Vec::new();
+    let mut timed_out = false;
+    let mut deleted = Vec::new();
+    let key_of = |v: &Value| {
+        let field = |p: &str| {
+            v.pointer(p)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        (field("/metadata/namespace"), field("/metadata/name"))
+    };
+    while !waiting.is_empty() {
+        tokio::select! {
+            event = watch.next() => match event? {
+                Event::Applied(v) => {
+                    let key = key_of(&v);
+                    if let Some(&rev) = waiting.get(&key)
+                        && let Ok(r) = Revisions::from_object(&v)
+                        && r.applied >= rev
+                    {
+                        waiting.remove(&key);
+                        acknowledged.push(key);
+                        let (ns, name) = acknowledged.last().unwrap();
+                        let done = acknowledged.len();
+                        if shell.shows_progress() {
+                            shell.progress(format_args!("acknowledged {done}/{total} EphemeralRunnerSets"))?;
+                        } else {
+                            shell.status(format_args!(
+                                "EphemeralRunnerSet {ns}/{name}: revision {rev} acknowledged (applied {}); {done}/{total}",
+                                r.applied
+                            ))?;
+                        }
+                    }
+                }
+                Event::Deleted(v) => {
+                    let key = key_of(&v);
+                    if waiting.remove(&key).is_some() {
+                        deleted.push(key);
+                    }
+                }
+                Event::Relist => watch.resume_from(String::new()),
+                Event::Reconnecting(why) => shell.status(why)?,
+            },
+            _ = tokio::time::sleep_until(deadline.unwrap_or(far)), if deadline.is_some() => {
+                timed_out = true;
+                break;
+            }
+        }
+    }
+    shell.clear_progress();
+    for item in items.iter_mut() {
+        let key = (item.namespace.clone(), item.name.clone());
+        if item.result == BumpResult::Bumped {
+            item.acknowledged = Some(acknowledged.contains(&key));
+        }
+        if deleted.contains(&key) {
+            item.result = BumpResult::Failed;
+            item.message = Some("deleted while waiting for ARC to acknowledge the revision".into());
+        }
+    }
+    Ok(timed_out.then(|| WaitTimeout {
+        waited_for: total,
+        left: waiting
+            .into_iter()
+            .map(|((ns, name), rev)| (ns, name, rev))
+            .collect(),
+    }))
+}

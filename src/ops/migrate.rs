@@ -1,0 +1,600 @@
+//! `migrate`'s operation: during an upgrade from the integrity-hash era to the revision era, turn
+//! every pending legacy cleanup into a pending revision, and remove the legacy annotations.
+//!
+//! On a cluster: preflight (CRD fields, permissions, no running controller) → list
+//! EphemeralRunnerSets and their runners → decide each set (core::migrate) → one guarded merge
+//! patch per decided set → a [`MigrateReport`]. Offline, on a dump (`-f`, read through
+//! [`crate::input::read`]): the same decisions, nothing written. The report's
+//! [`MigrateReport::outcome`] is the exit code: 0 every set succeeded, 2 some set failed (the
+//! others were still processed); a refusal before any write is an error (2, nothing written).
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::PathBuf;
+
+use anyhow::{Context as _, Result, bail};
+use serde_json::Value;
+
+use super::{Gate, Throttle};
+use crate::cluster::preflight::{self, Permission};
+use crate::cluster::write::{
+    Decision as WriteDecision, DryRun, ObjectText, Outcome, WriteOptions, guarded_patch,
+};
+use crate::cluster::{self, ConnectOptions};
+use crate::core::arc::{self, ANNOTATION_INTEGRITY_HASH};
+use crate::core::json::find_raw;
+use crate::core::layout::Layout;
+use crate::core::migrate::{Decision, UnverifiablePolicy, decide};
+use crate::core::runners::{RunnerCounts, RunnerState, is_stale, owner_set};
+use crate::core::selector::Selector;
+use crate::core::value::{Value as GoValue, decode};
+use crate::input;
+use crate::render::migrate::{MigrateReport, MigrateRow};
+use crate::shell::Shell;
+
+/// The field manager of migrate's writes.
+pub const FIELD_MANAGER: &str = "kubectl-arc-migrate";
+
+/// A migration, as the command's checked arguments describe it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MigratePlan {
+    /// `-n`: the namespace in scope (and of a dump's objects without one); `None`, the context's.
+    pub namespace: Option<String>,
+    /// `-A`: every namespace.
+    pub all_namespaces: bool,
+    /// EphemeralRunnerSet names; none: every one in scope.
+    pub names: Vec<String>,
+    /// `-l`: as typed (the API server filters a list with it) and parsed (to filter a dump).
+    pub selector: Option<(String, Selector)>,
+    /// The cluster, or a dump read offline.
+    pub source: Source,
+    /// Always `Client` for a dump.
+    pub dry_run: DryRun,
+    /// `--unverifiable`: what to do with a set whose hash cannot be reproduced exactly.
+    pub unverifiable: UnverifiablePolicy,
+    /// `--force`: proceed while an ARC controller runs.
+    pub force: bool,
+    /// `--qps`, `--burst`: the requests sent per second.
+    pub throttle: Throttle,
+}
+
+/// Where the sets come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// The cluster the kubeconfig names: read, decided and written.
+    Cluster,
+    /// `-f`: files, directories or `-` (stdin), decided offline.
+    Dump(Vec<PathBuf>),
+}
+
+/// Migrate the sets of `plan`: on the cluster `connect` names, or offline on a dump (`stdin` is
+/// read for `-`). A set that cannot be decided or written is a failed row of the report, and a
+/// dump's unreadable input one of its `input_errors`; the error is for what stops the whole run
+/// (no connection, a preflight refusal, a list that fails).
+pub fn migrate(
+    plan: &MigratePlan,
+    connect: &ConnectOptions,
+    stdin: &mut dyn Read,
+    shell: &mut Shell<'_>,
+) -> Result<MigrateReport> {
+    match &plan.source {
+        Source::Dump(files) => {
+            let (candidates, errors) = candidates_from_files(plan, files, connect, stdin);
+            let rows = candidates
+                .into_iter()
+                .map(|c| offline_row(c, plan.unverifiable))
+                .collect();
+            Ok(MigrateReport::new(plan.dry_run, rows, errors))
+        }
+        Source::Cluster => {
+            let rows = super::runtime()?.block_on(migrate_cluster(plan, connect, shell))?;
+            Ok(MigrateReport::new(plan.dry_run, rows, Vec::new()))
+        }
+    }
+}
+
+/// One set to migrate, with what the runners say.
+struct Candidate {
+    namespace: String,
+    name: String,
+    object: ObjectText,
+    runners: RunnerCounts,
+    error: Option<String>,
+}
+
+/// Preflight, then decide and write each set. A refusal is an error: nothing was written.
+async fn migrate_cluster(
+    plan: &MigratePlan,
+    connect: &ConnectOptions,
+    shell: &mut Shell<'_>,
+) -> Result<Vec<MigrateRow>> {
+    let conn = cluster::connect(connect).await?;
+    let client = &conn.client;
+    let namespace = plan
+        .namespace
+        .clone()
+        .unwrap_or(conn.default_namespace.clone());
+    let scope = (!plan.all_namespaces).then_some(namespace.as_str());
+    preflight_checks(client, plan, scope, shell).await?;
+    let candidates = read_candidates(client, plan, scope).await?;
+    let mut rows = decide_and_write(client, plan, &candidates, shell).await?;
+    // A name asked for and not found is a failed row (exit 2), as kubectl fails on one.
+    for missing in plan
+        .names
+        .iter()
+        .filter(|n| !candidates.iter().any(|c| &c.name == *n))
+    {
+        let ns = scope.unwrap_or("*");
+        rows.push(MigrateRow {
+            namespace: ns.to_string(),
+            name: missing.clone(),
+            decision: None,
+            reason: None,
+            message: None,
+            spec_revision: 0,
+            applied_revision: 0,
+            new_spec_revision: 0,
+            stale_runners: 0,
+            stale_idle_or_pending_runners: 0,
+            result: "Failed",
+            attempts: 0,
+            error: Some(format!("EphemeralRunnerSet {ns}/{missing} not found")),
+        });
+    }
+    Ok(rows)
+}
+
+/// Preflight: nothing is written unless all of these pass (the CRD has the revision fields, the
+/// caller may do what migrate does, no ARC controller runs). A server-side dry run says what the
+/// real run would refuse.
+async fn preflight_checks(
+    client: &kube::Client,
+    plan: &MigratePlan,
+    scope: Option<&str>,
+    shell: &mut Shell<'_>,
+) -> Result<()> {
+    // Preflight: nothing is written unless all of these pass.
+    match preflight::ers_crd_revision_fields(client).await? {
+        Some(fields) => {
+            if let Some(refusal) = preflight::crd_refusal(&fields) {
+                bail!(refusal);
+            }
+        }
+        None => shell.warn(format_args!(
+            "cannot read the CRD {} (no permission): relying on strict field validation and read-back",
+            preflight::ERS_CRD
+        ))?,
+    }
+    let mut needed = vec![
+        Permission::arc("get", arc::EPHEMERAL_RUNNER_SETS),
+        Permission::arc("list", arc::EPHEMERAL_RUNNER_SETS),
+        Permission::arc("list", arc::EPHEMERAL_RUNNERS),
+    ];
+    if plan.dry_run != DryRun::Client {
+        needed.push(Permission::arc("patch", arc::EPHEMERAL_RUNNER_SETS));
+    }
+    let denied = preflight::denied_permissions(client, scope, &needed).await?;
+    if !denied.is_empty() {
+        bail!(
+            "forbidden: this user may not {} {}; migrate needs them (see the README's ClusterRole for migrate)",
+            denied.join(", "),
+            scope.map_or("in all namespaces".to_string(), |ns| format!(
+                "in namespace {ns}"
+            ))
+        );
+    }
+    if plan.dry_run == DryRun::Server {
+        // The real run refuses while a controller runs: say so now, not after the dry run passed.
+        match preflight::running_arc_controllers(client).await? {
+            Some(running) if !running.is_empty() && !plan.force => shell.warn(format_args!(
+                "ARC controller Deployment(s) {} are running: the real run will refuse until they are scaled to 0 (or pass --force)",
+                running.join(", ")
+            ))?,
+            None if !plan.force => shell.warn(
+                "cannot check whether an ARC controller is running (no permission to list Deployments): the real run will refuse unless you grant it or pass --force"
+            )?,
+            _ => {}
+        }
+    }
+    if plan.dry_run == DryRun::None {
+        match preflight::running_arc_controllers(client).await? {
+            Some(running) if !running.is_empty() && !plan.force => {
+                bail!(
+                    "ARC controller Deployment(s) {} are running: a controller reconciling during the migration races with it \
+                     (an integrity-hash-era one rewrites the annotation; a revision-era one acts on revisions the migration has not written yet). \
+                     Scale them to 0 first, or pass --force to proceed anyway",
+                    running.join(", ")
+                );
+            }
+            Some(running) if !running.is_empty() => shell.warn(format_args!(
+                "--force: proceeding while ARC controller(s) {} run; a controller that reconciles meanwhile may race with these writes",
+                running.join(", ")
+            ))?,
+            None if !plan.force => {
+                bail!(
+                    "cannot check whether an ARC controller is running (no permission to list Deployments): grant it, or pass --force"
+                );
+            }
+            _ => {}
+        }
+    }
+
+    Ok(())
+}
+
+/// Read: the sets in scope, then their runners, page by page.
+async fn read_candidates(
+    client: &kube::Client,
+    plan: &MigratePlan,
+    scope: Option<&str>,
+) -> Result<Vec<Candidate>> {
+    let mut limiter = plan.throttle.limiter();
+    let selector = plan.selector.as_ref().map(|(text, _)| text.as_str());
+    let mut candidates: Vec<Candidate> = Vec::new();
+    let mut raw_sets = Vec::new();
+    limiter.acquire().await;
+    cluster::list_each(client, arc::EPHEMERAL_RUNNER_SETS, scope, selector, |o| {
+        raw_sets.push(o);
+        Ok(())
+    })
+    .await?;
+    if raw_sets.is_empty()
+        && let Some(ns) = scope
+    {
+        cluster::check_namespace(client, ns).await?;
+    }
+    for o in raw_sets {
+        let ns = o.metadata.namespace.clone().unwrap_or_default();
+        let name = o.metadata.name.clone().unwrap_or_default();
+        if !plan.names.is_empty() && !plan.names.contains(&name) {
+            continue;
+        }
+        let value = serde_json::to_value(&o.metadata)
+            .map(|m| {
+                let mut v = serde_json::json!({"metadata": m});
+                if let Some(spec) = &o.spec {
+                    v["spec"] = serde_json::from_str(spec.get()).unwrap_or(Value::Null);
+                }
+                if let Some(status) = &o.status {
+                    v["status"] = serde_json::from_str(status.get()).unwrap_or(Value::Null);
+                }
+                v
+            })
+            .context("cannot re-encode object metadata")?;
+        let text = match &o.spec {
+            Some(spec) => format!("{{\"spec\":{}}}", spec.get()),
+            None => "{}".to_string(),
+        };
+        candidates.push(Candidate {
+            namespace: ns,
+            name,
+            object: ObjectText { text, value },
+            runners: RunnerCounts::default(),
+            error: None,
+        });
+    }
+    let layout = Layout::arc();
+    let index: HashMap<(String, String), usize> = candidates
+        .iter()
+        .enumerate()
+        .map(|(i, c)| ((c.namespace.clone(), c.name.clone()), i))
+        .collect();
+    // Only sets that carry the legacy annotation need their runners checked.
+    let specs: Vec<Option<GoValue>> = candidates
+        .iter()
+        .map(|c| {
+            let legacy = c
+                .object
+                .value
+                .pointer("/metadata/annotations")
+                .and_then(|a| a.get(ANNOTATION_INTEGRITY_HASH))
+                .is_some();
+            if legacy {
+                set_spec(layout, &c.object)
+            } else {
+                None
+            }
+        })
+        .collect();
+    limiter.acquire().await;
+    cluster::list_each(client, arc::EPHEMERAL_RUNNERS, scope, None, |r| {
+        let ns = r.metadata.namespace.clone().unwrap_or_default();
+        let owner = r
+            .metadata
+            .owner_references
+            .as_ref()
+            .and_then(|refs| refs.iter().find(|o| o.kind == "EphemeralRunnerSet"))
+            .map(|o| o.name.clone());
+        if let Some(&i) = owner.and_then(|o| index.get(&(ns, o))) {
+            if specs[i].is_none() {
+                return Ok(());
+            }
+            let mut value = serde_json::json!({"metadata": r.metadata});
+            if let Some(status) = &r.status {
+                value["status"] = serde_json::from_str(status.get()).unwrap_or(Value::Null);
+            }
+            let state = RunnerState::of(&value);
+            let stale = match &r.spec {
+                Some(spec) => match is_stale(layout, specs[i].as_ref().unwrap(), spec.get()) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        let c = &mut candidates[i];
+                        c.error.get_or_insert(format!(
+                            "EphemeralRunner {}/{}: spec does not decode: {e}",
+                            c.namespace,
+                            r.metadata.name.as_deref().unwrap_or("?")
+                        ));
+                        false
+                    }
+                },
+                None => false,
+            };
+            candidates[i].runners.add(state, stale);
+        }
+        Ok(())
+    })
+    .await?;
+
+    Ok(candidates)
+}
+
+/// Decide and write, one set at a time, each write guarded by the resourceVersion it was decided
+/// on.
+async fn decide_and_write(
+    client: &kube::Client,
+    plan: &MigratePlan,
+    candidates: &[Candidate],
+    shell: &mut Shell<'_>,
+) -> Result<Vec<MigrateRow>> {
+    let opts = WriteOptions {
+        dry_run: plan.dry_run,
+        field_manager: FIELD_MANAGER.into(),
+        backoff: Default::default(),
+        jitter_seed: std::process::id() as u64,
+    };
+    let each =
+        async |c: &Candidate, gate: &mut Gate| migrate_one(client, plan, &opts, c, gate).await;
+    super::write_each(candidates, plan.throttle, "migrating", shell, each).await
+}
+
+/// Decide one set, and write what the decision asks through the run's gate, decided again on the
+/// object as read before each attempt.
+async fn migrate_one(
+    client: &kube::Client,
+    plan: &MigratePlan,
+    opts: &WriteOptions,
+    c: &Candidate,
+    gate: &mut Gate,
+) -> MigrateRow {
+    if let Some(e) = &c.error {
+        return row(c, None, "Failed", Some(e.clone()));
+    }
+    let first = match decide_object(c, &c.object, plan.unverifiable) {
+        Ok(d) => d,
+        Err(e) => return row(c, None, "Failed", Some(e)),
+    };
+    if first.patch().is_none() || plan.dry_run == DryRun::Client {
+        let result = if first.patch().is_some() {
+            "WouldWrite"
+        } else {
+            "Unchanged"
+        };
+        return row(c, Some(&first), result, None);
+    }
+    let mut last: Option<Decision> = None;
+    let write = guarded_patch(
+        client,
+        arc::EPHEMERAL_RUNNER_SETS,
+        &c.namespace,
+        &c.name,
+        opts,
+        |fresh| {
+            let d = match decide_object(c, fresh, plan.unverifiable) {
+                Ok(d) => d,
+                Err(e) => return WriteDecision::Refuse(e),
+            };
+            last = Some(d.clone());
+            match d.patch() {
+                None => WriteDecision::Skip(d.reason.to_string()),
+                Some(body) => {
+                    let want = d.to_revision;
+                    WriteDecision::Patch {
+                        body,
+                        verify: Box::new(move |after: &Value| verify_migrated(after, want)),
+                    }
+                }
+            }
+        },
+    );
+    let sent = gate.write(write).await;
+    let d = last.unwrap_or(first);
+    match sent {
+        Err(not_attempted) => row(c, Some(&d), "Failed", Some(not_attempted)),
+        Ok(Ok(Outcome::Written { attempts, .. })) => MigrateRow {
+            attempts,
+            ..row(
+                c,
+                Some(&d),
+                if plan.dry_run == DryRun::None {
+                    "Written"
+                } else {
+                    "WouldWrite"
+                },
+                None,
+            )
+        },
+        Ok(Ok(Outcome::Skipped { .. })) => row(c, Some(&d), "Unchanged", None),
+        Ok(Ok(Outcome::Refused { reason, .. })) => row(c, Some(&d), "Failed", Some(reason)),
+        Ok(Err(e)) => row(c, Some(&d), "Failed", Some(e.to_string())),
+    }
+}
+
+/// Read a dump through the one input layer: EphemeralRunnerSets and their EphemeralRunners.
+/// Files that cannot be read are returned as errors; the others are still used.
+fn candidates_from_files(
+    plan: &MigratePlan,
+    files: &[PathBuf],
+    connect: &ConnectOptions,
+    stdin: &mut dyn Read,
+) -> (Vec<Candidate>, Vec<String>) {
+    let inputs = input::read(files, stdin);
+    let mut objects = inputs.objects;
+    let namespace = plan
+        .namespace
+        .clone()
+        .unwrap_or_else(|| cluster::context_namespace(connect).unwrap_or_else(|| "default".into()));
+    input::resolve_namespaces(&mut objects, &namespace, plan.namespace.is_some());
+    let selector = plan.selector.as_ref().map(|(_, parsed)| parsed);
+    let (sets, runners): (Vec<_>, Vec<_>) = objects
+        .into_iter()
+        .filter(|o| {
+            o.is_arc(arc::KIND_EPHEMERAL_RUNNER_SET) || o.is_arc(arc::KIND_EPHEMERAL_RUNNER)
+        })
+        .partition(|o| o.is_arc(arc::KIND_EPHEMERAL_RUNNER_SET));
+    let mut out = Vec::new();
+    let mut index: HashMap<(String, String), usize> = HashMap::new();
+    for obj in sets {
+        let (ns, name) = obj.key();
+        if !plan.names.is_empty() && !plan.names.contains(&name) {
+            continue;
+        }
+        if selector.is_some_and(|s| !s.matches(&obj.meta.labels)) {
+            continue;
+        }
+        let text = obj.json();
+        let value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        index.insert((ns.clone(), name.clone()), out.len());
+        out.push(Candidate {
+            namespace: ns,
+            name,
+            object: ObjectText { text, value },
+            runners: RunnerCounts::default(),
+            error: obj
+                .problem
+                .as_ref()
+                .map(|p| format!("{}: {p}", obj.describe())),
+        });
+    }
+    let layout = Layout::arc();
+    // A set's spec is decoded for its runners only (a dump without runners needs none).
+    let mut specs: Vec<Option<Option<GoValue>>> = vec![None; out.len()];
+    for r in runners {
+        let value: Value = serde_json::from_str(&r.json()).unwrap_or(Value::Null);
+        let Some(owner) = owner_set(&value) else {
+            continue;
+        };
+        let Some(&i) = index.get(&(r.namespace().to_string(), owner.to_string())) else {
+            continue;
+        };
+        if let Some(p) = &r.problem {
+            // Its spec may be read otherwise than kubectl reads it: the set cannot be decided.
+            out[i].error.get_or_insert(format!("{}: {p}", r.describe()));
+            continue;
+        }
+        let spec = specs[i].get_or_insert_with(|| set_spec(layout, &out[i].object));
+        count_runner(layout, spec.as_ref(), &value, &mut out[i]);
+    }
+    (out, inputs.errors)
+}
+
+/// The set's decoded runner spec (`None` when it does not decode: the row reports the error).
+fn set_spec(layout: &Layout, ers: &ObjectText) -> Option<GoValue> {
+    let raw = find_raw(&ers.text, &["spec", "ephemeralRunnerSpec"]).unwrap_or("{}");
+    decode(layout, layout.ephemeral_runner_spec, raw).ok()
+}
+
+fn count_runner(layout: &Layout, spec: Option<&GoValue>, runner: &Value, c: &mut Candidate) {
+    let state = RunnerState::of(runner);
+    let stale = match (spec, runner.get("spec")) {
+        (Some(spec), Some(rs)) => match is_stale(layout, spec, &crate::manifest::go_json(rs)) {
+            Ok(s) => s,
+            Err(e) => {
+                c.error.get_or_insert(format!(
+                    "EphemeralRunner {}: spec does not decode: {e}",
+                    runner
+                        .pointer("/metadata/name")
+                        .and_then(Value::as_str)
+                        .unwrap_or("?")
+                ));
+                false
+            }
+        },
+        _ => false,
+    };
+    c.runners.add(state, stale);
+}
+
+fn row(
+    c: &Candidate,
+    d: Option<&Decision>,
+    result: &'static str,
+    error: Option<String>,
+) -> MigrateRow {
+    let revisions = d.map(|d| d.revisions).unwrap_or_default();
+    MigrateRow {
+        namespace: c.namespace.clone(),
+        name: c.name.clone(),
+        decision: d.map(|d| d.verdict),
+        reason: d.map(|d| d.reason.code()),
+        message: d.map(|d| d.reason.to_string()),
+        spec_revision: revisions.spec,
+        applied_revision: revisions.applied,
+        new_spec_revision: d.map(|d| d.to_revision).unwrap_or(revisions.spec),
+        stale_runners: c.runners.stale,
+        stale_idle_or_pending_runners: c.runners.stale_idle_or_pending,
+        result,
+        attempts: 0,
+        error,
+    }
+}
+
+/// Decide for one set as it was read.
+fn decide_object(
+    c: &Candidate,
+    object: &ObjectText,
+    policy: UnverifiablePolicy,
+) -> Result<Decision, String> {
+    let raw = find_raw(&object.text, &["spec", "ephemeralRunnerSpec"]).unwrap_or("{}");
+    decide(&object.value, raw, &c.runners, policy)
+        .map_err(|e| format!("EphemeralRunnerSet {}/{}: {e}", c.namespace, c.name))
+}
+
+fn offline_row(c: Candidate, policy: UnverifiablePolicy) -> MigrateRow {
+    if let Some(e) = c.error.clone() {
+        return row(&c, None, "Failed", Some(e));
+    }
+    match decide_object(&c, &c.object, policy) {
+        Ok(d) => {
+            let result = if d.patch().is_some() {
+                "WouldWrite"
+            } else {
+                "Unchanged"
+            };
+            row(&c, Some(&d), result, None)
+        }
+        Err(e) => row(&c, None, "Failed", Some(e)),
+    }
+}
+
+/// The stored set has the revision we wrote (or a later one, never lower) and no legacy annotation.
+fn verify_migrated(after: &Value, want: i64) -> Result<(), String> {
+    let got = after
+        .pointer("/spec/actionableRevision")
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    if got < want {
+        return Err(format!(
+            "spec.actionableRevision is {got}, expected {want} (was the field pruned by an old CRD?)"
+        ));
+    }
+    if after
+        .pointer("/metadata/annotations")
+        .and_then(|a| a.get(ANNOTATION_INTEGRITY_HASH))
+        .is_some()
+    {
+        return Err(format!(
+            "the {ANNOTATION_INTEGRITY_HASH} annotation is still there"
+        ));
+    }
+    Ok(())
+}
