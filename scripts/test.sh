@@ -23,6 +23,9 @@ source "$run/env"
 
 cargo fmt --all -- --check
 cargo clippy --all-targets --features testbed --locked -- -D warnings
+# The fuzz targets are their own crate (running them needs nightly: scripts/fuzz.sh); checking them
+# here keeps the library API they use compiling.
+CARGO_TARGET_DIR="$root/target/fuzz-check" cargo check --manifest-path fuzz/Cargo.toml --locked
 # The hermetic tests (what a plain `cargo test` runs) and the test suite of record, which needs the
 # test bed started above and the Go oracle (tests/testsuite, built only with --features testbed).
 cargo test --all-targets --features testbed --locked

@@ -26,7 +26,7 @@ use crate::manifest;
 
 /// Where an object was read.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Origin {
+pub(crate) enum Origin {
     /// A manifest file: its path as given, the document (from 1, when the file has several) and
     /// the item indexes of enclosing `List`s.
     File {
@@ -45,7 +45,7 @@ pub enum Origin {
 
 impl Origin {
     /// The file's path, when the object came from a named file.
-    pub fn file(&self) -> Option<&str> {
+    pub(crate) fn file(&self) -> Option<&str> {
         match self {
             Origin::File { path, .. } => Some(path),
             _ => None,
@@ -77,81 +77,81 @@ impl fmt::Display for Origin {
 
 /// A controller owner reference (`metadata.ownerReferences[]` with `controller: true`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct OwnerRef {
-    pub api_version: String,
-    pub kind: String,
-    pub name: String,
-    pub uid: String,
+pub(crate) struct OwnerRef {
+    pub(crate) api_version: String,
+    pub(crate) kind: String,
+    pub(crate) name: String,
+    pub(crate) uid: String,
 }
 
 /// The parts of `metadata` kubectl-arc reads.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Meta {
-    pub namespace: Option<String>,
-    pub name: Option<String>,
-    pub generate_name: Option<String>,
-    pub uid: Option<String>,
-    pub resource_version: Option<String>,
-    pub generation: Option<i64>,
-    pub creation_timestamp: Option<String>,
-    pub deletion_timestamp: Option<String>,
-    pub labels: BTreeMap<String, String>,
-    pub annotations: BTreeMap<String, String>,
+pub(crate) struct Meta {
+    pub(crate) namespace: Option<String>,
+    pub(crate) name: Option<String>,
+    pub(crate) generate_name: Option<String>,
+    pub(crate) uid: Option<String>,
+    pub(crate) resource_version: Option<String>,
+    pub(crate) generation: Option<i64>,
+    pub(crate) creation_timestamp: Option<String>,
+    pub(crate) deletion_timestamp: Option<String>,
+    pub(crate) labels: BTreeMap<String, String>,
+    pub(crate) annotations: BTreeMap<String, String>,
     /// The controller owner reference, if any.
-    pub controller: Option<OwnerRef>,
+    pub(crate) controller: Option<OwnerRef>,
 }
 
 /// One object, from a file or the cluster.
 #[derive(Debug, Clone)]
-pub struct Object {
-    pub origin: Origin,
-    pub api_version: String,
-    pub kind: String,
-    pub meta: Meta,
+pub(crate) struct Object {
+    pub(crate) origin: Origin,
+    pub(crate) api_version: String,
+    pub(crate) kind: String,
+    pub(crate) meta: Meta,
     /// `metadata` as JSON text (as read; for a cluster object, as kube-rs writes `ObjectMeta`).
     metadata: Option<Box<RawValue>>,
     /// `spec` as Go-compatible JSON text (numbers as Go writes them), `None` when absent or null.
-    pub spec: Option<Box<RawValue>>,
+    pub(crate) spec: Option<Box<RawValue>>,
     /// `status`, likewise.
-    pub status: Option<Box<RawValue>>,
+    pub(crate) status: Option<Box<RawValue>>,
     /// The YAML spellings kubectl rewrote on the way to JSON (`1.0`, `0x10`, `yes`), by JSON
     /// pointer from the object's root: the text diff shows values as written.
-    pub spellings: Vec<Spelling>,
+    pub(crate) spellings: Vec<Spelling>,
     /// Why this object must not be used although it was read (a metadata field of the wrong type,
     /// a namespace that contradicts `-n`, a scalar kubectl reads otherwise): reported as the
     /// object's error, while the other objects are used.
-    pub problem: Option<String>,
+    pub(crate) problem: Option<String>,
 }
 
 impl Object {
     /// `namespace/name` (the namespace as resolved by [`resolve_namespaces`] for file objects).
-    pub fn key(&self) -> (String, String) {
+    pub(crate) fn key(&self) -> (String, String) {
         (
             self.meta.namespace.clone().unwrap_or_default(),
             self.meta.name.clone().unwrap_or_default(),
         )
     }
 
-    pub fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         self.meta.name.as_deref().unwrap_or("")
     }
 
-    pub fn namespace(&self) -> &str {
+    pub(crate) fn namespace(&self) -> &str {
         self.meta.namespace.as_deref().unwrap_or("")
     }
 
     /// Whether this is one of ARC's `actions.github.com/v1alpha1` objects of `kind`.
-    pub fn is_arc(&self, kind: &str) -> bool {
+    pub(crate) fn is_arc(&self, kind: &str) -> bool {
         self.kind == kind && self.api_version == arc::API_VERSION
     }
 
     /// Whether the object belongs to ARC's API group (any version).
-    pub fn in_arc_group(&self) -> bool {
+    pub(crate) fn in_arc_group(&self) -> bool {
         self.api_version.split('/').next() == Some(arc::GROUP)
     }
 
     /// `Kind ns/name`, and where it came from unless the cluster: how reports name an object.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let (ns, name) = self.key();
         match self.origin {
             Origin::Cluster => format!("{} {ns}/{name}", self.kind),
@@ -161,7 +161,7 @@ impl Object {
 
     /// The whole object as JSON text (apiVersion, kind, metadata, spec, status), for the decoders
     /// that read whole objects.
-    pub fn json(&self) -> String {
+    pub(crate) fn json(&self) -> String {
         let mut out = format!(
             "{{\"apiVersion\":{},\"kind\":{}",
             Value::String(self.api_version.clone()),
@@ -193,7 +193,7 @@ impl Object {
     }
 
     /// The raw JSON text of `spec.<field>`, when `spec` is an object holding it.
-    pub fn spec_field(&self, field: &str) -> Result<Option<&RawValue>, String> {
+    pub(crate) fn spec_field(&self, field: &str) -> Result<Option<&RawValue>, String> {
         let Some(spec) = &self.spec else {
             return Ok(None);
         };
@@ -204,7 +204,7 @@ impl Object {
 
     /// What `spec` (or its `field`) wrote, with the YAML spellings laid on it, for showing its
     /// values as written.
-    pub fn written_spec(&self, field: Option<&str>) -> Written {
+    pub(crate) fn written_spec(&self, field: Option<&str>) -> Written {
         let Some(spec) = &self.spec else {
             return Written::Unknown;
         };
@@ -219,7 +219,7 @@ impl Object {
     }
 
     /// What the pairing rule ([`crate::core::pairing`]) needs of an EphemeralRunnerSet.
-    pub fn pairing_set(&self) -> crate::core::pairing::RunnerSet<'_> {
+    pub(crate) fn pairing_set(&self) -> crate::core::pairing::RunnerSet<'_> {
         use crate::core::pairing::{LABEL_SCALE_SET_NAME, LABEL_SCALE_SET_NAMESPACE};
         crate::core::pairing::RunnerSet {
             namespace: self.namespace(),
@@ -248,7 +248,7 @@ impl Object {
     }
 
     /// An object read from the cluster (its kind and version are the resource's).
-    pub fn from_cluster(kind: &str, raw: crate::cluster::RawObject) -> Object {
+    pub(crate) fn from_cluster(kind: &str, raw: crate::cluster::RawObject) -> Object {
         let metadata = serde_json::to_string(&raw.metadata)
             .ok()
             .and_then(|t| RawValue::from_string(t).ok());
@@ -291,7 +291,7 @@ impl Object {
 
     /// An object read from a manifest. A `metadata` field of the wrong type makes it a problem
     /// object (kubectl refuses it), never a silently defaulted one.
-    pub fn from_manifest(value: &Value, origin: Origin, problem: Option<String>) -> Object {
+    pub(crate) fn from_manifest(value: &Value, origin: Origin, problem: Option<String>) -> Object {
         let text = |v: &Value| v.as_str().map(str::to_string);
         let kind = value.get("kind").and_then(Value::as_str).unwrap_or("");
         let api_version = value
@@ -428,14 +428,14 @@ fn meta_of(metadata: Option<&Value>) -> Result<Meta, String> {
 /// What reading `-f` arguments gave: the objects, and the files that could not be read at all
 /// (each named in its message; the other files are still read).
 #[derive(Debug, Default)]
-pub struct Inputs {
-    pub objects: Vec<Object>,
-    pub errors: Vec<String>,
+pub(crate) struct Inputs {
+    pub(crate) objects: Vec<Object>,
+    pub(crate) errors: Vec<String>,
 }
 
 /// Read every `-f` argument: a file, a directory (its `.json`, `.yaml` and `.yml` files, sorted,
 /// not recursive, as kubectl without `-R`), or `-` for `stdin` (read once, however often given).
-pub fn read(paths: &[PathBuf], stdin: &mut dyn Read) -> Inputs {
+pub(crate) fn read(paths: &[PathBuf], stdin: &mut dyn Read) -> Inputs {
     let mut inputs = Inputs::default();
     let mut stdin_read = false;
     for path in paths {
@@ -537,7 +537,7 @@ fn parse_into(text: &str, file: Option<&Path>, inputs: &mut Inputs) {
 /// namespace takes `namespace` (the `-n` value, else the context's); an object whose own namespace
 /// differs from an explicit `-n` is refused with kubectl's message. Only ARC's objects are
 /// checked: the others (a chart's Role, ServiceAccount, Secret) are not read.
-pub fn resolve_namespaces(objects: &mut [Object], namespace: &str, explicit: bool) {
+pub(crate) fn resolve_namespaces(objects: &mut [Object], namespace: &str, explicit: bool) {
     for o in objects.iter_mut().filter(|o| o.in_arc_group()) {
         match &o.meta.namespace {
             None => o.set_namespace(namespace),
@@ -553,7 +553,9 @@ pub fn resolve_namespaces(objects: &mut [Object], namespace: &str, explicit: boo
 
 /// The same object (kind, namespace, name) read twice from the same side: never a silent choice.
 /// Returns a message naming both origins for each repeat after the first.
-pub fn duplicates<'a>(objects: impl IntoIterator<Item = &'a Object>) -> Vec<(usize, String)> {
+pub(crate) fn duplicates<'a>(
+    objects: impl IntoIterator<Item = &'a Object>,
+) -> Vec<(usize, String)> {
     let mut first: BTreeMap<(String, String, String), &Origin> = BTreeMap::new();
     let mut out = Vec::new();
     for (i, o) in objects.into_iter().enumerate() {

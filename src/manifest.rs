@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use crate::core::arc;
-pub use crate::core::goyaml::go_float;
+pub(crate) use crate::core::goyaml::go_float;
 use crate::core::written::Spelling;
 
 mod yaml;
@@ -20,9 +20,9 @@ pub struct ManifestObject {
     /// `file.yaml#2` (index from 1 among the file's non-empty documents), with `[i]` for List items.
     pub source: String,
     /// The document (from 1) when the file holds several, else `None`.
-    pub document: Option<usize>,
+    pub(crate) document: Option<usize>,
     /// Item indexes of the enclosing `List`s, outermost first.
-    pub items: Vec<usize>,
+    pub(crate) items: Vec<usize>,
     pub value: Value,
     /// Why the object must not be used although it parsed: a value in it that kubectl refuses,
     /// or a place where go.yaml.in/yaml/v2 reads the text otherwise (NEL, LS and PS outside
@@ -31,7 +31,7 @@ pub struct ManifestObject {
     pub problem: Option<String>,
     /// Scalars kubectl stores otherwise than they are spelled (`1.0`, `0x10`, `yes`), by JSON
     /// pointer from the object's root.
-    pub spellings: Vec<Spelling>,
+    pub(crate) spellings: Vec<Spelling>,
 }
 
 impl ManifestObject {
@@ -75,7 +75,7 @@ pub enum ManifestError {
 const MAX_DEPTH: usize = 256;
 
 /// The largest manifest read (a `kubectl get -A -o yaml` of 10,000 scale sets is well below).
-pub const MAX_BYTES: usize = 128 * 1024 * 1024;
+pub(crate) const MAX_BYTES: usize = 128 * 1024 * 1024;
 
 /// Parse every document of a manifest file. Empty documents are skipped; `List` kinds
 /// (`v1/List`, `*List`) are flattened into their items. Budgets bound the work a hostile file can
@@ -221,22 +221,22 @@ fn write_go_json(value: &Value, out: &mut String) {
 /// A place kubectl reads otherwise or refuses: a value it refuses, or go.yaml.in/yaml/v2's own
 /// reading of NEL, LS and PS where this reader cannot follow it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Divergence {
-    pub line: usize,
-    pub column: usize,
+pub(crate) struct Divergence {
+    pub(crate) line: usize,
+    pub(crate) column: usize,
     /// Where in the document: `spec.template.spec.containers[0].image` (the key itself for a key).
-    pub path: String,
-    pub text: String,
+    pub(crate) path: String,
+    pub(crate) text: String,
     /// How kubectl reads it (JSON), or why kubectl refuses it.
-    pub kubectl: String,
+    pub(crate) kubectl: String,
     /// How this reader reads it (JSON); empty when kubectl refuses it (`kubectl` says why).
-    pub ours: String,
-    pub key: bool,
+    pub(crate) ours: String,
+    pub(crate) key: bool,
     /// The scalar's style: "plain", "single-quoted", "double-quoted", "block", "quoted" (a
     /// quoted scalar with a tag); "JSON number" for a number of a JSON manifest that kubectl
     /// refuses; "outside" for NEL, LS or PS outside any scalar; "node" for a collection as a
     /// key; "merge" for a merge key.
-    pub style: &'static str,
+    pub(crate) style: &'static str,
 }
 
 impl std::fmt::Display for Divergence {

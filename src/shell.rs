@@ -33,7 +33,7 @@ pub enum ColorChoice {
 
 impl Terminal {
     /// Whether to colour stdout, per `--color` and the NO_COLOR convention.
-    pub fn color(&self, choice: ColorChoice) -> bool {
+    pub(crate) fn color(&self, choice: ColorChoice) -> bool {
         match choice {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
@@ -48,8 +48,9 @@ impl Terminal {
 ///
 /// A progress line ([`Shell::progress`]) is one line on a terminal's stderr that rewrites itself;
 /// any other write first clears it, so progress never leaves half a line in front of a message
-/// or a table. Off a terminal, or with `-v` logging on stderr, progress is not shown at all (each
-/// caller that wants a line per change off a terminal says so with [`Shell::progress_or_line`]).
+/// or a table. Off a terminal, or with `-v` logging on stderr, progress is not shown at all: a
+/// caller that wants a line per change in a log asks [`Shell::shows_progress`] and says it with
+/// [`Shell::status`].
 pub struct Shell<'a> {
     out: &'a mut dyn Write,
     err: &'a mut dyn Write,
@@ -60,7 +61,7 @@ pub struct Shell<'a> {
 }
 
 impl<'a> Shell<'a> {
-    pub fn new(out: &'a mut dyn Write, err: &'a mut dyn Write, term: Terminal) -> Self {
+    pub(crate) fn new(out: &'a mut dyn Write, err: &'a mut dyn Write, term: Terminal) -> Self {
         Shell {
             out,
             err,
@@ -71,30 +72,22 @@ impl<'a> Shell<'a> {
     }
 
     /// The `-v` level: above 0 the log lines share stderr, so progress lines are not shown.
-    pub fn set_verbosity(&mut self, level: u8) {
+    pub(crate) fn set_verbosity(&mut self, level: u8) {
         self.verbosity = level;
     }
 
-    pub fn verbosity(&self) -> u8 {
-        self.verbosity
-    }
-
-    pub fn terminal(&self) -> Terminal {
-        self.term
-    }
-
     /// Whether to colour stdout under `--color choice`.
-    pub fn color(&self, choice: ColorChoice) -> bool {
+    pub(crate) fn color(&self, choice: ColorChoice) -> bool {
         self.term.color(choice)
     }
 
     /// Whether stderr rewrites a progress line in place.
-    pub fn shows_progress(&self) -> bool {
+    pub(crate) fn shows_progress(&self) -> bool {
         self.term.stderr_is_tty && self.verbosity == 0
     }
 
     /// stdout, for data. A progress line is cleared first when both streams share a terminal.
-    pub fn out(&mut self) -> &mut dyn Write {
+    pub(crate) fn out(&mut self) -> &mut dyn Write {
         if self.term.stdout_is_tty {
             self.clear_progress();
         }
@@ -102,39 +95,39 @@ impl<'a> Shell<'a> {
     }
 
     /// stderr, for free-form diagnostics (clap's messages, a watch's reconnect line).
-    pub fn err(&mut self) -> &mut dyn Write {
+    pub(crate) fn err(&mut self) -> &mut dyn Write {
         self.clear_progress();
         &mut *self.err
     }
 
     /// `error: MESSAGE`, as kubectl prints errors.
-    pub fn error(&mut self, message: impl Display) -> io::Result<()> {
+    pub(crate) fn error(&mut self, message: impl Display) -> io::Result<()> {
         self.line("error: ", message)
     }
 
     /// `warning: MESSAGE`.
-    pub fn warn(&mut self, message: impl Display) -> io::Result<()> {
+    pub(crate) fn warn(&mut self, message: impl Display) -> io::Result<()> {
         self.line("warning: ", message)
     }
 
     /// `note: MESSAGE`: something worth knowing that changes nothing.
-    pub fn note(&mut self, message: impl Display) -> io::Result<()> {
+    pub(crate) fn note(&mut self, message: impl Display) -> io::Result<()> {
         self.line("note: ", message)
     }
 
     /// `hint: MESSAGE`: what to do next.
-    pub fn hint(&mut self, message: impl Display) -> io::Result<()> {
+    pub(crate) fn hint(&mut self, message: impl Display) -> io::Result<()> {
         self.line("hint: ", message)
     }
 
     /// A plain line on stderr, kubectl's way of saying a list was empty
     /// (`No EphemeralRunnerSets found.`) or that a wait goes on.
-    pub fn status(&mut self, message: impl Display) -> io::Result<()> {
+    pub(crate) fn status(&mut self, message: impl Display) -> io::Result<()> {
         self.line("", message)
     }
 
     /// Show `line` as the progress line (a terminal only; nothing otherwise).
-    pub fn progress(&mut self, line: impl Display) -> io::Result<()> {
+    pub(crate) fn progress(&mut self, line: impl Display) -> io::Result<()> {
         if !self.shows_progress() {
             return Ok(());
         }
@@ -144,18 +137,8 @@ impl<'a> Shell<'a> {
         Ok(())
     }
 
-    /// The progress line on a terminal, a line of its own otherwise: for `--wait`, which shows
-    /// one updating line on a terminal and one line per real change in a log.
-    pub fn progress_or_line(&mut self, line: impl Display) -> io::Result<()> {
-        if self.shows_progress() {
-            self.progress(line)
-        } else {
-            self.status(line)
-        }
-    }
-
     /// Erase the progress line, if one is shown.
-    pub fn clear_progress(&mut self) {
+    pub(crate) fn clear_progress(&mut self) {
         if self.progress_shown {
             self.progress_shown = false;
             // A failed erase loses only a cosmetic line; the next write reports the stream.
@@ -180,13 +163,13 @@ impl Drop for Shell<'_> {
 pub struct Env<'a> {
     vars: BTreeMap<OsString, OsString>,
     /// The user's home directory (`~/.kube/config` lives there).
-    pub home: Option<PathBuf>,
+    pub(crate) home: Option<PathBuf>,
     /// The working directory (completion of relative paths).
-    pub cwd: Option<PathBuf>,
+    pub(crate) cwd: Option<PathBuf>,
     /// `-` as a file name reads this.
-    pub stdin: Box<dyn Read + 'a>,
+    pub(crate) stdin: Box<dyn Read + 'a>,
     /// The wall clock: ages in tables, the seed of a request id.
-    pub clock: fn() -> SystemTime,
+    pub(crate) clock: fn() -> SystemTime,
 }
 
 impl Default for Env<'_> {
@@ -216,8 +199,9 @@ impl<'a> Env<'a> {
         }
     }
 
+    #[cfg(test)]
     /// These variables over an otherwise [`Default`] environment.
-    pub fn with_vars<K: Into<OsString>, V: Into<OsString>>(
+    pub(crate) fn with_vars<K: Into<OsString>, V: Into<OsString>>(
         vars: impl IntoIterator<Item = (K, V)>,
     ) -> Self {
         Env {
@@ -235,17 +219,17 @@ impl<'a> Env<'a> {
     }
 
     /// The variable `name` if it is set and valid UTF-8.
-    pub fn var(&self, name: impl AsRef<OsStr>) -> Option<&str> {
+    pub(crate) fn var(&self, name: impl AsRef<OsStr>) -> Option<&str> {
         self.var_os(name).and_then(OsStr::to_str)
     }
 
     /// The time now, by the injected clock.
-    pub fn now(&self) -> SystemTime {
+    pub(crate) fn now(&self) -> SystemTime {
         (self.clock)()
     }
 
     /// The variables the cluster layer reads (`KUBECONFIG`) and the home directory.
-    pub fn kube(&self) -> crate::cluster::KubeEnv {
+    pub(crate) fn kube(&self) -> crate::cluster::KubeEnv {
         crate::cluster::KubeEnv {
             kubeconfig: self.var_os("KUBECONFIG").map(OsStr::to_os_string),
             home: self.home.clone(),
@@ -289,13 +273,9 @@ mod tests {
         {
             let mut shell = Shell::new(&mut out, &mut err, Terminal::default());
             shell.progress("bumping 1/40").unwrap();
-            shell.progress_or_line("waiting: 1/2 acknowledged").unwrap();
             shell.hint("h").unwrap();
         }
-        assert_eq!(
-            String::from_utf8(err).unwrap(),
-            "waiting: 1/2 acknowledged\nhint: h\n"
-        );
+        assert_eq!(String::from_utf8(err).unwrap(), "hint: h\n");
         let mut err = Vec::new();
         {
             let mut shell = Shell::new(&mut out, &mut err, tty());

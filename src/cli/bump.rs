@@ -36,56 +36,61 @@ Exit status: 0; 1 when --wait times out; 2 on errors and refusals (the other set
 kubectl arc bump -A -l team=platform --wait --timeout 10m\n\n  \
 # What would be written, validated by the API server\n  kubectl arc bump -n arc-runners --all --dry-run=server -o yaml"
 )]
-pub struct BumpArgs {
+pub(crate) struct BumpArgs {
     /// EphemeralRunnerSet (or AutoscalingRunnerSet) names.
     #[arg(conflicts_with_all = ["all", "selector"])]
-    pub names: Vec<String>,
+    pub(crate) names: Vec<String>,
     /// Every EphemeralRunnerSet in the namespace (or, with -A, the cluster).
     #[arg(long, conflicts_with = "selector")]
-    pub all: bool,
+    pub(crate) all: bool,
     /// EphemeralRunnerSets matching this label selector.
     #[arg(short = 'l', long, value_name = "SELECTOR")]
-    pub selector: Option<String>,
+    pub(crate) selector: Option<String>,
     /// Every namespace (with --all or -l).
     #[arg(short = 'A', long)]
-    pub all_namespaces: bool,
+    pub(crate) all_namespaces: bool,
     /// Why: recorded in annotation kubectl-arc/bump-reason.
     #[arg(long, value_name = "TEXT")]
-    pub reason: Option<String>,
+    pub(crate) reason: Option<String>,
     /// none: write; client: decide and report only; server: the API server validates and persists
     /// nothing. kubectl's rule: `--dry-run` alone is `--dry-run=client`, and a value needs `=`.
     #[arg(long, value_enum, value_name = "MODE", default_value_t = DryRun::None, num_args = 0..=1,
           require_equals = true, default_missing_value = "client")]
-    pub dry_run: DryRun,
+    pub(crate) dry_run: DryRun,
     /// Wait until ARC acknowledges: status.appliedActionableRevision >= the new revision.
     #[arg(long)]
-    pub wait: bool,
+    pub(crate) wait: bool,
     /// With --wait: give up after this long (exit 1), e.g. 30s, 10m. Default: wait forever.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "wait")]
-    pub timeout: Option<Duration>,
+    pub(crate) timeout: Option<Duration>,
     /// Output format.
     #[arg(short = 'o', long, value_name = "FORMAT", default_value = "table", value_parser = emit::OutputParser { formats: TABLE_FORMATS, defaults: &["table"] })]
-    pub output: Output,
+    pub(crate) output: Output,
     /// Tables without their header line.
     #[arg(long)]
-    pub no_headers: bool,
+    pub(crate) no_headers: bool,
     /// When to colour the table (NO_COLOR is honoured for auto).
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-    pub color: ColorChoice,
+    pub(crate) color: ColorChoice,
     /// Finish an interrupted request: reuse the request id an earlier run printed, and sets that
     /// run already bumped are not bumped again (each set records the ids of its recent bumps).
     #[arg(long, value_name = "ID", value_parser = parse_request_id)]
-    pub request_id: Option<String>,
+    pub(crate) request_id: Option<String>,
     /// Client-side sets written per second (0: unlimited), so `--all -A` on a large cluster does
     /// not flood the API server.
     #[arg(long, default_value_t = 50.0, value_parser = super::parse_qps)]
-    pub qps: f64,
+    pub(crate) qps: f64,
     /// Client-side burst.
     #[arg(long, default_value_t = 100)]
-    pub burst: u32,
+    pub(crate) burst: u32,
 }
 
-pub fn run(kube: &KubeFlags, args: BumpArgs, env: &mut Env, shell: &mut Shell<'_>) -> Result<u8> {
+pub(crate) fn run(
+    kube: &KubeFlags,
+    args: BumpArgs,
+    env: &mut Env,
+    shell: &mut Shell<'_>,
+) -> Result<u8> {
     let plan = validate(kube, &args)?;
     let report = bump(&plan, &kube.connect_options(), env.now(), shell)?;
     if let Some(timeout) = &report.timed_out {

@@ -32,30 +32,30 @@ use crate::core::layout::Layout;
 use crate::shell::Env;
 
 /// The plugin's executable; the shell scripts register completion for it and call it back.
-pub const BIN: &str = "kubectl-arc";
+pub(crate) const BIN: &str = "kubectl-arc";
 /// The executable kubectl 1.26+ looks up on PATH to complete `kubectl arc ...`.
-pub const KUBECTL_COMPLETER: &str = "kubectl_complete-arc";
+pub(crate) const KUBECTL_COMPLETER: &str = "kubectl_complete-arc";
 /// The hidden argument that makes `kubectl-arc` answer like `kubectl_complete-arc`.
-pub const KUBECTL_COMPLETE_ARG: &str = "__complete";
+pub(crate) const KUBECTL_COMPLETE_ARG: &str = "__complete";
 /// The environment variable through which the shell scripts ask for candidates.
 pub const ENV_VAR: &str = "COMPLETE";
 /// Overrides [`DEFAULT_TIMEOUT`] (kubectl's duration syntax: `500ms`, `2s`).
-pub const TIMEOUT_ENV: &str = "KUBECTL_ARC_COMPLETION_TIMEOUT";
+pub(crate) const TIMEOUT_ENV: &str = "KUBECTL_ARC_COMPLETION_TIMEOUT";
 /// How long a TAB waits for the API server before it completes without live names.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Cobra's `ShellCompDirective` bits (spf13/cobra `completions.go`), as kubectl relays them.
-pub mod directive {
+pub(crate) mod directive {
     /// An error occurred; the shell ignores the candidates.
-    pub const ERROR: u32 = 1;
+    pub(crate) const ERROR: u32 = 1;
     /// No space after a single candidate (a directory, a `--flag=` prefix).
-    pub const NO_SPACE: u32 = 2;
+    pub(crate) const NO_SPACE: u32 = 2;
     /// No file completion when there are no candidates.
-    pub const NO_FILE_COMP: u32 = 4;
+    pub(crate) const NO_FILE_COMP: u32 = 4;
     /// The candidates are file extensions to filter file completion by.
-    pub const FILTER_FILE_EXT: u32 = 8;
+    pub(crate) const FILTER_FILE_EXT: u32 = 8;
     /// Let the shell do its default (file) completion.
-    pub const DEFAULT: u32 = 0;
+    pub(crate) const DEFAULT: u32 = 0;
 }
 
 #[derive(Debug, Args)]
@@ -85,10 +85,10 @@ kubectl arc completion powershell | Out-String | Invoke-Expression\n\n  \
 kubectl arc completion kubectl > ~/.krew/bin/kubectl_complete-arc\n  \
 chmod +x ~/.krew/bin/kubectl_complete-arc"
 )]
-pub struct CompletionArgs {
+pub(crate) struct CompletionArgs {
     /// The shell to print the script for, or `kubectl` for kubectl's plugin completer.
     #[arg(value_enum)]
-    pub shell: Shell,
+    pub(crate) shell: Shell,
 }
 
 /// A completion script `kubectl arc completion` prints.
@@ -126,7 +126,7 @@ impl Shell {
     }
 }
 
-pub fn run(args: CompletionArgs, out: &mut dyn Write) -> Result<u8> {
+pub(crate) fn run(args: CompletionArgs, out: &mut dyn Write) -> Result<u8> {
     write_script(args.shell, out)?;
     Ok(EXIT_OK)
 }
@@ -168,7 +168,7 @@ pub fn write_script(shell: Shell, out: &mut dyn Write) -> io::Result<()> {
 ///
 /// The binary's `main` takes `COMPLETE` out of the process environment before anything runs, so
 /// the kubeconfig's exec plugins do not see the request; `env` still has it.
-pub fn intercept(args: &[OsString], env: &Env, ui: &mut crate::shell::Shell) -> Option<u8> {
+pub(crate) fn intercept(args: &[OsString], env: &Env, ui: &mut crate::shell::Shell) -> Option<u8> {
     if args.get(1).is_some_and(|a| a == KUBECTL_COMPLETE_ARG) {
         return Some(match kubectl_plugin(&args[2..], env, ui.out()) {
             Ok(()) => EXIT_OK,

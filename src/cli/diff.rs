@@ -40,53 +40,58 @@ kubectl arc diff -f render.yaml --live live.yaml\n\n  \
 # Offline, from a dump of both kinds\n  kubectl arc diff -f dump.yaml\n\n  \
 # Machine-readable, across all namespaces\n  kubectl arc diff -A -o json"
 )]
-pub struct DiffArgs {
+pub(crate) struct DiffArgs {
     /// AutoscalingRunnerSet names (default: every one in scope).
-    pub names: Vec<String>,
+    pub(crate) names: Vec<String>,
     /// Every namespace.
     #[arg(short = 'A', long)]
-    pub all_namespaces: bool,
+    pub(crate) all_namespaces: bool,
     /// Label selector (e.g. app=runners,tier!=gpu).
     #[arg(short = 'l', long, value_name = "SELECTOR")]
-    pub selector: Option<String>,
+    pub(crate) selector: Option<String>,
     /// What would be applied: a manifest file, directory or - for stdin (repeatable), e.g. a Helm
     /// render. Its AutoscalingRunnerSets are the desired side; EphemeralRunnerSets in it are live.
     #[arg(short = 'f', long = "filename", value_name = "FILE")]
-    pub files: Vec<PathBuf>,
+    pub(crate) files: Vec<PathBuf>,
     /// The live objects from a dump (`kubectl get ... -o yaml`) instead of the cluster: a file,
     /// directory or - (repeatable). Objects not in it are absent.
     #[arg(long, value_name = "FILE")]
-    pub live: Vec<PathBuf>,
+    pub(crate) live: Vec<PathBuf>,
     /// Never contact the cluster: the live side is only what the files give.
     #[arg(long)]
-    pub local: bool,
+    pub(crate) local: bool,
     /// Output format.
     #[arg(short = 'o', long, value_name = "FORMAT", default_value = "text", value_parser = emit::OutputParser { formats: &["json", "yaml", "github", "name", "jsonpath", "custom-columns"], defaults: &["text"] })]
-    pub output: Output,
+    pub(crate) output: Output,
     /// With -o github: a ::notice for each scale set with strict-only differences too (by default
     /// they are counted in the summary line only).
     #[arg(long)]
-    pub show_strict: bool,
+    pub(crate) show_strict: bool,
     /// With -o github: attach the annotations to this file (e.g. the values file a pull request
     /// changes) instead of the render's path.
     #[arg(long, value_name = "FILE")]
-    pub annotate_file: Option<String>,
+    pub(crate) annotate_file: Option<String>,
     /// Lines of context around each change in the text diff.
     #[arg(short = 'U', long = "unified", value_name = "N", default_value_t = 3)]
-    pub unified: usize,
+    pub(crate) unified: usize,
     /// When to colour the text output (NO_COLOR is honoured for auto).
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-    pub color: ColorChoice,
+    pub(crate) color: ColorChoice,
     /// The k8s.io/api layout of the ARC controller's build (v0.35, v0.36 or v0.37).
     #[arg(long, value_name = "VERSION", default_value = "v0.36")]
-    pub layout: String,
+    pub(crate) layout: String,
     /// The ARC release in use, when it cannot be read (shown in the report; by default read from
     /// the controller Deployment's app.kubernetes.io/version, else from the objects' own label).
     #[arg(long, value_name = "VERSION")]
-    pub arc_version: Option<String>,
+    pub(crate) arc_version: Option<String>,
 }
 
-pub fn run(kube: &KubeFlags, args: DiffArgs, env: &mut Env, shell: &mut Shell<'_>) -> Result<u8> {
+pub(crate) fn run(
+    kube: &KubeFlags,
+    args: DiffArgs,
+    env: &mut Env,
+    shell: &mut Shell<'_>,
+) -> Result<u8> {
     let plan = validate(kube, &args)?;
     let diff = crate::ops::diff::run(&plan, &mut env.stdin)?;
     for e in &diff.errors {

@@ -44,44 +44,44 @@ kubectl arc migrate -A --dry-run=server\n\n  \
 kubectl get ephemeralrunnersets,ephemeralrunners -A -o yaml > dump.yaml\n  \
 kubectl arc migrate --dry-run=client -f dump.yaml"
 )]
-pub struct MigrateArgs {
+pub(crate) struct MigrateArgs {
     /// EphemeralRunnerSet names (default: every one in scope).
-    pub names: Vec<String>,
+    pub(crate) names: Vec<String>,
     /// Every namespace.
     #[arg(short = 'A', long)]
-    pub all_namespaces: bool,
+    pub(crate) all_namespaces: bool,
     /// Label selector.
     #[arg(short = 'l', long, value_name = "SELECTOR")]
-    pub selector: Option<String>,
+    pub(crate) selector: Option<String>,
     /// A dump of EphemeralRunnerSets and EphemeralRunners to decide on offline (needs --dry-run=client).
     #[arg(short = 'f', long = "filename", value_name = "FILE")]
-    pub files: Vec<PathBuf>,
+    pub(crate) files: Vec<PathBuf>,
     /// none: write; client: decide and report only; server: the API server validates and persists
     /// nothing. kubectl's rule: `--dry-run` alone is `--dry-run=client`, and a value needs `=`.
     #[arg(long, value_enum, value_name = "MODE", default_value_t = DryRun::None, num_args = 0..=1,
           require_equals = true, default_missing_value = "client")]
-    pub dry_run: DryRun,
+    pub(crate) dry_run: DryRun,
     /// Output format.
     #[arg(short = 'o', long, value_name = "FORMAT", default_value = "table", value_parser = emit::OutputParser { formats: super::bump::TABLE_FORMATS, defaults: &["table"] })]
-    pub output: Output,
+    pub(crate) output: Output,
     /// Tables without their header line.
     #[arg(long)]
-    pub no_headers: bool,
+    pub(crate) no_headers: bool,
     /// Sets whose hash cannot be reproduced exactly: request a revision (pending) or leave them (skip).
     #[arg(long, value_enum, default_value_t = UnverifiablePolicy::Pending)]
-    pub unverifiable: UnverifiablePolicy,
+    pub(crate) unverifiable: UnverifiablePolicy,
     /// Proceed although an ARC controller is running (it may race with the writes).
     #[arg(long)]
-    pub force: bool,
+    pub(crate) force: bool,
     /// Client-side requests per second (0: unlimited).
     #[arg(long, default_value_t = 50.0, value_parser = super::parse_qps)]
-    pub qps: f64,
+    pub(crate) qps: f64,
     /// Client-side burst.
     #[arg(long, default_value_t = 100)]
-    pub burst: u32,
+    pub(crate) burst: u32,
 }
 
-pub fn run(
+pub(crate) fn run(
     kube: &KubeFlags,
     args: MigrateArgs,
     env: &mut Env,

@@ -4,12 +4,12 @@
 //! hands a report to a renderer. Output goes only through the writers passed in: data to `out`,
 //! diagnostics to `err`.
 
-pub mod bump;
+pub(crate) mod bump;
 pub mod completion;
-pub mod diff;
-pub mod migrate;
-pub mod status;
-pub mod version;
+pub(crate) mod diff;
+pub(crate) mod migrate;
+pub(crate) mod status;
+pub(crate) mod version;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -21,9 +21,9 @@ use clap::{Args, CommandFactory as _, Parser, Subcommand};
 use crate::cluster::ConnectOptions;
 
 /// Exit code: success, or nothing to report (like `kubectl diff` with no differences).
-pub const EXIT_OK: u8 = 0;
+pub(crate) const EXIT_OK: u8 = 0;
 /// Exit code: drift found / some objects failed (like `kubectl diff` with differences).
-pub const EXIT_DRIFT: u8 = 1;
+pub(crate) const EXIT_DRIFT: u8 = 1;
 /// Exit code: usage or runtime error.
 pub const EXIT_ERROR: u8 = 2;
 
@@ -31,7 +31,7 @@ pub const EXIT_ERROR: u8 = 2;
 /// Ordered from best to worst, so the outcome of many objects is the worst of theirs
 /// (`outcomes.max()`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// 0: nothing to report, or everything done.
     #[default]
     Clean,
@@ -43,7 +43,7 @@ pub enum Outcome {
 
 impl Outcome {
     /// The process exit code: 0, 1 or 2, like `kubectl diff`.
-    pub fn code(self) -> u8 {
+    pub(crate) fn code(self) -> u8 {
         match self {
             Outcome::Clean => EXIT_OK,
             Outcome::Drift => EXIT_DRIFT,
@@ -70,10 +70,10 @@ take none. `kubectl arc COMMAND --help` says what each command reads and writes.
 pub struct Cli {
     /// kubectl's global flags typed before the command; those after it win.
     #[command(flatten)]
-    pub kube: KubeFlags,
+    pub(crate) kube: KubeFlags,
     /// None: `kubectl arc` alone prints the help, as `kubectl` alone does.
     #[command(subcommand)]
-    pub command: Option<Command>,
+    pub(crate) command: Option<Command>,
 }
 
 // kubectl's global flags: the commands that read a kubeconfig take them (`Connecting`), and so
@@ -82,41 +82,41 @@ pub struct Cli {
 // help, which would replace each command's long help.)
 #[derive(Debug, Clone, Default, Args)]
 #[command(next_help_heading = "Kubectl options")]
-pub struct KubeFlags {
+pub(crate) struct KubeFlags {
     /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
     #[arg(long, value_name = "PATH")]
-    pub kubeconfig: Option<PathBuf>,
+    pub(crate) kubeconfig: Option<PathBuf>,
     /// The kubeconfig context to use.
     #[arg(long, value_name = "NAME")]
-    pub context: Option<String>,
+    pub(crate) context: Option<String>,
     /// The kubeconfig cluster to use.
     #[arg(long, value_name = "NAME")]
-    pub cluster: Option<String>,
+    pub(crate) cluster: Option<String>,
     /// The kubeconfig user to use.
     #[arg(long, value_name = "NAME")]
-    pub user: Option<String>,
+    pub(crate) user: Option<String>,
     /// The namespace (default: the context's namespace).
     #[arg(short = 'n', long, value_name = "NS")]
-    pub namespace: Option<String>,
+    pub(crate) namespace: Option<String>,
     /// Username to impersonate.
     #[arg(long = "as", value_name = "USER")]
-    pub as_user: Option<String>,
+    pub(crate) as_user: Option<String>,
     /// Group to impersonate (repeatable).
     #[arg(long = "as-group", value_name = "GROUP")]
-    pub as_group: Vec<String>,
+    pub(crate) as_group: Vec<String>,
     /// How long to wait for one request to the server (e.g. 10s, 1m; 0 means no limit).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
-    pub request_timeout: Option<Duration>,
+    pub(crate) request_timeout: Option<Duration>,
     /// Log verbosity on stderr (0-9, like kubectl; 6 and up log each request).
     #[arg(short = 'v', long = "v", value_name = "LEVEL", default_value_t = 0)]
-    pub verbosity: u8,
+    pub(crate) verbosity: u8,
     /// Not a flag: `KUBECONFIG` and the home directory, from the injected [`Env`].
     #[arg(skip)]
-    pub env: crate::cluster::KubeEnv,
+    pub(crate) env: crate::cluster::KubeEnv,
 }
 
 impl KubeFlags {
-    pub fn connect_options(&self) -> ConnectOptions {
+    pub(crate) fn connect_options(&self) -> ConnectOptions {
         ConnectOptions {
             kubeconfig: self.kubeconfig.clone(),
             context: self.context.clone(),
@@ -131,7 +131,7 @@ impl KubeFlags {
 
     /// These flags (typed after the command) over `before` (typed before it): a flag given after
     /// wins, `--as-group`s add up.
-    pub fn over(self, before: &KubeFlags) -> KubeFlags {
+    pub(crate) fn over(self, before: &KubeFlags) -> KubeFlags {
         let before = before.clone();
         KubeFlags {
             kubeconfig: self.kubeconfig.or(before.kubeconfig),
@@ -155,15 +155,15 @@ impl KubeFlags {
 // A command that reads a kubeconfig: its own arguments, then kubectl's global flags. (A plain
 // comment, as for `KubeFlags`.)
 #[derive(Debug, Args)]
-pub struct Connecting<A: Args> {
+pub(crate) struct Connecting<A: Args> {
     #[command(flatten)]
-    pub args: A,
+    pub(crate) args: A,
     #[command(flatten)]
-    pub kube: KubeFlags,
+    pub(crate) kube: KubeFlags,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     // `about` rather than doc comments on the variants: a doc comment would also reset the
     // long help (`long_about`) each command's arguments struct declares.
     #[command(
@@ -229,13 +229,13 @@ pub fn verbosity_from_args(args: &[OsString]) -> u8 {
 
 /// The longest duration Go's `time.Duration` holds (int64 nanoseconds, about 292 years): kubectl
 /// refuses longer ones, and a deadline must stay within what the clock can add.
-pub const MAX_DURATION: Duration = Duration::new(9_223_372_036, 854_775_807);
+pub(crate) const MAX_DURATION: Duration = Duration::new(9_223_372_036, 854_775_807);
 
 /// kubectl's duration syntax: Go's `time.ParseDuration` (`30s`, `2m`, `1h30m`, `250ms`, `1.5h`;
 /// units `ns`, `us`, `µs`, `ms`, `s`, `m`, `h`), or bare seconds as `--request-timeout` takes them
 /// (`5`). Empty, negative, unknown units and anything beyond [`MAX_DURATION`] are errors, never a
 /// panic: every number goes through `Duration::try_from_secs_f64` and checked additions.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
+pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
     const EXAMPLES: &str = "examples: 30s, 2m, 1h30m, 250ms";
     // clap's message already quotes the value: these say what is wrong with it.
     let too_long = || "too long: at most 2562047h (Go's time.Duration, as in kubectl)".to_string();
@@ -295,7 +295,7 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 
 /// `--qps`: client-side requests per second, `0` for no limit. Negative, NaN, infinite and values
 /// so small that one request would wait beyond [`MAX_DURATION`] are refused.
-pub fn parse_qps(s: &str) -> Result<f64, String> {
+pub(crate) fn parse_qps(s: &str) -> Result<f64, String> {
     let qps: f64 = s
         .trim()
         .parse()

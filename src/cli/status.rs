@@ -44,44 +44,49 @@ kubectl arc status -n arc-runners arc-runner-set --wait --timeout 10m\n\n  \
 # Offline, from a dump\n  kubectl get ephemeralrunnersets,ephemeralrunners -A -o yaml > dump.yaml\n  \
 kubectl arc status -f dump.yaml"
 )]
-pub struct StatusArgs {
+pub(crate) struct StatusArgs {
     /// EphemeralRunnerSet names (default: every one in scope).
-    pub names: Vec<String>,
+    pub(crate) names: Vec<String>,
     /// Every namespace.
     #[arg(short = 'A', long)]
-    pub all_namespaces: bool,
+    pub(crate) all_namespaces: bool,
     /// Label selector on EphemeralRunnerSets (e.g. app=runners,tier!=gpu).
     #[arg(short = 'l', long, value_name = "SELECTOR")]
-    pub selector: Option<String>,
+    pub(crate) selector: Option<String>,
     /// A dump (file, directory or - for stdin, repeatable) of EphemeralRunnerSets and their
     /// EphemeralRunners, instead of the cluster.
     #[arg(short = 'f', long = "filename", value_name = "FILE")]
-    pub files: Vec<PathBuf>,
+    pub(crate) files: Vec<PathBuf>,
     /// Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=SPEC.
     #[arg(short = 'o', long, value_name = "FORMAT", default_value = "table", value_parser = emit::OutputParser { formats: &["wide", "json", "yaml", "name", "jsonpath", "custom-columns"], defaults: &["table"] })]
-    pub output: Output,
+    pub(crate) output: Output,
     /// Tables without their header line.
     #[arg(long)]
-    pub no_headers: bool,
+    pub(crate) no_headers: bool,
     /// After the first listing, print each set again whenever its row changes (JSON: one row per
     /// line; YAML: one document per row).
     #[arg(short = 'w', long, conflicts_with_all = ["wait", "files"])]
-    pub watch: bool,
+    pub(crate) watch: bool,
     /// Block until every selected set is Synced (exit 0), like `kubectl rollout status`.
     #[arg(long, conflicts_with = "files")]
-    pub wait: bool,
+    pub(crate) wait: bool,
     /// With --wait: give up after this long (exit 1), e.g. 30s, 10m. Default: wait forever.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "wait")]
-    pub timeout: Option<Duration>,
+    pub(crate) timeout: Option<Duration>,
     /// When to colour the table (NO_COLOR is honoured for auto).
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-    pub color: ColorChoice,
+    pub(crate) color: ColorChoice,
     /// The k8s.io/api layout of the ARC controller's build (v0.35, v0.36 or v0.37).
     #[arg(long, value_name = "VERSION", default_value = "v0.36")]
-    pub layout: String,
+    pub(crate) layout: String,
 }
 
-pub fn run(kube: &KubeFlags, args: StatusArgs, env: &mut Env, shell: &mut Shell<'_>) -> Result<u8> {
+pub(crate) fn run(
+    kube: &KubeFlags,
+    args: StatusArgs,
+    env: &mut Env,
+    shell: &mut Shell<'_>,
+) -> Result<u8> {
     let request = validate(kube, &args, env)?;
     let show = ShowOptions {
         output: args.output.clone(),

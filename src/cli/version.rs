@@ -26,14 +26,14 @@ kubectl arc version\n\n  \
 # For scripts\n  \
 kubectl arc version -o json | jq -r .clientVersion.version"
 )]
-pub struct VersionArgs {
+pub(crate) struct VersionArgs {
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = VersionOutput::Text)]
-    pub output: VersionOutput,
+    pub(crate) output: VersionOutput,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum VersionOutput {
+pub(crate) enum VersionOutput {
     Text,
     Json,
     Yaml,
@@ -42,36 +42,36 @@ pub enum VersionOutput {
 /// What `-o json|yaml` writes. The fields are the text's, and only ever added to.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct VersionReport {
-    pub api_version: &'static str,
-    pub kind: &'static str,
-    pub client_version: ClientVersion,
+pub(crate) struct VersionReport {
+    pub(crate) api_version: &'static str,
+    pub(crate) kind: &'static str,
+    pub(crate) client_version: ClientVersion,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ClientVersion {
+pub(crate) struct ClientVersion {
     /// kubectl-arc's version (the crate's).
-    pub version: &'static str,
-    pub arc: ArcResources,
+    pub(crate) version: &'static str,
+    pub(crate) arc: ArcResources,
     /// The shipped k8s.io/api layouts, ARC's pin first.
-    pub layouts: Vec<&'static str>,
+    pub(crate) layouts: Vec<&'static str>,
     /// The layout used without `--layout`: ARC's pin.
-    pub default_layout: &'static str,
+    pub(crate) default_layout: &'static str,
 }
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ArcResources {
+pub(crate) struct ArcResources {
     /// actions-runner-controller's mode.
-    pub mode: &'static str,
-    pub api_version: &'static str,
+    pub(crate) mode: &'static str,
+    pub(crate) api_version: &'static str,
     /// The runner-spec eras understood.
-    pub eras: [&'static str; 2],
+    pub(crate) eras: [&'static str; 2],
 }
 
 impl VersionReport {
-    pub fn new() -> VersionReport {
+    pub(crate) fn new() -> VersionReport {
         let layouts: Vec<&'static str> = Layout::shipped_versions().collect();
         VersionReport {
             api_version: "kubectl-arc/v1alpha1",
@@ -96,7 +96,7 @@ impl Default for VersionReport {
     }
 }
 
-pub fn run(args: VersionArgs, out: &mut dyn Write) -> Result<u8> {
+pub(crate) fn run(args: VersionArgs, out: &mut dyn Write) -> Result<u8> {
     let report = VersionReport::new();
     match args.output {
         VersionOutput::Text => {

@@ -19,7 +19,7 @@ use crate::core::arc;
 /// which gives the same answer for every `Status` the API server sends. The one place the reason
 /// decides is a 404 ([`ApiErrorKind::NotFound`] against [`ApiErrorKind::CrdMissing`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ApiErrorKind {
+pub(crate) enum ApiErrorKind {
     /// 401: the credentials are not accepted (apimachinery `IsUnauthorized`).
     Unauthorized,
     /// 403: the caller may not do this (apimachinery `IsForbidden`).
@@ -51,7 +51,7 @@ pub enum ApiErrorKind {
 
 impl ApiErrorKind {
     /// The kind of a failed request.
-    pub fn of(err: &kube::Error) -> ApiErrorKind {
+    pub(crate) fn of(err: &kube::Error) -> ApiErrorKind {
         match err {
             kube::Error::Api(s) => ApiErrorKind::of_status(s),
             kube::Error::HyperError(_) | kube::Error::Service(_) => ApiErrorKind::Transient,
@@ -61,7 +61,7 @@ impl ApiErrorKind {
 
     /// The kind of a failure the API server answered with (also what a watch stream sends as an
     /// `ERROR` event).
-    pub fn of_status(s: &Status) -> ApiErrorKind {
+    pub(crate) fn of_status(s: &Status) -> ApiErrorKind {
         match s.code {
             401 => ApiErrorKind::Unauthorized,
             403 => ApiErrorKind::Forbidden,
@@ -102,7 +102,7 @@ struct Request {
 impl ApiError {
     /// `error` met when trying to `verb` the `resource` (plural) objects in `namespace` (all
     /// namespaces when `None`), or the one called `name`.
-    pub fn new(
+    pub(crate) fn new(
         error: kube::Error,
         verb: &'static str,
         resource: &str,
@@ -119,30 +119,12 @@ impl ApiError {
         }))
     }
 
-    pub fn kind(&self) -> ApiErrorKind {
+    pub(crate) fn kind(&self) -> ApiErrorKind {
         self.0.kind
     }
 
-    /// The verb of the request: `get`, `list`, `watch`, `patch`.
-    pub fn verb(&self) -> &'static str {
-        self.0.verb
-    }
-
-    /// The resource's plural, in ARC's group: `ephemeralrunnersets`.
-    pub fn resource(&self) -> &str {
-        &self.0.resource
-    }
-
-    pub fn namespace(&self) -> Option<&str> {
-        self.0.namespace.as_deref()
-    }
-
-    pub fn name(&self) -> Option<&str> {
-        self.0.name.as_deref()
-    }
-
     /// The server's answer, when there was one.
-    pub fn status(&self) -> Option<&Status> {
+    pub(crate) fn status(&self) -> Option<&Status> {
         match &self.0.error {
             kube::Error::Api(s) => Some(s),
             _ => None,
@@ -150,29 +132,30 @@ impl ApiError {
     }
 
     /// The HTTP code the server answered with.
-    pub fn code(&self) -> Option<u16> {
+    pub(crate) fn code(&self) -> Option<u16> {
         self.status().map(|s| s.code)
     }
 
     /// The server's message.
-    pub fn message(&self) -> Option<&str> {
+    #[cfg(test)]
+    pub(crate) fn message(&self) -> Option<&str> {
         self.status().map(|s| s.message.as_str())
     }
 
     /// The error from kube, for what only it carries.
-    pub fn kube_error(&self) -> &kube::Error {
+    pub(crate) fn kube_error(&self) -> &kube::Error {
         &self.0.error
     }
 
     /// No answer came back (a refused or cut connection, a timeout): the next request will most
     /// likely meet the same.
-    pub fn unreachable(&self) -> bool {
+    pub(crate) fn unreachable(&self) -> bool {
         self.0.kind == ApiErrorKind::Transient && self.status().is_none()
     }
 
     /// 429 Too Many Requests: the API server's flow control turned the request away before
     /// handling it, so it was certainly not applied (apimachinery `IsTooManyRequests`).
-    pub fn too_many_requests(&self) -> bool {
+    pub(crate) fn too_many_requests(&self) -> bool {
         self.code() == Some(429)
     }
 

@@ -31,12 +31,12 @@ pub const TARGET: &str = "kubectl_arc::http";
 
 /// Logs each request against `base` (the cluster URL kube prefixes to every request's path).
 #[derive(Debug, Clone)]
-pub struct HttpLogLayer {
+pub(crate) struct HttpLogLayer {
     base: Arc<str>,
 }
 
 impl HttpLogLayer {
-    pub fn new(cluster_url: &http::Uri) -> HttpLogLayer {
+    pub(crate) fn new(cluster_url: &http::Uri) -> HttpLogLayer {
         HttpLogLayer {
             base: cluster_url.to_string().trim_end_matches('/').into(),
         }
@@ -56,7 +56,7 @@ impl<S> tower::Layer<S> for HttpLogLayer {
 
 /// The service [`HttpLogLayer`] makes.
 #[derive(Debug, Clone)]
-pub struct HttpLog<S> {
+pub(crate) struct HttpLog<S> {
     inner: S,
     base: Arc<str>,
 }

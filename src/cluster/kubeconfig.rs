@@ -19,11 +19,11 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use kube::config::{KubeconfigError, LoadDataError};
 
-pub use kube::config::Kubeconfig;
+pub(crate) use kube::config::Kubeconfig;
 
 /// Why one kubeconfig file could not be used.
 #[derive(Debug, thiserror::Error)]
-pub enum ReadError {
+pub(crate) enum ReadError {
     /// The file does not exist: skipped in a `KUBECONFIG` list, as client-go skips it.
     #[error("cannot read {}: {source}", path.display())]
     Missing {
@@ -43,7 +43,7 @@ pub enum ReadError {
 
 /// Read one kubeconfig file, its relative certificate, key and token paths made relative to the
 /// file's directory (client-go's `ResolveLocalPaths`).
-pub fn read_file(path: &Path) -> Result<Kubeconfig, ReadError> {
+pub(crate) fn read_file(path: &Path) -> Result<Kubeconfig, ReadError> {
     Kubeconfig::read_from(path).map_err(|e| match e {
         KubeconfigError::ReadConfig(source, _) if source.kind() == ErrorKind::NotFound => {
             ReadError::Missing {
@@ -70,7 +70,7 @@ pub fn read_file(path: &Path) -> Result<Kubeconfig, ReadError> {
 /// loading rules. Each named context, cluster and user comes whole from the first file naming it;
 /// `current-context` from the first that sets a non-empty one; so do `preferences`, `extensions`,
 /// `kind` and `apiVersion` (which client-go never compares).
-pub fn merge(files: impl IntoIterator<Item = Kubeconfig>) -> Kubeconfig {
+pub(crate) fn merge(files: impl IntoIterator<Item = Kubeconfig>) -> Kubeconfig {
     let mut merged = Kubeconfig::default();
     for file in files {
         append_new(&mut merged.clusters, file.clusters, |c| &c.name);
@@ -100,7 +100,7 @@ fn append_new<T>(into: &mut Vec<T>, from: Vec<T>, name: impl Fn(&T) -> &String) 
 
 /// Read and merge the files of a `KUBECONFIG` list: `Ok(None)` when it names no file at all
 /// (unset or empty), an error when every file it names is missing or one cannot be used.
-pub fn read_list(value: &OsStr) -> Result<Option<Kubeconfig>> {
+pub(crate) fn read_list(value: &OsStr) -> Result<Option<Kubeconfig>> {
     let paths: Vec<PathBuf> = std::env::split_paths(value)
         .filter(|p| !p.as_os_str().is_empty())
         .collect();
@@ -134,7 +134,7 @@ pub fn read_list(value: &OsStr) -> Result<Option<Kubeconfig>> {
 
 /// Load the kubeconfig as kubectl would: `--kubeconfig` (`explicit`), else the `KUBECONFIG` list
 /// (`env`), else `~/.kube/config` (`home`).
-pub fn load(
+pub(crate) fn load(
     explicit: Option<&Path>,
     env: Option<&OsStr>,
     home: Option<&Path>,
@@ -168,7 +168,7 @@ pub fn load(
 }
 
 /// A kubeconfig error kube reports as a sentence, with the paths it quotes twice written once.
-pub fn describe(e: &KubeconfigError) -> String {
+pub(crate) fn describe(e: &KubeconfigError) -> String {
     let file = |what: &str, e: &LoadDataError| match e {
         LoadDataError::ReadFile(source, path) => {
             format!("cannot read the {what} {}: {source}", path.display())

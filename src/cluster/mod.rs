@@ -5,12 +5,12 @@
 
 mod error;
 pub mod http_log;
-pub mod kubeconfig;
-pub mod names;
-pub mod preflight;
-pub mod ratelimit;
-pub mod retry;
-pub mod watch;
+pub(crate) mod kubeconfig;
+pub(crate) mod names;
+pub(crate) mod preflight;
+pub(crate) mod ratelimit;
+pub(crate) mod retry;
+pub(crate) mod watch;
 pub mod write;
 
 use std::ffi::OsString;
@@ -22,50 +22,50 @@ use kube::config::KubeConfigOptions;
 use kube::{Client, Config};
 use kubeconfig::Kubeconfig;
 
-pub use error::{ApiError, ApiErrorKind};
+pub(crate) use error::{ApiError, ApiErrorKind};
 
 /// What kubectl's global flags say about how to reach the cluster.
 #[derive(Debug, Clone, Default)]
-pub struct ConnectOptions {
+pub(crate) struct ConnectOptions {
     /// `--kubeconfig`: one file. When absent, `KUBECONFIG` (several files, merged like kubectl) or
     /// `~/.kube/config`.
-    pub kubeconfig: Option<PathBuf>,
+    pub(crate) kubeconfig: Option<PathBuf>,
     /// `--context`
-    pub context: Option<String>,
+    pub(crate) context: Option<String>,
     /// `--cluster`
-    pub cluster: Option<String>,
+    pub(crate) cluster: Option<String>,
     /// `--user`
-    pub user: Option<String>,
+    pub(crate) user: Option<String>,
     /// `--as`
-    pub impersonate: Option<String>,
+    pub(crate) impersonate: Option<String>,
     /// `--as-group` (repeatable)
-    pub impersonate_groups: Vec<String>,
+    pub(crate) impersonate_groups: Vec<String>,
     /// `--request-timeout`: bounds each request (connect, write and read). `None`: no limit.
-    pub request_timeout: Option<Duration>,
+    pub(crate) request_timeout: Option<Duration>,
     /// What the process's environment says: `KUBECONFIG` and the home directory.
-    pub env: KubeEnv,
+    pub(crate) env: KubeEnv,
 }
 
 /// The environment the kubeconfig is found by, handed in by `main` through the command layer:
 /// the cluster layer reads no variable itself.
 #[derive(Debug, Clone, Default)]
-pub struct KubeEnv {
+pub(crate) struct KubeEnv {
     /// `KUBECONFIG`: a list of files, merged like kubectl.
-    pub kubeconfig: Option<OsString>,
+    pub(crate) kubeconfig: Option<OsString>,
     /// The home directory, for `~/.kube/config`.
-    pub home: Option<PathBuf>,
+    pub(crate) home: Option<PathBuf>,
 }
 
 /// A connected client and the context's default namespace.
-pub struct Connection {
-    pub client: Client,
-    pub default_namespace: String,
+pub(crate) struct Connection {
+    pub(crate) client: Client,
+    pub(crate) default_namespace: String,
 }
 
 /// Read the kubeconfig as kubectl does: `--kubeconfig`, else `KUBECONFIG`'s files merged
 /// (missing ones skipped), else `~/.kube/config` ([`kubeconfig::load`]). Errors say which file
 /// failed and what to do.
-pub fn load_kubeconfig(opts: &ConnectOptions) -> Result<Kubeconfig> {
+pub(crate) fn load_kubeconfig(opts: &ConnectOptions) -> Result<Kubeconfig> {
     kubeconfig::load(
         opts.kubeconfig.as_deref(),
         opts.env.kubeconfig.as_deref(),
@@ -76,7 +76,7 @@ pub fn load_kubeconfig(opts: &ConnectOptions) -> Result<Kubeconfig> {
 /// The namespace the kubeconfig's context (`--context`, else the current one) defaults to, read
 /// without contacting anything: what kubectl gives objects of `-f` files that name none. `None`
 /// when there is no readable kubeconfig or the context sets no namespace.
-pub fn context_namespace(opts: &ConnectOptions) -> Option<String> {
+pub(crate) fn context_namespace(opts: &ConnectOptions) -> Option<String> {
     let kubeconfig = load_kubeconfig(opts).ok()?;
     let name = opts
         .context
@@ -94,7 +94,7 @@ pub fn context_namespace(opts: &ConnectOptions) -> Option<String> {
 }
 
 /// Every ARC object of `kind` (plural `plural`) in scope, as [`crate::input::Object`]s.
-pub async fn list_objects(
+pub(crate) async fn list_objects(
     client: &Client,
     kind: &str,
     plural: &str,
@@ -111,7 +111,7 @@ pub async fn list_objects(
 }
 
 /// One ARC object of `kind`, `None` when it does not exist.
-pub async fn get_object(
+pub(crate) async fn get_object(
     client: &Client,
     kind: &str,
     plural: &str,
@@ -124,7 +124,7 @@ pub async fn get_object(
 }
 
 /// Load the kubeconfig as kubectl would and build a client from it.
-pub async fn connect(opts: &ConnectOptions) -> Result<Connection> {
+pub(crate) async fn connect(opts: &ConnectOptions) -> Result<Connection> {
     let kubeconfig = load_kubeconfig(opts)?;
     let options = KubeConfigOptions {
         context: opts.context.clone(),
@@ -165,13 +165,13 @@ pub async fn connect(opts: &ConnectOptions) -> Result<Connection> {
 /// An object as the API server sent it, with `spec` and `status` kept as the exact JSON text (so
 /// the Go-faithful decoder sees the bytes ARC's controller sees).
 #[derive(Debug, serde::Deserialize)]
-pub struct RawObject {
+pub(crate) struct RawObject {
     #[serde(default)]
-    pub metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+    pub(crate) metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     #[serde(default)]
-    pub spec: Option<Box<serde_json::value::RawValue>>,
+    pub(crate) spec: Option<Box<serde_json::value::RawValue>>,
     #[serde(default)]
-    pub status: Option<Box<serde_json::value::RawValue>>,
+    pub(crate) status: Option<Box<serde_json::value::RawValue>>,
 }
 
 #[derive(Debug, serde::Deserialize)]
@@ -182,7 +182,7 @@ struct RawList {
 }
 
 /// Where ARC's resources live: `/apis/actions.github.com/v1alpha1[/namespaces/NS]/PLURAL`.
-pub fn arc_path(plural: &str, namespace: Option<&str>) -> String {
+pub(crate) fn arc_path(plural: &str, namespace: Option<&str>) -> String {
     let base = format!("/apis/{}", crate::core::arc::API_VERSION);
     match namespace {
         Some(ns) => format!("{base}/namespaces/{ns}/{plural}"),
@@ -191,12 +191,12 @@ pub fn arc_path(plural: &str, namespace: Option<&str>) -> String {
 }
 
 /// How many objects a list page asks for.
-pub const PAGE_SIZE: u32 = 500;
+pub(crate) const PAGE_SIZE: u32 = 500;
 
 /// List ARC objects of `plural` (in `namespace`, or all namespaces), following `continue` tokens
 /// page by page and handing each object to `each`, so memory stays bounded by one page. A failed
 /// list is an [`ApiError`] in the chain.
-pub async fn list_each(
+pub(crate) async fn list_each(
     client: &Client,
     plural: &str,
     namespace: Option<&str>,
@@ -245,7 +245,7 @@ async fn list_pages_each<E: From<ApiError>>(
 }
 
 /// Get one ARC object; `None` when it does not exist.
-pub async fn get(
+pub(crate) async fn get(
     client: &Client,
     plural: &str,
     namespace: &str,
@@ -273,7 +273,7 @@ pub async fn get(
 /// than "nothing found". Only a definite 404 on the namespace fails; a caller without permission
 /// to read namespaces (the least-privilege roles have none) or any other answer keeps the plain
 /// "nothing found" outcome.
-pub async fn check_namespace(client: &Client, namespace: &str) -> Result<()> {
+pub(crate) async fn check_namespace(client: &Client, namespace: &str) -> Result<()> {
     let req = match kube::core::Request::new("/api/v1/namespaces")
         .get(namespace, &kube::api::GetParams::default())
     {

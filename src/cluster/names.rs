@@ -15,7 +15,7 @@ use super::{ConnectOptions, list_each};
 
 /// The names of the ARC objects of `plural` in `namespace` (all namespaces when `None`), with the
 /// namespace of each, sorted.
-pub async fn arc_object_names(
+pub(crate) async fn arc_object_names(
     client: &Client,
     plural: &str,
     namespace: Option<&str>,
@@ -33,7 +33,7 @@ pub async fn arc_object_names(
 
 /// Every namespace, as `kubectl get namespaces` lists them. A caller who may not list namespaces
 /// (a common RBAC setup) still gets the namespaces that hold ARC objects it can list.
-pub async fn namespaces(client: &Client) -> Result<Vec<String>> {
+pub(crate) async fn namespaces(client: &Client) -> Result<Vec<String>> {
     let api: Api<Namespace> = Api::all(client.clone());
     match api.list_metadata(&ListParams::default()).await {
         Ok(list) => Ok(list
@@ -61,15 +61,15 @@ pub async fn namespaces(client: &Client) -> Result<Vec<String>> {
 
 /// What a kubeconfig names: the values `--context`, `--cluster` and `--user` accept.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct KubeconfigNames {
-    pub contexts: Vec<String>,
-    pub clusters: Vec<String>,
-    pub users: Vec<String>,
+pub(crate) struct KubeconfigNames {
+    pub(crate) contexts: Vec<String>,
+    pub(crate) clusters: Vec<String>,
+    pub(crate) users: Vec<String>,
 }
 
 /// Read the kubeconfig as [`super::connect`] would (`--kubeconfig`, else `KUBECONFIG`'s files
 /// merged, else `~/.kube/config`) and list its names. Reads files only; contacts no server.
-pub fn kubeconfig_names(opts: &ConnectOptions) -> Result<KubeconfigNames> {
+pub(crate) fn kubeconfig_names(opts: &ConnectOptions) -> Result<KubeconfigNames> {
     let kubeconfig = super::load_kubeconfig(opts)?;
     Ok(KubeconfigNames {
         contexts: kubeconfig.contexts.into_iter().map(|c| c.name).collect(),

@@ -16,11 +16,11 @@ use super::ApiErrorKind;
 use crate::core::arc;
 
 /// The name of ARC's EphemeralRunnerSet CRD.
-pub const ERS_CRD: &str = "ephemeralrunnersets.actions.github.com";
+pub(crate) const ERS_CRD: &str = "ephemeralrunnersets.actions.github.com";
 
 /// What the installed EphemeralRunnerSet CRD says about the revision fields.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CrdRevisionFields {
+pub(crate) enum CrdRevisionFields {
     /// Both `spec.actionableRevision` and `status.appliedActionableRevision` are in the schema.
     Present,
     /// One or both are missing: the API server would prune writes of them.
@@ -30,7 +30,7 @@ pub enum CrdRevisionFields {
 }
 
 /// Inspect the CRD's `v1alpha1` schema for the two revision fields.
-pub fn revision_fields_in_crd(crd: &Value) -> CrdRevisionFields {
+pub(crate) fn revision_fields_in_crd(crd: &Value) -> CrdRevisionFields {
     let versions = crd
         .pointer("/spec/versions")
         .and_then(Value::as_array)
@@ -63,7 +63,7 @@ pub fn revision_fields_in_crd(crd: &Value) -> CrdRevisionFields {
 
 /// Read the installed EphemeralRunnerSet CRD. `Ok(None)` when the caller may not read CRDs (the
 /// writes are still guarded by strict field validation and a read-back).
-pub async fn ers_crd_revision_fields(client: &Client) -> Result<Option<CrdRevisionFields>> {
+pub(crate) async fn ers_crd_revision_fields(client: &Client) -> Result<Option<CrdRevisionFields>> {
     let req = http::Request::get(format!(
         "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{ERS_CRD}"
     ))
@@ -86,7 +86,7 @@ pub async fn ers_crd_revision_fields(client: &Client) -> Result<Option<CrdRevisi
 }
 
 /// The message for a CRD without the revision fields.
-pub fn crd_refusal(fields: &CrdRevisionFields) -> Option<String> {
+pub(crate) fn crd_refusal(fields: &CrdRevisionFields) -> Option<String> {
     match fields {
         CrdRevisionFields::Present => None,
         CrdRevisionFields::NotInstalled => Some(format!(
@@ -102,15 +102,15 @@ pub fn crd_refusal(fields: &CrdRevisionFields) -> Option<String> {
 
 /// One permission a command needs.
 #[derive(Debug, Clone)]
-pub struct Permission {
-    pub verb: &'static str,
-    pub resource: &'static str,
-    pub group: &'static str,
-    pub subresource: Option<&'static str>,
+pub(crate) struct Permission {
+    pub(crate) verb: &'static str,
+    pub(crate) resource: &'static str,
+    pub(crate) group: &'static str,
+    pub(crate) subresource: Option<&'static str>,
 }
 
 impl Permission {
-    pub const fn arc(verb: &'static str, resource: &'static str) -> Permission {
+    pub(crate) const fn arc(verb: &'static str, resource: &'static str) -> Permission {
         Permission {
             verb,
             resource,
@@ -122,7 +122,7 @@ impl Permission {
 
 /// Ask the API server (SelfSubjectAccessReview) whether the caller has each permission in
 /// `namespace` (`None`: all namespaces). Returns the denied ones as `verb resource.group`.
-pub async fn denied_permissions(
+pub(crate) async fn denied_permissions(
     client: &Client,
     namespace: Option<&str>,
     needed: &[Permission],
@@ -169,7 +169,7 @@ const CONTROLLER_SELECTORS: [&str; 2] = [
 /// ARC controller Deployments with replicas, as `namespace/name (version V)` where the chart's
 /// `app.kubernetes.io/version` label or the image tag says it. `Ok(None)` when deployments cannot
 /// be listed (the caller decides whether that blocks).
-pub async fn running_arc_controllers(client: &Client) -> Result<Option<Vec<String>>> {
+pub(crate) async fn running_arc_controllers(client: &Client) -> Result<Option<Vec<String>>> {
     let api: Api<Deployment> = Api::all(client.clone());
     let mut found = std::collections::BTreeMap::new();
     for selector in CONTROLLER_SELECTORS {
@@ -217,7 +217,9 @@ pub async fn running_arc_controllers(client: &Client) -> Result<Option<Vec<Strin
 
 /// The releases of the running ARC controllers, with where each was read: `(version, "controller
 /// Deployment ns/name")`. `Ok(None)` when Deployments cannot be listed.
-pub async fn running_controller_versions(client: &Client) -> Result<Option<Vec<(String, String)>>> {
+pub(crate) async fn running_controller_versions(
+    client: &Client,
+) -> Result<Option<Vec<(String, String)>>> {
     let api: Api<Deployment> = Api::all(client.clone());
     let mut found = Vec::new();
     for selector in CONTROLLER_SELECTORS {
@@ -248,7 +250,7 @@ pub async fn running_controller_versions(client: &Client) -> Result<Option<Vec<(
 
 /// The ARC release a controller Deployment runs: the chart's `app.kubernetes.io/version` label,
 /// else the tag of its `manager` (or first) container's image.
-pub fn controller_version(d: &Deployment) -> Option<String> {
+pub(crate) fn controller_version(d: &Deployment) -> Option<String> {
     if let Some(v) = d
         .metadata
         .labels

@@ -9,7 +9,7 @@ use tokio::time::Instant;
 
 /// A token bucket: `burst` requests at once, refilled at `qps` per second.
 #[derive(Debug)]
-pub struct RateLimiter {
+pub(crate) struct RateLimiter {
     qps: f64,
     burst: f64,
     tokens: f64,
@@ -18,7 +18,7 @@ pub struct RateLimiter {
 
 impl RateLimiter {
     /// `qps <= 0` (or NaN) means unlimited.
-    pub fn new(qps: f64, burst: u32) -> RateLimiter {
+    pub(crate) fn new(qps: f64, burst: u32) -> RateLimiter {
         let burst = f64::from(burst.max(1));
         RateLimiter {
             qps,
@@ -29,7 +29,7 @@ impl RateLimiter {
     }
 
     /// Wait until a request may be sent.
-    pub async fn acquire(&mut self) {
+    pub(crate) async fn acquire(&mut self) {
         if self.qps.is_nan() || self.qps <= 0.0 {
             return;
         }

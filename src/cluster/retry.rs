@@ -12,10 +12,10 @@ use std::time::Duration;
 
 /// How reads retry.
 #[derive(Debug, Clone, Copy)]
-pub struct ReadRetry {
-    pub attempts: u32,
-    pub initial: Duration,
-    pub max_delay: Duration,
+pub(crate) struct ReadRetry {
+    pub(crate) attempts: u32,
+    pub(crate) initial: Duration,
+    pub(crate) max_delay: Duration,
 }
 
 impl Default for ReadRetry {
@@ -46,7 +46,10 @@ fn server_delay(err: &kube::Error) -> Option<Duration> {
 }
 
 /// Run `read` until it succeeds, fails for good, or the attempts are used up.
-pub async fn read_with_retry<T, F, Fut>(policy: ReadRetry, mut read: F) -> Result<T, kube::Error>
+pub(crate) async fn read_with_retry<T, F, Fut>(
+    policy: ReadRetry,
+    mut read: F,
+) -> Result<T, kube::Error>
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T, kube::Error>>,

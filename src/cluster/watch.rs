@@ -21,11 +21,11 @@ use super::{ApiError, ApiErrorKind, PAGE_SIZE, arc_path};
 
 /// What a list is restricted to.
 #[derive(Debug, Clone, Default)]
-pub struct Scope {
+pub(crate) struct Scope {
     /// `None`: all namespaces.
-    pub namespace: Option<String>,
-    pub label_selector: Option<String>,
-    pub field_selector: Option<String>,
+    pub(crate) namespace: Option<String>,
+    pub(crate) label_selector: Option<String>,
+    pub(crate) field_selector: Option<String>,
 }
 
 #[derive(serde::Deserialize, Default)]
@@ -46,7 +46,7 @@ struct ListHead {
 
 /// List ARC objects of `plural` in `scope`, sending the JSON text of each page (a `*List` object)
 /// to `pages` in order. Returns the list's resourceVersion (where a watch can start).
-pub async fn list_pages(
+pub(crate) async fn list_pages(
     client: &Client,
     plural: &str,
     scope: &Scope,
@@ -94,7 +94,7 @@ pub async fn list_pages(
 
 /// What a watch reports.
 #[derive(Debug)]
-pub enum Event {
+pub(crate) enum Event {
     /// The object was added or modified: its new state.
     Applied(Value),
     /// The object was deleted: its last state.
@@ -114,7 +114,7 @@ type EventStream = BoxStream<'static, Result<kube::core::WatchEvent<Value>, kube
 /// that opens the stream and the back-off before a reconnection are kept in the watcher, not in
 /// the `next` future, so an event on the other watcher never aborts an open half-way (which, on a
 /// busy cluster, could keep this one from ever opening) or skips the back-off.
-pub struct Watcher {
+pub(crate) struct Watcher {
     client: Client,
     plural: &'static str,
     scope: Scope,
@@ -131,7 +131,7 @@ pub struct Watcher {
 
 impl Watcher {
     /// Watch `plural` in `scope` from `resource_version` (from a list).
-    pub fn new(
+    pub(crate) fn new(
         client: Client,
         plural: &'static str,
         scope: Scope,
@@ -151,7 +151,7 @@ impl Watcher {
     }
 
     /// Resume after a relist.
-    pub fn resume_from(&mut self, resource_version: String) {
+    pub(crate) fn resume_from(&mut self, resource_version: String) {
         self.resource_version = resource_version;
         self.stream = None;
         self.opening = None;
@@ -188,7 +188,7 @@ impl Watcher {
     /// The next event. Errors are final (Forbidden, a missing CRD); transport errors reconnect
     /// (after a back-off, reported as [`Event::Reconnecting`] when they happen).
     /// Cancel-safe: the open request and the back-off deadline live in `self`.
-    pub async fn next(&mut self) -> Result<Event, ApiError> {
+    pub(crate) async fn next(&mut self) -> Result<Event, ApiError> {
         loop {
             if let Some(at) = self.retry_at {
                 tokio::time::sleep_until(at).await;

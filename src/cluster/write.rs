@@ -32,12 +32,12 @@ pub enum DryRun {
 /// An object as read for a decision: its exact JSON text and the parsed value.
 #[derive(Debug, Clone)]
 pub struct ObjectText {
-    pub text: String,
+    pub(crate) text: String,
     pub value: Value,
 }
 
 impl ObjectText {
-    pub fn resource_version(&self) -> Option<&str> {
+    pub(crate) fn resource_version(&self) -> Option<&str> {
         self.value
             .pointer("/metadata/resourceVersion")
             .and_then(Value::as_str)
@@ -45,7 +45,7 @@ impl ObjectText {
 }
 
 /// Checks the stored object after a write; the error says what is not as written.
-pub type Verify = Box<dyn Fn(&Value) -> Result<(), String> + Send>;
+pub(crate) type Verify = Box<dyn Fn(&Value) -> Result<(), String> + Send>;
 
 /// What to do with the object just read.
 pub enum Decision {
@@ -109,7 +109,7 @@ pub enum WriteError {
 impl WriteError {
     /// The API server could not be reached (a refused or cut connection, after the retries), as
     /// opposed to an answer: the next object would most likely meet the same.
-    pub fn server_unreachable(&self) -> bool {
+    pub(crate) fn server_unreachable(&self) -> bool {
         match self {
             WriteError::OutcomeUnknown { .. } => true,
             WriteError::Api(e) => e.unreachable(),
@@ -122,7 +122,7 @@ impl WriteError {
 /// objects in a row found it unreachable (each after its own retries, a few seconds), the rest are
 /// not attempted, so a dead server costs seconds, not a few seconds per object of a large run.
 #[derive(Debug, Clone, Copy)]
-pub struct Breaker {
+pub(crate) struct Breaker {
     limit: u32,
     in_a_row: u32,
 }
@@ -138,17 +138,17 @@ impl Default for Breaker {
 
 impl Breaker {
     /// Record one object's outcome: whether its write found the server unreachable.
-    pub fn record(&mut self, unreachable: bool) {
+    pub(crate) fn record(&mut self, unreachable: bool) {
         self.in_a_row = if unreachable { self.in_a_row + 1 } else { 0 };
     }
 
     /// Whether the remaining objects should not be attempted.
-    pub fn open(&self) -> bool {
+    pub(crate) fn open(&self) -> bool {
         self.in_a_row >= self.limit
     }
 
     /// Why an object was not attempted.
-    pub fn reason(&self) -> String {
+    pub(crate) fn reason(&self) -> String {
         format!(
             "not attempted: the API server did not answer for the {} objects before this one (each after its retries); nothing was written, run again when it is back",
             self.in_a_row
@@ -159,10 +159,10 @@ impl Breaker {
 /// client-go `retry.DefaultBackoff`: Steps 4, Duration 10ms, Factor 5.0, Jitter 0.1.
 #[derive(Debug, Clone, Copy)]
 pub struct Backoff {
-    pub steps: u32,
-    pub initial: Duration,
-    pub factor: f64,
-    pub jitter: f64,
+    pub(crate) steps: u32,
+    pub(crate) initial: Duration,
+    pub(crate) factor: f64,
+    pub(crate) jitter: f64,
 }
 
 impl Default for Backoff {
@@ -201,7 +201,7 @@ pub struct WriteOptions {
 
 /// Read an ARC object's exact JSON; `None` when it does not exist. JSON that does not parse is
 /// reported as kube reports a response that does not decode.
-pub async fn read(
+pub(crate) async fn read(
     client: &Client,
     plural: &str,
     namespace: &str,
@@ -368,7 +368,7 @@ pub async fn guarded_patch(
 }
 
 /// RFC 7386 JSON merge patch, for client-side dry runs.
-pub fn json_merge(target: &Value, patch: &Value) -> Value {
+pub(crate) fn json_merge(target: &Value, patch: &Value) -> Value {
     match patch {
         Value::Object(p) => {
             let mut out = match target {

@@ -14,10 +14,10 @@
 //! template stays an empty, non-nil slice here while the stored ERS reads it back as nil.
 //!
 //! The revision-era ARS controller (ARC PR #4638) bumps `spec.actionableRevision` when
-//! `apiequality.Semantic.DeepEqual(current, desired)` is false: [`would_bump`].
+//! `apiequality.Semantic.DeepEqual(current, desired)` is false
+//! ([`crate::core::equality::semantic_equal`]).
 
 use crate::core::arc::ANNOTATION_RUNNER_SCALE_SET_ID;
-use crate::core::equality;
 use crate::core::gourl;
 use crate::core::layout::{Kind, Layout};
 use crate::core::value::{DecodeError, Value, decode};
@@ -54,7 +54,7 @@ pub enum DesiredError {
 }
 
 /// `strconv.Atoi`: an optional sign and decimal digits, within int64 (Go's `int` on 64-bit).
-pub fn go_atoi(s: &str) -> Option<i64> {
+pub(crate) fn go_atoi(s: &str) -> Option<i64> {
     let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -81,7 +81,7 @@ pub fn desired_runner_spec(
 /// Build the desired `EphemeralRunnerSpec` value from an ARS's `spec` JSON text with a given
 /// `RunnerScaleSetID`, for checks that do not depend on the annotation (or run before the listener
 /// has registered the scale set and written it).
-pub fn desired_runner_spec_with_id(
+pub(crate) fn desired_runner_spec_with_id(
     layout: &Layout,
     ars_spec_json: &str,
     scale_set_id: i64,
@@ -93,7 +93,7 @@ pub fn desired_runner_spec_with_id(
 /// ARC's two ways out of `newEphemeralRunnerSet` after the scale set id, in its order: a
 /// `githubConfigUrl` its `applyGitHubURLLabels` cannot parse (an error; ARC never updates the
 /// set) and set metadata without annotations (a panic). `ars` is the decoded spec.
-pub fn arc_builds(layout: &Layout, ars: &Value) -> Result<(), DesiredError> {
+pub(crate) fn arc_builds(layout: &Layout, ars: &Value) -> Result<(), DesiredError> {
     if let Value::String(url) = ars_field(layout, ars, "GitHubConfigUrl")
         && let Some(message) = gourl::github_config_error(url)
     {
@@ -196,7 +196,7 @@ fn copied_from(ers_go_name: &str) -> Option<&'static str> {
 /// (the fields [`desired_runner_spec`] copies, under the runner spec's JSON names; the inline
 /// pod template's `metadata` and `spec` from `template`), for showing the desired values as
 /// written. `runnerScaleSetId` comes from an annotation, so nothing is known of its spelling.
-pub fn written_runner_spec(layout: &Layout, mut ars_spec: Written) -> Written {
+pub(crate) fn written_runner_spec(layout: &Layout, mut ars_spec: Written) -> Written {
     let json_name = |ty, go_name: &str| match &layout.ty(ty).kind {
         Kind::Struct(fields) => fields
             .iter()
@@ -221,12 +221,6 @@ pub fn written_runner_spec(layout: &Layout, mut ars_spec: Written) -> Written {
         }
     }
     Written::Object(out)
-}
-
-/// ARC's revision-era verdict: the ARS controller bumps `spec.actionableRevision` (and so the ERS
-/// controller recycles idle and pending runners) iff the specs are not Semantic-equal.
-pub fn would_bump(layout: &Layout, desired: &Value, current: &Value) -> bool {
-    !equality::semantic_equal(layout, layout.ephemeral_runner_spec, desired, current)
 }
 
 #[cfg(test)]
@@ -256,8 +250,13 @@ mod tests {
         let stored = r#"{"githubConfigUrl":"https://github.com/o","githubConfigSecret":"s","runnerScaleSetId":3,
             "spec":{"containers":[{"name":"runner","image":"img"}]}}"#;
         let current = decode(l, l.ephemeral_runner_spec, stored).unwrap();
-        assert!(!would_bump(l, &desired, &current));
-        let c = equality::compare(l, l.ephemeral_runner_spec, &desired, &current);
+        assert!(crate::core::equality::semantic_equal(
+            l,
+            l.ephemeral_runner_spec,
+            &desired,
+            &current
+        ));
+        let c = crate::core::equality::compare(l, l.ephemeral_runner_spec, &desired, &current);
         assert!(!c.reflect_equal());
         assert_eq!(c.differences.len(), 1);
         assert_eq!(c.differences[0].path, "spec.containers[0].env");

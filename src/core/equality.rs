@@ -27,7 +27,7 @@ use crate::core::value::Value;
 /// Why two values differ at a path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub enum Reason {
+pub(crate) enum Reason {
     /// One side is a nil slice or map, the other an empty one.
     NilVsEmpty,
     /// The same quantity written another way (`1` and `1000m`, `1Gi` and `1024Mi`).
@@ -40,17 +40,17 @@ pub enum Reason {
 
 impl Reason {
     /// Whether `apiequality.Semantic.DeepEqual` ignores this difference.
-    pub fn semantic_equal(self) -> bool {
+    pub(crate) fn semantic_equal(self) -> bool {
         self != Reason::Changed
     }
 
     /// Whether go-cmp's `cmp.Equal` ignores this difference.
-    pub fn cmp_equal(self) -> bool {
+    pub(crate) fn cmp_equal(self) -> bool {
         matches!(self, Reason::QuantityNotation | Reason::SameInstant)
     }
 
     /// A phrase for people.
-    pub fn explain(self) -> &'static str {
+    pub(crate) fn explain(self) -> &'static str {
         match self {
             Reason::NilVsEmpty => "nil vs empty: equal for ARC (Semantic), different strictly",
             Reason::QuantityNotation => "same quantity in another notation",
@@ -64,8 +64,8 @@ impl Reason {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Difference {
     /// JSON path: `spec.containers[0].env`.
-    pub path: String,
-    pub reason: Reason,
+    pub(crate) path: String,
+    pub(crate) reason: Reason,
 }
 
 /// All differences between two values of one type.
@@ -91,17 +91,10 @@ impl Comparison {
     }
 
     /// The differences that Semantic equality ignores (what a strict comparison would act on).
-    pub fn strict_only(&self) -> impl Iterator<Item = &Difference> {
+    pub(crate) fn strict_only(&self) -> impl Iterator<Item = &Difference> {
         self.differences
             .iter()
             .filter(|d| d.reason.semantic_equal())
-    }
-
-    /// The differences ARC acts on.
-    pub fn semantic(&self) -> impl Iterator<Item = &Difference> {
-        self.differences
-            .iter()
-            .filter(|d| !d.reason.semantic_equal())
     }
 }
 
@@ -366,7 +359,7 @@ fn same_str(a: &str, b: &str) -> bool {
 }
 
 /// Append a map key to a path: `.app`, or `["app.kubernetes.io/name"]` when it needs quoting.
-pub fn push_key(path: &mut String, key: &str) {
+pub(crate) fn push_key(path: &mut String, key: &str) {
     let plain = !key.is_empty()
         && key
             .bytes()

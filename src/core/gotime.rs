@@ -8,10 +8,10 @@
 //! fields are range-checked, and the offset is `Z` or `±hh:mm`.
 
 /// Seconds from 0001-01-01 to 1970-01-01 (Go's `unixToInternal`).
-pub const UNIX_TO_INTERNAL: i64 = (1969 * 365 + 1969 / 4 - 1969 / 100 + 1969 / 400) * 86400;
+pub(crate) const UNIX_TO_INTERNAL: i64 = (1969 * 365 + 1969 / 4 - 1969 / 100 + 1969 / 400) * 86400;
 
 /// Parse an RFC 3339 time; `(seconds since year 1, nanoseconds)`.
-pub fn parse_rfc3339(s: &str) -> Result<(i64, u32), String> {
+pub(crate) fn parse_rfc3339(s: &str) -> Result<(i64, u32), String> {
     let b = s.as_bytes();
     let num = |from: usize, len: usize, what: &str| -> Result<i64, String> {
         let part = b
@@ -94,7 +94,7 @@ pub fn parse_rfc3339(s: &str) -> Result<(i64, u32), String> {
 }
 
 /// `t.UTC().Format(time.RFC3339Nano)`-like spelling of an instant, for display only.
-pub fn format_rfc3339_utc(secs: i64, nanos: u32) -> String {
+pub(crate) fn format_rfc3339_utc(secs: i64, nanos: u32) -> String {
     let unix = secs - UNIX_TO_INTERNAL;
     let days = unix.div_euclid(86400);
     let rem = unix.rem_euclid(86400);

@@ -73,7 +73,7 @@ fn unhex(c: u8) -> u8 {
 
 /// Why a URL does not parse, worded as Go words it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UrlError(String);
+pub(crate) struct UrlError(String);
 
 impl std::fmt::Display for UrlError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -156,19 +156,19 @@ fn escape(s: &[u8], mode: Mode) -> Vec<u8> {
 
 /// A parsed URL: the fields of Go's `url.URL` that `Parse` fills and `String` reads.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct GoUrl {
-    pub scheme: Vec<u8>,
-    pub opaque: Vec<u8>,
+pub(crate) struct GoUrl {
+    pub(crate) scheme: Vec<u8>,
+    pub(crate) opaque: Vec<u8>,
     /// Username, and the password when one was given.
-    pub user: Option<(Vec<u8>, Option<Vec<u8>>)>,
-    pub host: Vec<u8>,
-    pub path: Vec<u8>,
-    pub raw_path: Vec<u8>,
-    pub fragment: Vec<u8>,
-    pub raw_fragment: Vec<u8>,
-    pub raw_query: Vec<u8>,
-    pub force_query: bool,
-    pub omit_host: bool,
+    pub(crate) user: Option<(Vec<u8>, Option<Vec<u8>>)>,
+    pub(crate) host: Vec<u8>,
+    pub(crate) path: Vec<u8>,
+    pub(crate) raw_path: Vec<u8>,
+    pub(crate) fragment: Vec<u8>,
+    pub(crate) raw_fragment: Vec<u8>,
+    pub(crate) raw_query: Vec<u8>,
+    pub(crate) force_query: bool,
+    pub(crate) omit_host: bool,
 }
 
 fn find(s: &[u8], c: u8) -> Option<usize> {
@@ -180,7 +180,7 @@ fn rfind(s: &[u8], c: u8) -> Option<usize> {
 }
 
 /// `url.Parse`: the fragment is cut off first; an error is Go's `*url.Error`, `parse "URL": why`.
-pub fn parse(raw: &str) -> Result<GoUrl, UrlError> {
+pub(crate) fn parse(raw: &str) -> Result<GoUrl, UrlError> {
     let raw = raw.as_bytes();
     let (u, frag) = match find(raw, b'#') {
         Some(i) => (&raw[..i], &raw[i + 1..]),
@@ -596,7 +596,7 @@ impl GoUrl {
     }
 
     /// `(*URL).String`, as bytes (a Go string).
-    pub fn go_string(&self) -> Vec<u8> {
+    pub(crate) fn go_string(&self) -> Vec<u8> {
         let mut buf = Vec::new();
         if !self.scheme.is_empty() {
             buf.extend(&self.scheme);
@@ -690,7 +690,7 @@ pub fn github_config_error(config_url: &str) -> Option<String> {
 /// Go's `strconv.Quote` of a Go string (bytes): `"` and `\` escaped, printable runes as they are,
 /// `\a \b \f \n \r \t \v`, other control bytes and invalid UTF-8 as `\xNN`, other runes `\uNNNN`
 /// or `\UNNNNNNNN`. Printability is Go's `unicode.IsPrint` (see [`go_is_print`]).
-pub fn go_quote(s: &[u8]) -> String {
+pub(crate) fn go_quote(s: &[u8]) -> String {
     use std::fmt::Write as _;
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
@@ -732,7 +732,7 @@ pub fn go_quote(s: &[u8]) -> String {
 /// Here: everything but control characters, white space other than ' ', the format characters
 /// (category Cf), private use and noncharacters. Unassigned code points, which Go also counts as
 /// not printable, are taken as printable: no table of them is kept.
-pub fn go_is_print(c: char) -> bool {
+pub(crate) fn go_is_print(c: char) -> bool {
     if c == ' ' {
         return true;
     }

@@ -2,12 +2,14 @@
 //! with go.yaml.in/yaml/v2 (YAML 1.1 resolution) and writes the result with `encoding/json`.
 //!
 //! Pure core. [`resolve_plain`] mirrors `resolve` in go.yaml.in/yaml/v2 `resolve.go` (v2.4) for an
-//! untagged plain scalar; [`go_json`] is the JSON text `encoding/json` writes for the result. The
-//! manifest reader uses them to find the scalars its own YAML parser reads differently.
+//! untagged plain scalar, and [`go_map_key_text`] the key `YAMLToJSON` makes of it; the manifest
+//! reader builds its values with them. The tests check them against YAMLToJSON's recorded output
+//! through `go_json`, the JSON text `encoding/json` writes for a resolved scalar (test-only: the
+//! reader writes whole values with `crate::manifest::go_json`).
 
 /// What go.yaml.in/yaml/v2 makes of an untagged plain scalar, decoded into `interface{}`.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum GoScalar {
+pub(crate) enum GoScalar {
     Null,
     Bool(bool),
     /// `int` (int64 on 64-bit).
@@ -37,7 +39,7 @@ fn lookup(text: &str) -> Option<GoScalar> {
 }
 
 /// Mirrors yaml/v2 `resolve("", text)` for a plain scalar (the `<<` merge key aside).
-pub fn resolve_plain(text: &str) -> GoScalar {
+pub(crate) fn resolve_plain(text: &str) -> GoScalar {
     if let Some(known) = lookup(text) {
         return known;
     }
@@ -89,9 +91,10 @@ pub fn resolve_plain(text: &str) -> GoScalar {
     }
 }
 
+#[cfg(test)]
 /// The JSON text `encoding/json` writes for the value (the text itself for a string); `Err` where
 /// `json.Marshal` fails (NaN and infinities), as YAMLToJSON does.
-pub fn go_json(value: GoScalar, text: &str) -> Result<String, String> {
+pub(crate) fn go_json(value: GoScalar, text: &str) -> Result<String, String> {
     Ok(match value {
         GoScalar::Null => "null".into(),
         GoScalar::Bool(b) => b.to_string(),
@@ -162,12 +165,12 @@ fn format_g(digits: &[u8], exp: i32) -> String {
 /// digit, as Go rounds an exact tie) is tried, and so are its two neighbours, since the interval
 /// of decimals that read back as `f` is narrower below a power of two than above it; the first
 /// length with a candidate that reads back wins, and among those the one nearest to `f`.
-pub fn shortest_digits(f: f64) -> (Vec<u8>, i32) {
+pub(crate) fn shortest_digits(f: f64) -> (Vec<u8>, i32) {
     shortest(f.abs(), 17, |s| s.parse::<f64>().ok() == Some(f.abs()))
 }
 
 /// As [`shortest_digits`] for a float32.
-pub fn shortest_digits32(f: f32) -> (Vec<u8>, i32) {
+pub(crate) fn shortest_digits32(f: f32) -> (Vec<u8>, i32) {
     let x = f.abs();
     shortest(f64::from(x), 9, |s| s.parse::<f32>().ok() == Some(x))
 }
@@ -287,7 +290,7 @@ fn format_f(digits: &[u8], exp: i32) -> String {
 /// `json.Marshal` does): `"` and `\\` escaped, `\b \f \n \r \t`, other control bytes as
 /// `\u00XX`, `<`, `>` and `&` as `\u003c`, `\u003e`, `\u0026`, U+2028 and U+2029 as `\u2028` and
 /// `\u2029`; everything else (DEL, C1 controls, U+FFFE) as it is.
-pub fn go_json_string(s: &str, out: &mut String) {
+pub(crate) fn go_json_string(s: &str, out: &mut String) {
     use std::fmt::Write as _;
     out.push('"');
     let mut start = 0;
@@ -321,11 +324,12 @@ pub fn go_json_string(s: &str, out: &mut String) {
     out.push('"');
 }
 
+#[cfg(test)]
 /// The JSON object key `sigs.k8s.io/yaml` makes of a resolved mapping key
 /// (`convertToJSONableObject`): a string as is, an int in decimal, a bool as `true`/`false`, a
 /// float with `strconv.FormatFloat(f, 'g', -1, 32)` (infinities and NaN spelled `.inf`, `-.inf`,
 /// `.nan`); a null or uint64 key is an error. Returned as a JSON string.
-pub fn go_map_key(value: GoScalar, text: &str) -> Result<String, String> {
+pub(crate) fn go_map_key(value: GoScalar, text: &str) -> Result<String, String> {
     let key = go_map_key_text(value, text)?;
     let mut out = String::new();
     go_json_string(&key, &mut out);
@@ -333,7 +337,7 @@ pub fn go_map_key(value: GoScalar, text: &str) -> Result<String, String> {
 }
 
 /// As [`go_map_key`], the key's text itself (not JSON-quoted).
-pub fn go_map_key_text(value: GoScalar, text: &str) -> Result<String, String> {
+pub(crate) fn go_map_key_text(value: GoScalar, text: &str) -> Result<String, String> {
     Ok(match value {
         GoScalar::Str => text.to_string(),
         GoScalar::Int(i) => i.to_string(),
@@ -351,7 +355,7 @@ pub fn go_map_key_text(value: GoScalar, text: &str) -> Result<String, String> {
 /// What go.yaml.in/yaml/v2 makes of a scalar with its tag (`decoder.scalar` and `resolve` in its
 /// decode.go and resolve.go), decoded into `interface{}`.
 #[derive(Debug, Clone, PartialEq)]
-pub enum GoTagged {
+pub(crate) enum GoTagged {
     /// A resolved value; [`GoScalar::Str`] is the scalar's text.
     Scalar(GoScalar),
     /// A `!!binary` scalar: its base64 content, decoded.
@@ -363,7 +367,11 @@ pub enum GoTagged {
 /// (`tag:yaml.org,2002:int`, written `!!int`), `Some("!foo")` any other tag (a string, as for
 /// every tag v2 cannot resolve: `!!map` on a scalar, `!!merge` as a value, local tags). `Err`
 /// holds go-yaml's complaint (`cannot decode !!str `abc` as a !!int`).
-pub fn resolve_tagged(tag: Option<&str>, text: &str, plain: bool) -> Result<GoTagged, String> {
+pub(crate) fn resolve_tagged(
+    tag: Option<&str>,
+    text: &str,
+    plain: bool,
+) -> Result<GoTagged, String> {
     let Some(tag) = tag else {
         return Ok(GoTagged::Scalar(if plain {
             resolve_plain(text)
@@ -464,6 +472,7 @@ fn format_g32(f: f32) -> String {
     format!("{sign}{}", format_g(&digits, exp))
 }
 
+#[cfg(test)]
 fn go_float_name(f: f64) -> &'static str {
     if f.is_nan() {
         "NaN"
@@ -597,7 +606,7 @@ fn is_timestamp(s: &str) -> bool {
 
 /// go.yaml.in/yaml/v2's line breaks: CR, LF, and also NEL (U+0085), LS (U+2028) and PS (U+2029),
 /// which YAML 1.2 readers take for ordinary characters.
-pub fn is_goyaml_break(c: char) -> bool {
+pub(crate) fn is_goyaml_break(c: char) -> bool {
     matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
 }
 
@@ -606,7 +615,7 @@ pub fn is_goyaml_break(c: char) -> bool {
 /// line breaks (a NEL folds like LF; a lone LS or PS is kept, the blanks around it dropped), and
 /// the double-quoted escapes are its own: no `\/`, and no `\u` or `\U` of a surrogate or beyond
 /// U+10FFFF. `Err` holds go-yaml's complaint.
-pub fn goyaml_quoted_scalar(src: &str) -> Result<String, &'static str> {
+pub(crate) fn goyaml_quoted_scalar(src: &str) -> Result<String, &'static str> {
     let chars: Vec<char> = src.chars().collect();
     let single = chars.first() == Some(&'\'');
     let at = |i: usize| chars.get(i).copied().unwrap_or('\0');

@@ -12,11 +12,11 @@ use crate::core::value::DecodeError;
 use crate::core::written::{Spelling, pointer_step};
 
 /// encoding/json's `maxNestingDepth`.
-pub const MAX_NESTING_DEPTH: usize = 10000;
+pub(crate) const MAX_NESTING_DEPTH: usize = 10000;
 
 /// What the next JSON value is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Token {
+pub(crate) enum Token {
     Object,
     Array,
     String,
@@ -56,7 +56,7 @@ pub fn check_valid(b: &[u8]) -> Result<(), DecodeError> {
 
 /// Check that one JSON value starts at `start` (after optional white space) and return the index
 /// just after it: one step of Go's `json.Decoder` over a stream of values.
-pub fn check_valid_prefix(b: &[u8], start: usize) -> Result<usize, DecodeError> {
+pub(crate) fn check_valid_prefix(b: &[u8], start: usize) -> Result<usize, DecodeError> {
     #[derive(Clone, Copy, PartialEq)]
     enum Frame {
         Object,
@@ -239,14 +239,14 @@ fn scan_literal(b: &[u8], i: usize, lit: &[u8]) -> Result<usize, DecodeError> {
 }
 
 /// A cursor over input that [`check_valid`] accepted.
-pub struct Reader<'a> {
+pub(crate) struct Reader<'a> {
     s: &'a str,
     b: &'a [u8],
     i: usize,
 }
 
 impl<'a> Reader<'a> {
-    pub fn new(s: &'a str) -> Self {
+    pub(crate) fn new(s: &'a str) -> Self {
         Reader {
             s,
             b: s.as_bytes(),
@@ -261,12 +261,12 @@ impl<'a> Reader<'a> {
     }
 
     /// The byte offset of the cursor.
-    pub fn offset(&self) -> usize {
+    pub(crate) fn offset(&self) -> usize {
         self.i
     }
 
     /// The kind of the next value.
-    pub fn peek_kind(&mut self) -> Token {
+    pub(crate) fn peek_kind(&mut self) -> Token {
         self.ws();
         match self.b[self.i] {
             b'{' => Token::Object,
@@ -280,7 +280,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Skip the next value entirely.
-    pub fn skip_value(&mut self) {
+    pub(crate) fn skip_value(&mut self) {
         self.ws();
         let mut depth = 0usize;
         loop {
@@ -308,7 +308,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The next value's text, as it stands in the input.
-    pub fn raw_value(&mut self) -> &'a str {
+    pub(crate) fn raw_value(&mut self) -> &'a str {
         self.ws();
         let start = self.i;
         self.skip_value();
@@ -317,14 +317,14 @@ impl<'a> Reader<'a> {
     }
 
     /// Consume `{`.
-    pub fn begin_object(&mut self) {
+    pub(crate) fn begin_object(&mut self) {
         self.ws();
         debug_assert_eq!(self.b[self.i], b'{');
         self.i += 1;
     }
 
     /// The next key of the current object (consuming its colon), or `None` after consuming `}`.
-    pub fn next_key(&mut self) -> Option<Cow<'a, str>> {
+    pub(crate) fn next_key(&mut self) -> Option<Cow<'a, str>> {
         self.ws();
         if self.b[self.i] == b',' {
             self.i += 1;
@@ -341,14 +341,14 @@ impl<'a> Reader<'a> {
     }
 
     /// Consume `[`.
-    pub fn begin_array(&mut self) {
+    pub(crate) fn begin_array(&mut self) {
         self.ws();
         debug_assert_eq!(self.b[self.i], b'[');
         self.i += 1;
     }
 
     /// Whether another element follows (consuming its comma), or `false` after consuming `]`.
-    pub fn next_element(&mut self) -> bool {
+    pub(crate) fn next_element(&mut self) -> bool {
         self.ws();
         if self.b[self.i] == b',' {
             self.i += 1;
@@ -362,7 +362,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The next value, a string, decoded.
-    pub fn string(&mut self) -> Cow<'a, str> {
+    pub(crate) fn string(&mut self) -> Cow<'a, str> {
         self.ws();
         let start = self.i;
         let mut i = start + 1;
@@ -387,7 +387,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The next value, a number, as written.
-    pub fn number(&mut self) -> &'a str {
+    pub(crate) fn number(&mut self) -> &'a str {
         self.raw_value()
     }
 }
@@ -428,19 +428,19 @@ pub struct ManifestDocument {
     pub value: serde_json::Value,
     /// Values kubectl refuses, by path (`spec.template.x[0]`) with the byte offset and Go's
     /// message: numbers beyond float64.
-    pub refused: Vec<RefusedValue>,
+    pub(crate) refused: Vec<RefusedValue>,
     /// Numbers written otherwise than Go writes them back (`1.0`, `1e3`), for showing them as
     /// written.
-    pub spellings: Vec<Spelling>,
+    pub(crate) spellings: Vec<Spelling>,
 }
 
 /// A value kubectl refuses in a JSON document.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RefusedValue {
-    pub path: String,
-    pub offset: usize,
-    pub text: String,
-    pub message: String,
+pub(crate) struct RefusedValue {
+    pub(crate) path: String,
+    pub(crate) offset: usize,
+    pub(crate) text: String,
+    pub(crate) message: String,
 }
 
 /// The documents of a JSON manifest, as kubectl's `YAMLOrJSONDecoder` (a stream of JSON values)
@@ -619,7 +619,7 @@ fn to_serde<'a>(
 }
 
 /// Decode a valid JSON string literal (with its quotes) as Go's `unquote` does.
-pub fn unquote(raw: &str) -> String {
+pub(crate) fn unquote(raw: &str) -> String {
     let s = &raw[1..raw.len() - 1];
     let b = s.as_bytes();
     let mut out = String::with_capacity(s.len());

@@ -21,7 +21,7 @@ pub type TypeId = u32;
 
 /// The kinds of Go type the closure contains, as `reflect.Kind` names them.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Kind {
+pub(crate) enum Kind {
     Bool,
     /// A signed integer of this many bits (`int` is 64 on the platforms ARC ships for).
     Int(u8),
@@ -40,7 +40,7 @@ pub enum Kind {
 
 /// Types whose Go behaviour is custom code rather than their fields' structure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Special {
+pub(crate) enum Special {
     None,
     /// `k8s.io/apimachinery/pkg/api/resource.Quantity`
     Quantity,
@@ -56,42 +56,39 @@ pub enum Special {
 
 /// One Go type of the closure.
 #[derive(Debug, Clone)]
-pub struct TypeDef {
+pub(crate) struct TypeDef {
     /// `reflect.Type.String()`, as go-spew prints it: `v1.PodSpec`, `[]v1.Container`, `*bool`.
-    pub name: String,
-    pub pkg_path: String,
-    pub kind: Kind,
-    pub special: Special,
+    pub(crate) name: String,
+    pub(crate) kind: Kind,
+    pub(crate) special: Special,
     /// `reflect.PointerTo(t).Implements(json.Unmarshaler)`.
-    pub unmarshal_json: bool,
-    /// go-cmp would call this type's `Equal` method (go-cmp v0.7.0 `tryMethod`).
-    pub cmp_equal_method: bool,
+    pub(crate) unmarshal_json: bool,
     /// For structs: JSON key → path of field indexes (through promoted embedded structs).
-    pub json_fields: HashMap<String, Vec<u16>>,
+    pub(crate) json_fields: HashMap<String, Vec<u16>>,
     /// For structs: the same keys and paths in the order encoding/json writes them (its
     /// `typeFields` list, sorted by index sequence).
-    pub json_fields_in_order: Vec<(String, Vec<u16>)>,
+    pub(crate) json_fields_in_order: Vec<(String, Vec<u16>)>,
 }
 
 /// One struct field, in declaration order (which is reflect's and go-spew's order).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Field {
+pub(crate) struct Field {
     /// The Go field name; for an embedded field, its type's name.
-    pub name: String,
-    pub ty: TypeId,
+    pub(crate) name: String,
+    pub(crate) ty: TypeId,
     /// The JSON name: the tag's name, or the Go name. `-` means never decoded.
-    pub json: String,
-    pub embedded: bool,
-    pub exported: bool,
+    pub(crate) json: String,
+    pub(crate) embedded: bool,
+    pub(crate) exported: bool,
     /// An embedded struct whose fields encoding/json promotes (`json:",inline"` or no tag).
-    pub inline: bool,
+    pub(crate) inline: bool,
     /// Whether the tag names the field (matters for encoding/json's dominance rule).
-    pub tagged: bool,
+    pub(crate) tagged: bool,
     /// `json:",omitempty"`: Go's encoder leaves zero scalars and empty collections out.
-    pub omitempty: bool,
+    pub(crate) omitempty: bool,
     /// `json:",omitzero"` (Go 1.24+): Go's encoder leaves the field out when its value is zero
     /// (by the type's `IsZero` method when it has one).
-    pub omitzero: bool,
+    pub(crate) omitzero: bool,
 }
 
 /// A whole type layout: one k8s.io/api version's closure of ARC's runner-spec types.
@@ -159,8 +156,6 @@ struct RawType {
     #[serde(default)]
     unmarshal_json: bool,
     #[serde(default)]
-    cmp_equal_method: bool,
-    #[serde(default)]
     fields: Vec<RawField>,
 }
 
@@ -192,7 +187,7 @@ impl Layout {
     }
 
     /// The k8s.io/api versions of the shipped layouts, without parsing them.
-    pub fn shipped_versions() -> impl Iterator<Item = &'static str> {
+    pub(crate) fn shipped_versions() -> impl Iterator<Item = &'static str> {
         SHIPPED.iter().map(|(v, _)| *v)
     }
 
@@ -283,11 +278,9 @@ impl Layout {
             };
             types.push(TypeDef {
                 name: t.name.clone(),
-                pkg_path: t.pkg_path.clone(),
                 kind,
                 special,
                 unmarshal_json: t.unmarshal_json,
-                cmp_equal_method: t.cmp_equal_method,
                 json_fields: HashMap::new(),
                 json_fields_in_order: Vec::new(),
             });
@@ -320,23 +313,18 @@ impl Layout {
     }
 
     /// The type with this id.
-    pub fn ty(&self, id: TypeId) -> &TypeDef {
+    pub(crate) fn ty(&self, id: TypeId) -> &TypeDef {
         &self.types[id as usize]
     }
 
     /// The type named `name` (`reflect.Type.String()`).
-    pub fn by_name(&self, name: &str) -> Option<TypeId> {
+    pub(crate) fn by_name(&self, name: &str) -> Option<TypeId> {
         self.by_name.get(name).copied()
     }
 
     /// How many types the layout holds.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.types.len()
-    }
-
-    /// Whether the layout holds no types (never, for a valid layout).
-    pub fn is_empty(&self) -> bool {
-        self.types.is_empty()
     }
 
     /// Every type that JSON decoding can reach from the roots must be one whose decoding we model:

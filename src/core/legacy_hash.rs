@@ -28,7 +28,7 @@ use crate::core::value::Value;
 /// The value prints differently in different Go processes, so its hash cannot be reproduced.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("cannot reproduce ARC's hash: {0}")]
-pub struct Unverifiable(pub String);
+pub struct Unverifiable(pub(crate) String);
 
 /// The annotation value ARC would write for this `EphemeralRunnerSpec` value.
 pub fn integrity_hash(layout: &Layout, spec: &Value) -> Result<String, Unverifiable> {

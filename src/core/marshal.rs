@@ -34,7 +34,7 @@ pub enum MarshalError {
 }
 
 /// `encoding/json.Marshal(v)` for a value of type `ty`.
-pub fn marshal(layout: &Layout, ty: TypeId, v: &Value) -> Result<String, MarshalError> {
+pub(crate) fn marshal(layout: &Layout, ty: TypeId, v: &Value) -> Result<String, MarshalError> {
     let mut e = Encoder {
         layout,
         out: String::with_capacity(4096),
@@ -340,7 +340,7 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// `appendString` with `escapeHTML`: `"` and `\` escaped, `\b \f \n \r \t` by name, other control
 /// bytes and `<`, `>`, `&` as `\u00XX`, U+2028 and U+2029 as `\u2028`/`\u2029`.
-pub fn write_go_string(out: &mut String, s: &str) {
+pub(crate) fn write_go_string(out: &mut String, s: &str) {
     out.push('"');
     for c in s.chars() {
         match c {

@@ -24,7 +24,7 @@ use crate::core::value::decode;
 /// What migrate concludes for a set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// A legacy cleanup was pending: a new revision is requested.
     Pending,
     /// The annotation matches the spec and no runner is stale.
@@ -38,7 +38,7 @@ pub enum Verdict {
 /// Which signal decided, as facts; the English is written by [`crate::render::reason`], and the
 /// report carries [`MigrateReason::code`] beside it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum MigrateReason {
+pub(crate) enum MigrateReason {
     /// No integrity-hash annotation.
     NoLegacyAnnotation,
     /// Idle or pending runners on an older spec (the ground truth, whatever the hash says).
@@ -57,7 +57,7 @@ pub enum MigrateReason {
 
 impl MigrateReason {
     /// The stable UpperCamelCase code.
-    pub fn code(&self) -> &'static str {
+    pub(crate) fn code(&self) -> &'static str {
         match self {
             MigrateReason::NoLegacyAnnotation => "NoLegacyAnnotation",
             MigrateReason::StaleRunners { .. } => "StaleRunners",
@@ -70,20 +70,20 @@ impl MigrateReason {
 
 /// Why the hash could not be computed under one layout.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LayoutProblem {
-    pub k8s_api: String,
-    pub error: String,
+pub(crate) struct LayoutProblem {
+    pub(crate) k8s_api: String,
+    pub(crate) error: String,
 }
 
 /// Which signal decided.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Decision {
-    pub verdict: Verdict,
+pub(crate) struct Decision {
+    pub(crate) verdict: Verdict,
     /// Which signal decided.
-    pub reason: MigrateReason,
-    pub revisions: Revisions,
+    pub(crate) reason: MigrateReason,
+    pub(crate) revisions: Revisions,
     /// `spec.actionableRevision` after the write (equal to `revisions.spec` when left alone).
-    pub to_revision: i64,
+    pub(crate) to_revision: i64,
 }
 
 impl Serialize for Revisions {
@@ -94,7 +94,7 @@ impl Serialize for Revisions {
 
 /// How to treat sets whose hash cannot be reproduced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum UnverifiablePolicy {
+pub(crate) enum UnverifiablePolicy {
     /// Request a new revision (a cleanup that was not needed recycles idle runners once).
     #[default]
     Pending,
@@ -104,7 +104,7 @@ pub enum UnverifiablePolicy {
 
 /// What the hash alone says.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HashVerdict {
+pub(crate) enum HashVerdict {
     /// The annotation equals the hash under this layout.
     Matches(String),
     /// Every layout computed a hash, and none matches.
@@ -114,7 +114,7 @@ pub enum HashVerdict {
 }
 
 /// Compare the annotation with the spec's hash under every shipped layout.
-pub fn hash_verdict(annotation: &str, runner_spec_json: &str) -> HashVerdict {
+pub(crate) fn hash_verdict(annotation: &str, runner_spec_json: &str) -> HashVerdict {
     let mut problems = Vec::new();
     for layout in Layout::shipped() {
         let problem = |error: String| LayoutProblem {
@@ -139,7 +139,7 @@ pub fn hash_verdict(annotation: &str, runner_spec_json: &str) -> HashVerdict {
 
 /// Decide for one set from its object, the exact JSON of its `spec.ephemeralRunnerSpec` and the
 /// counts of its runners (stale ones computed against the set's spec).
-pub fn decide(
+pub(crate) fn decide(
     ers: &Value,
     runner_spec_json: &str,
     runners: &RunnerCounts,
@@ -194,7 +194,7 @@ pub fn decide(
 impl Decision {
     /// The merge patch (without the resourceVersion the write guard adds): the new revision when
     /// there is one, and the legacy annotation removed. `None` when nothing is to be written.
-    pub fn patch(&self) -> Option<Value> {
+    pub(crate) fn patch(&self) -> Option<Value> {
         match self.verdict {
             Verdict::NoLegacyAnnotation => None,
             Verdict::Unverifiable if self.to_revision == self.revisions.spec => None,

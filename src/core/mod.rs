@@ -7,24 +7,24 @@ pub mod arc;
 pub mod desired;
 pub mod drift;
 pub mod equality;
-pub mod gotime;
+pub(crate) mod gotime;
 pub mod gourl;
 pub mod goyaml;
 pub mod json;
 pub mod layout;
 pub mod legacy_hash;
-pub mod marshal;
-pub mod migrate;
-pub mod names;
-pub mod pairing;
+pub(crate) mod marshal;
+pub(crate) mod migrate;
+pub(crate) mod names;
+pub(crate) mod pairing;
 pub mod quantity;
 pub mod recycle_loop;
-pub mod revision;
-pub mod runners;
-pub mod selector;
-pub mod status;
+pub(crate) mod revision;
+pub(crate) mod runners;
+pub(crate) mod selector;
+pub(crate) mod status;
 pub mod value;
-pub mod written;
+pub(crate) mod written;
 
 /// Test support: a file of the Go outputs recorded in `../shared/reference/verified/` (beside the
 /// repository in this project's CI, absent from a clone made elsewhere). `None`, said on stderr,

@@ -6,10 +6,10 @@
 /// Why a name is not valid.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{what} {name:?} is not valid: {rule}")]
-pub struct NameError {
-    pub what: &'static str,
-    pub name: String,
-    pub rule: &'static str,
+pub(crate) struct NameError {
+    pub(crate) what: &'static str,
+    pub(crate) name: String,
+    pub(crate) rule: &'static str,
 }
 
 fn label_ok(s: &str) -> bool {
@@ -22,7 +22,7 @@ fn label_ok(s: &str) -> bool {
 }
 
 /// `IsDNS1123Label`: a namespace.
-pub fn check_namespace(name: &str) -> Result<(), NameError> {
+pub(crate) fn check_namespace(name: &str) -> Result<(), NameError> {
     if label_ok(name) {
         Ok(())
     } else {
@@ -35,7 +35,7 @@ pub fn check_namespace(name: &str) -> Result<(), NameError> {
 }
 
 /// `IsDNS1123Subdomain`: an object name.
-pub fn check_object_name(what: &'static str, name: &str) -> Result<(), NameError> {
+pub(crate) fn check_object_name(what: &'static str, name: &str) -> Result<(), NameError> {
     if name.len() <= 253 && name.split('.').all(label_ok) {
         Ok(())
     } else {

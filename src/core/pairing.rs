@@ -13,37 +13,37 @@
 //! last the same name.
 
 /// ARC's label with the scale set's name on the sets it makes (`LabelKeyGitHubScaleSetName`).
-pub const LABEL_SCALE_SET_NAME: &str = "actions.github.com/scale-set-name";
+pub(crate) const LABEL_SCALE_SET_NAME: &str = "actions.github.com/scale-set-name";
 /// ARC's label with the scale set's namespace (`LabelKeyGitHubScaleSetNamespace`).
-pub const LABEL_SCALE_SET_NAMESPACE: &str = "actions.github.com/scale-set-namespace";
+pub(crate) const LABEL_SCALE_SET_NAMESPACE: &str = "actions.github.com/scale-set-namespace";
 
 /// What the pairing needs of an AutoscalingRunnerSet.
 #[derive(Debug, Clone, Copy)]
-pub struct ScaleSet<'a> {
-    pub namespace: &'a str,
-    pub name: &'a str,
+pub(crate) struct ScaleSet<'a> {
+    pub(crate) namespace: &'a str,
+    pub(crate) name: &'a str,
     /// Known for live objects, absent for a render.
-    pub uid: Option<&'a str>,
+    pub(crate) uid: Option<&'a str>,
 }
 
 /// What the pairing needs of an EphemeralRunnerSet.
 #[derive(Debug, Clone, Copy)]
-pub struct RunnerSet<'a> {
-    pub namespace: &'a str,
-    pub name: &'a str,
+pub(crate) struct RunnerSet<'a> {
+    pub(crate) namespace: &'a str,
+    pub(crate) name: &'a str,
     /// The controller owner reference: (apiVersion, kind, name, uid).
-    pub owner: Option<(&'a str, &'a str, &'a str, &'a str)>,
-    pub label_name: Option<&'a str>,
-    pub label_namespace: Option<&'a str>,
+    pub(crate) owner: Option<(&'a str, &'a str, &'a str, &'a str)>,
+    pub(crate) label_name: Option<&'a str>,
+    pub(crate) label_namespace: Option<&'a str>,
     /// RFC 3339, as the API server writes it.
-    pub creation_timestamp: Option<&'a str>,
-    pub deleting: bool,
+    pub(crate) creation_timestamp: Option<&'a str>,
+    pub(crate) deleting: bool,
 }
 
 /// How a set was found to belong to its scale set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub enum PairedBy {
+pub(crate) enum PairedBy {
     /// Its controller owner reference carries the AutoscalingRunnerSet's uid.
     OwnerUid,
     /// Its controller owner reference names the AutoscalingRunnerSet (kind and name).
@@ -56,14 +56,14 @@ pub enum PairedBy {
 
 /// The sets of one scale set: the one ARC uses, and the others.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Pairing {
+pub(crate) struct Pairing {
     /// Index of the set ARC uses (`latest()`).
-    pub chosen: usize,
-    pub by: PairedBy,
+    pub(crate) chosen: usize,
+    pub(crate) by: PairedBy,
     /// Indexes of the other sets of the same scale set (`old()`: ARC deletes them), newest first.
-    pub replaced: Vec<usize>,
+    pub(crate) replaced: Vec<usize>,
     /// Two sets share the newest creation time: ARC's `sort.Slice` may pick either.
-    pub ambiguous: bool,
+    pub(crate) ambiguous: bool,
 }
 
 /// Whether an owner reference points at an AutoscalingRunnerSet of ARC's group.
@@ -75,7 +75,7 @@ fn owned_by_scale_set(api_version: &str, kind: &str) -> bool {
 type Rule<'r> = dyn Fn(&RunnerSet<'_>) -> bool + 'r;
 
 /// Find the sets of `scale_set` among `sets` (any namespace; only its own counts).
-pub fn pair(scale_set: ScaleSet<'_>, sets: &[RunnerSet<'_>]) -> Option<Pairing> {
+pub(crate) fn pair(scale_set: ScaleSet<'_>, sets: &[RunnerSet<'_>]) -> Option<Pairing> {
     let same_ns = |s: &&RunnerSet<'_>| s.namespace == scale_set.namespace;
     let owned = |by_uid: bool| {
         move |s: &RunnerSet<'_>| match s.owner {

@@ -34,18 +34,18 @@ use num_integer::Integer;
 use num_traits::{One, Zero};
 
 /// Go's `ErrFormatWrong` message.
-pub const GO_ERR_FORMAT_WRONG: &str =
+pub(crate) const GO_ERR_FORMAT_WRONG: &str =
     "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 /// Go's `ErrNumeric` message.
-pub const GO_ERR_NUMERIC: &str = "unable to parse numeric part of quantity";
+pub(crate) const GO_ERR_NUMERIC: &str = "unable to parse numeric part of quantity";
 /// Go's `ErrSuffix` message.
-pub const GO_ERR_SUFFIX: &str = "unable to parse quantity's suffix";
+pub(crate) const GO_ERR_SUFFIX: &str = "unable to parse quantity's suffix";
 
 /// The largest power of ten the slow path of [`Quantity::parse`] will multiply by when it rounds a
 /// value to scale 9 (Go would multiply by any power, taking minutes and gigabytes near 10^(2^31)).
 /// Only inputs with more than 18 digits (leading zeros of the integer part aside) *and* an
 /// exponent above this limit hit it; inputs with up to 18 digits take the int64 fast path.
-pub const MAX_SLOW_PATH_UPSCALE: i32 = 100_000;
+pub(crate) const MAX_SLOW_PATH_UPSCALE: i32 = 100_000;
 
 /// `maxInt64Factors` in math.go: the decimal digits an int64 can always hold.
 const MAX_INT64_FACTORS: i64 = 18;
@@ -116,11 +116,11 @@ impl QuantityError {
 /// A Go runtime panic that Go's code would raise for the given values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("Go panics here: {0}")]
-pub struct GoPanic(pub &'static str);
+pub struct GoPanic(pub(crate) &'static str);
 
 /// `resource.Format` (a Go string type). `Empty` is the `""` a `null` decode leaves behind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub enum Format {
+pub(crate) enum Format {
     /// `""`.
     #[default]
     Empty,
@@ -134,7 +134,7 @@ pub enum Format {
 
 impl Format {
     /// The Go string value of the format.
-    pub fn as_go_str(self) -> &'static str {
+    pub(crate) fn as_go_str(self) -> &'static str {
         match self {
             Format::Empty => "",
             Format::DecimalExponent => "DecimalExponent",
@@ -146,11 +146,11 @@ impl Format {
 
 /// `resource.int64Amount`: `value * 10^scale` (`scale` is `resource.Scale`, an int32).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub struct Int64Amount {
+pub(crate) struct Int64Amount {
     /// `value int64`.
-    pub value: i64,
+    pub(crate) value: i64,
     /// `scale Scale` (base-10 exponent).
-    pub scale: i32,
+    pub(crate) scale: i32,
 }
 
 /// `inf.Dec`: `(-1)^neg * abs * 10^(-scale)`, with `big.Int`'s layout `{neg bool; abs nat}`.
@@ -159,21 +159,16 @@ pub struct Int64Amount {
 /// `[]`). Go keeps `abs` normalized (no high zero words) and `neg` false for zero; every value this
 /// module produces does the same.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct InfDec {
+pub(crate) struct InfDec {
     /// `unscaled.neg`.
-    pub neg: bool,
+    pub(crate) neg: bool,
     /// `unscaled.abs`: little-endian 64-bit words, nil or not.
-    pub abs: Option<BigUint>,
+    pub(crate) abs: Option<BigUint>,
     /// `scale inf.Scale` (int32; the value is divided by `10^scale`).
-    pub scale: i32,
+    pub(crate) scale: i32,
 }
 
 impl InfDec {
-    /// The words of `abs` as spew prints them (`None` for a nil slice).
-    pub fn abs_words(&self) -> Option<Vec<u64>> {
-        self.abs.as_ref().map(BigUint::to_u64_digits)
-    }
-
     fn view(&self) -> DecView<'_> {
         match &self.abs {
             Some(m) => DecView {
@@ -195,7 +190,7 @@ const INLINE_CAP: usize = 22;
 /// A Go `string` field, stored inline when short (the common case for quantities), so that the
 /// fast parse path allocates nothing for the cached `s`.
 #[derive(Clone)]
-pub struct GoString(StrRepr);
+pub(crate) struct GoString(StrRepr);
 
 #[derive(Clone)]
 enum StrRepr {
@@ -205,7 +200,7 @@ enum StrRepr {
 
 impl GoString {
     /// The empty string.
-    pub const fn new() -> Self {
+    pub(crate) const fn new() -> Self {
         GoString(StrRepr::Inline {
             len: 0,
             buf: [0; INLINE_CAP],
@@ -213,7 +208,7 @@ impl GoString {
     }
 
     /// The string's text.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         match &self.0 {
             StrRepr::Inline { len, buf } => std::str::from_utf8(&buf[..usize::from(*len)])
                 .expect("GoString holds the bytes of a &str"),
@@ -284,13 +279,13 @@ impl fmt::Display for GoString {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Quantity {
     /// `i int64Amount`: the value when `d` is `None`.
-    pub i: Int64Amount,
+    pub(crate) i: Int64Amount,
     /// `d infDecAmount{*inf.Dec}`: `None` is a nil pointer.
-    pub d: Option<InfDec>,
+    pub(crate) d: Option<InfDec>,
     /// `s string`: the cached string form (empty when nothing is cached).
-    pub s: GoString,
+    pub(crate) s: GoString,
     /// `Format` (embedded field).
-    pub format: Format,
+    pub(crate) format: Format,
 }
 
 impl Quantity {
@@ -312,7 +307,7 @@ impl Quantity {
     /// Mirrors `(*Quantity).UnmarshalJSON` on an existing value: `null` resets `i` and `d` but
     /// leaves `s` and `Format` as they were; anything else replaces the whole value on success
     /// and leaves it untouched on error.
-    pub fn unmarshal_json(&mut self, raw: &str) -> Result<(), QuantityError> {
+    pub(crate) fn unmarshal_json(&mut self, raw: &str) -> Result<(), QuantityError> {
         match json_quantity_text(raw)? {
             None => {
                 self.d = None;
@@ -653,7 +648,7 @@ impl Quantity {
 
     /// Writes go-spew's `%#v` body of the struct (ARC's `ConfigState`: DisableMethods, SortKeys),
     /// starting at `{i:`; the caller adds `(resource.Quantity)` when the type annotation is on.
-    pub fn write_spew(&self, out: &mut String) {
+    pub(crate) fn write_spew(&self, out: &mut String) {
         out.push_str("{i:(resource.int64Amount){value:(int64)");
         push_i64(out, self.i.value);
         out.push_str(" scale:(resource.Scale)");
@@ -699,7 +694,7 @@ impl Quantity {
 
     /// Go's `reflect.DeepEqual` on two quantities: every internal field, including the nil-ness
     /// of `abs`, `neg`, the scales, the cached `s` and the Format. Same as `==`.
-    pub fn go_reflect_eq(&self, other: &Quantity) -> bool {
+    pub(crate) fn go_reflect_eq(&self, other: &Quantity) -> bool {
         self == other
     }
 }

@@ -38,8 +38,6 @@ use crate::core::value::{DecodeError, Value, decode};
 pub struct RoundTrip {
     /// The JSON Go writes for the in-memory spec (`encoding/json.Marshal`).
     pub written: String,
-    /// The spec as ARC's controller reads it back.
-    pub read_back: Value,
     /// ARC's integrity hash of the spec built in memory (what the AutoscalingRunnerSet controller
     /// compares with the annotation). [`Unverifiable`] when the spec holds a set time, whose Go
     /// rendering depends on the controller's process.
@@ -73,9 +71,9 @@ impl RoundTrip {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Change {
     /// JSON path, as `diff` spells it: `spec.containers[0].resources.limits.cpu`.
-    pub path: String,
+    pub(crate) path: String,
     /// How the in-memory and read-back values differ ([`crate::core::equality`]'s classes).
-    pub reason: Reason,
+    pub(crate) reason: Reason,
     pub cause: Cause,
 }
 
@@ -153,7 +151,6 @@ pub fn round_trip(layout: &Layout, desired: &Value) -> Result<RoundTrip, RoundTr
         hash_in_memory,
         hash_read_back,
         written,
-        read_back,
         changes,
     })
 }

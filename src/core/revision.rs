@@ -9,16 +9,16 @@ use serde_json::Value;
 
 /// The two revision fields of one EphemeralRunnerSet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Revisions {
+pub(crate) struct Revisions {
     /// `spec.actionableRevision`
-    pub spec: i64,
+    pub(crate) spec: i64,
     /// `status.appliedActionableRevision`
-    pub applied: i64,
+    pub(crate) applied: i64,
 }
 
 /// Where a set stands in the handshake.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Handshake {
+pub(crate) enum Handshake {
     /// applied >= spec: every requested cleanup has completed.
     Acknowledged,
     /// spec > applied: a cleanup is pending.
@@ -29,7 +29,7 @@ pub enum Handshake {
 
 /// A revision field that is not what ARC's Go types accept.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum RevisionError {
+pub(crate) enum RevisionError {
     /// Not a JSON integer within int64.
     #[error("{field} is {found}, not an integer (Go int64)")]
     NotAnInteger { field: &'static str, found: String },
@@ -51,7 +51,7 @@ impl Revisions {
     /// Read both fields from an EphemeralRunnerSet object's JSON (absent or null is 0, as Go
     /// decodes it). The object must have a `spec` object: one without is refused rather than read
     /// as revision 0.
-    pub fn from_object(ers: &Value) -> Result<Revisions, RevisionError> {
+    pub(crate) fn from_object(ers: &Value) -> Result<Revisions, RevisionError> {
         match ers.get("spec") {
             None | Some(Value::Null) => return Err(RevisionError::MissingSpec),
             Some(Value::Object(_)) => {}
@@ -72,7 +72,7 @@ impl Revisions {
     }
 
     /// Mirrors ARC's `nextActionableRevision`: the revision a new request must carry.
-    pub fn next(self) -> i64 {
+    pub(crate) fn next(self) -> i64 {
         if self.spec > self.applied {
             self.spec.saturating_add(1)
         } else {
@@ -80,7 +80,7 @@ impl Revisions {
         }
     }
 
-    pub fn handshake(self) -> Handshake {
+    pub(crate) fn handshake(self) -> Handshake {
         use std::cmp::Ordering::*;
         match self.spec.cmp(&self.applied) {
             Greater => Handshake::Pending,

@@ -18,7 +18,7 @@ use crate::core::value::{DecodeError, Value as GoValue, decode};
 /// The state of one runner, as the set's controller sorts it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub enum RunnerState {
+pub(crate) enum RunnerState {
     Deleting,
     /// Running without a job.
     Idle,
@@ -34,7 +34,7 @@ pub enum RunnerState {
 
 impl RunnerState {
     /// Mirrors `newEphemeralRunnersByStates` for one runner object.
-    pub fn of(runner: &Value) -> RunnerState {
+    pub(crate) fn of(runner: &Value) -> RunnerState {
         if runner
             .pointer("/metadata/deletionTimestamp")
             .is_some_and(|t| !t.is_null())
@@ -61,13 +61,13 @@ impl RunnerState {
     }
 
     /// A cleanup removes these (idle and pending runners are recreated from the new spec).
-    pub fn cleanup_removes(self) -> bool {
+    pub(crate) fn cleanup_removes(self) -> bool {
         matches!(self, RunnerState::Idle | RunnerState::Pending)
     }
 }
 
 /// The EphemeralRunnerSet a runner belongs to: its controller owner reference.
-pub fn owner_set(runner: &Value) -> Option<&str> {
+pub(crate) fn owner_set(runner: &Value) -> Option<&str> {
     runner
         .pointer("/metadata/ownerReferences")?
         .as_array()?
@@ -81,7 +81,7 @@ pub fn owner_set(runner: &Value) -> Option<&str> {
 }
 
 /// `status.runnerId` (0: never registered with GitHub, which can stall a cleanup, ARC #4653).
-pub fn runner_id(runner: &Value) -> i64 {
+pub(crate) fn runner_id(runner: &Value) -> i64 {
     runner
         .pointer("/status/runnerId")
         .and_then(Value::as_i64)
@@ -90,7 +90,7 @@ pub fn runner_id(runner: &Value) -> i64 {
 
 /// Whether the runner's spec differs from the set's runner spec under Semantic equality, with
 /// `proxySecretRef` ignored. `set_spec` is the set's decoded `spec.ephemeralRunnerSpec`.
-pub fn is_stale(
+pub(crate) fn is_stale(
     layout: &Layout,
     set_spec: &GoValue,
     runner_spec_json: &str,
@@ -113,23 +113,23 @@ pub fn is_stale(
 
 /// Runner counts of one set.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct RunnerCounts {
-    pub idle: usize,
-    pub busy: usize,
-    pub pending: usize,
-    pub failed: usize,
-    pub finished: usize,
-    pub outdated: usize,
-    pub deleting: usize,
+pub(crate) struct RunnerCounts {
+    pub(crate) idle: usize,
+    pub(crate) busy: usize,
+    pub(crate) pending: usize,
+    pub(crate) failed: usize,
+    pub(crate) finished: usize,
+    pub(crate) outdated: usize,
+    pub(crate) deleting: usize,
     /// Non-deleting runners whose spec is not Semantic-equal to the set's.
-    pub stale: usize,
+    pub(crate) stale: usize,
     /// Stale runners that a cleanup would remove (idle or pending).
     #[serde(rename = "staleIdleOrPending")]
-    pub stale_idle_or_pending: usize,
+    pub(crate) stale_idle_or_pending: usize,
 }
 
 impl RunnerCounts {
-    pub fn add(&mut self, state: RunnerState, stale: bool) {
+    pub(crate) fn add(&mut self, state: RunnerState, stale: bool) {
         match state {
             RunnerState::Idle => self.idle += 1,
             RunnerState::Busy => self.busy += 1,

@@ -18,18 +18,18 @@ enum Requirement {
 
 /// A parsed label selector; the empty selector matches everything.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Selector(Vec<Requirement>);
+pub(crate) struct Selector(Vec<Requirement>);
 
 /// A selector that does not parse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid label selector {selector:?}: {reason}")]
-pub struct SelectorError {
-    pub selector: String,
-    pub reason: String,
+pub(crate) struct SelectorError {
+    pub(crate) selector: String,
+    pub(crate) reason: String,
 }
 
 impl Selector {
-    pub fn parse(s: &str) -> Result<Selector, SelectorError> {
+    pub(crate) fn parse(s: &str) -> Result<Selector, SelectorError> {
         let err = |reason: &str| SelectorError {
             selector: s.to_string(),
             reason: reason.to_string(),
@@ -87,7 +87,7 @@ impl Selector {
     }
 
     /// Whether a set of labels satisfies every requirement.
-    pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
+    pub(crate) fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
         self.0.iter().all(|r| match r {
             Requirement::Equals(k, v) => labels.get(k) == Some(v),
             Requirement::NotEquals(k, v) => labels.get(k) != Some(v),

@@ -31,7 +31,7 @@ use crate::core::value::decode;
 
 /// Where a set stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum State {
+pub(crate) enum State {
     /// applied >= spec, and no idle or pending runner runs an older spec (busy ones finish first).
     Synced,
     /// spec > applied: a cleanup is requested and not acknowledged yet.
@@ -60,7 +60,7 @@ pub enum State {
 }
 
 impl State {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             State::Synced => "Synced",
             State::Pending => "Pending",
@@ -86,58 +86,58 @@ impl std::fmt::Display for State {
 /// Who last wrote `spec.actionableRevision`, from the set's managedFields.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct FieldWriter {
+pub(crate) struct FieldWriter {
     /// The field manager that owns the field.
-    pub manager: String,
+    pub(crate) manager: String,
     /// The time of that manager's latest write to the set (RFC 3339), when recorded.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub time: Option<String>,
+    pub(crate) time: Option<String>,
 }
 
 /// What status reads of one EphemeralRunnerSet.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SetFacts {
-    pub namespace: String,
-    pub name: String,
-    pub uid: Option<String>,
-    pub resource_version: Option<String>,
-    pub creation_timestamp: Option<String>,
-    pub labels: BTreeMap<String, String>,
+pub(crate) struct SetFacts {
+    pub(crate) namespace: String,
+    pub(crate) name: String,
+    pub(crate) uid: Option<String>,
+    pub(crate) resource_version: Option<String>,
+    pub(crate) creation_timestamp: Option<String>,
+    pub(crate) labels: BTreeMap<String, String>,
     /// The two revision fields, or why they are not what ARC's Go types accept.
-    pub revisions: Result<Revisions, String>,
+    pub(crate) revisions: Result<Revisions, String>,
     /// The object has no `spec` at all: Go would decode it, but ARC never writes one like that.
-    pub spec_missing: bool,
+    pub(crate) spec_missing: bool,
     /// The `actions.github.com/integrity-hash` annotation is present.
-    pub legacy_annotation: bool,
+    pub(crate) legacy_annotation: bool,
     /// Its value, to count how often it changes while watched (a recycle loop flips it).
-    pub integrity_hash: Option<String>,
+    pub(crate) integrity_hash: Option<String>,
     /// Made by ARC up to 0.14: the `actions.github.com/runner-spec-hash` annotation or label.
-    pub spec_hash_era: bool,
+    pub(crate) spec_hash_era: bool,
     /// `metadata.deletionTimestamp` is set.
-    pub deleting: bool,
+    pub(crate) deleting: bool,
     /// The controller owner reference: (apiVersion, kind, name, uid).
-    pub controller: Option<(String, String, String, String)>,
+    pub(crate) controller: Option<(String, String, String, String)>,
     /// `status.phase` (Running, Outdated).
-    pub phase: Option<String>,
+    pub(crate) phase: Option<String>,
     /// The exact JSON text of `spec.ephemeralRunnerSpec` (`None` when absent).
-    pub runner_spec: Option<String>,
-    pub revision_writer: Option<FieldWriter>,
+    pub(crate) runner_spec: Option<String>,
+    pub(crate) revision_writer: Option<FieldWriter>,
 }
 
 /// What status reads of one EphemeralRunner.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RunnerFacts<'a> {
-    pub namespace: Cow<'a, str>,
-    pub name: Cow<'a, str>,
+pub(crate) struct RunnerFacts<'a> {
+    pub(crate) namespace: Cow<'a, str>,
+    pub(crate) name: Cow<'a, str>,
     /// The EphemeralRunnerSet that controls it (its owner reference).
-    pub set: Option<String>,
-    pub state: RunnerState,
+    pub(crate) set: Option<String>,
+    pub(crate) state: RunnerState,
     /// `status.runnerId` (0: never registered with GitHub).
-    pub runner_id: i64,
+    pub(crate) runner_id: i64,
     /// The exact JSON text of `spec`.
-    pub spec: Option<&'a str>,
+    pub(crate) spec: Option<&'a str>,
     /// `actions.github.com/actionable-revision`: the set's revision when the runner was created.
-    pub created_for_revision: Option<String>,
+    pub(crate) created_for_revision: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -222,7 +222,7 @@ struct FieldsRevision {
 impl SetFacts {
     /// Read an EphemeralRunnerSet from its JSON text. Only a document that is not a JSON object
     /// is an error; a malformed field makes the set Invalid instead.
-    pub fn from_json(text: &str) -> Result<SetFacts, String> {
+    pub(crate) fn from_json(text: &str) -> Result<SetFacts, String> {
         let obj: ObjectText = serde_json::from_str(text)
             .map_err(|e| format!("not an EphemeralRunnerSet object: {e}"))?;
         let meta = obj.metadata;
@@ -351,7 +351,7 @@ fn revision_writer(entries: &[ManagedFieldsText<'_>]) -> Option<FieldWriter> {
 
 impl<'a> RunnerFacts<'a> {
     /// Read an EphemeralRunner from its JSON text, borrowing its spec.
-    pub fn from_json(text: &'a str) -> Result<RunnerFacts<'a>, String> {
+    pub(crate) fn from_json(text: &'a str) -> Result<RunnerFacts<'a>, String> {
         let obj: ObjectText<'a> = serde_json::from_str(text)
             .map_err(|e| format!("not an EphemeralRunner object: {e}"))?;
         let status: Value = match obj.status {
@@ -389,9 +389,9 @@ const EXAMPLES: usize = 3;
 
 /// A count of runners with a few of their names.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Examples {
-    pub count: usize,
-    pub names: Vec<String>,
+pub(crate) struct Examples {
+    pub(crate) count: usize,
+    pub(crate) names: Vec<String>,
 }
 
 impl Examples {
@@ -405,21 +405,21 @@ impl Examples {
 
 /// The runners of one set, as far as status needs them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Tally {
-    pub counts: RunnerCounts,
+pub(crate) struct Tally {
+    pub(crate) counts: RunnerCounts,
     /// Busy runners on an older spec: ARC lets them finish their job.
-    pub busy_stale: Examples,
+    pub(crate) busy_stale: Examples,
     /// Idle or pending runners on an older spec: a cleanup removes them.
-    pub stale_idle_or_pending: Examples,
+    pub(crate) stale_idle_or_pending: Examples,
     /// Idle or pending runners with `status.runnerId` 0 (ARC #4653).
-    pub unregistered: Examples,
+    pub(crate) unregistered: Examples,
     /// Runners in phase Outdated.
-    pub outdated: Examples,
+    pub(crate) outdated: Examples,
     /// Runners being deleted.
-    pub deleting: Examples,
+    pub(crate) deleting: Examples,
     /// Runners whose spec cannot be decoded with ARC's Go types (and the first error).
-    pub undecodable: Examples,
-    pub first_decode_error: Option<String>,
+    pub(crate) undecodable: Examples,
+    pub(crate) first_decode_error: Option<String>,
 }
 
 impl Tally {
@@ -455,39 +455,39 @@ impl Tally {
 /// A set's row: what `status` prints and `-o json` carries.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct SetStatus {
-    pub namespace: String,
-    pub name: String,
+pub(crate) struct SetStatus {
+    pub(crate) namespace: String,
+    pub(crate) name: String,
     /// `spec.actionableRevision` (`null` when it is not an integer).
-    pub spec_revision: Option<i64>,
+    pub(crate) spec_revision: Option<i64>,
     /// `status.appliedActionableRevision` (`null` when it is not an integer).
-    pub applied_revision: Option<i64>,
-    pub state: State,
-    pub runners: RunnerCounts,
+    pub(crate) applied_revision: Option<i64>,
+    pub(crate) state: State,
+    pub(crate) runners: RunnerCounts,
     /// Why the set is not Synced (and, for a Synced set, busy runners still on an older spec).
     /// Serialized as `{"reason": code, "message": English}` ([`crate::render::reason`]).
-    pub reasons: Vec<StatusReason>,
+    pub(crate) reasons: Vec<StatusReason>,
     /// `status.phase`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub phase: Option<String>,
+    pub(crate) phase: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub spec_revision_written_by: Option<FieldWriter>,
+    pub(crate) spec_revision_written_by: Option<FieldWriter>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub creation_timestamp: Option<String>,
+    pub(crate) creation_timestamp: Option<String>,
     /// Seconds since creation, when the clock and the timestamp are known (table only).
     #[serde(skip)]
-    pub age_seconds: Option<i64>,
+    pub(crate) age_seconds: Option<i64>,
 }
 
 /// Seconds since the Unix epoch of an RFC 3339 time.
-pub fn unix_seconds(rfc3339: &str) -> Option<i64> {
+pub(crate) fn unix_seconds(rfc3339: &str) -> Option<i64> {
     gotime::parse_rfc3339(rfc3339)
         .ok()
         .map(|(s, _)| s - gotime::UNIX_TO_INTERNAL)
 }
 
 /// Mirrors k8s.io/apimachinery `duration.HumanDuration`, as kubectl prints AGE.
-pub fn human_duration(seconds: i64) -> String {
+pub(crate) fn human_duration(seconds: i64) -> String {
     if seconds < -1 {
         return "<invalid>".into();
     }
@@ -543,9 +543,9 @@ pub fn human_duration(seconds: i64) -> String {
 
 /// `metadata.generation` of an AutoscalingRunnerSet ahead of its `status.observedGeneration`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Unobserved {
-    pub generation: i64,
-    pub observed: i64,
+pub(crate) struct Unobserved {
+    pub(crate) generation: i64,
+    pub(crate) observed: i64,
 }
 
 /// Why a set is in its state, as facts: the rules decide which apply, and
@@ -553,7 +553,7 @@ pub struct Unobserved {
 /// `{"reason": code, "message": English}` in `-o json|yaml`. Consumers branch on
 /// [`StatusReason::code`], which is stable.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StatusReason {
+pub(crate) enum StatusReason {
     /// The set has a deletionTimestamp: its AutoscalingRunnerSet is being removed, or ARC is
     /// replacing the set.
     Deleting,
@@ -629,7 +629,7 @@ pub enum StatusReason {
 
 impl StatusReason {
     /// The stable UpperCamelCase code, as Kubernetes writes a condition's reason.
-    pub fn code(&self) -> &'static str {
+    pub(crate) fn code(&self) -> &'static str {
         match self {
             StatusReason::Deleting => "Deleting",
             StatusReason::Replaced => "Replaced",
@@ -775,7 +775,7 @@ fn propagation_reasons(
 
 /// The verdict on one set. `spec_error` is a failure to decode the set's runner spec (found when
 /// a runner's spec had to be compared with it); `now` is the clock in Unix seconds.
-pub fn classify(
+pub(crate) fn classify(
     facts: &SetFacts,
     tally: &Tally,
     spec_error: Option<&str>,
@@ -890,36 +890,36 @@ pub fn classify(
 }
 
 /// Namespace and name of an EphemeralRunnerSet.
-pub type SetKey = (String, String);
+pub(crate) type SetKey = (String, String);
 
 /// What a set's AutoscalingRunnerSet wants of it, for the Propagating state.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DesiredSpec {
+pub(crate) struct DesiredSpec {
     /// `namespace/name` of the AutoscalingRunnerSet.
-    pub scale_set: String,
+    pub(crate) scale_set: String,
     /// Its `spec` JSON text.
-    pub spec_json: String,
+    pub(crate) spec_json: String,
     /// The runner scale set id (its annotation, else the set's `runnerScaleSetId`).
-    pub scale_set_id: Option<String>,
+    pub(crate) scale_set_id: Option<String>,
     /// `metadata.generation` > `status.observedGeneration`, when the object has both: said as a
     /// reason.
-    pub unobserved: Option<Unobserved>,
+    pub(crate) unobserved: Option<Unobserved>,
 }
 
 /// The integrity-hash recycle loop of a set's scale set (see [`crate::core::recycle_loop`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RecycleLoop {
+pub(crate) struct RecycleLoop {
     /// `namespace/name` of the AutoscalingRunnerSet.
-    pub scale_set: String,
+    pub(crate) scale_set: String,
     /// The fields Go's round trip changes.
-    pub paths: Vec<String>,
+    pub(crate) paths: Vec<String>,
     /// How often the set's integrity-hash annotation changed while watched.
-    pub flips: usize,
+    pub(crate) flips: usize,
 }
 
 /// Whether the desired runner spec has reached the set.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Propagation {
+pub(crate) enum Propagation {
     /// Semantic-equal: ARC has written it (or nothing changed).
     Reached,
     /// Not yet.
@@ -929,21 +929,21 @@ pub enum Propagation {
 /// A desired runner spec that has not reached the set: the semantic differences, and why ARC may
 /// not have acted.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Waiting {
+pub(crate) struct Waiting {
     /// `namespace/name` of the AutoscalingRunnerSet.
-    pub scale_set: String,
+    pub(crate) scale_set: String,
     /// The first paths that differ (at most 3).
-    pub paths: Vec<String>,
+    pub(crate) paths: Vec<String>,
     /// How many more paths differ.
-    pub more: usize,
-    pub unobserved: Option<Unobserved>,
+    pub(crate) more: usize,
+    pub(crate) unobserved: Option<Unobserved>,
 }
 
 /// Compare what the AutoscalingRunnerSet wants with the set's runner spec, as ARC's controller
 /// does (`apiequality.Semantic.DeepEqual` of `newEphemeralRunnerSet`'s spec and the stored one).
 /// `None` when the comparison cannot be made (the desired spec does not build): the set's own
 /// state stands.
-pub fn propagation(
+pub(crate) fn propagation(
     layout: &Layout,
     desired: &DesiredSpec,
     runner_spec: Option<&str>,
@@ -1016,7 +1016,7 @@ struct LiveRunners {
 /// Per-set aggregation of runners, bounded by the number of sets (streaming) or by one small record
 /// per runner (live).
 #[derive(Debug)]
-pub struct Census {
+pub(crate) struct Census {
     layout: &'static Layout,
     sets: HashMap<SetKey, SetEntry>,
     live: Option<LiveRunners>,
@@ -1024,7 +1024,7 @@ pub struct Census {
 
 impl Census {
     /// `live`: keep a record per runner so that runner changes and deletions can be applied.
-    pub fn new(layout: &'static Layout, live: bool) -> Census {
+    pub(crate) fn new(layout: &'static Layout, live: bool) -> Census {
         Census {
             layout,
             sets: HashMap::new(),
@@ -1032,28 +1032,20 @@ impl Census {
         }
     }
 
-    pub fn len(&self) -> usize {
-        self.sets.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.sets.is_empty()
-    }
-
-    pub fn contains(&self, key: &SetKey) -> bool {
+    pub(crate) fn contains(&self, key: &SetKey) -> bool {
         self.sets.contains_key(key)
     }
 
-    pub fn keys(&self) -> impl Iterator<Item = &SetKey> {
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &SetKey> {
         self.sets.keys()
     }
 
-    pub fn facts(&self, key: &SetKey) -> Option<&SetFacts> {
+    pub(crate) fn facts(&self, key: &SetKey) -> Option<&SetFacts> {
         self.sets.get(key).map(|e| &e.facts)
     }
 
     /// Add or replace a set. Returns its key.
-    pub fn upsert_set(&mut self, facts: SetFacts) -> SetKey {
+    pub(crate) fn upsert_set(&mut self, facts: SetFacts) -> SetKey {
         let key = (facts.namespace.clone(), facts.name.clone());
         match self.sets.get_mut(&key) {
             Some(entry) => {
@@ -1087,7 +1079,7 @@ impl Census {
     }
 
     /// What the pairing rule needs of every set in the census.
-    pub fn pairing_inputs(&self) -> Vec<(SetKey, crate::core::pairing::RunnerSet<'_>)> {
+    pub(crate) fn pairing_inputs(&self) -> Vec<(SetKey, crate::core::pairing::RunnerSet<'_>)> {
         self.sets
             .iter()
             .map(|(key, e)| {
@@ -1119,7 +1111,7 @@ impl Census {
 
     /// Record what the set's AutoscalingRunnerSet wants (`None`: unknown). Returns whether the
     /// set is in the census.
-    pub fn set_desired(&mut self, key: &SetKey, desired: Option<DesiredSpec>) -> bool {
+    pub(crate) fn set_desired(&mut self, key: &SetKey, desired: Option<DesiredSpec>) -> bool {
         match self.sets.get_mut(key) {
             Some(entry) => {
                 entry.desired = desired;
@@ -1129,13 +1121,13 @@ impl Census {
         }
     }
 
-    pub fn remove_set(&mut self, key: &SetKey) {
+    pub(crate) fn remove_set(&mut self, key: &SetKey) {
         self.sets.remove(key);
     }
 
     /// Add a runner (streaming), or add or replace it (live). Returns the key of its set when the
     /// set is in the census; runners of other sets are ignored in streaming mode.
-    pub fn add_runner(&mut self, runner: &RunnerFacts<'_>) -> Option<SetKey> {
+    pub(crate) fn add_runner(&mut self, runner: &RunnerFacts<'_>) -> Option<SetKey> {
         let layout = self.layout;
         let set_key = runner
             .set
@@ -1178,13 +1170,13 @@ impl Census {
     }
 
     /// Live mode: forget a runner. Returns the key of the set it belonged to.
-    pub fn remove_runner(&mut self, namespace: &str, name: &str) -> Option<SetKey> {
+    pub(crate) fn remove_runner(&mut self, namespace: &str, name: &str) -> Option<SetKey> {
         let live = self.live.as_mut()?;
         live.remove(&(namespace.to_string(), name.to_string()))
     }
 
     /// Live mode: forget every runner (before a relist).
-    pub fn clear_runners(&mut self) {
+    pub(crate) fn clear_runners(&mut self) {
         if let Some(live) = &mut self.live {
             *live = LiveRunners::default();
         }
@@ -1194,7 +1186,7 @@ impl Census {
     }
 
     /// The verdict on one set.
-    pub fn status(&mut self, key: &SetKey, now: Option<i64>) -> Option<SetStatus> {
+    pub(crate) fn status(&mut self, key: &SetKey, now: Option<i64>) -> Option<SetStatus> {
         let layout = self.layout;
         let entry = self.sets.get_mut(key)?;
         if let Some(live) = &self.live {
@@ -1245,7 +1237,7 @@ impl Census {
     }
 
     /// Every verdict, sorted by namespace and name.
-    pub fn statuses(&mut self, now: Option<i64>) -> Vec<SetStatus> {
+    pub(crate) fn statuses(&mut self, now: Option<i64>) -> Vec<SetStatus> {
         let mut keys: Vec<SetKey> = self.sets.keys().cloned().collect();
         keys.sort();
         keys.iter().filter_map(|k| self.status(k, now)).collect()
@@ -1300,29 +1292,29 @@ impl SetEntry {
 }
 
 /// Annotation recording the id of the latest `kubectl arc bump` request on a set.
-pub const ANNOTATION_BUMP_ID: &str = "kubectl-arc/bump-id";
+pub(crate) const ANNOTATION_BUMP_ID: &str = "kubectl-arc/bump-id";
 /// Annotation recording `--reason` of the latest bump (removed when that bump gave none).
-pub const ANNOTATION_BUMP_REASON: &str = "kubectl-arc/bump-reason";
+pub(crate) const ANNOTATION_BUMP_REASON: &str = "kubectl-arc/bump-reason";
 /// Annotation listing the latest bump requests as `id=revision`, newest last, so that a retry
 /// after an unknown outcome recognises its own write even if another bump came after it.
-pub const ANNOTATION_RECENT_BUMPS: &str = "kubectl-arc/recent-bumps";
+pub(crate) const ANNOTATION_RECENT_BUMPS: &str = "kubectl-arc/recent-bumps";
 /// How many requests [`ANNOTATION_RECENT_BUMPS`] remembers.
-pub const RECENT_BUMPS: usize = 16;
+pub(crate) const RECENT_BUMPS: usize = 16;
 
 /// One bump request, as the decision sees it.
 #[derive(Debug, Clone, Copy)]
-pub struct BumpRequest<'a> {
+pub(crate) struct BumpRequest<'a> {
     /// Unique per invocation: written with the revision, recognised on retries.
-    pub id: &'a str,
-    pub reason: Option<&'a str>,
+    pub(crate) id: &'a str,
+    pub(crate) reason: Option<&'a str>,
     /// When NAME also names an AutoscalingRunnerSet: its name and uid, which the set's controller
     /// owner reference must carry.
-    pub owner: Option<(&'a str, &'a str)>,
+    pub(crate) owner: Option<(&'a str, &'a str)>,
 }
 
 /// What a bump does to the set it read.
 #[derive(Debug, Clone, PartialEq)]
-pub enum BumpDecision {
+pub(crate) enum BumpDecision {
     /// Write `patch` (a JSON merge patch), moving `spec.actionableRevision` from `before` to `new`.
     Write {
         before: Revisions,
@@ -1340,16 +1332,16 @@ pub enum BumpDecision {
 
 /// The owner reference a bump found on a set, each field as far as it is there.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OwnerRef {
-    pub kind: Option<String>,
-    pub name: Option<String>,
-    pub uid: Option<String>,
+pub(crate) struct OwnerRef {
+    pub(crate) kind: Option<String>,
+    pub(crate) name: Option<String>,
+    pub(crate) uid: Option<String>,
 }
 
 /// Why `bump` refuses a set, or what it notes of one it bumped, as facts; the English is written by
 /// [`crate::render::reason`], and the report carries [`BumpReason::code`] beside it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BumpReason {
+pub(crate) enum BumpReason {
     /// A revision field is not what ARC's Go types accept.
     InvalidRevision { error: RevisionError },
     /// The set's controller owner reference does not name the AutoscalingRunnerSet of the same
@@ -1367,7 +1359,7 @@ pub enum BumpReason {
 
 impl BumpReason {
     /// The stable UpperCamelCase code.
-    pub fn code(&self) -> &'static str {
+    pub(crate) fn code(&self) -> &'static str {
         match self {
             BumpReason::InvalidRevision { .. } => "InvalidRevision",
             BumpReason::OwnerMismatch { .. } => "OwnerMismatch",
@@ -1396,7 +1388,7 @@ fn recent_bumps(ers: &Value) -> Vec<(String, i64)> {
 }
 
 /// The revision this request wrote, if the set records it.
-pub fn recorded_bump(ers: &Value, id: &str) -> Option<i64> {
+pub(crate) fn recorded_bump(ers: &Value, id: &str) -> Option<i64> {
     recent_bumps(ers)
         .into_iter()
         .rev()
@@ -1408,7 +1400,7 @@ pub fn recorded_bump(ers: &Value, id: &str) -> Option<i64> {
 /// written together with the request id, unless this request already wrote it, the set is in
 /// phase Outdated (a new revision would not be acted on), its revision fields are not integers,
 /// or it is not owned by the AutoscalingRunnerSet of the same name.
-pub fn decide_bump(ers: &Value, request: &BumpRequest<'_>) -> BumpDecision {
+pub(crate) fn decide_bump(ers: &Value, request: &BumpRequest<'_>) -> BumpDecision {
     let revisions = match Revisions::from_object(ers) {
         Ok(r) => r,
         Err(e) => {
@@ -1486,7 +1478,7 @@ pub fn decide_bump(ers: &Value, request: &BumpRequest<'_>) -> BumpDecision {
 
 /// Check a stored set after this request wrote revision `new`: the revision is there with the
 /// request recorded, or a later write (which read ours, being guarded too) moved it further.
-pub fn check_bump(ers: &Value, id: &str, new: i64) -> Result<(), String> {
+pub(crate) fn check_bump(ers: &Value, id: &str, new: i64) -> Result<(), String> {
     let spec = ers
         .pointer("/spec/actionableRevision")
         .and_then(Value::as_i64)

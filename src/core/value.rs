@@ -48,9 +48,9 @@ pub enum Value {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct IntOrString {
     /// `Type`: 0 for Int, 1 for String.
-    pub kind: i64,
-    pub int_val: i32,
-    pub str_val: String,
+    pub(crate) kind: i64,
+    pub(crate) int_val: i32,
+    pub(crate) str_val: String,
 }
 
 /// A `time.Time` as metav1.Time holds it after decoding.
@@ -61,11 +61,11 @@ pub struct IntOrString {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct GoTime {
     /// Go's `ext`: seconds since 0001-01-01T00:00:00Z.
-    pub secs: i64,
+    pub(crate) secs: i64,
     /// Go's `wall` for a time without a monotonic reading: the nanosecond, 0..1e9.
-    pub nanos: u32,
+    pub(crate) nanos: u32,
     /// `loc` is `&localLoc` (process-dependent to print) rather than nil.
-    pub local: bool,
+    pub(crate) local: bool,
 }
 
 /// Why a document does not decode into a Go value: Go's `json.Unmarshal` would return an error,
@@ -89,7 +89,7 @@ pub enum DecodeError {
 
 impl Value {
     /// The zero value of a type, as `reflect.New(t).Elem()` gives it.
-    pub fn zero(layout: &Layout, ty: TypeId) -> Value {
+    pub(crate) fn zero(layout: &Layout, ty: TypeId) -> Value {
         let t = layout.ty(ty);
         match t.special {
             Special::Quantity => return Value::Quantity(Box::default()),
@@ -119,7 +119,7 @@ impl Value {
     }
 
     /// The fields of a struct value.
-    pub fn fields(&self) -> Option<&[Value]> {
+    pub(crate) fn fields(&self) -> Option<&[Value]> {
         match self {
             Value::Struct(f) => Some(f),
             _ => None,
@@ -127,7 +127,7 @@ impl Value {
     }
 
     /// The fields of a struct value, mutably.
-    pub fn fields_mut(&mut self) -> Option<&mut [Value]> {
+    pub(crate) fn fields_mut(&mut self) -> Option<&mut [Value]> {
         match self {
             Value::Struct(f) => Some(f),
             _ => None,
@@ -166,7 +166,7 @@ struct Decoder<'a> {
 }
 
 /// A dotted path: `spec.containers[0].resources.limits.cpu`.
-pub struct PathDisplay<'a>(&'a [Step]);
+pub(crate) struct PathDisplay<'a>(&'a [Step]);
 
 impl fmt::Display for PathDisplay<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -11,7 +11,7 @@ use crate::core::json::{Reader, Token, check_valid};
 
 /// A JSON value as raw tokens.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub enum Written {
+pub(crate) enum Written {
     /// A scalar: its JSON text (`"1Gi"`, `8080`, `true`, `null`), and its YAML spelling when the
     /// file said it otherwise.
     Scalar {
@@ -29,15 +29,15 @@ pub enum Written {
 /// One YAML spelling kubectl rewrote: where (a JSON pointer from the object's root, `/spec/x/0`),
 /// what the file said, and the JSON kubectl made of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Spelling {
-    pub pointer: String,
-    pub yaml: String,
-    pub json: String,
+pub(crate) struct Spelling {
+    pub(crate) pointer: String,
+    pub(crate) yaml: String,
+    pub(crate) json: String,
 }
 
 impl Written {
     /// The tree of a JSON text; [`Written::Unknown`] when it is not valid JSON.
-    pub fn from_json(text: &str) -> Written {
+    pub(crate) fn from_json(text: &str) -> Written {
         if check_valid(text.as_bytes()).is_err() {
             return Written::Unknown;
         }
@@ -45,7 +45,7 @@ impl Written {
     }
 
     /// The value of an object's key (the last one, when the key is given twice).
-    pub fn get(&self, key: &str) -> &Written {
+    pub(crate) fn get(&self, key: &str) -> &Written {
         match self {
             Written::Object(entries) => entries
                 .iter()
@@ -57,7 +57,7 @@ impl Written {
     }
 
     /// An array's item.
-    pub fn item(&self, i: usize) -> &Written {
+    pub(crate) fn item(&self, i: usize) -> &Written {
         match self {
             Written::Array(items) => items.get(i).unwrap_or(&Written::Unknown),
             _ => &Written::Unknown,
@@ -65,7 +65,7 @@ impl Written {
     }
 
     /// Take an object's key out (the last one), leaving the rest.
-    pub fn take(&mut self, key: &str) -> Written {
+    pub(crate) fn take(&mut self, key: &str) -> Written {
         match self {
             Written::Object(entries) => match entries.iter().rposition(|(k, _)| k == key) {
                 Some(i) => entries.remove(i).1,
@@ -98,7 +98,7 @@ impl Written {
     /// Lay the YAML spellings under `prefix` (a pointer, `/spec/ephemeralRunnerSpec`) on the
     /// tree of the JSON at that prefix. A spelling whose JSON is not the scalar found at its place
     /// (a merge key replaced it) is left out.
-    pub fn spell(&mut self, prefix: &str, spellings: &[Spelling]) {
+    pub(crate) fn spell(&mut self, prefix: &str, spellings: &[Spelling]) {
         for s in spellings {
             let Some(rest) = s.pointer.strip_prefix(prefix) else {
                 continue;
@@ -142,7 +142,7 @@ fn read(r: &mut Reader<'_>) -> Written {
 }
 
 /// A JSON pointer step for `key` (`~` and `/` escaped).
-pub fn pointer_step(out: &mut String, key: &str) {
+pub(crate) fn pointer_step(out: &mut String, key: &str) {
     out.push('/');
     if key.contains(['~', '/']) {
         out.push_str(&key.replace('~', "~0").replace('/', "~1"));

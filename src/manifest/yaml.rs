@@ -24,10 +24,10 @@ const MAX_NODES: usize = 20_000_000;
 
 /// One document of a YAML stream, and what in it kubectl reads otherwise or refuses.
 pub(super) struct YamlDocument {
-    pub value: Value,
-    pub refusals: Vec<Divergence>,
+    pub(crate) value: Value,
+    pub(crate) refusals: Vec<Divergence>,
     /// The scalars kubectl stores otherwise than they are spelled (`1.0`, `0x10`, `yes`, `~`).
-    pub spellings: Vec<Spelling>,
+    pub(crate) spellings: Vec<Spelling>,
 }
 
 /// Every document of `text`, null documents (empty ones, `~`) left out. `Err` is a message

@@ -32,29 +32,29 @@ use crate::render::bump::{BumpItem, BumpReport, BumpResult, WaitTimeout};
 use crate::shell::Shell;
 
 /// The field manager of kubectl-arc's writes (as it appears in managedFields).
-pub const FIELD_MANAGER: &str = "kubectl-arc";
+pub(crate) const FIELD_MANAGER: &str = "kubectl-arc";
 
 /// A bump, as the command's checked arguments describe it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct BumpPlan {
+pub(crate) struct BumpPlan {
     /// `-n`: the namespace of the names (and of `--all`, `-l`); `None`, the context's.
-    pub namespace: Option<String>,
+    pub(crate) namespace: Option<String>,
     /// `-A`: every namespace (with `--all` or `-l`).
-    pub all_namespaces: bool,
+    pub(crate) all_namespaces: bool,
     /// EphemeralRunnerSet (or AutoscalingRunnerSet) names; none with `--all` or `-l`.
-    pub names: Vec<String>,
+    pub(crate) names: Vec<String>,
     /// `-l`: the sets matching this label selector (checked to parse).
-    pub selector: Option<String>,
+    pub(crate) selector: Option<String>,
     /// `--reason`, recorded in annotation kubectl-arc/bump-reason.
-    pub reason: Option<String>,
-    pub dry_run: DryRun,
+    pub(crate) reason: Option<String>,
+    pub(crate) dry_run: DryRun,
     /// `--wait`: until ARC acknowledges, at most `timeout` (none: forever).
-    pub wait: bool,
-    pub timeout: Option<Duration>,
+    pub(crate) wait: bool,
+    pub(crate) timeout: Option<Duration>,
     /// `--request-id`: finish an earlier request; `None`, a new one.
-    pub request_id: Option<String>,
+    pub(crate) request_id: Option<String>,
     /// `--qps`, `--burst`: the sets written per second.
-    pub throttle: Throttle,
+    pub(crate) throttle: Throttle,
 }
 
 /// One set to bump, resolved.
@@ -68,7 +68,7 @@ struct Target {
 /// Bump the sets of `plan` on the cluster `connect` names. `started` seeds a new request id.
 /// Sets that are refused or fail are items of the report; the error is for what stops the whole
 /// run (no connection, a refusal before any write, a list that fails).
-pub fn bump(
+pub(crate) fn bump(
     plan: &BumpPlan,
     connect: &ConnectOptions,
     started: SystemTime,

@@ -28,40 +28,40 @@ use crate::input::{self, Object};
 use crate::render::diff::{DiffReport, ScaleSetDiff};
 
 /// What to compare, checked: the command's arguments after validation.
-pub struct Plan {
-    pub layout: &'static Layout,
+pub(crate) struct Plan {
+    pub(crate) layout: &'static Layout,
     /// AutoscalingRunnerSet names (empty: every one in scope).
-    pub names: Vec<String>,
-    pub selector: Option<String>,
-    pub parsed_selector: Option<Selector>,
-    pub all_namespaces: bool,
+    pub(crate) names: Vec<String>,
+    pub(crate) selector: Option<String>,
+    pub(crate) parsed_selector: Option<Selector>,
+    pub(crate) all_namespaces: bool,
     /// `-n`, when given.
-    pub namespace_flag: Option<String>,
+    pub(crate) namespace_flag: Option<String>,
     /// The namespace of objects in files that name none: `-n`, else the kubeconfig context's,
     /// else `default` (kubectl's rule).
-    pub file_namespace: String,
+    pub(crate) file_namespace: String,
     /// `-f`: the desired side.
-    pub files: Vec<PathBuf>,
+    pub(crate) files: Vec<PathBuf>,
     /// `--live`: the live side from dumps.
-    pub live: Vec<PathBuf>,
+    pub(crate) live: Vec<PathBuf>,
     /// `--local`: never contact the cluster.
-    pub local: bool,
+    pub(crate) local: bool,
     /// `--arc-version`.
-    pub arc_version: Option<String>,
+    pub(crate) arc_version: Option<String>,
     /// How to reach the cluster.
-    pub connect: ConnectOptions,
+    pub(crate) connect: ConnectOptions,
 }
 
 /// A diff's result: the report, and the inputs that could not be read (said on stderr).
-pub struct Diff {
-    pub report: DiffReport,
-    pub errors: Vec<String>,
+pub(crate) struct Diff {
+    pub(crate) report: DiffReport,
+    pub(crate) errors: Vec<String>,
 }
 
 impl Diff {
     /// The README's exit-code rule: 2 when anything could not be read or compared, else 1 for
     /// semantic drift, else 0.
-    pub fn outcome(&self) -> Outcome {
+    pub(crate) fn outcome(&self) -> Outcome {
         if !self.errors.is_empty() || self.report.items.iter().any(|i| i.error.is_some()) {
             Outcome::Failed
         } else if self
@@ -122,7 +122,7 @@ impl World {
 }
 
 /// Read the files, complete from the cluster where allowed and needed, pair and compare.
-pub fn run(plan: &Plan, stdin: &mut dyn Read) -> Result<Diff> {
+pub(crate) fn run(plan: &Plan, stdin: &mut dyn Read) -> Result<Diff> {
     let offline = plan.local || !plan.live.is_empty();
 
     let mut world = World::default();

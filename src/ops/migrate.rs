@@ -33,34 +33,34 @@ use crate::render::migrate::{MigrateReport, MigrateRow};
 use crate::shell::Shell;
 
 /// The field manager of migrate's writes.
-pub const FIELD_MANAGER: &str = "kubectl-arc-migrate";
+pub(crate) const FIELD_MANAGER: &str = "kubectl-arc-migrate";
 
 /// A migration, as the command's checked arguments describe it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct MigratePlan {
+pub(crate) struct MigratePlan {
     /// `-n`: the namespace in scope (and of a dump's objects without one); `None`, the context's.
-    pub namespace: Option<String>,
+    pub(crate) namespace: Option<String>,
     /// `-A`: every namespace.
-    pub all_namespaces: bool,
+    pub(crate) all_namespaces: bool,
     /// EphemeralRunnerSet names; none: every one in scope.
-    pub names: Vec<String>,
+    pub(crate) names: Vec<String>,
     /// `-l`: as typed (the API server filters a list with it) and parsed (to filter a dump).
-    pub selector: Option<(String, Selector)>,
+    pub(crate) selector: Option<(String, Selector)>,
     /// The cluster, or a dump read offline.
-    pub source: Source,
+    pub(crate) source: Source,
     /// Always `Client` for a dump.
-    pub dry_run: DryRun,
+    pub(crate) dry_run: DryRun,
     /// `--unverifiable`: what to do with a set whose hash cannot be reproduced exactly.
-    pub unverifiable: UnverifiablePolicy,
+    pub(crate) unverifiable: UnverifiablePolicy,
     /// `--force`: proceed while an ARC controller runs.
-    pub force: bool,
+    pub(crate) force: bool,
     /// `--qps`, `--burst`: the requests sent per second.
-    pub throttle: Throttle,
+    pub(crate) throttle: Throttle,
 }
 
 /// Where the sets come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Source {
+pub(crate) enum Source {
     /// The cluster the kubeconfig names: read, decided and written.
     Cluster,
     /// `-f`: files, directories or `-` (stdin), decided offline.
@@ -71,7 +71,7 @@ pub enum Source {
 /// read for `-`). A set that cannot be decided or written is a failed row of the report, and a
 /// dump's unreadable input one of its `input_errors`; the error is for what stops the whole run
 /// (no connection, a preflight refusal, a list that fails).
-pub fn migrate(
+pub(crate) fn migrate(
     plan: &MigratePlan,
     connect: &ConnectOptions,
     stdin: &mut dyn Read,

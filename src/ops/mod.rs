@@ -11,10 +11,10 @@
 //! What bump and migrate share lives here: a run of guarded writes, one EphemeralRunnerSet after
 //! another, throttled and stopped by a breaker ([`write_each`]).
 
-pub mod bump;
-pub mod diff;
-pub mod migrate;
-pub mod status;
+pub(crate) mod bump;
+pub(crate) mod diff;
+pub(crate) mod migrate;
+pub(crate) mod status;
 
 use crate::cluster::ratelimit::RateLimiter;
 use crate::cluster::write::{Breaker, WriteError};
@@ -29,9 +29,9 @@ pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 
 /// Client-side throttling of a run of requests (`--qps`, `--burst`; a qps of 0 is unlimited).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Throttle {
-    pub qps: f64,
-    pub burst: u32,
+pub(crate) struct Throttle {
+    pub(crate) qps: f64,
+    pub(crate) burst: u32,
 }
 
 impl Throttle {

@@ -29,35 +29,35 @@ use crate::render::follow::Shown;
 use crate::shell::Shell;
 
 /// What the command asks, checked, before the cluster resolves the namespace and the names.
-pub struct Request {
-    pub layout: &'static Layout,
-    pub names: Vec<String>,
-    pub selector: Option<String>,
-    pub parsed_selector: Option<Selector>,
-    pub all_namespaces: bool,
+pub(crate) struct Request {
+    pub(crate) layout: &'static Layout,
+    pub(crate) names: Vec<String>,
+    pub(crate) selector: Option<String>,
+    pub(crate) parsed_selector: Option<Selector>,
+    pub(crate) all_namespaces: bool,
     /// `-n`, when given.
-    pub namespace_flag: Option<String>,
-    pub connect: ConnectOptions,
-    pub clock: fn() -> SystemTime,
+    pub(crate) namespace_flag: Option<String>,
+    pub(crate) connect: ConnectOptions,
+    pub(crate) clock: fn() -> SystemTime,
 }
 
 /// `-f`: the dump to read, and the namespace of its objects that name none (kubectl's rule).
-pub struct Files {
-    pub paths: Vec<PathBuf>,
-    pub namespace: String,
+pub(crate) struct Files {
+    pub(crate) paths: Vec<PathBuf>,
+    pub(crate) namespace: String,
     /// `-n` was given: an object in another namespace is refused.
-    pub namespace_given: bool,
+    pub(crate) namespace_given: bool,
 }
 
 /// The rows, and what could not be shown (names not found, objects that cannot be read).
-pub struct Snapshot {
-    pub rows: Vec<SetStatus>,
-    pub errors: Vec<String>,
+pub(crate) struct Snapshot {
+    pub(crate) rows: Vec<SetStatus>,
+    pub(crate) errors: Vec<String>,
 }
 
 impl Snapshot {
     /// The README's exit-code rule: 2 when anything could not be shown, else 0.
-    pub fn outcome(&self) -> Outcome {
+    pub(crate) fn outcome(&self) -> Outcome {
         if self.errors.is_empty() {
             Outcome::Clean
         } else {
@@ -68,7 +68,7 @@ impl Snapshot {
 
 impl Request {
     /// The plan for a dump: every namespace in it, the names as given.
-    pub fn offline(&self) -> Plan {
+    pub(crate) fn offline(&self) -> Plan {
         Plan {
             layout: self.layout,
             namespace: None,
@@ -81,7 +81,7 @@ impl Request {
 
     /// Connect, and resolve the namespace (`-n`, else the context's; none with `-A`) and the
     /// names (an AutoscalingRunnerSet's name stands for its sets).
-    pub async fn connect(&self) -> Result<(kube::Client, Plan)> {
+    pub(crate) async fn connect(&self) -> Result<(kube::Client, Plan)> {
         let conn = cluster::connect(&self.connect).await?;
         let namespace = if self.all_namespaces {
             None
@@ -111,7 +111,7 @@ impl Request {
 }
 
 /// One listing of the sets in scope, with what their scale sets want.
-pub async fn list(client: &kube::Client, plan: &Plan) -> Result<Snapshot> {
+pub(crate) async fn list(client: &kube::Client, plan: &Plan) -> Result<Snapshot> {
     let gathered = gather(client, plan, Census::new(plan.layout, false)).await?;
     let mut census = gathered.census;
     attach_desired(&scale_sets(client, plan).await, &mut census);
@@ -128,20 +128,20 @@ pub async fn list(client: &kube::Client, plan: &Plan) -> Result<Snapshot> {
 }
 
 /// What to show, with the namespace and names resolved (a scale set's name stands for its sets).
-pub struct Plan {
-    pub layout: &'static Layout,
+pub(crate) struct Plan {
+    pub(crate) layout: &'static Layout,
     /// `None`: all namespaces.
-    pub namespace: Option<String>,
-    pub names: Vec<String>,
-    pub selector: Option<String>,
-    pub parsed_selector: Option<Selector>,
+    pub(crate) namespace: Option<String>,
+    pub(crate) names: Vec<String>,
+    pub(crate) selector: Option<String>,
+    pub(crate) parsed_selector: Option<Selector>,
     /// The wall clock (AGE, "last written ... ago"), injected.
-    pub clock: fn() -> SystemTime,
+    pub(crate) clock: fn() -> SystemTime,
 }
 
 impl Plan {
     /// The clock, in Unix seconds.
-    pub fn now(&self) -> Option<i64> {
+    pub(crate) fn now(&self) -> Option<i64> {
         (self.clock)()
             .duration_since(std::time::UNIX_EPOCH)
             .ok()
@@ -319,7 +319,7 @@ async fn scale_sets(client: &kube::Client, plan: &Plan) -> Vec<input::Object> {
     .unwrap_or_default()
 }
 
-pub fn missing_names(plan: &Plan, census: &Census) -> Vec<String> {
+pub(crate) fn missing_names(plan: &Plan, census: &Census) -> Vec<String> {
     let ns = plan.namespace.clone().unwrap_or_default();
     plan.names
         .iter()
@@ -445,7 +445,7 @@ async fn gather_parts(
 }
 
 /// `--watch` and `--wait`: list, then keep the census current from two watches.
-pub async fn follow(
+pub(crate) async fn follow(
     client: &kube::Client,
     plan: &Plan,
     shown: &mut Shown<'_>,
@@ -562,13 +562,13 @@ pub async fn follow(
 
 /// What `--wait` waits for: Synced, or a set being deleted (ARC replaced it; its successor is the
 /// one that must settle).
-pub fn settled(row: &SetStatus) -> bool {
+pub(crate) fn settled(row: &SetStatus) -> bool {
     matches!(row.state, State::Synced | State::Deleting)
 }
 
 /// The sets whose state waiting cannot change (only a person can), said with their reasons: `--wait`
 /// fails at once on them instead of waiting for its timeout (or forever).
-pub fn cannot_progress(rows: &[SetStatus]) -> Option<String> {
+pub(crate) fn cannot_progress(rows: &[SetStatus]) -> Option<String> {
     let stuck: Vec<String> = rows
         .iter()
         .filter(|r| {
@@ -600,7 +600,7 @@ pub fn cannot_progress(rows: &[SetStatus]) -> Option<String> {
 
 /// `-f`: the census from a dump, read through the one input layer. Returns the rows and the
 /// problems found (files that cannot be read, objects kubectl would refuse).
-pub fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Read) -> Snapshot {
+pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Read) -> Snapshot {
     let inputs = input::read(&files.paths, stdin);
     let mut errors = inputs.errors;
     let mut objects = inputs.objects;

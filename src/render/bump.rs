@@ -16,7 +16,7 @@ use crate::cluster::write::DryRun;
 /// What happened to one set in a `bump`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "PascalCase")]
-pub enum BumpResult {
+pub(crate) enum BumpResult {
     /// Written and read back.
     Bumped,
     /// `--dry-run=client|server`: would be written.
@@ -41,66 +41,66 @@ impl BumpResult {
 /// `bump`'s result for one set.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct BumpItem {
-    pub namespace: String,
-    pub name: String,
+pub(crate) struct BumpItem {
+    pub(crate) namespace: String,
+    pub(crate) name: String,
     /// `spec.actionableRevision` before.
-    pub spec_revision: Option<i64>,
+    pub(crate) spec_revision: Option<i64>,
     /// `status.appliedActionableRevision` before.
-    pub applied_revision: Option<i64>,
+    pub(crate) applied_revision: Option<i64>,
     /// `spec.actionableRevision` written (or that would be).
-    pub new_spec_revision: Option<i64>,
-    pub result: BumpResult,
+    pub(crate) new_spec_revision: Option<i64>,
+    pub(crate) result: BumpResult,
     /// The stable code of `message` when bump's rules made it ([`crate::core::status::BumpReason`]:
     /// `InvalidRevision`, `OwnerMismatch`, `Outdated`, `LegacyAnnotation`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<&'static str>,
+    pub(crate) reason: Option<&'static str>,
     /// Why (refused or failed), or a note.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
+    pub(crate) message: Option<String>,
     /// Write attempts (more than 1 after conflicts).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub attempts: Option<u32>,
+    pub(crate) attempts: Option<u32>,
     /// With `--wait`: the applied revision reached the new one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub acknowledged: Option<bool>,
+    pub(crate) acknowledged: Option<bool>,
 }
 
 /// `bump -o json|yaml`.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct BumpReport {
-    pub api_version: &'static str,
-    pub kind: &'static str,
+pub(crate) struct BumpReport {
+    pub(crate) api_version: &'static str,
+    pub(crate) kind: &'static str,
     /// `none`, `client` or `server`.
-    pub dry_run: DryRun,
+    pub(crate) dry_run: DryRun,
     /// Recorded on each set in annotation `kubectl-arc/bump-id`.
-    pub bump_id: String,
+    pub(crate) bump_id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    pub items: Vec<BumpItem>,
+    pub(crate) reason: Option<String>,
+    pub(crate) items: Vec<BumpItem>,
     /// Some set failed in a way the same request run again can finish (`--request-id`): a write,
     /// not a name that was not found nor a refusal. Said as a hint, not in the report.
     #[serde(skip)]
-    pub resumable: bool,
+    pub(crate) resumable: bool,
     /// `--wait` gave up before ARC acknowledged every set. Said as an error, not in the report
     /// (each item's `acknowledged` is).
     #[serde(skip)]
-    pub timed_out: Option<WaitTimeout>,
+    pub(crate) timed_out: Option<WaitTimeout>,
 }
 
 /// What `--wait` had not seen acknowledged when its timeout passed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WaitTimeout {
+pub(crate) struct WaitTimeout {
     /// How many sets it waited for.
-    pub waited_for: usize,
+    pub(crate) waited_for: usize,
     /// The sets still waited for: namespace, name and the revision ARC has not acknowledged.
-    pub left: Vec<(String, String, i64)>,
+    pub(crate) left: Vec<(String, String, i64)>,
 }
 
 impl BumpResult {
     /// A set refused or failed: the run's exit code is 2 (the others are still bumped).
-    pub fn is_error(self) -> bool {
+    pub(crate) fn is_error(self) -> bool {
         matches!(self, BumpResult::Refused | BumpResult::Failed)
     }
 }
@@ -108,7 +108,7 @@ impl BumpResult {
 impl BumpReport {
     /// The README's exit-code row for bump: 2 when a set was refused or failed, else 1 when
     /// `--wait` timed out, else 0 (every set bumped, or would be).
-    pub fn outcome(&self) -> Outcome {
+    pub(crate) fn outcome(&self) -> Outcome {
         let items = self.items.iter().map(|i| {
             if i.result.is_error() {
                 Outcome::Failed
@@ -126,7 +126,7 @@ impl BumpReport {
 }
 
 /// `bump` as a table.
-pub fn write_bump_table(
+pub(crate) fn write_bump_table(
     report: &BumpReport,
     color: bool,
     headers: bool,

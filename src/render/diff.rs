@@ -41,75 +41,75 @@ pub struct DiffReport {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ScaleSetDiff {
-    pub namespace: String,
-    pub name: String,
+    pub(crate) namespace: String,
+    pub(crate) name: String,
     /// A scale set without an EphemeralRunnerSet: ARC will create one, so nothing is recycled.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub new: bool,
+    pub(crate) new: bool,
     /// Whether ARC will bump `spec.actionableRevision` and recycle idle and pending runners.
     /// Absent when the comparison could not be made (see `error`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub semantic_drift: Option<bool>,
+    pub(crate) semantic_drift: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reflect_equal: Option<bool>,
+    pub(crate) reflect_equal: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub cmp_equal: Option<bool>,
+    pub(crate) cmp_equal: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub semantic_equal: Option<bool>,
+    pub(crate) semantic_equal: Option<bool>,
     /// How many differences ARC acts on (Semantic equality sees them).
-    pub semantic_differences: usize,
+    pub(crate) semantic_differences: usize,
     /// How many differences only a strict comparison sees.
-    pub strict_only_differences: usize,
-    pub differences: Vec<DifferenceReport>,
+    pub(crate) strict_only_differences: usize,
+    pub(crate) differences: Vec<DifferenceReport>,
     /// On an integrity-hash-era ARC, the desired spec does not survive Go's JSON round trip with
     /// the same legacy hash, so the two controllers recycle idle and pending runners forever.
     /// A property of the template alone; absent when no desired spec could be built from it.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub legacy_recycle_loop: Option<bool>,
+    pub(crate) legacy_recycle_loop: Option<bool>,
     /// The fields that change in that round trip (empty when it does not loop).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub legacy_recycle_loop_paths: Option<Vec<String>>,
+    pub(crate) legacy_recycle_loop_paths: Option<Vec<String>>,
     /// Each field of the loop with how to write it instead, for the text and GitHub renderers.
     #[serde(skip)]
-    pub legacy_recycle_loop_fixes: Vec<LoopFix>,
+    pub(crate) legacy_recycle_loop_fixes: Vec<LoopFix>,
     /// What went wrong, naming the object and field.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
     /// Where the desired spec came from (`AutoscalingRunnerSet ns/name` or a file).
-    pub desired_from: String,
+    pub(crate) desired_from: String,
     /// Where the current spec came from.
-    pub current_from: String,
+    pub(crate) current_from: String,
     /// Where the runner scale set id came from when the desired object lacks the annotation
     /// (`EphemeralRunnerSet`, `LiveAutoscalingRunnerSet`), or `AutoscalingRunnerSet`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub scale_set_id_from: Option<&'static str>,
+    pub(crate) scale_set_id_from: Option<&'static str>,
     /// How the EphemeralRunnerSet was found when not by name (`OwnerUid`, `OwnerName`, `Labels`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub paired_by: Option<crate::core::pairing::PairedBy>,
+    pub(crate) paired_by: Option<crate::core::pairing::PairedBy>,
     /// Other EphemeralRunnerSets of the same scale set, which ARC is replacing (ARC up to 0.14).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub replaced: Vec<String>,
+    pub(crate) replaced: Vec<String>,
     /// What else a reader should know (what ARC waits for, an ambiguous pairing).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
+    pub(crate) note: Option<String>,
     /// The file the desired object came from, for annotations.
     #[serde(skip)]
-    pub desired_file: Option<String>,
+    pub(crate) desired_file: Option<String>,
     /// The two specs compared, for the text diff: rendered as YAML lines only when it is
     /// written (a JSON report, or a scale set without differences, never needs them).
     #[serde(skip)]
-    pub specs: Option<Box<Specs>>,
+    pub(crate) specs: Option<Box<Specs>>,
 }
 
 /// The desired and current runner specs of a comparison, the layout that reads them, and what
 /// each side's input wrote (to show its values as written).
 #[derive(Debug, Clone)]
-pub struct Specs {
-    pub layout: &'static Layout,
-    pub desired: Value,
-    pub current: Value,
-    pub desired_written: Written,
-    pub current_written: Written,
+pub(crate) struct Specs {
+    pub(crate) layout: &'static Layout,
+    pub(crate) desired: Value,
+    pub(crate) current: Value,
+    pub(crate) desired_written: Written,
+    pub(crate) current_written: Written,
 }
 
 impl Specs {
@@ -130,7 +130,7 @@ impl Specs {
 
 impl ScaleSetDiff {
     /// A scale set whose comparison could not be made, and why.
-    pub fn failed(
+    pub(crate) fn failed(
         namespace: String,
         name: String,
         desired_from: String,
@@ -165,7 +165,7 @@ impl ScaleSetDiff {
 
     /// A scale set that has no EphemeralRunnerSet yet: ARC will create one from the desired spec,
     /// so no runner is recycled. `waiting` says what ARC waits for, for a live scale set.
-    pub fn new_scale_set(
+    pub(crate) fn new_scale_set(
         namespace: String,
         name: String,
         desired_from: String,
@@ -259,7 +259,10 @@ impl ScaleSetDiff {
     /// wrote under `spec.ephemeralRunnerSpec`. The text diff and each difference's `from` and
     /// `to` use them where the written value decodes to the value compared.
     /// `written` is called only when there is a difference to show.
-    pub fn with_written(mut self, written: impl FnOnce() -> (Written, Written)) -> ScaleSetDiff {
+    pub(crate) fn with_written(
+        mut self,
+        written: impl FnOnce() -> (Written, Written),
+    ) -> ScaleSetDiff {
         let Some(specs) = self.specs.as_deref_mut() else {
             return self;
         };
@@ -297,10 +300,10 @@ impl ScaleSetDiff {
 
 /// One field of a recycle loop and how to write it so that it survives Go's round trip.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LoopFix {
-    pub path: String,
+pub(crate) struct LoopFix {
+    pub(crate) path: String,
     /// What to do, for people: "drop `env: []`", "write `1`, not `1000m`".
-    pub fix: String,
+    pub(crate) fix: String,
 }
 
 impl From<&Change> for LoopFix {
@@ -349,22 +352,22 @@ fn last_key(path: &str) -> &str {
 /// One difference in the report.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct DifferenceReport {
-    pub path: String,
-    pub reason: Reason,
+pub(crate) struct DifferenceReport {
+    pub(crate) path: String,
+    pub(crate) reason: Reason,
     /// Whether ARC (Semantic equality) acts on this difference.
-    pub semantic: bool,
+    pub(crate) semantic: bool,
     /// The current value (the EphemeralRunnerSet's), as written: a scalar's text, `[]` or `{}` for
     /// an empty list or map, a YAML block for a larger one; `null` when absent (Go's zero value).
-    pub from: Option<String>,
+    pub(crate) from: Option<String>,
     /// The desired value, likewise.
-    pub to: Option<String>,
+    pub(crate) to: Option<String>,
 }
 
 impl DifferenceReport {
     /// A difference with the values found at its path on both sides, each beside what its input
     /// wrote.
-    pub fn of(
+    pub(crate) fn of(
         layout: &Layout,
         d: &Difference,
         current: (&Value, &Written),

@@ -37,12 +37,12 @@ pub struct Scalar {
     /// compared (`4096Mi`, `1.0`, `0x10`, a number unquoted), else as Go writes the value; a
     /// string is always spelled as go-yaml writes it (kubectl's `-o yaml`), so that quoting
     /// never reads as a change. For a block scalar, its header (`|`, `|-`).
-    pub text: String,
+    pub(crate) text: String,
     /// A block scalar's content lines, unindented.
-    pub block: Vec<String>,
+    pub(crate) block: Vec<String>,
     /// Equal for two scalars exactly when Go's `reflect.DeepEqual` finds them equal, whatever
     /// their spelling: `1` and `"1"` as a quantity are one value, `1` and `1000m` are two.
-    pub identity: String,
+    pub(crate) identity: String,
 }
 
 impl Scalar {
@@ -55,7 +55,7 @@ impl Scalar {
     }
 
     /// The scalar as one line of text (a block scalar's lines joined with line feeds).
-    pub fn one_line(&self) -> String {
+    pub(crate) fn one_line(&self) -> String {
         if self.block.is_empty() {
             self.text.clone()
         } else {
@@ -69,10 +69,10 @@ impl Scalar {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Line {
     pub text: String,
-    pub path: String,
-    pub identity: String,
+    pub(crate) path: String,
+    pub(crate) identity: String,
     /// Where the value starts in `text` (after `key: ` or `- `).
-    pub value_start: usize,
+    pub(crate) value_start: usize,
 }
 
 /// Build the display tree of a value (`None` when nothing would be shown), as Go writes it.
@@ -82,7 +82,7 @@ pub fn tree(layout: &Layout, ty: TypeId, v: &Value, path: &str) -> Option<Node> 
 
 /// Build the display tree of a value beside what its input wrote ([`Written`], walked along):
 /// each scalar is shown as written when the written text decodes to the value itself.
-pub fn tree_written(
+pub(crate) fn tree_written(
     layout: &Layout,
     ty: TypeId,
     v: &Value,
@@ -177,25 +177,11 @@ pub fn tree_written(
     }
 }
 
-/// The display tree of the value at `target` (a path spelled as [`crate::core::equality`]
-/// spells it) inside `v`, beside what its input wrote; the outermost value when a pointer or an
-/// inline struct shares the path.
-pub fn tree_at(
-    layout: &Layout,
-    ty: TypeId,
-    v: &Value,
-    written: &Written,
-    target: &str,
-) -> Option<Node> {
-    let (ty, v, written) = find(layout, ty, v, written, &mut String::new(), target)?;
-    tree_written(layout, ty, v, target, written)
-}
-
 /// The value at `target` as a report gives it (`from`/`to` of a difference): a string itself, any
 /// other scalar as written (unquoted, unless `quoted`: `"1"` for a quantity written as a string),
 /// `{}` or `[]` for an empty map or list, a larger one as its YAML lines; `None` when nothing is
 /// there.
-pub fn report_text(
+pub(crate) fn report_text(
     layout: &Layout,
     ty: TypeId,
     v: &Value,
@@ -399,7 +385,7 @@ fn as_written(v: &Value, json: &str, yaml: Option<&str>) -> Option<(String, Vec<
 /// A quantity as it was most likely written: Go's cached string when it kept one, else the int64
 /// amount with the suffix its scale implies (`1000m`, `1.0`), else the canonical form. Display only:
 /// it lets `1` and `1000m` read differently in a diff, as they differ to a strict comparison.
-pub fn quantity_as_written(q: &Quantity) -> String {
+pub(crate) fn quantity_as_written(q: &Quantity) -> String {
     if !q.s.is_empty() {
         return q.s.to_string();
     }
@@ -592,14 +578,14 @@ fn yaml_key(k: &str) -> String {
 
 /// A one-line string as go-yaml (kubectl's `-o yaml`) writes it: plain when the emitter allows
 /// it and it reads back as this string, else single-quoted, else double-quoted.
-pub fn yaml_string(s: &str) -> String {
+pub(crate) fn yaml_string(s: &str) -> String {
     yaml_block(s).0
 }
 
 /// A string as go-yaml writes it: as [`yaml_string`], or, holding a line feed, as a literal
 /// block scalar: its header (`|`, `|-`, `|+`, with `2` when it starts with a space) and content
 /// lines. A string with other line breaks, or that a block cannot hold, is double-quoted.
-pub fn yaml_block(s: &str) -> (String, Vec<String>) {
+pub(crate) fn yaml_block(s: &str) -> (String, Vec<String>) {
     let a = analyze(s);
     if s.contains('\n') {
         if a.block_allowed && !s.contains(['\r', '\u{85}', '\u{2028}', '\u{2029}']) {

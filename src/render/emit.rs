@@ -16,7 +16,7 @@ use serde_json::Value;
 
 /// An `-o` value.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Output {
+pub(crate) enum Output {
     /// The command's own human format (text diff, table).
     Default,
     /// The table with more columns (`-o wide`).
@@ -36,7 +36,11 @@ pub enum Output {
 impl Output {
     /// Parse an `-o` value among the `allowed` format names of a command (`"default"` stands for
     /// the names given in `default_names`, e.g. `text` or `table`).
-    pub fn parse(s: &str, allowed: &[&str], default_names: &[&str]) -> Result<Output, String> {
+    pub(crate) fn parse(
+        s: &str,
+        allowed: &[&str],
+        default_names: &[&str],
+    ) -> Result<Output, String> {
         let (name, arg) = match s.split_once('=') {
             Some((n, a)) => (n, Some(a)),
             None => (s, None),
@@ -78,7 +82,7 @@ impl Output {
     }
 
     /// Whether this is the command's own human format (or its wide form).
-    pub fn is_human(&self) -> bool {
+    pub(crate) fn is_human(&self) -> bool {
         matches!(self, Output::Default | Output::Wide)
     }
 }
@@ -86,9 +90,9 @@ impl Output {
 /// The `-o` parser of one command: validates with [`Output::parse`] and offers the format names
 /// to help and completion (`jsonpath=` and `custom-columns=` with their `=`).
 #[derive(Clone)]
-pub struct OutputParser {
-    pub formats: &'static [&'static str],
-    pub defaults: &'static [&'static str],
+pub(crate) struct OutputParser {
+    pub(crate) formats: &'static [&'static str],
+    pub(crate) defaults: &'static [&'static str],
 }
 
 impl clap::builder::TypedValueParser for OutputParser {
@@ -312,7 +316,7 @@ fn render_pieces(pieces: &[Piece], current: &Value, out: &mut String) -> Result<
 ///
 /// `resource` is the `<resource>.<group>` of `-o name` (e.g.
 /// `ephemeralrunnerset.actions.github.com`); items are the report's `items`.
-pub fn structured<R: Serialize>(
+pub(crate) fn structured<R: Serialize>(
     report: &R,
     output: &Output,
     resource: &str,
@@ -378,7 +382,7 @@ fn items(data: &Value) -> Vec<&Value> {
 }
 
 /// Columns separated by three spaces, as kubectl's tables.
-pub fn write_aligned(rows: &[Vec<String>], out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_aligned(rows: &[Vec<String>], out: &mut dyn Write) -> io::Result<()> {
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..columns)
         .map(|c| {

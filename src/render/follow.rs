@@ -19,24 +19,28 @@ use crate::render::status::{
 use crate::shell::Shell;
 
 /// What `-o name` calls a set.
-pub const RESOURCE: &str = "ephemeralrunnerset.actions.github.com";
+pub(crate) const RESOURCE: &str = "ephemeralrunnerset.actions.github.com";
 
 /// How status shows its rows.
-pub struct ShowOptions {
-    pub output: Output,
-    pub table: TableOptions,
-    pub no_headers: bool,
+pub(crate) struct ShowOptions {
+    pub(crate) output: Output,
+    pub(crate) table: TableOptions,
+    pub(crate) no_headers: bool,
     /// `status NAME`: the reasons under the table.
-    pub explain: bool,
+    pub(crate) explain: bool,
     /// `--wait` (else `--watch`, or one listing).
-    pub wait: bool,
+    pub(crate) wait: bool,
     /// `--timeout`, for the message when it passes.
-    pub timeout: Option<Duration>,
+    pub(crate) timeout: Option<Duration>,
 }
 
 /// The rows in the chosen format: a table (with the reasons under it for `status NAME`), or a
 /// `StatusReport`.
-pub fn write_status(show: &ShowOptions, rows: Vec<SetStatus>, shell: &mut Shell<'_>) -> Result<()> {
+pub(crate) fn write_status(
+    show: &ShowOptions,
+    rows: Vec<SetStatus>,
+    shell: &mut Shell<'_>,
+) -> Result<()> {
     let (args, opts) = (show, show.table);
     if rows.is_empty() && matches!(args.output, Output::Default | Output::Wide) {
         shell.status("No EphemeralRunnerSets found.")?;
@@ -66,7 +70,7 @@ pub fn write_status(show: &ShowOptions, rows: Vec<SetStatus>, shell: &mut Shell<
 }
 
 /// What `--watch` and `--wait` have shown, and how they print what changed.
-pub struct Shown<'a> {
+pub(crate) struct Shown<'a> {
     show: &'a ShowOptions,
     rows: HashMap<SetKey, SetStatus>,
     widths: Widths,
@@ -74,11 +78,11 @@ pub struct Shown<'a> {
 
 impl<'a> Shown<'a> {
     /// A set gone while the watch was away (a relist): not shown again, not waited for.
-    pub fn forget(&mut self, key: &SetKey) {
+    pub(crate) fn forget(&mut self, key: &SetKey) {
         self.rows.remove(key);
     }
 
-    pub fn new(show: &'a ShowOptions) -> Shown<'a> {
+    pub(crate) fn new(show: &'a ShowOptions) -> Shown<'a> {
         Shown {
             show,
             rows: HashMap::new(),
@@ -94,7 +98,7 @@ impl<'a> Shown<'a> {
 
     /// The first rows: a table (`--watch`), or progress lines and maybe the end already
     /// (`--wait`: everything settled, or something waiting cannot change).
-    pub fn start(
+    pub(crate) fn start(
         &mut self,
         plan: &Plan,
         rows: Vec<SetStatus>,
@@ -151,7 +155,12 @@ impl<'a> Shown<'a> {
 
     /// A set was deleted: `--watch` prints its row one last time as Deleted, as `kubectl get -w`
     /// prints a deleted object; `--wait` fails when it waited for that set by name.
-    pub fn deleted(&mut self, plan: &Plan, key: &SetKey, shell: &mut Shell<'_>) -> Result<()> {
+    pub(crate) fn deleted(
+        &mut self,
+        plan: &Plan,
+        key: &SetKey,
+        shell: &mut Shell<'_>,
+    ) -> Result<()> {
         let last = self.rows.remove(key);
         if self.show.wait {
             if plan.names.contains(&key.1) {
@@ -173,7 +182,7 @@ impl<'a> Shown<'a> {
 
     /// Print what changed of the dirty sets (only what the output shows), and for `--wait` decide
     /// whether it is over.
-    pub fn flush(
+    pub(crate) fn flush(
         &mut self,
         plan: &Plan,
         census: &mut Census,
@@ -239,7 +248,7 @@ impl<'a> Shown<'a> {
     }
 
     /// `--timeout` passed: the table, and the sets still waited for (a few named).
-    pub fn timed_out(&mut self, shell: &mut Shell<'_>) -> Result<Outcome> {
+    pub(crate) fn timed_out(&mut self, shell: &mut Shell<'_>) -> Result<Outcome> {
         let rows = self.sorted();
         let waiting: Vec<String> = rows
             .iter()

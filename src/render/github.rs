@@ -21,18 +21,18 @@ use super::diff::{DiffReport, ScaleSetDiff};
 
 /// How `-o github` annotates.
 #[derive(Debug, Clone, Default)]
-pub struct GithubOptions {
+pub(crate) struct GithubOptions {
     /// `--show-strict`: a `::notice` for each scale set with strict-only differences too (by
     /// default they are only counted in the summary: a chart that writes `4096Mi` would otherwise
     /// annotate every pull request).
-    pub show_strict: bool,
+    pub(crate) show_strict: bool,
     /// `--annotate-file FILE`: attach the annotations to this file (the values file the pull
     /// request changes) instead of the render's path.
-    pub file: Option<String>,
+    pub(crate) file: Option<String>,
 }
 
 /// Write one workflow command per scale set that needs attention, and a summary line.
-pub fn write_diff(
+pub(crate) fn write_diff(
     report: &DiffReport,
     opts: &GithubOptions,
     out: &mut dyn Write,

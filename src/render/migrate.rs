@@ -14,64 +14,64 @@ use crate::core::migrate::Verdict;
 /// One row of the report.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct MigrateRow {
-    pub namespace: String,
-    pub name: String,
+pub(crate) struct MigrateRow {
+    pub(crate) namespace: String,
+    pub(crate) name: String,
     /// `Pending`, `InSync`, `Unverifiable`, `NoLegacyAnnotation`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub decision: Option<Verdict>,
+    pub(crate) decision: Option<Verdict>,
     /// Which signal decided, as a stable code ([`crate::core::migrate::MigrateReason`]).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<&'static str>,
+    pub(crate) reason: Option<&'static str>,
     /// The same, in English.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
+    pub(crate) message: Option<String>,
     /// `spec.actionableRevision` and `status.appliedActionableRevision` as read.
-    pub spec_revision: i64,
-    pub applied_revision: i64,
+    pub(crate) spec_revision: i64,
+    pub(crate) applied_revision: i64,
     /// The revision written (or that would be): the same as `specRevision` when nothing is.
-    pub new_spec_revision: i64,
-    pub stale_runners: usize,
-    pub stale_idle_or_pending_runners: usize,
+    pub(crate) new_spec_revision: i64,
+    pub(crate) stale_runners: usize,
+    pub(crate) stale_idle_or_pending_runners: usize,
     /// `Written`, `WouldWrite` (dry run), `Unchanged`, `Failed`.
-    pub result: &'static str,
+    pub(crate) result: &'static str,
     /// Write attempts (more than one: the set changed concurrently and was decided again).
-    pub attempts: u32,
+    pub(crate) attempts: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
 }
 
 /// `migrate -o json|yaml`.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct MigrateReport {
-    pub api_version: &'static str,
-    pub kind: &'static str,
-    pub dry_run: DryRun,
-    pub items: Vec<MigrateRow>,
-    pub summary: Summary,
+pub(crate) struct MigrateReport {
+    pub(crate) api_version: &'static str,
+    pub(crate) kind: &'static str,
+    pub(crate) dry_run: DryRun,
+    pub(crate) items: Vec<MigrateRow>,
+    pub(crate) summary: Summary,
     /// Inputs (`-f`) that could not be read; the sets of the others are still decided. Said as
     /// errors, not in the report.
     #[serde(skip)]
-    pub input_errors: Vec<String>,
+    pub(crate) input_errors: Vec<String>,
 }
 
 /// The counts under the rows.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Summary {
-    pub sets: usize,
-    pub pending: usize,
-    pub in_sync: usize,
-    pub unverifiable: usize,
-    pub no_legacy_annotation: usize,
-    pub written: usize,
-    pub failed: usize,
+pub(crate) struct Summary {
+    pub(crate) sets: usize,
+    pub(crate) pending: usize,
+    pub(crate) in_sync: usize,
+    pub(crate) unverifiable: usize,
+    pub(crate) no_legacy_annotation: usize,
+    pub(crate) written: usize,
+    pub(crate) failed: usize,
 }
 
 impl MigrateReport {
     /// The report of these rows, counted.
-    pub fn new(dry_run: DryRun, items: Vec<MigrateRow>, input_errors: Vec<String>) -> Self {
+    pub(crate) fn new(dry_run: DryRun, items: Vec<MigrateRow>, input_errors: Vec<String>) -> Self {
         MigrateReport {
             api_version: "kubectl-arc/v1alpha1",
             kind: "MigrateReport",
@@ -85,7 +85,7 @@ impl MigrateReport {
     /// The README's exit-code row for migrate: 2 when a set failed (the others were still
     /// processed, a name asked for and not found among them) or an input could not be read, else
     /// 0. Never 1: migrate has nothing to wait for.
-    pub fn outcome(&self) -> Outcome {
+    pub(crate) fn outcome(&self) -> Outcome {
         if !self.input_errors.is_empty() || self.summary.failed > 0 {
             Outcome::Failed
         } else {
@@ -94,7 +94,7 @@ impl MigrateReport {
     }
 
     /// The summary line said after the table.
-    pub fn summary_line(&self) -> String {
+    pub(crate) fn summary_line(&self) -> String {
         let s = &self.summary;
         format!(
             "{} EphemeralRunnerSets: {} pending, {} in sync, {} unverifiable, {} without the legacy annotation; {} {}, {} failed",
@@ -149,7 +149,11 @@ const MIGRATE_HEADER: [&str; 8] = [
 ];
 
 /// `migrate` as a table (nothing at all when there are no rows).
-pub fn write_table(report: &MigrateReport, headers: bool, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_table(
+    report: &MigrateReport,
+    headers: bool,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let mut t = comfy_table::Table::new();
     t.load_style(comfy_table::presets::NOTHING);
     if headers {

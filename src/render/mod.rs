@@ -1,14 +1,14 @@
 //! Renderers: reports in, text out, through the writer they are given.
 
-pub mod bump;
+pub(crate) mod bump;
 pub mod diff;
 pub mod display;
-pub mod emit;
-pub mod follow;
-pub mod github;
-pub mod migrate;
-pub mod reason;
-pub mod status;
+pub(crate) mod emit;
+pub(crate) mod follow;
+pub(crate) mod github;
+pub(crate) mod migrate;
+pub(crate) mod reason;
+pub(crate) mod status;
 
 use crate::cluster::write::DryRun;
 

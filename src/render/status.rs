@@ -14,14 +14,14 @@ use crate::core::status::{SetStatus, State, human_duration};
 /// `status -o json|yaml`.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct StatusReport {
-    pub api_version: &'static str,
-    pub kind: &'static str,
-    pub items: Vec<SetStatus>,
+pub(crate) struct StatusReport {
+    pub(crate) api_version: &'static str,
+    pub(crate) kind: &'static str,
+    pub(crate) items: Vec<SetStatus>,
 }
 
 impl StatusReport {
-    pub fn new(items: Vec<SetStatus>) -> StatusReport {
+    pub(crate) fn new(items: Vec<SetStatus>) -> StatusReport {
         StatusReport {
             api_version: "kubectl-arc/v1alpha1",
             kind: "StatusReport",
@@ -32,20 +32,20 @@ impl StatusReport {
 
 /// How a status table looks.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct TableOptions {
+pub(crate) struct TableOptions {
     /// `-o wide`: the set's phase and the reasons.
-    pub wide: bool,
+    pub(crate) wide: bool,
     /// A NAMESPACE column (with `-A`, or rows from files).
-    pub namespace_column: bool,
-    pub color: bool,
+    pub(crate) namespace_column: bool,
+    pub(crate) color: bool,
     /// `--no-headers`: no header line.
-    pub no_headers: bool,
+    pub(crate) no_headers: bool,
 }
 
 /// The content width of each column printed so far, so that rows printed later (`--watch`) line
 /// up with the table above them.
 #[derive(Debug, Clone, Default)]
-pub struct Widths(Vec<usize>);
+pub(crate) struct Widths(Vec<usize>);
 
 fn state_color(state: State) -> Color {
     match state {
@@ -114,7 +114,7 @@ fn cells(row: &SetStatus, opts: TableOptions) -> Vec<(String, Option<Color>)> {
 
 /// What a row shows in the table, AGE aside: `--watch` prints a row again only when this changes
 /// (a change of a field the table does not show would print the same line twice).
-pub fn visible(row: &SetStatus, opts: TableOptions) -> Vec<String> {
+pub(crate) fn visible(row: &SetStatus, opts: TableOptions) -> Vec<String> {
     let age = header(opts).iter().position(|h| *h == "AGE");
     cells(
         row,
@@ -186,7 +186,7 @@ fn write_table_inner(
 }
 
 /// `status` as a table, kubectl style. Returns the column widths, for rows printed later.
-pub fn write_table(
+pub(crate) fn write_table(
     rows: &[SetStatus],
     opts: TableOptions,
     out: &mut dyn Write,
@@ -197,7 +197,7 @@ pub fn write_table(
 }
 
 /// Rows printed under an earlier table (`--watch`), without a header.
-pub fn write_rows(
+pub(crate) fn write_rows(
     rows: &[SetStatus],
     opts: TableOptions,
     widths: &mut Widths,
@@ -219,7 +219,11 @@ pub fn write_rows(
 }
 
 /// The reasons of each row, as `status NAME` prints them under its table.
-pub fn write_reasons(rows: &[SetStatus], color: bool, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_reasons(
+    rows: &[SetStatus],
+    color: bool,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     use owo_colors::OwoColorize as _;
     for row in rows {
         writeln!(out)?;
@@ -259,13 +263,13 @@ pub fn write_reasons(rows: &[SetStatus], color: bool, out: &mut dyn Write) -> io
 }
 
 /// One row as a JSON line (`--watch -o json`).
-pub fn write_json_line(row: &SetStatus, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_json_line(row: &SetStatus, out: &mut dyn Write) -> io::Result<()> {
     serde_json::to_writer(&mut *out, row)?;
     writeln!(out)
 }
 
 /// One row as a YAML document (`--watch -o yaml`).
-pub fn write_yaml_document(row: &SetStatus, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_yaml_document(row: &SetStatus, out: &mut dyn Write) -> io::Result<()> {
     let text = serde_saphyr::to_string(row).map_err(io::Error::other)?;
     write!(out, "---\n{text}")
 }
