@@ -168,8 +168,10 @@ pub struct Env<'a> {
     pub(crate) cwd: Option<PathBuf>,
     /// `-` as a file name reads this.
     pub(crate) stdin: Box<dyn Read + 'a>,
-    /// The wall clock: ages in tables, the seed of a request id.
+    /// The wall clock: ages in tables, "last written ... ago".
     pub(crate) clock: fn() -> SystemTime,
+    /// This run's random seed: a new bump request id, the jitter of retried writes.
+    pub(crate) seed: u64,
 }
 
 impl Default for Env<'_> {
@@ -182,8 +184,19 @@ impl Default for Env<'_> {
             cwd: None,
             stdin: Box::new(io::empty()),
             clock: SystemTime::now,
+            seed: random_seed(&[]),
         }
     }
+}
+
+/// A seed no other run shares: std's per-process random keys, over `mix`.
+fn random_seed(mix: &[u64]) -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    for m in mix {
+        h.write_u64(*m);
+    }
+    h.finish()
 }
 
 impl<'a> Env<'a> {
@@ -196,6 +209,12 @@ impl<'a> Env<'a> {
             cwd: std::env::current_dir().ok(),
             stdin: Box::new(io::stdin()),
             clock: SystemTime::now,
+            seed: random_seed(&[
+                u64::from(std::process::id()),
+                SystemTime::now()
+                    .duration_since(SystemTime::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_nanos() as u64),
+            ]),
         }
     }
 
@@ -221,11 +240,6 @@ impl<'a> Env<'a> {
     /// The variable `name` if it is set and valid UTF-8.
     pub(crate) fn var(&self, name: impl AsRef<OsStr>) -> Option<&str> {
         self.var_os(name).and_then(OsStr::to_str)
-    }
-
-    /// The time now, by the injected clock.
-    pub(crate) fn now(&self) -> SystemTime {
-        (self.clock)()
     }
 
     /// The variables the cluster layer reads (`KUBECONFIG`) and the home directory.
@@ -314,7 +328,12 @@ mod tests {
             clock: || SystemTime::UNIX_EPOCH,
             ..Env::default()
         };
-        assert_eq!(fixed.now(), SystemTime::UNIX_EPOCH);
+        assert_eq!((fixed.clock)(), SystemTime::UNIX_EPOCH);
+        assert_ne!(
+            Env::default().seed,
+            Env::default().seed,
+            "each run its own seed"
+        );
     }
 
     #[test]

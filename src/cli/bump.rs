@@ -92,7 +92,7 @@ pub(crate) fn run(
     shell: &mut Shell<'_>,
 ) -> Result<u8> {
     let plan = validate(kube, &args)?;
-    let report = bump(&plan, &kube.connect_options(), env.now(), shell)?;
+    let report = bump(&plan, &kube.connect_options(), env.seed, shell)?;
     if let Some(timeout) = &report.timed_out {
         shell.error(timed_out(timeout))?;
     }

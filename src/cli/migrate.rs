@@ -88,7 +88,13 @@ pub(crate) fn run(
     shell: &mut Shell<'_>,
 ) -> Result<u8> {
     let plan = validate(kube, &args)?;
-    let report = migrate(&plan, &kube.connect_options(), &mut env.stdin, shell)?;
+    let report = migrate(
+        &plan,
+        &kube.connect_options(),
+        &mut env.stdin,
+        env.seed,
+        shell,
+    )?;
     for e in &report.input_errors {
         shell.error(e)?;
     }

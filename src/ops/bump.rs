@@ -10,8 +10,7 @@
 //! errors and refusals.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hasher};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use anyhow::{Result, bail};
 use serde_json::Value;
@@ -65,19 +64,19 @@ struct Target {
     owner: Option<(String, String)>,
 }
 
-/// Bump the sets of `plan` on the cluster `connect` names. `started` seeds a new request id.
+/// Bump the sets of `plan` on the cluster `connect` names. `seed` makes a new request id.
 /// Sets that are refused or fail are items of the report; the error is for what stops the whole
 /// run (no connection, a refusal before any write, a list that fails).
 pub(crate) fn bump(
     plan: &BumpPlan,
     connect: &ConnectOptions,
-    started: SystemTime,
+    seed: u64,
     shell: &mut Shell<'_>,
 ) -> Result<BumpReport> {
     let bump_id = plan
         .request_id
         .clone()
-        .unwrap_or_else(|| new_bump_id(started));
+        .unwrap_or_else(|| format!("{seed:016x}"));
     super::runtime()?.block_on(async {
         let conn = cluster::connect(connect).await?;
         let client = &conn.client;
@@ -195,16 +194,6 @@ async fn targets(
         }
     }
     Ok((targets, items))
-}
-
-/// A request id unique to this invocation: hashed from the process, the time and a random key.
-fn new_bump_id(now: std::time::SystemTime) -> String {
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u32(std::process::id());
-    if let Ok(d) = now.duration_since(std::time::UNIX_EPOCH) {
-        h.write_u128(d.as_nanos());
-    }
-    format!("{:016x}", h.finish())
 }
 
 fn failed(ns: &str, name: &str, result: BumpResult, message: String) -> BumpItem {

@@ -75,6 +75,7 @@ pub(crate) fn migrate(
     plan: &MigratePlan,
     connect: &ConnectOptions,
     stdin: &mut dyn Read,
+    seed: u64,
     shell: &mut Shell<'_>,
 ) -> Result<MigrateReport> {
     match &plan.source {
@@ -87,7 +88,7 @@ pub(crate) fn migrate(
             Ok(MigrateReport::new(plan.dry_run, rows, errors))
         }
         Source::Cluster => {
-            let rows = super::runtime()?.block_on(migrate_cluster(plan, connect, shell))?;
+            let rows = super::runtime()?.block_on(migrate_cluster(plan, connect, seed, shell))?;
             Ok(MigrateReport::new(plan.dry_run, rows, Vec::new()))
         }
     }
@@ -106,6 +107,7 @@ struct Candidate {
 async fn migrate_cluster(
     plan: &MigratePlan,
     connect: &ConnectOptions,
+    seed: u64,
     shell: &mut Shell<'_>,
 ) -> Result<Vec<MigrateRow>> {
     let conn = cluster::connect(connect).await?;
@@ -117,7 +119,7 @@ async fn migrate_cluster(
     let scope = (!plan.all_namespaces).then_some(namespace.as_str());
     preflight_checks(client, plan, scope, shell).await?;
     let candidates = read_candidates(client, plan, scope).await?;
-    let mut rows = decide_and_write(client, plan, &candidates, shell).await?;
+    let mut rows = decide_and_write(client, plan, &candidates, seed, shell).await?;
     // A name asked for and not found is a failed row (exit 2), as kubectl fails on one.
     for missing in plan
         .names
@@ -344,13 +346,14 @@ async fn decide_and_write(
     client: &kube::Client,
     plan: &MigratePlan,
     candidates: &[Candidate],
+    seed: u64,
     shell: &mut Shell<'_>,
 ) -> Result<Vec<MigrateRow>> {
     let opts = WriteOptions {
         dry_run: plan.dry_run,
         field_manager: FIELD_MANAGER.into(),
         backoff: Default::default(),
-        jitter_seed: std::process::id() as u64,
+        jitter_seed: seed,
     };
     let each =
         async |c: &Candidate, gate: &mut Gate| migrate_one(client, plan, &opts, c, gate).await;
