@@ -64,7 +64,7 @@ pub(crate) struct BumpArgs {
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "wait")]
     pub(crate) timeout: Option<Duration>,
     /// Output format.
-    #[arg(short = 'o', long, value_name = "FORMAT", default_value = "table", value_parser = emit::OutputParser { formats: TABLE_FORMATS, defaults: &["table"] })]
+    #[arg(short = 'o', long, value_name = "FORMAT", default_value = "table", value_parser = emit::OutputParser { formats: emit::TABLE_FORMATS, defaults: &["table"] })]
     pub(crate) output: Output,
     /// Tables without their header line.
     #[arg(long)]
@@ -198,9 +198,6 @@ fn parse_request_id(s: &str) -> std::result::Result<String, String> {
         ))
     }
 }
-
-/// `-o` for bump and migrate: a table, and kubectl's structured formats.
-pub(crate) const TABLE_FORMATS: &[&str] = &["json", "yaml", "name", "jsonpath", "custom-columns"];
 
 #[cfg(test)]
 mod tests {

@@ -62,7 +62,7 @@ pub(crate) struct MigrateArgs {
           require_equals = true, default_missing_value = "client")]
     pub(crate) dry_run: DryRun,
     /// Output format.
-    #[arg(short = 'o', long, value_name = "FORMAT", default_value = "table", value_parser = emit::OutputParser { formats: super::bump::TABLE_FORMATS, defaults: &["table"] })]
+    #[arg(short = 'o', long, value_name = "FORMAT", default_value = "table", value_parser = emit::OutputParser { formats: emit::TABLE_FORMATS, defaults: &["table"] })]
     pub(crate) output: Output,
     /// Tables without their header line.
     #[arg(long)]

@@ -29,7 +29,7 @@ use crate::core::runners::{RunnerCounts, RunnerState, is_stale, owner_set};
 use crate::core::selector::Selector;
 use crate::core::value::{Value as GoValue, decode};
 use crate::input;
-use crate::render::migrate::{MigrateReport, MigrateRow};
+use crate::render::migrate::{MigrateReport, MigrateResult, MigrateRow};
 use crate::shell::Shell;
 
 /// The field manager of migrate's writes.
@@ -138,7 +138,7 @@ async fn migrate_cluster(
             new_spec_revision: 0,
             stale_runners: 0,
             stale_idle_or_pending_runners: 0,
-            result: "Failed",
+            result: MigrateResult::Failed,
             attempts: 0,
             error: Some(format!("EphemeralRunnerSet {ns}/{missing} not found")),
         });
@@ -370,17 +370,17 @@ async fn migrate_one(
     gate: &mut Gate,
 ) -> MigrateRow {
     if let Some(e) = &c.error {
-        return row(c, None, "Failed", Some(e.clone()));
+        return row(c, None, MigrateResult::Failed, Some(e.clone()));
     }
     let first = match decide_object(c, &c.object, plan.unverifiable) {
         Ok(d) => d,
-        Err(e) => return row(c, None, "Failed", Some(e)),
+        Err(e) => return row(c, None, MigrateResult::Failed, Some(e)),
     };
     if first.patch().is_none() || plan.dry_run == DryRun::Client {
         let result = if first.patch().is_some() {
-            "WouldWrite"
+            MigrateResult::WouldWrite
         } else {
-            "Unchanged"
+            MigrateResult::Unchanged
         };
         return row(c, Some(&first), result, None);
     }
@@ -412,23 +412,25 @@ async fn migrate_one(
     let sent = gate.write(write).await;
     let d = last.unwrap_or(first);
     match sent {
-        Err(not_attempted) => row(c, Some(&d), "Failed", Some(not_attempted)),
+        Err(not_attempted) => row(c, Some(&d), MigrateResult::Failed, Some(not_attempted)),
         Ok(Ok(Outcome::Written { attempts, .. })) => MigrateRow {
             attempts,
             ..row(
                 c,
                 Some(&d),
                 if plan.dry_run == DryRun::None {
-                    "Written"
+                    MigrateResult::Written
                 } else {
-                    "WouldWrite"
+                    MigrateResult::WouldWrite
                 },
                 None,
             )
         },
-        Ok(Ok(Outcome::Skipped { .. })) => row(c, Some(&d), "Unchanged", None),
-        Ok(Ok(Outcome::Refused { reason, .. })) => row(c, Some(&d), "Failed", Some(reason)),
-        Ok(Err(e)) => row(c, Some(&d), "Failed", Some(e.to_string())),
+        Ok(Ok(Outcome::Skipped { .. })) => row(c, Some(&d), MigrateResult::Unchanged, None),
+        Ok(Ok(Outcome::Refused { reason, .. })) => {
+            row(c, Some(&d), MigrateResult::Failed, Some(reason))
+        }
+        Ok(Err(e)) => row(c, Some(&d), MigrateResult::Failed, Some(e.to_string())),
     }
 }
 
@@ -530,7 +532,7 @@ fn count_runner(layout: &Layout, spec: Option<&GoValue>, runner: &Value, c: &mut
 fn row(
     c: &Candidate,
     d: Option<&Decision>,
-    result: &'static str,
+    result: MigrateResult,
     error: Option<String>,
 ) -> MigrateRow {
     let revisions = d.map(|d| d.revisions).unwrap_or_default();
@@ -564,18 +566,18 @@ fn decide_object(
 
 fn offline_row(c: Candidate, policy: UnverifiablePolicy) -> MigrateRow {
     if let Some(e) = c.error.clone() {
-        return row(&c, None, "Failed", Some(e));
+        return row(&c, None, MigrateResult::Failed, Some(e));
     }
     match decide_object(&c, &c.object, policy) {
         Ok(d) => {
             let result = if d.patch().is_some() {
-                "WouldWrite"
+                MigrateResult::WouldWrite
             } else {
-                "Unchanged"
+                MigrateResult::Unchanged
             };
             row(&c, Some(&d), result, None)
         }
-        Err(e) => row(&c, None, "Failed", Some(e)),
+        Err(e) => row(&c, None, MigrateResult::Failed, Some(e)),
     }
 }
 

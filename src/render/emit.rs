@@ -14,6 +14,9 @@ use std::io::{self, Write};
 use serde::Serialize;
 use serde_json::Value;
 
+/// The formats of a command whose own output is a table (bump, migrate), beside `table`.
+pub(crate) const TABLE_FORMATS: &[&str] = &["json", "yaml", "name", "jsonpath", "custom-columns"];
+
 /// An `-o` value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Output {

@@ -11,6 +11,30 @@ use crate::cli::Outcome;
 use crate::cluster::write::DryRun;
 use crate::core::migrate::Verdict;
 
+/// What happened to one set in a `migrate` (as bump's [`crate::render::bump::BumpResult`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub(crate) enum MigrateResult {
+    /// Written and read back.
+    Written,
+    /// `--dry-run`: would be written.
+    WouldWrite,
+    /// Nothing to write.
+    Unchanged,
+    /// Not written: an error, a refusal, or a set that was not found.
+    Failed,
+}
+
+impl MigrateResult {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            MigrateResult::Written => "Written",
+            MigrateResult::WouldWrite => "WouldWrite",
+            MigrateResult::Unchanged => "Unchanged",
+            MigrateResult::Failed => "Failed",
+        }
+    }
+}
+
 /// One row of the report.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -33,8 +57,7 @@ pub(crate) struct MigrateRow {
     pub(crate) new_spec_revision: i64,
     pub(crate) stale_runners: usize,
     pub(crate) stale_idle_or_pending_runners: usize,
-    /// `Written`, `WouldWrite` (dry run), `Unchanged`, `Failed`.
-    pub(crate) result: &'static str,
+    pub(crate) result: MigrateResult,
     /// Write attempts (more than one: the set changed concurrently and was decided again).
     pub(crate) attempts: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -128,9 +151,9 @@ fn summarize(rows: &[MigrateRow]) -> Summary {
             None => {}
         }
         match r.result {
-            "Written" | "WouldWrite" => s.written += 1,
-            "Failed" => s.failed += 1,
-            _ => {}
+            MigrateResult::Written | MigrateResult::WouldWrite => s.written += 1,
+            MigrateResult::Failed => s.failed += 1,
+            MigrateResult::Unchanged => {}
         }
     }
     s
@@ -178,7 +201,7 @@ pub(crate) fn write_table(
             r.spec_revision.to_string(),
             r.new_spec_revision.to_string(),
             r.stale_runners.to_string(),
-            r.result.to_string(),
+            r.result.as_str().to_string(),
             reason,
         ]);
     }
@@ -199,7 +222,7 @@ pub(crate) fn write_table(
 mod tests {
     use super::*;
 
-    fn row(decision: Option<Verdict>, result: &'static str) -> MigrateRow {
+    fn row(decision: Option<Verdict>, result: MigrateResult) -> MigrateRow {
         MigrateRow {
             namespace: "arc".into(),
             name: "set".into(),
@@ -213,7 +236,7 @@ mod tests {
             stale_idle_or_pending_runners: 0,
             result,
             attempts: 1,
-            error: (result == "Failed").then(|| "boom".into()),
+            error: (result == MigrateResult::Failed).then(|| "boom".into()),
         }
     }
 
@@ -226,15 +249,15 @@ mod tests {
         };
         // 0: every set decided and written (or would be), or nothing to migrate.
         let written = vec![
-            row(Some(Verdict::Pending), "Written"),
-            row(Some(Verdict::InSync), "WouldWrite"),
-            row(Some(Verdict::NoLegacyAnnotation), "Unchanged"),
+            row(Some(Verdict::Pending), MigrateResult::Written),
+            row(Some(Verdict::InSync), MigrateResult::WouldWrite),
+            row(Some(Verdict::NoLegacyAnnotation), MigrateResult::Unchanged),
         ];
         assert_eq!(report(written.clone(), &[]).outcome(), Outcome::Clean);
         assert_eq!(report(vec![], &[]).outcome(), Outcome::Clean);
         // 2: a failed set (the others were processed), a name not found, an unreadable input.
         let mut failed = written;
-        failed.push(row(None, "Failed"));
+        failed.push(row(None, MigrateResult::Failed));
         assert_eq!(report(failed, &[]).outcome().code(), 2);
         assert_eq!(
             report(vec![], &["x.yaml: no such file"]).outcome().code(),
@@ -247,9 +270,9 @@ mod tests {
         let r = MigrateReport::new(
             DryRun::Client,
             vec![
-                row(Some(Verdict::Pending), "WouldWrite"),
-                row(Some(Verdict::Unverifiable), "Unchanged"),
-                row(None, "Failed"),
+                row(Some(Verdict::Pending), MigrateResult::WouldWrite),
+                row(Some(Verdict::Unverifiable), MigrateResult::Unchanged),
+                row(None, MigrateResult::Failed),
             ],
             vec![],
         );
