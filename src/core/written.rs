@@ -75,6 +75,64 @@ impl Written {
         }
     }
 
+    /// The node at a path as [`crate::core::equality`] spells it (`spec.containers[0].env`,
+    /// `limits["nvidia.com/gpu"]`); [`Written::Unknown`] when the input did not hold it.
+    pub(crate) fn at_path(&self, path: &str) -> &Written {
+        let mut node = self;
+        let mut rest = path;
+        while !rest.is_empty() {
+            rest = rest.strip_prefix('.').unwrap_or(rest);
+            if let Some(bracket) = rest.strip_prefix('[') {
+                let Some(end) = bracket.find(']') else {
+                    return &Written::Unknown;
+                };
+                // A quoted key may hold `]`: read it as the JSON string it is.
+                let (step, after) = if bracket.starts_with('"') {
+                    let mut de = serde_json::Deserializer::from_str(bracket).into_iter::<String>();
+                    match de.next() {
+                        Some(Ok(key)) => {
+                            let used = de.byte_offset();
+                            match bracket[used..].strip_prefix(']') {
+                                Some(after) => (Step::Key(key), after),
+                                None => return &Written::Unknown,
+                            }
+                        }
+                        _ => return &Written::Unknown,
+                    }
+                } else {
+                    match bracket[..end].parse::<usize>() {
+                        Ok(i) => (Step::Item(i), &bracket[end + 1..]),
+                        Err(_) => return &Written::Unknown,
+                    }
+                };
+                node = match step {
+                    Step::Key(key) => node.get(&key),
+                    Step::Item(i) => node.item(i),
+                };
+                rest = after;
+            } else {
+                let end = rest.find(['.', '[']).unwrap_or(rest.len());
+                node = node.get(&rest[..end]);
+                rest = &rest[end..];
+            }
+        }
+        node
+    }
+
+    /// A scalar as its input wrote it: the YAML spelling, else a JSON string's text, else the
+    /// JSON (`8080`, `true`). `None` for anything but a scalar.
+    pub(crate) fn as_written(&self) -> Option<String> {
+        match self {
+            Written::Scalar {
+                yaml: Some(yaml), ..
+            } => Some(yaml.clone()),
+            Written::Scalar { json, .. } => {
+                Some(serde_json::from_str::<String>(json).unwrap_or_else(|_| json.clone()))
+            }
+            _ => None,
+        }
+    }
+
     /// The node at a JSON pointer (`/a/0/b~1c`), mutably.
     fn at_pointer_mut(&mut self, pointer: &str) -> Option<&mut Written> {
         let mut node = self;
@@ -113,6 +171,12 @@ impl Written {
             }
         }
     }
+}
+
+/// One step of a path.
+enum Step {
+    Key(String),
+    Item(usize),
 }
 
 fn read(r: &mut Reader<'_>) -> Written {
@@ -200,5 +264,36 @@ mod tests {
         let mut p = String::new();
         pointer_step(&mut p, "a/b~c");
         assert_eq!(p, "/a~1b~0c");
+    }
+
+    #[test]
+    fn paths_as_equality_spells_them_find_what_was_written() {
+        let mut w = Written::from_json(
+            r#"{"spec":{"containers":[{"resources":{"limits":{"cpu":"1e3","nvidia.com/gpu":1,"a]b":"x"}}}]}}"#,
+        );
+        w.spell(
+            "",
+            &[Spelling {
+                pointer: "/spec/containers/0/resources/limits/nvidia.com~1gpu".into(),
+                yaml: "1.0".into(),
+                json: "1".into(),
+            }],
+        );
+        let at = |p: &str| w.at_path(p).as_written();
+        assert_eq!(
+            at("spec.containers[0].resources.limits.cpu").as_deref(),
+            Some("1e3")
+        );
+        assert_eq!(
+            at(r#"spec.containers[0].resources.limits["nvidia.com/gpu"]"#).as_deref(),
+            Some("1.0")
+        );
+        assert_eq!(
+            at(r#"spec.containers[0].resources.limits["a]b"]"#).as_deref(),
+            Some("x")
+        );
+        assert_eq!(at("spec.containers[1].resources"), None);
+        assert_eq!(at("spec.containers[0].resources"), None, "not a scalar");
+        assert_eq!(at("spec.containers[x]"), None);
     }
 }

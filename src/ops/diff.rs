@@ -645,7 +645,10 @@ fn compare_one(
                 .map(String::as_str),
         )
     });
-    compare_one_drift(layout, world, ars, live_desired).with_legacy_recycle_loop(recycle_loop)
+    compare_one_drift(layout, world, ars, live_desired)
+        .with_legacy_recycle_loop_as_written(recycle_loop, || {
+            crate::core::desired::written_runner_spec(layout, ars.written_spec(None))
+        })
 }
 
 fn compare_one_drift(

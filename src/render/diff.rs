@@ -284,15 +284,27 @@ impl ScaleSetDiff {
     /// ([`crate::core::recycle_loop::round_trip_of_autoscaling_runner_set`]); `None`, or a check
     /// that could not be made, leaves the fields absent.
     pub fn with_legacy_recycle_loop(
+        self,
+        check: Option<Result<RoundTrip, RecycleLoopError>>,
+    ) -> ScaleSetDiff {
+        self.with_legacy_recycle_loop_as_written(check, || Written::Unknown)
+    }
+
+    /// As [`ScaleSetDiff::with_legacy_recycle_loop`], each fix quoting the value as the input wrote
+    /// it (`desired`: the runner spec's written tree, made only when the template loops).
+    pub(crate) fn with_legacy_recycle_loop_as_written(
         mut self,
         check: Option<Result<RoundTrip, RecycleLoopError>>,
+        desired: impl FnOnce() -> Written,
     ) -> ScaleSetDiff {
         if let Some(Ok(t)) = check {
             let loops = t.loops();
             let changes: &[Change] = if loops { &t.changes } else { &[] };
+            let written = if loops { desired() } else { Written::Unknown };
             self.legacy_recycle_loop = Some(loops);
             self.legacy_recycle_loop_paths = Some(changes.iter().map(|c| c.path.clone()).collect());
-            self.legacy_recycle_loop_fixes = changes.iter().map(LoopFix::from).collect();
+            self.legacy_recycle_loop_fixes =
+                changes.iter().map(|c| LoopFix::of(c, &written)).collect();
         }
         self
     }
@@ -306,8 +318,10 @@ pub(crate) struct LoopFix {
     pub(crate) fix: String,
 }
 
-impl From<&Change> for LoopFix {
-    fn from(c: &Change) -> Self {
+impl LoopFix {
+    /// The fix of one change, quoting the value as `spelled` (the runner spec's written tree) has
+    /// it, else as Go holds it.
+    fn of(c: &Change, spelled: &Written) -> Self {
         let key = last_key(&c.path);
         let fix = match &c.cause {
             Cause::EmptyListOmitted => format!("drop `{key}: []` (Go leaves an empty list out)"),
@@ -318,7 +332,10 @@ impl From<&Change> for LoopFix {
                 format!("write `{key}: {written}` (Go writes the missing quantity as {written})")
             }
             Cause::QuantityRewritten { in_memory, written } => {
-                let as_written = display::quantity_as_written(in_memory);
+                let as_written = spelled
+                    .at_path(&c.path)
+                    .as_written()
+                    .unwrap_or_else(|| display::quantity_as_written(in_memory));
                 if as_written == *written {
                     format!("write it as `{written}`, the form Go writes")
                 } else {
@@ -678,6 +695,43 @@ mod tests {
             .map(|(p, f)| (p.to_string(), f.to_string()))
             .collect();
         assert_eq!(got, want);
+    }
+
+    /// A fix quotes the value as the file wrote it (`cpu: 1e3`, a number to YAML), not as Go holds
+    /// it (`1000`).
+    #[test]
+    fn a_fix_quotes_the_value_as_written() {
+        let l = Layout::arc();
+        let spec = r#"{"template":{"spec":{"containers":[{"name":"r","resources":{"limits":{"cpu":1000,"memory":"1.5Gi"}}}]}}}"#;
+        let check = round_trip_of_autoscaling_runner_set(l, spec, None);
+        let mut written = Written::from_json(spec);
+        written.spell(
+            "",
+            &[crate::core::written::Spelling {
+                pointer: "/template/spec/containers/0/resources/limits/cpu".into(),
+                yaml: "1e3".into(),
+                json: "1000".into(),
+            }],
+        );
+        let item = ScaleSetDiff::failed(
+            "ns".into(),
+            "set".into(),
+            String::new(),
+            String::new(),
+            "x".into(),
+        )
+        .with_legacy_recycle_loop_as_written(Some(check), || {
+            crate::core::desired::written_runner_spec(l, written)
+        });
+        let fixes: Vec<&str> = item
+            .legacy_recycle_loop_fixes
+            .iter()
+            .map(|f| f.fix.as_str())
+            .collect();
+        assert_eq!(
+            fixes,
+            ["write `1k`, not `1e3`", "write `1536Mi`, not `1.5Gi`"]
+        );
     }
 
     #[test]
