@@ -385,32 +385,19 @@ fn run(
         }
         return Ok(EXIT_OK);
     };
-    let kube = |flags: KubeFlags| {
+    // kubectl's flags after the command over those before it, the environment's KUBECONFIG and
+    // home, and `-v` for the shell (no progress line under log lines).
+    let kube = |flags: KubeFlags, shell: &mut Shell<'_>| {
         let mut kube = flags.over(&cli.kube);
         kube.env = env.kube();
+        shell.set_verbosity(kube.verbosity);
         kube
     };
     match command {
-        Command::Diff(c) => {
-            let kube = kube(c.kube);
-            shell.set_verbosity(kube.verbosity);
-            diff::run(&kube, c.args, env, shell)
-        }
-        Command::Status(c) => {
-            let kube = kube(c.kube);
-            shell.set_verbosity(kube.verbosity);
-            status::run(&kube, c.args, env, shell)
-        }
-        Command::Bump(c) => {
-            let kube = kube(c.kube);
-            shell.set_verbosity(kube.verbosity);
-            bump::run(&kube, c.args, env, shell)
-        }
-        Command::Migrate(c) => {
-            let kube = kube(c.kube);
-            shell.set_verbosity(kube.verbosity);
-            migrate::run(&kube, c.args, env, shell)
-        }
+        Command::Diff(c) => diff::run(&kube(c.kube, shell), c.args, env, shell),
+        Command::Status(c) => status::run(&kube(c.kube, shell), c.args, env, shell),
+        Command::Bump(c) => bump::run(&kube(c.kube, shell), c.args, env, shell),
+        Command::Migrate(c) => migrate::run(&kube(c.kube, shell), c.args, env, shell),
         Command::Version(args) => version::run(args, shell.out()),
         Command::Completion(args) => completion::run(args, shell.out()),
     }

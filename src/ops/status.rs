@@ -566,6 +566,18 @@ pub(crate) fn settled(row: &SetStatus) -> bool {
     matches!(row.state, State::Synced | State::Deleting)
 }
 
+/// A set's state and its first reason, for a message about waiting: `ns/name is Pending (...)`.
+pub(crate) fn where_it_stands(row: &SetStatus) -> String {
+    let reason = row.reasons.first().map(|x| format!(" ({x})"));
+    format!(
+        "{}/{} is {}{}",
+        row.namespace,
+        row.name,
+        row.state,
+        reason.unwrap_or_default()
+    )
+}
+
 /// The sets whose state waiting cannot change (only a person can), said with their reasons: `--wait`
 /// fails at once on them instead of waiting for its timeout (or forever).
 pub(crate) fn cannot_progress(rows: &[SetStatus]) -> Option<String> {
@@ -581,18 +593,7 @@ pub(crate) fn cannot_progress(rows: &[SetStatus]) -> Option<String> {
                     | State::RecycleLoop
             )
         })
-        .map(|r| {
-            format!(
-                "{}/{} is {}{}",
-                r.namespace,
-                r.name,
-                r.state,
-                r.reasons
-                    .first()
-                    .map(|x| format!(" ({x})"))
-                    .unwrap_or_default()
-            )
-        })
+        .map(where_it_stands)
         .collect();
     (!stuck.is_empty())
         .then(|| format!("waiting cannot help: {}", crate::cli::name_a_few(&stuck, 3)))

@@ -10,7 +10,7 @@ use anyhow::{Result, bail};
 
 use crate::cli::Outcome;
 use crate::core::status::{Census, SetKey, SetStatus, State, StatusReason};
-use crate::ops::status::{Plan, cannot_progress, settled};
+use crate::ops::status::{Plan, cannot_progress, settled, where_it_stands};
 use crate::render::emit::{self, Output};
 use crate::render::status::{
     StatusReport, TableOptions, Widths, visible, write_json_line, write_reasons, write_rows,
@@ -253,18 +253,7 @@ impl<'a> Shown<'a> {
         let waiting: Vec<String> = rows
             .iter()
             .filter(|r| !settled(r))
-            .map(|r| {
-                format!(
-                    "{}/{} is {}{}",
-                    r.namespace,
-                    r.name,
-                    r.state,
-                    r.reasons
-                        .first()
-                        .map(|x| format!(" ({x})"))
-                        .unwrap_or_default()
-                )
-            })
+            .map(where_it_stands)
             .collect();
         shell.clear_progress();
         write_status(self.show, rows, shell)?;
