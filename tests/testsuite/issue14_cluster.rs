@@ -189,3 +189,90 @@ async fn a_watch_into_a_closed_pipe_ends_quietly() {
         assert!(err.is_empty(), "-o {output}: quietly: {err}");
     }
 }
+
+/// At a terminal (stderr a tty), progress is one line that rewrites itself and is erased before
+/// anything else is said: bump's count of sets written, and `status --wait`'s count of sets
+/// Synced, revisions acknowledged and stale runners left, instead of a line per set.
+#[tokio::test(flavor = "multi_thread")]
+async fn progress_at_a_terminal_is_one_line_erased_before_the_rest() {
+    let kubeconfig = common::revision_kubeconfig();
+    let client = common::client(&kubeconfig).await;
+    let ns = common::namespace(&client, "tty").await;
+    for i in 0..20 {
+        common::create_ers(&client, &ns, &format!("s{i:02}"), json!({})).await;
+    }
+    let kc = kubeconfig.to_str().unwrap().to_string();
+    let tty = |list: &[&str]| {
+        let list = common::cli::args(list);
+        tokio::task::spawn_blocking(move || {
+            let refs: Vec<&str> = list.iter().map(String::as_str).collect();
+            common::cli::in_process_tty(&refs)
+        })
+    };
+    let (code, out, err) = tty(&["bump", "--kubeconfig", &kc, "-n", &ns, "--all"])
+        .await
+        .unwrap();
+    assert_eq!(code, 0, "{err:?}");
+    assert!(
+        err.starts_with("\rbumping 1/20 EphemeralRunnerSets\x1b[K"),
+        "{err:?}"
+    );
+    assert!(
+        err.ends_with("\rbumping 20/20 EphemeralRunnerSets\x1b[K\r\x1b[K"),
+        "the line is erased at the end: {err:?}"
+    );
+    assert_eq!(out.lines().count(), 21, "a header and 20 rows: {out}");
+
+    // Every set now waits for ARC to acknowledge revision 1: one line of counts, then the
+    // timeout's table and error, the line erased first.
+    let (code, out, err) = tty(&[
+        "status",
+        "--kubeconfig",
+        &kc,
+        "-n",
+        &ns,
+        "--wait",
+        "--timeout",
+        "2s",
+    ])
+    .await
+    .unwrap();
+    assert_eq!(code, 1, "{err:?}");
+    assert!(
+        err.starts_with(
+            "\rWaiting for ARC: 0/20 EphemeralRunnerSets Synced, 0/20 revisions acknowledged, 0 stale runners left\x1b[K"
+        ),
+        "{err:?}"
+    );
+    assert!(
+        !err.contains("Waiting for EphemeralRunnerSet"),
+        "no line per set: {err:?}"
+    );
+    assert!(
+        err.contains("\x1b[K\r\x1b[Kerror: timed out after 2s waiting for every EphemeralRunnerSet to be Synced"),
+        "{err:?}"
+    );
+    assert_eq!(out.lines().count(), 21, "{out}");
+
+    // Not at a terminal, the same wait writes a line per set, and no escape sequence.
+    let (code, _, err) = common::cli::in_process_async(common::cli::args(&[
+        "status",
+        "--kubeconfig",
+        &kc,
+        "-n",
+        &ns,
+        "--wait",
+        "--timeout",
+        "1s",
+    ]))
+    .await;
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(
+        err.lines()
+            .filter(|l| l.starts_with("Waiting for EphemeralRunnerSet"))
+            .count(),
+        20,
+        "{err}"
+    );
+    assert!(!err.contains('\x1b'), "{err:?}");
+}

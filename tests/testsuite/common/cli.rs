@@ -43,6 +43,25 @@ pub fn in_process(args: &[&str]) -> (u8, String, String) {
     )
 }
 
+/// [`in_process`] with stderr a terminal (stdout a pipe), as a user at a terminal who redirects
+/// the report: progress lines are shown.
+pub fn in_process_tty(args: &[&str]) -> (u8, String, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let mut argv = vec!["kubectl-arc"];
+    argv.extend_from_slice(args);
+    let term = kubectl_arc::shell::Terminal {
+        stdout_is_tty: false,
+        stderr_is_tty: true,
+        no_color: true,
+    };
+    let code = kubectl_arc::cli::main(argv, term, Default::default(), &mut out, &mut err);
+    (
+        code,
+        String::from_utf8(out).unwrap(),
+        String::from_utf8(err).unwrap(),
+    )
+}
+
 /// [`in_process`] on a blocking thread, for async tests.
 pub async fn in_process_async(args: Vec<String>) -> (u8, String, String) {
     tokio::task::spawn_blocking(move || in_process(&refs(&args)))
