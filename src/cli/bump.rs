@@ -117,7 +117,7 @@ fn validate(kube: &KubeFlags, args: &BumpArgs) -> Result<BumpPlan> {
     if args.names.is_empty() && !args.all && args.selector.is_none() {
         bail!("name the sets to bump: NAME..., --all or -l SELECTOR");
     }
-    super::checked_scope(
+    let scope = super::checked_scope(
         kube,
         args.all_namespaces,
         "EphemeralRunnerSet name",
@@ -131,10 +131,7 @@ fn validate(kube: &KubeFlags, args: &BumpArgs) -> Result<BumpPlan> {
         bail!("--wait waits for a written revision: it cannot be combined with --dry-run");
     }
     Ok(BumpPlan {
-        namespace: kube.namespace.clone(),
-        all_namespaces: args.all_namespaces,
-        names: args.names.clone(),
-        selector: args.selector.clone(),
+        scope,
         reason: args.reason.clone(),
         dry_run: args.dry_run,
         wait: args.wait,
@@ -218,10 +215,10 @@ mod tests {
     #[test]
     fn a_plan_is_the_checked_arguments() {
         let p = plan(&["-n", "arc", "a", "b", "--reason", "new pool", "--wait"]).unwrap();
-        assert_eq!(p.namespace.as_deref(), Some("arc"));
-        assert_eq!(p.names, ["a", "b"]);
+        assert_eq!(p.scope.namespace.as_deref(), Some("arc"));
+        assert_eq!(p.scope.names, ["a", "b"]);
         assert_eq!(p.reason.as_deref(), Some("new pool"));
-        assert!(p.wait && p.timeout.is_none() && !p.all_namespaces);
+        assert!(p.wait && p.timeout.is_none() && !p.scope.all_namespaces);
         assert_eq!(p.dry_run, DryRun::None);
         assert_eq!(p.request_id, None);
         assert_eq!(
@@ -240,8 +237,8 @@ mod tests {
             "r-1",
         ])
         .unwrap();
-        assert!(p.all_namespaces && p.names.is_empty() && p.namespace.is_none());
-        assert_eq!(p.selector.as_deref(), Some("team=platform"));
+        assert!(p.scope.all_namespaces && p.scope.names.is_empty() && p.scope.namespace.is_none());
+        assert_eq!(p.scope.selector_text(), Some("team=platform"));
         assert_eq!(p.dry_run, DryRun::Client);
         assert_eq!(p.request_id.as_deref(), Some("r-1"));
         // kubectl's global -n before the command counts too.
@@ -251,7 +248,7 @@ mod tests {
             unreachable!("bump")
         };
         let p = validate(&c.kube.over(&cli.kube), &c.args).unwrap();
-        assert_eq!(p.namespace.as_deref(), Some("ci"));
+        assert_eq!(p.scope.namespace.as_deref(), Some("ci"));
     }
 
     #[test]

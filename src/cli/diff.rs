@@ -108,7 +108,7 @@ pub(crate) fn run(
 /// the namespace of objects that name none is `-n`, else the kubeconfig context's, else `default`.
 fn validate(kube: &KubeFlags, args: &DiffArgs) -> Result<Plan> {
     let layout = super::layout_arg(&args.layout)?;
-    let parsed_selector = super::checked_scope(
+    let scope = super::checked_scope(
         kube,
         args.all_namespaces,
         "AutoscalingRunnerSet name",
@@ -125,11 +125,7 @@ fn validate(kube: &KubeFlags, args: &DiffArgs) -> Result<Plan> {
     });
     Ok(Plan {
         layout,
-        names: args.names.clone(),
-        selector: args.selector.clone(),
-        parsed_selector,
-        all_namespaces: args.all_namespaces,
-        namespace_flag: kube.namespace.clone(),
+        scope,
         file_namespace,
         files: args.files.clone(),
         live: args.live.clone(),

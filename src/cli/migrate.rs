@@ -114,7 +114,7 @@ pub(crate) fn run(
 
 /// What migrate checks of its arguments before it reads or contacts anything.
 fn validate(kube: &KubeFlags, args: &MigrateArgs) -> Result<MigratePlan> {
-    let parsed = super::checked_scope(
+    let scope = super::checked_scope(
         kube,
         args.all_namespaces,
         "EphemeralRunnerSet name",
@@ -129,10 +129,7 @@ fn validate(kube: &KubeFlags, args: &MigrateArgs) -> Result<MigratePlan> {
         Source::Dump(args.files.clone())
     };
     Ok(MigratePlan {
-        namespace: kube.namespace.clone(),
-        all_namespaces: args.all_namespaces,
-        names: args.names.clone(),
-        selector: args.selector.clone().zip(parsed),
+        scope,
         source,
         dry_run: args.dry_run,
         unverifiable: args.unverifiable,
@@ -164,7 +161,12 @@ mod tests {
     #[test]
     fn a_plan_is_the_checked_arguments() {
         let p = plan(&["-A", "--dry-run=server", "--force", "--qps", "5"]).unwrap();
-        assert!(p.all_namespaces && p.force && p.names.is_empty() && p.selector.is_none());
+        assert!(
+            p.scope.all_namespaces
+                && p.force
+                && p.scope.names.is_empty()
+                && p.scope.selector.is_none()
+        );
         assert_eq!(p.source, Source::Cluster);
         assert_eq!(p.dry_run, DryRun::Server);
         assert_eq!(p.unverifiable, UnverifiablePolicy::Pending);
@@ -189,10 +191,10 @@ mod tests {
             "--unverifiable=skip",
         ])
         .unwrap();
-        assert_eq!(p.namespace.as_deref(), Some("arc"));
-        assert_eq!(p.names, ["set-a"]);
+        assert_eq!(p.scope.namespace.as_deref(), Some("arc"));
+        assert_eq!(p.scope.names, ["set-a"]);
         assert_eq!(
-            p.selector,
+            p.scope.selector,
             Some(("team=ci".to_string(), Selector::parse("team=ci").unwrap()))
         );
         assert_eq!(

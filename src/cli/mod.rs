@@ -459,14 +459,14 @@ impl Write for PipeWatch<'_> {
 
 /// What every command checks of its scope before it reads anything: `-A` excludes `-n`, the
 /// namespace and each object name (`what`: "EphemeralRunnerSet name") are valid Kubernetes
-/// names, and the label selector parses.
+/// names, and the label selector parses. The scope every operation takes.
 pub(crate) fn checked_scope(
     kube: &KubeFlags,
     all_namespaces: bool,
     what: &'static str,
     names: &[String],
     selector: Option<&str>,
-) -> anyhow::Result<Option<crate::core::selector::Selector>> {
+) -> anyhow::Result<crate::ops::Scope> {
     use anyhow::Context as _;
     if all_namespaces && kube.namespace.is_some() {
         anyhow::bail!("-A/--all-namespaces and -n/--namespace cannot be used together");
@@ -477,10 +477,16 @@ pub(crate) fn checked_scope(
     for name in names {
         crate::core::names::check_object_name(what, name)?;
     }
-    selector
-        .map(crate::core::selector::Selector::parse)
+    let selector = selector
+        .map(|s| crate::core::selector::Selector::parse(s).map(|parsed| (s.to_string(), parsed)))
         .transpose()
-        .context("-l/--selector")
+        .context("-l/--selector")?;
+    Ok(crate::ops::Scope {
+        namespace: kube.namespace.clone(),
+        all_namespaces,
+        names: names.to_vec(),
+        selector,
+    })
 }
 
 /// `--layout`: one of the shipped k8s.io/api layouts.

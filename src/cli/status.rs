@@ -132,7 +132,7 @@ pub(crate) fn run(
 /// Everything status checks before it reads a file or contacts the cluster.
 fn validate(kube: &KubeFlags, args: &StatusArgs, env: &Env) -> Result<Request> {
     let layout = super::layout_arg(&args.layout)?;
-    let parsed_selector = super::checked_scope(
+    let scope = super::checked_scope(
         kube,
         args.all_namespaces,
         "EphemeralRunnerSet name",
@@ -146,11 +146,7 @@ fn validate(kube: &KubeFlags, args: &StatusArgs, env: &Env) -> Result<Request> {
     }
     Ok(Request {
         layout,
-        names: args.names.clone(),
-        selector: args.selector.clone(),
-        parsed_selector,
-        all_namespaces: args.all_namespaces,
-        namespace_flag: kube.namespace.clone(),
+        scope,
         connect: kube.connect_options(),
         clock: env.clock,
     })

@@ -36,14 +36,9 @@ pub(crate) const FIELD_MANAGER: &str = "kubectl-arc";
 /// A bump, as the command's checked arguments describe it.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct BumpPlan {
-    /// `-n`: the namespace of the names (and of `--all`, `-l`); `None`, the context's.
-    pub(crate) namespace: Option<String>,
-    /// `-A`: every namespace (with `--all` or `-l`).
-    pub(crate) all_namespaces: bool,
-    /// EphemeralRunnerSet (or AutoscalingRunnerSet) names; none with `--all` or `-l`.
-    pub(crate) names: Vec<String>,
-    /// `-l`: the sets matching this label selector (checked to parse).
-    pub(crate) selector: Option<String>,
+    /// EphemeralRunnerSet (or AutoscalingRunnerSet) names (none with `--all` or `-l`), `-n` (the
+    /// namespace of the names), `-A` (with `--all` or `-l`) and `-l`.
+    pub(crate) scope: super::Scope,
     /// `--reason`, recorded in annotation kubectl-arc/bump-reason.
     pub(crate) reason: Option<String>,
     pub(crate) dry_run: DryRun,
@@ -80,8 +75,9 @@ pub(crate) fn bump(
     super::runtime()?.block_on(async {
         let conn = cluster::connect(connect).await?;
         let client = &conn.client;
-        let namespace = (!plan.all_namespaces).then(|| {
-            plan.namespace
+        let namespace = (!plan.scope.all_namespaces).then(|| {
+            plan.scope
+                .namespace
                 .clone()
                 .unwrap_or(conn.default_namespace.clone())
         });
@@ -131,7 +127,7 @@ async fn preflight(client: &kube::Client, plan: &BumpPlan, namespace: Option<&st
     if plan.dry_run != DryRun::Client {
         needed.push(Permission::arc("patch", arc::EPHEMERAL_RUNNER_SETS));
     }
-    if plan.names.is_empty() {
+    if plan.scope.names.is_empty() {
         needed.push(Permission::arc("list", arc::EPHEMERAL_RUNNER_SETS));
     }
     if plan.wait {
@@ -162,12 +158,12 @@ async fn targets(
 ) -> Result<(Vec<Target>, Vec<BumpItem>)> {
     let mut items = Vec::new();
     let mut targets = Vec::new();
-    if plan.names.is_empty() {
+    if plan.scope.names.is_empty() {
         cluster::list_each(
             client,
             arc::EPHEMERAL_RUNNER_SETS,
             namespace,
-            plan.selector.as_deref(),
+            plan.scope.selector_text(),
             |o| {
                 targets.push(Target {
                     namespace: o.metadata.namespace.unwrap_or_default(),
@@ -186,7 +182,7 @@ async fn targets(
         }
     } else {
         let ns = namespace.unwrap_or_default();
-        for name in &plan.names {
+        for name in &plan.scope.names {
             match resolve(client, ns, name).await? {
                 Ok(t) => targets.push(t),
                 Err(message) => items.push(failed(ns, name, BumpResult::Failed, message)),

@@ -25,18 +25,14 @@ use crate::core::recycle_loop::round_trip_of_autoscaling_runner_set;
 use crate::core::revision::RevisionError;
 use crate::core::selector::Selector;
 use crate::input::{self, Object};
+use crate::ops::Scope;
 use crate::render::diff::{DiffReport, ScaleSetDiff};
 
 /// What to compare, checked: the command's arguments after validation.
 pub(crate) struct Plan {
     pub(crate) layout: &'static Layout,
-    /// AutoscalingRunnerSet names (empty: every one in scope).
-    pub(crate) names: Vec<String>,
-    pub(crate) selector: Option<String>,
-    pub(crate) parsed_selector: Option<Selector>,
-    pub(crate) all_namespaces: bool,
-    /// `-n`, when given.
-    pub(crate) namespace_flag: Option<String>,
+    /// AutoscalingRunnerSet names (none: every one in scope), `-n`, `-A` and `-l`.
+    pub(crate) scope: Scope,
     /// The namespace of objects in files that name none: `-n`, else the kubeconfig context's,
     /// else `default` (kubectl's rule).
     pub(crate) file_namespace: String,
@@ -134,16 +130,16 @@ pub(crate) fn run(plan: &Plan, stdin: &mut dyn Read) -> Result<Diff> {
     input::resolve_namespaces(
         &mut given,
         &plan.file_namespace,
-        plan.namespace_flag.is_some(),
+        plan.scope.namespace.is_some(),
     );
     input::resolve_namespaces(
         &mut live,
         &plan.file_namespace,
-        plan.namespace_flag.is_some(),
+        plan.scope.namespace.is_some(),
     );
     let filter = Filter {
-        names: &plan.names,
-        selector: plan.parsed_selector.as_ref(),
+        names: &plan.scope.names,
+        selector: plan.scope.selector(),
     };
     let files_given = !plan.files.is_empty();
     if files_given || !plan.live.is_empty() {
@@ -406,10 +402,11 @@ async fn complete_from_cluster(plan: &Plan, filter: &Filter<'_>, world: &mut Wor
     let conn = cluster::connect(&plan.connect).await?;
     let client = &conn.client;
     let namespace = plan
-        .namespace_flag
+        .scope
+        .namespace
         .clone()
         .unwrap_or(conn.default_namespace.clone());
-    let scope = (!plan.all_namespaces).then_some(namespace.as_str());
+    let scope = (!plan.scope.all_namespaces).then_some(namespace.as_str());
     // The controller's release, where the caller may list Deployments (the read role may not).
     if plan.arc_version.is_none()
         && let Ok(Some(running)) = cluster::preflight::running_controller_versions(client).await
@@ -419,18 +416,18 @@ async fn complete_from_cluster(plan: &Plan, filter: &Filter<'_>, world: &mut Wor
     let ars_kind = arc::KIND_AUTOSCALING_RUNNER_SET;
     let ers_kind = arc::KIND_EPHEMERAL_RUNNER_SET;
     if plan.files.is_empty() {
-        let live = if plan.names.is_empty() {
+        let live = if plan.scope.names.is_empty() {
             cluster::list_objects(
                 client,
                 ars_kind,
                 arc::AUTOSCALING_RUNNER_SETS,
                 scope,
-                plan.selector.as_deref(),
+                plan.scope.selector_text(),
             )
             .await?
         } else {
             let mut found = Vec::new();
-            for name in &plan.names {
+            for name in &plan.scope.names {
                 match cluster::get_object(
                     client,
                     ars_kind,
@@ -492,7 +489,7 @@ async fn complete_from_cluster(plan: &Plan, filter: &Filter<'_>, world: &mut Wor
         .cloned()
         .collect();
     namespaces.extend(unclaimed.iter().map(|s| s.namespace().to_string()));
-    let listed = if plan.all_namespaces && plan.files.is_empty() {
+    let listed = if plan.scope.all_namespaces && plan.files.is_empty() {
         vec![None]
     } else {
         namespaces.iter().map(|ns| Some(ns.as_str())).collect()

@@ -26,7 +26,6 @@ use crate::core::json::find_raw;
 use crate::core::layout::Layout;
 use crate::core::migrate::{Decision, UnverifiablePolicy, decide};
 use crate::core::runners::{RunnerCounts, RunnerState, is_stale, owner_set};
-use crate::core::selector::Selector;
 use crate::core::value::{Value as GoValue, decode};
 use crate::input;
 use crate::render::migrate::{MigrateReport, MigrateResult, MigrateRow};
@@ -38,14 +37,9 @@ pub(crate) const FIELD_MANAGER: &str = "kubectl-arc-migrate";
 /// A migration, as the command's checked arguments describe it.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct MigratePlan {
-    /// `-n`: the namespace in scope (and of a dump's objects without one); `None`, the context's.
-    pub(crate) namespace: Option<String>,
-    /// `-A`: every namespace.
-    pub(crate) all_namespaces: bool,
-    /// EphemeralRunnerSet names; none: every one in scope.
-    pub(crate) names: Vec<String>,
-    /// `-l`: as typed (the API server filters a list with it) and parsed (to filter a dump).
-    pub(crate) selector: Option<(String, Selector)>,
+    /// EphemeralRunnerSet names (none: every one in scope), `-n` (also the namespace of a dump's
+    /// objects without one), `-A` and `-l`.
+    pub(crate) scope: super::Scope,
     /// The cluster, or a dump read offline.
     pub(crate) source: Source,
     /// Always `Client` for a dump.
@@ -113,15 +107,17 @@ async fn migrate_cluster(
     let conn = cluster::connect(connect).await?;
     let client = &conn.client;
     let namespace = plan
+        .scope
         .namespace
         .clone()
         .unwrap_or(conn.default_namespace.clone());
-    let scope = (!plan.all_namespaces).then_some(namespace.as_str());
+    let scope = (!plan.scope.all_namespaces).then_some(namespace.as_str());
     preflight_checks(client, plan, scope, shell).await?;
     let candidates = read_candidates(client, plan, scope).await?;
     let mut rows = decide_and_write(client, plan, &candidates, seed, shell).await?;
     // A name asked for and not found is a failed row (exit 2), as kubectl fails on one.
     for missing in plan
+        .scope
         .names
         .iter()
         .filter(|n| !candidates.iter().any(|c| &c.name == *n))
@@ -231,7 +227,7 @@ async fn read_candidates(
     scope: Option<&str>,
 ) -> Result<Vec<Candidate>> {
     let mut limiter = plan.throttle.limiter();
-    let selector = plan.selector.as_ref().map(|(text, _)| text.as_str());
+    let selector = plan.scope.selector.as_ref().map(|(text, _)| text.as_str());
     let mut candidates: Vec<Candidate> = Vec::new();
     let mut raw_sets = Vec::new();
     limiter.acquire().await;
@@ -248,7 +244,7 @@ async fn read_candidates(
     for o in raw_sets {
         let ns = o.metadata.namespace.clone().unwrap_or_default();
         let name = o.metadata.name.clone().unwrap_or_default();
-        if !plan.names.is_empty() && !plan.names.contains(&name) {
+        if !plan.scope.names.is_empty() && !plan.scope.names.contains(&name) {
             continue;
         }
         let value = serde_json::to_value(&o.metadata)
@@ -444,12 +440,12 @@ fn candidates_from_files(
 ) -> (Vec<Candidate>, Vec<String>) {
     let inputs = input::read(files, stdin);
     let mut objects = inputs.objects;
-    let namespace = plan
-        .namespace
-        .clone()
-        .unwrap_or_else(|| cluster::context_namespace(connect).unwrap_or_else(|| "default".into()));
-    input::resolve_namespaces(&mut objects, &namespace, plan.namespace.is_some());
-    let selector = plan.selector.as_ref().map(|(_, parsed)| parsed);
+    let namespace =
+        plan.scope.namespace.clone().unwrap_or_else(|| {
+            cluster::context_namespace(connect).unwrap_or_else(|| "default".into())
+        });
+    input::resolve_namespaces(&mut objects, &namespace, plan.scope.namespace.is_some());
+    let selector = plan.scope.selector.as_ref().map(|(_, parsed)| parsed);
     let (sets, runners): (Vec<_>, Vec<_>) = objects
         .into_iter()
         .filter(|o| {
@@ -460,7 +456,7 @@ fn candidates_from_files(
     let mut index: HashMap<(String, String), usize> = HashMap::new();
     for obj in sets {
         let (ns, name) = obj.key();
-        if !plan.names.is_empty() && !plan.names.contains(&name) {
+        if !plan.scope.names.is_empty() && !plan.scope.names.contains(&name) {
             continue;
         }
         if selector.is_some_and(|s| !s.matches(&obj.meta.labels)) {

@@ -20,6 +20,32 @@ use crate::cluster::ratelimit::RateLimiter;
 use crate::cluster::write::{Breaker, WriteError};
 use crate::shell::Shell;
 
+/// Which objects a command is about: kubectl's `-n`, `-A`, NAME... and `-l`, checked by
+/// `crate::cli::checked_scope` before anything is read. The same in every command.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Scope {
+    /// `-n`, when given; else the kubeconfig context's namespace.
+    pub(crate) namespace: Option<String>,
+    /// `-A`: every namespace.
+    pub(crate) all_namespaces: bool,
+    /// The names given; none: every object in scope.
+    pub(crate) names: Vec<String>,
+    /// `-l`, as typed (the API server filters a list with it) and parsed (to filter files).
+    pub(crate) selector: Option<(String, crate::core::selector::Selector)>,
+}
+
+impl Scope {
+    /// `-l` as typed.
+    pub(crate) fn selector_text(&self) -> Option<&str> {
+        self.selector.as_ref().map(|(text, _)| text.as_str())
+    }
+
+    /// `-l` parsed.
+    pub(crate) fn selector(&self) -> Option<&crate::core::selector::Selector> {
+        self.selector.as_ref().map(|(_, parsed)| parsed)
+    }
+}
+
 /// A single-threaded runtime for the operations that talk to a cluster.
 pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     Ok(tokio::runtime::Builder::new_current_thread()

@@ -31,12 +31,8 @@ use crate::shell::Shell;
 /// What the command asks, checked, before the cluster resolves the namespace and the names.
 pub(crate) struct Request {
     pub(crate) layout: &'static Layout,
-    pub(crate) names: Vec<String>,
-    pub(crate) selector: Option<String>,
-    pub(crate) parsed_selector: Option<Selector>,
-    pub(crate) all_namespaces: bool,
-    /// `-n`, when given.
-    pub(crate) namespace_flag: Option<String>,
+    /// EphemeralRunnerSet (or AutoscalingRunnerSet) names, `-n`, `-A` and `-l`.
+    pub(crate) scope: super::Scope,
     pub(crate) connect: ConnectOptions,
     pub(crate) clock: fn() -> SystemTime,
 }
@@ -72,9 +68,9 @@ impl Request {
         Plan {
             layout: self.layout,
             namespace: None,
-            names: self.names.clone(),
-            selector: self.selector.clone(),
-            parsed_selector: self.parsed_selector.clone(),
+            names: self.scope.names.clone(),
+            selector: self.scope.selector_text().map(str::to_string),
+            parsed_selector: self.scope.selector().cloned(),
             clock: self.clock,
         }
     }
@@ -83,27 +79,28 @@ impl Request {
     /// names (an AutoscalingRunnerSet's name stands for its sets).
     pub(crate) async fn connect(&self) -> Result<(kube::Client, Plan)> {
         let conn = cluster::connect(&self.connect).await?;
-        let namespace = if self.all_namespaces {
+        let namespace = if self.scope.all_namespaces {
             None
         } else {
             Some(
-                self.namespace_flag
+                self.scope
+                    .namespace
                     .clone()
                     .unwrap_or(conn.default_namespace.clone()),
             )
         };
         let names = match &namespace {
-            Some(ns) if !self.names.is_empty() => {
-                resolve_names(&conn.client, ns, &self.names).await?
+            Some(ns) if !self.scope.names.is_empty() => {
+                resolve_names(&conn.client, ns, &self.scope.names).await?
             }
-            _ => self.names.clone(),
+            _ => self.scope.names.clone(),
         };
         let plan = Plan {
             layout: self.layout,
             namespace,
             names,
-            selector: self.selector.clone(),
-            parsed_selector: self.parsed_selector.clone(),
+            selector: self.scope.selector_text().map(str::to_string),
+            parsed_selector: self.scope.selector().cloned(),
             clock: self.clock,
         };
         Ok((conn.client, plan))
