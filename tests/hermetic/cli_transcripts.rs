@@ -240,3 +240,26 @@ fn krew_manifest_matches_the_release() {
         );
     }
 }
+
+/// The README's `-o github` example is what the shipped example really prints (issue 14: "The
+/// README's examples are the real output of the shipped example").
+#[test]
+fn the_readmes_github_example_is_the_real_output() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let intro = "For the shipped example (`kubectl arc diff -f examples/scale-set-dump.yaml -o github`, exit 1):";
+    let after = &readme[readme.find(intro).expect("the README shows the example") + intro.len()..];
+    let block = after
+        .split("```text\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("a text block follows");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-arc"))
+        .args(["diff", "-f", "examples/scale-set-dump.yaml", "-o", "github"])
+        .current_dir(root())
+        .env("HOME", "/nonexistent/kubectl-arc-readme")
+        .env_remove("KUBECONFIG")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), block);
+}
