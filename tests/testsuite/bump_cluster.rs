@@ -66,9 +66,8 @@ async fn bump(kubeconfig: &str, ns: &str, extra: &[&str]) -> (i32, String, Strin
 async fn concurrent_bumps_from_eight_processes_are_never_lost_or_doubled() {
     const PROCESSES: usize = 8;
     const BUMPS: usize = 1000;
-    let kubeconfig = common::revision_kubeconfig();
-    let client = common::client(&kubeconfig).await;
-    let ns = common::namespace(&client, "arc-bump-race").await;
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::revision_kubeconfig(), "arc-bump-race").await;
     let initial = 5;
     create_set(
         &client,
@@ -164,9 +163,8 @@ async fn concurrent_bumps_from_eight_processes_are_never_lost_or_doubled() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn bump_by_name_records_the_request_and_the_reason() {
-    let kubeconfig = common::revision_kubeconfig();
-    let client = common::client(&kubeconfig).await;
-    let ns = common::namespace(&client, "arc-bump").await;
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::revision_kubeconfig(), "arc-bump").await;
     // Applied ahead of spec: the new revision is max + 1 = 8, never lower.
     create_set(
         &client,
@@ -260,9 +258,8 @@ async fn bump_by_name_records_the_request_and_the_reason() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_autoscaling_runner_set_name_bumps_the_set_it_owns_and_nothing_else() {
-    let kubeconfig = common::revision_kubeconfig();
-    let client = common::client(&kubeconfig).await;
-    let ns = common::namespace(&client, "arc-bump-ars").await;
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::revision_kubeconfig(), "arc-bump-ars").await;
     let ars = |name: &str| -> DynamicObject {
         serde_json::from_value(json!({
             "apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingRunnerSet",
@@ -334,9 +331,8 @@ async fn an_autoscaling_runner_set_name_bumps_the_set_it_owns_and_nothing_else()
 
 #[tokio::test(flavor = "multi_thread")]
 async fn refusals_and_dry_runs_write_nothing() {
-    let kubeconfig = common::revision_kubeconfig();
-    let client = common::client(&kubeconfig).await;
-    let ns = common::namespace(&client, "arc-bump-refuse").await;
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::revision_kubeconfig(), "arc-bump-refuse").await;
     let outdated = create_set(
         &client,
         &ns,
@@ -411,9 +407,8 @@ async fn refusals_and_dry_runs_write_nothing() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_legacy_crd_makes_bump_refuse_and_write_nothing() {
-    let kubeconfig = common::legacy_kubeconfig();
-    let client = common::client(&kubeconfig).await;
-    let ns = common::namespace(&client, "arc-bump-legacy").await;
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::legacy_kubeconfig(), "arc-bump-legacy").await;
     let before = create_set(&client, &ns, "runners", 0, Value::Null, json!({})).await;
     let kc = kubeconfig.to_str().unwrap().to_string();
     let (code, out, err) = bump(&kc, &ns, &["runners"]).await;
@@ -439,9 +434,8 @@ async fn the_legacy_crd_makes_bump_refuse_and_write_nothing() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn wait_returns_once_the_controller_acknowledges_and_times_out_otherwise() {
-    let kubeconfig = common::revision_kubeconfig();
-    let client = common::client(&kubeconfig).await;
-    let ns = common::namespace(&client, "arc-bump-wait").await;
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::revision_kubeconfig(), "arc-bump-wait").await;
     create_set(
         &client,
         &ns,

@@ -54,9 +54,8 @@ async fn create_ars(client: &kube::Client, ns: &str, name: &str) {
 
 /// A namespace holding two AutoscalingRunnerSets and an EphemeralRunnerSet of another name.
 async fn scale_sets() -> (PathBuf, String) {
-    let kubeconfig = common::revision_kubeconfig();
-    let client = common::client(&kubeconfig).await;
-    let ns = common::namespace(&client, "arc-compl").await;
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::revision_kubeconfig(), "arc-compl").await;
     create_ars(&client, &ns, "runners-a").await;
     create_ars(&client, &ns, "runners-b").await;
     common::create_ers(

@@ -74,9 +74,8 @@ async fn run_diff(kubeconfig: &str, ns: &str, extra: &[&str]) -> (u8, String, St
 
 #[tokio::test(flavor = "multi_thread")]
 async fn nil_vs_empty_is_strict_only_and_an_image_change_is_semantic_drift() {
-    let kubeconfig = common::revision_kubeconfig();
-    let client = common::client(&kubeconfig).await;
-    let ns = common::namespace(&client, "arc-diff").await;
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::revision_kubeconfig(), "arc-diff").await;
     create_pair(
         &client,
         &ns,
@@ -190,9 +189,8 @@ async fn nil_vs_empty_is_strict_only_and_an_image_change_is_semantic_drift() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn missing_objects_and_forbidden_reads_are_errors_naming_the_object() {
-    let kubeconfig = common::revision_kubeconfig();
-    let client = common::client(&kubeconfig).await;
-    let ns = common::namespace(&client, "arc-diff-err").await;
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::revision_kubeconfig(), "arc-diff-err").await;
     create_pair(&client, &ns, "complete", "img:1").await;
     // An ARS whose ERS ARC has not created yet.
     let lonely: DynamicObject = serde_json::from_value(json!({
@@ -264,9 +262,8 @@ async fn missing_objects_and_forbidden_reads_are_errors_naming_the_object() {
 /// healthy set beside them is still reported.
 #[tokio::test(flavor = "multi_thread")]
 async fn objects_without_spec_and_unknown_namespaces_are_errors() {
-    let kubeconfig = common::revision_kubeconfig();
-    let client = common::client(&kubeconfig).await;
-    let ns = common::namespace(&client, "arc-nospec").await;
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::revision_kubeconfig(), "arc-nospec").await;
     create_pair(&client, &ns, "healthy", "img:1").await;
     // An ARS without spec (its ERS is fine) and an ERS without spec (its ARS is fine).
     create_pair(&client, &ns, "ars-nospec", "img:1").await;
@@ -436,9 +433,8 @@ async fn without_arc_crds_every_command_says_so() {
 async fn a_yaml_file_reads_as_kubectl_applies_it() {
     let kubectl = std::env::var("KUBECTL_ARC_TEST_KUBECTL")
         .expect("KUBECTL_ARC_TEST_KUBECTL: the test bed's kubectl");
-    let kubeconfig = common::revision_kubeconfig();
-    let client = common::client(&kubeconfig).await;
-    let ns = common::namespace(&client, "arc-yaml").await;
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::revision_kubeconfig(), "arc-yaml").await;
     let file = std::env::temp_dir()
         .join(common::unique_name("arc-yaml"))
         .with_extension("yaml");

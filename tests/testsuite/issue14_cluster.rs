@@ -195,9 +195,8 @@ async fn a_watch_into_a_closed_pipe_ends_quietly() {
 /// Synced, revisions acknowledged and stale runners left, instead of a line per set.
 #[tokio::test(flavor = "multi_thread")]
 async fn progress_at_a_terminal_is_one_line_erased_before_the_rest() {
-    let kubeconfig = common::revision_kubeconfig();
-    let client = common::client(&kubeconfig).await;
-    let ns = common::namespace(&client, "tty").await;
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::revision_kubeconfig(), "tty").await;
     for i in 0..20 {
         common::create_ers(&client, &ns, &format!("s{i:02}"), json!({})).await;
     }

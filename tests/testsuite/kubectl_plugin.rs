@@ -175,9 +175,8 @@ async fn scale_set(client: &kube::Client, ns: &str, name: &str) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_plugin_reads_the_cluster_with_kubectls_environment_and_flags() {
-    let kubeconfig = common::revision_kubeconfig();
-    let client = common::client(&kubeconfig).await;
-    let ns = common::namespace(&client, "arc-plugin").await;
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::revision_kubeconfig(), "arc-plugin").await;
     scale_set(&client, &ns, "runners").await;
     let dir = plugin_dir(true);
 
@@ -242,9 +241,8 @@ fn kubectl_complete(dir: &Path, words: &[&str], env: &[(&str, &Path)]) -> String
 
 #[tokio::test(flavor = "multi_thread")]
 async fn kubectls_completion_reaches_kubectl_complete_arc() {
-    let kubeconfig = common::revision_kubeconfig();
-    let client = common::client(&kubeconfig).await;
-    let ns = common::namespace(&client, "arc-plugin-compl").await;
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::revision_kubeconfig(), "arc-plugin-compl").await;
     scale_set(&client, &ns, "runners").await;
     let dir = plugin_dir(true);
 
@@ -339,9 +337,8 @@ async fn kubectls_completion_reaches_kubectl_complete_arc() {
 /// user with only kubectl's completion installed gets it.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_tab_in_bash_through_kubectls_completion_script() {
-    let kubeconfig = common::revision_kubeconfig();
-    let client = common::client(&kubeconfig).await;
-    let ns = common::namespace(&client, "arc-plugin-bash").await;
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::revision_kubeconfig(), "arc-plugin-bash").await;
     scale_set(&client, &ns, "runners").await;
     let dir = plugin_dir(true);
     // kubectl's script uses bash-completion's _get_comp_words_by_ref; this stand-in splits words

@@ -254,9 +254,8 @@ async fn three_ways(
 }
 
 async fn renders_agree_for(naming: Naming) {
-    let kubeconfig = common::revision_kubeconfig();
-    let client = common::client(&kubeconfig).await;
-    let ns = common::namespace(&client, "arc-render").await;
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::revision_kubeconfig(), "arc-render").await;
     let dir = common::scratch_dir("arc-render");
     let name = "arc-runner-set";
     let (old, new) = (
@@ -411,9 +410,8 @@ async fn a_render_against_sets_arc_0_14_named_with_a_generated_suffix() {
 /// refuses, saying why and what to do instead.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_replacement_by_arc_0_14() {
-    let kubeconfig = common::revision_kubeconfig();
-    let client = common::client(&kubeconfig).await;
-    let ns = common::namespace(&client, "arc-replace").await;
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::revision_kubeconfig(), "arc-replace").await;
     let dir = common::scratch_dir("arc-replace");
     let name = "arc-runner-set";
     let image = "ghcr.io/actions/actions-runner:2.329.0";

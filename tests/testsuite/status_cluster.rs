@@ -399,9 +399,8 @@ fn check_states_json(r: &Value) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn every_state_from_real_objects_in_table_and_json() {
-    let kubeconfig = common::revision_kubeconfig();
-    let client = common::client(&kubeconfig).await;
-    let ns = common::namespace(&client, "arc-status").await;
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::revision_kubeconfig(), "arc-status").await;
     every_state(&client, &ns).await;
     let kc = kubeconfig.to_str().unwrap().to_string();
 
@@ -578,9 +577,8 @@ async fn every_state_from_real_objects_in_table_and_json() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_set_on_the_legacy_crd_is_legacy() {
-    let kubeconfig = common::legacy_kubeconfig();
-    let client = common::client(&kubeconfig).await;
-    let ns = common::namespace(&client, "arc-status-legacy").await;
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::legacy_kubeconfig(), "arc-status-legacy").await;
     create_set(
         &client,
         &ns,
@@ -637,9 +635,8 @@ fn wait_line(rx: &mpsc::Receiver<String>, pred: impl Fn(&str) -> bool) -> String
 
 #[tokio::test(flavor = "multi_thread")]
 async fn wait_returns_when_the_controller_acknowledges_and_times_out_otherwise() {
-    let kubeconfig = common::revision_kubeconfig();
-    let client = common::client(&kubeconfig).await;
-    let ns = common::namespace(&client, "arc-status-wait").await;
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::revision_kubeconfig(), "arc-status-wait").await;
     create_set(
         &client,
         &ns,
@@ -715,9 +712,8 @@ async fn wait_returns_when_the_controller_acknowledges_and_times_out_otherwise()
 
 #[tokio::test(flavor = "multi_thread")]
 async fn watch_prints_a_row_again_when_it_changes() {
-    let kubeconfig = common::revision_kubeconfig();
-    let client = common::client(&kubeconfig).await;
-    let ns = common::namespace(&client, "arc-status-watch").await;
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::revision_kubeconfig(), "arc-status-watch").await;
     let set = create_set(
         &client,
         &ns,
@@ -777,9 +773,8 @@ async fn watch_prints_a_row_again_when_it_changes() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn errors_exit_2_with_a_clear_message() {
-    let kubeconfig = common::revision_kubeconfig();
-    let client = common::client(&kubeconfig).await;
-    let ns = common::namespace(&client, "arc-status-err").await;
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::revision_kubeconfig(), "arc-status-err").await;
     create_set(
         &client,
         &ns,
@@ -825,9 +820,8 @@ async fn errors_exit_2_with_a_clear_message() {
 /// once with its reason, instead of waiting for the timeout.
 #[tokio::test(flavor = "multi_thread")]
 async fn wait_waits_for_propagation_and_fails_fast_on_outdated() {
-    let kubeconfig = common::revision_kubeconfig();
-    let client = common::client(&kubeconfig).await;
-    let ns = common::namespace(&client, "arc-propagate").await;
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::revision_kubeconfig(), "arc-propagate").await;
     let kc = kubeconfig.to_str().unwrap().to_string();
     // helm upgrade moved the image to img:2; the set (acknowledged at revision 1) still has img:1.
     let ars: DynamicObject = serde_json::from_value(json!({
@@ -903,9 +897,8 @@ async fn wait_waits_for_propagation_and_fails_fast_on_outdated() {
 /// the columns, and prints a deleted set's row one last time as Deleted.
 #[tokio::test(flavor = "multi_thread")]
 async fn watch_table_prints_visible_changes_and_deletions() {
-    let kubeconfig = common::revision_kubeconfig();
-    let client = common::client(&kubeconfig).await;
-    let ns = common::namespace(&client, "arc-watch-table").await;
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::revision_kubeconfig(), "arc-watch-table").await;
     create_set(
         &client,
         &ns,

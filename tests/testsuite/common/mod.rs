@@ -126,6 +126,13 @@ pub fn unique_name(prefix: &str) -> String {
     )
 }
 
+/// A fresh namespace on the API server of `kubeconfig`: (the kubeconfig, a client, the namespace).
+pub async fn fresh_namespace(kubeconfig: PathBuf, prefix: &str) -> (PathBuf, Client, String) {
+    let client = client(&kubeconfig).await;
+    let ns = namespace(&client, prefix).await;
+    (kubeconfig, client, ns)
+}
+
 /// Create a fresh namespace and return its name.
 pub async fn namespace(client: &Client, prefix: &str) -> String {
     let name = unique_name(prefix);
