@@ -101,7 +101,9 @@ pub(crate) fn run(
         shell.status("No AutoscalingRunnerSets found.")?;
     }
     write(&args, &diff, shell)?;
-    Ok(diff.outcome().code())
+    let code = diff.outcome().code();
+    super::drop_in_background(diff);
+    Ok(code)
 }
 
 /// Everything diff checks before it reads a file or contacts the cluster, and the plan it makes:

@@ -291,7 +291,8 @@ impl ScaleSetDiff {
     }
 
     /// As [`ScaleSetDiff::with_legacy_recycle_loop`], each fix quoting the value as the input wrote
-    /// it (`desired`: the runner spec's written tree, made only when the template loops).
+    /// it (`desired`: the runner spec's written tree, made only when the template loops and
+    /// [`ScaleSetDiff::with_written`] has not made it already).
     pub(crate) fn with_legacy_recycle_loop_as_written(
         mut self,
         check: Option<Result<RoundTrip, RecycleLoopError>>,
@@ -300,11 +301,19 @@ impl ScaleSetDiff {
         if let Some(Ok(t)) = check {
             let loops = t.loops();
             let changes: &[Change] = if loops { &t.changes } else { &[] };
-            let written = if loops { desired() } else { Written::Unknown };
+            let made;
+            let written = match self.specs.as_deref() {
+                Some(s) if !matches!(s.desired_written, Written::Unknown) => &s.desired_written,
+                _ if loops => {
+                    made = desired();
+                    &made
+                }
+                _ => &Written::Unknown,
+            };
+            let fixes = changes.iter().map(|c| LoopFix::of(c, written)).collect();
             self.legacy_recycle_loop = Some(loops);
             self.legacy_recycle_loop_paths = Some(changes.iter().map(|c| c.path.clone()).collect());
-            self.legacy_recycle_loop_fixes =
-                changes.iter().map(|c| LoopFix::of(c, &written)).collect();
+            self.legacy_recycle_loop_fixes = fixes;
         }
         self
     }
