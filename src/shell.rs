@@ -172,6 +172,8 @@ pub struct Env<'a> {
     pub(crate) clock: fn() -> SystemTime,
     /// This run's random seed: a new bump request id, the jitter of retried writes.
     pub(crate) seed: u64,
+    /// The process ends when the run does (the binary), so a large report need not be freed.
+    pub(crate) exits_after_run: bool,
 }
 
 impl Default for Env<'_> {
@@ -185,6 +187,7 @@ impl Default for Env<'_> {
             stdin: Box::new(io::empty()),
             clock: SystemTime::now,
             seed: random_seed(&[]),
+            exits_after_run: false,
         }
     }
 }
@@ -215,6 +218,7 @@ impl<'a> Env<'a> {
                     .duration_since(SystemTime::UNIX_EPOCH)
                     .map_or(0, |d| d.as_nanos() as u64),
             ]),
+            exits_after_run: true,
         }
     }
 

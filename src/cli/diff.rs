@@ -102,7 +102,11 @@ pub(crate) fn run(
     }
     write(&args, &diff, shell)?;
     let code = diff.outcome().code();
-    super::drop_in_background(diff);
+    if env.exits_after_run {
+        // Freeing a thousand reports' trees one node at a time took a fifth of a 1,000-set run
+        // (measured with perf); the process ends now and the system takes the memory back at once.
+        std::mem::forget(diff);
+    }
     Ok(code)
 }
 

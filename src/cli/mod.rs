@@ -512,17 +512,6 @@ pub(crate) fn name_a_few(things: &[String], few: usize) -> String {
     )
 }
 
-/// Free `value` on a thread of its own, so the run ends without waiting for it: freeing the
-/// reports of a 1,000-set diff one tree node at a time took a fifth of the run (measured with
-/// perf). The binary exits meanwhile and the system takes the memory back at once; in a test, or
-/// wherever the process goes on, the thread frees it.
-pub(crate) fn drop_in_background<T: Send + 'static>(value: T) {
-    // When no thread can be had, `spawn` drops the closure, and the value with it, right here.
-    let _ = std::thread::Builder::new()
-        .name("drop".into())
-        .spawn(move || drop(value));
-}
-
 /// A single-threaded runtime for the commands that talk to a cluster.
 pub(crate) use crate::ops::runtime;
 
