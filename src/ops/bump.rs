@@ -185,12 +185,20 @@ async fn targets(
         for name in &plan.scope.names {
             match resolve(client, ns, name).await? {
                 Ok(t) => targets.push(t),
-                Err(message) => items.push(failed(ns, name, BumpResult::Failed, message)),
+                Err((code, message)) => {
+                    let mut item = failed(ns, name, BumpResult::Failed, message);
+                    item.reason = Some(code);
+                    items.push(item);
+                }
             }
         }
     }
     Ok((targets, items))
 }
+
+/// Item codes beside [`crate::core::status::BumpReason`]'s: what the cluster said of a set.
+const SPEC_HASH: &str = "SpecHash";
+const NOT_FOUND: &str = "NotFound";
 
 fn failed(ns: &str, name: &str, result: BumpResult, message: String) -> BumpItem {
     BumpItem {
@@ -208,14 +216,18 @@ fn failed(ns: &str, name: &str, result: BumpResult, message: String) -> BumpItem
 }
 
 /// NAME as an EphemeralRunnerSet, owned by the AutoscalingRunnerSet of that name when one exists.
-/// `Ok(Err(why))` when there is nothing to bump.
-async fn resolve(client: &kube::Client, ns: &str, name: &str) -> Result<Result<Target, String>> {
+/// `Ok(Err((code, why)))` when there is nothing to bump.
+async fn resolve(
+    client: &kube::Client,
+    ns: &str,
+    name: &str,
+) -> Result<Result<Target, (&'static str, String)>> {
     let ers = read(client, arc::EPHEMERAL_RUNNER_SETS, ns, name).await?;
     let ars = cluster::get(client, arc::AUTOSCALING_RUNNER_SETS, ns, name).await?;
     if let Some(ers) = &ers
         && let Some(why) = spec_hash_era(&ers.value, ns, name)
     {
-        return Ok(Err(why));
+        return Ok(Err((SPEC_HASH, why)));
     }
     if ers.is_none()
         && let Some(ars) = &ars
@@ -246,7 +258,7 @@ async fn resolve(client: &kube::Client, ns: &str, name: &str) -> Result<Result<T
                     .labels
                     .contains_key(arc::ANNOTATION_RUNNER_SPEC_HASH)
             {
-                return Ok(Err(spec_hash_refusal(ns, set.name())));
+                return Ok(Err((SPEC_HASH, spec_hash_refusal(ns, set.name()))));
             }
             return Ok(Ok(Target {
                 namespace: ns.to_string(),
@@ -264,14 +276,20 @@ async fn resolve(client: &kube::Client, ns: &str, name: &str) -> Result<Result<T
             name: name.to_string(),
             owner: ars.map(|a| (name.to_string(), a.metadata.uid.unwrap_or_default())),
         })),
-        (None, Some(_)) => Ok(Err(format!(
-            "the AutoscalingRunnerSet {ns}/{name} has no EphemeralRunnerSet: ARC has not created it yet \
-             (is the controller running?), so there is nothing to bump"
+        (None, Some(_)) => Ok(Err((
+            "NoEphemeralRunnerSet",
+            format!(
+                "the AutoscalingRunnerSet {ns}/{name} has no EphemeralRunnerSet: ARC has not created it yet \
+                 (is the controller running?), so there is nothing to bump"
+            ),
         ))),
         (None, None) => {
             cluster::check_namespace(client, ns).await?;
-            Ok(Err(format!(
-                "no EphemeralRunnerSet or AutoscalingRunnerSet named {name} in namespace {ns}"
+            Ok(Err((
+                NOT_FOUND,
+                format!(
+                    "no EphemeralRunnerSet or AutoscalingRunnerSet named {name} in namespace {ns}"
+                ),
             )))
         }
     }
@@ -358,7 +376,11 @@ async fn bump_one(
     let sent = gate.write(write).await;
     match sent {
         Ok(outcome) => bumped(t, plan.dry_run, bump_id, outcome, last),
-        Err(not_attempted) => failed(&t.namespace, &t.name, BumpResult::Failed, not_attempted),
+        Err(not_attempted) => {
+            let mut item = failed(&t.namespace, &t.name, BumpResult::Failed, not_attempted);
+            item.reason = Some("NotAttempted");
+            item
+        }
     }
 }
 
@@ -408,6 +430,7 @@ fn bumped(
             item.spec_revision = None;
             item.new_spec_revision = Some(revision);
             item.result = BumpResult::Bumped;
+            item.reason = Some("AlreadyBumped");
             item.message = Some(format!(
                 "request {bump_id} already wrote revision {revision} (an earlier attempt or run): not bumped again"
             ));
@@ -421,12 +444,19 @@ fn bumped(
             item.message = Some(format!("refused, nothing was written: {reason}"));
         }
         (Ok(_), _) => {
+            item.reason = Some("Internal");
             item.message = Some("internal error: the write and its decision disagree".into());
         }
         (Err(e), decision) => {
             if let Some(BumpDecision::Write { before, .. }) = decision {
                 set_before(&mut item, Some(before));
             }
+            item.reason = Some(match &e {
+                WriteError::NotFound(_) => NOT_FOUND,
+                WriteError::Conflict { .. } => "Conflict",
+                WriteError::OutcomeUnknown { .. } => "OutcomeUnknown",
+                _ => "WriteFailed",
+            });
             item.message = Some(match e {
                 WriteError::NotFound(what) => format!("{what} not found (deleted meanwhile?)"),
                 other => format!("{other:#}"),
@@ -539,6 +569,7 @@ async fn wait_for_acknowledgement(
         }
         if deleted.contains(&key) {
             item.result = BumpResult::Failed;
+            item.reason = Some("Deleted");
             item.message = Some("deleted while waiting for ARC to acknowledge the revision".into());
         }
     }

@@ -51,8 +51,10 @@ pub(crate) struct BumpItem {
     /// `spec.actionableRevision` written (or that would be).
     pub(crate) new_spec_revision: Option<i64>,
     pub(crate) result: BumpResult,
-    /// The stable code of `message` when bump's rules made it ([`crate::core::status::BumpReason`]:
-    /// `InvalidRevision`, `OwnerMismatch`, `Outdated`, `LegacyAnnotation`).
+    /// The stable code of `message`: bump's rules ([`crate::core::status::BumpReason`]:
+    /// `InvalidRevision`, `OwnerMismatch`, `Outdated`, `LegacyAnnotation`), or what the cluster
+    /// said of the set (`AlreadyBumped`, `SpecHash`, `NoEphemeralRunnerSet`, `NotFound`,
+    /// `Conflict`, `OutcomeUnknown`, `WriteFailed`, `NotAttempted`, `Deleted`, `Internal`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) reason: Option<&'static str>,
     /// Why (refused or failed), or a note.

@@ -247,12 +247,20 @@ async fn bump_by_name_records_the_request_and_the_reason() {
     );
 
     // An unknown name: exit 2, the known one is still bumped.
-    let (code, _, err) = bump(&kc, &ns, &["other", "absent"]).await;
+    let (code, out, err) = bump(&kc, &ns, &["other", "absent", "-o", "json"]).await;
     assert_eq!(code, 2);
     assert!(
         err.contains("no EphemeralRunnerSet or AutoscalingRunnerSet named absent"),
         "{err}"
     );
+    let absent = report(&out)["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["name"] == "absent")
+        .cloned()
+        .unwrap();
+    assert_eq!(absent["reason"], "NotFound", "{absent}");
     assert_eq!(spec_revision(&get_set(&client, &ns, "other").await), 3);
 }
 
@@ -324,9 +332,10 @@ async fn an_autoscaling_runner_set_name_bumps_the_set_it_owns_and_nothing_else()
         "nothing written"
     );
 
-    let (code, _, err) = bump(&kc, &ns, &["lonely"]).await;
+    let (code, out, err) = bump(&kc, &ns, &["lonely", "-o", "json"]).await;
     assert_eq!(code, 2);
     assert!(err.contains("has no EphemeralRunnerSet"), "{err}");
+    assert_eq!(report(&out)["items"][0]["reason"], "NoEphemeralRunnerSet");
 }
 
 #[tokio::test(flavor = "multi_thread")]

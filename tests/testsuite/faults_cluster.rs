@@ -667,9 +667,10 @@ async fn a_real_api_server_restart_during_migrate_and_bump() {
         .unwrap()
         .iter()
         .filter(|i| {
-            i["message"]
-                .as_str()
-                .is_some_and(|m| m.contains(&format!("request {id} already wrote revision")))
+            i["reason"] == "AlreadyBumped"
+                && i["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains(&format!("request {id} already wrote revision")))
         })
         .count();
     assert!(already >= 40 - failed, "{out}");
