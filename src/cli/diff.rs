@@ -8,7 +8,6 @@ use anyhow::{Result, bail};
 use clap::Args;
 
 use super::{ColorChoice, Env, KubeFlags, Shell};
-use crate::cluster;
 use crate::ops::diff::{Diff, Plan};
 use crate::render::diff::{TextOptions, write_text};
 use crate::render::emit::{self, Output};
@@ -126,9 +125,7 @@ fn validate(kube: &KubeFlags, args: &DiffArgs) -> Result<Plan> {
         bail!("-f - and --live - cannot both read standard input");
     }
     let connect = kube.connect_options();
-    let file_namespace = kube.namespace.clone().unwrap_or_else(|| {
-        cluster::context_namespace(&connect).unwrap_or_else(|| "default".into())
-    });
+    let file_namespace = scope.file_namespace(&connect);
     Ok(Plan {
         layout,
         scope,

@@ -10,7 +10,6 @@ use anyhow::{Result, bail};
 use clap::Args;
 
 use super::{ColorChoice, Env, KubeFlags, Outcome, Shell, parse_duration};
-use crate::cluster;
 use crate::ops::status::{Files, Request, Snapshot};
 use crate::render::emit::{self, Output};
 use crate::render::follow::{ShowOptions, Shown, write_status};
@@ -104,9 +103,7 @@ pub(crate) fn run(
     let outcome = if !args.files.is_empty() {
         let files = Files {
             paths: args.files.clone(),
-            namespace: kube.namespace.clone().unwrap_or_else(|| {
-                cluster::context_namespace(&request.connect).unwrap_or_else(|| "default".into())
-            }),
+            namespace: request.scope.file_namespace(&request.connect),
             namespace_given: kube.namespace.is_some(),
         };
         let snapshot = crate::ops::status::from_files(&request.offline(), &files, &mut env.stdin);

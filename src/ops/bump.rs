@@ -75,12 +75,7 @@ pub(crate) fn bump(
     super::runtime()?.block_on(async {
         let conn = cluster::connect(connect).await?;
         let client = &conn.client;
-        let namespace = (!plan.scope.all_namespaces).then(|| {
-            plan.scope
-                .namespace
-                .clone()
-                .unwrap_or(conn.default_namespace.clone())
-        });
+        let namespace = plan.scope.listed_namespace(&conn.default_namespace);
         preflight(client, plan, namespace.as_deref()).await?;
         let (targets, mut items) = targets(client, plan, namespace.as_deref(), shell).await?;
         let written = super::write_each(

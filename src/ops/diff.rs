@@ -401,11 +401,7 @@ fn claimed_by<'a>(world: &'a World, set: &Object) -> Option<&'a Object> {
 async fn complete_from_cluster(plan: &Plan, filter: &Filter<'_>, world: &mut World) -> Result<()> {
     let conn = cluster::connect(&plan.connect).await?;
     let client = &conn.client;
-    let namespace = plan
-        .scope
-        .namespace
-        .clone()
-        .unwrap_or(conn.default_namespace.clone());
+    let namespace = plan.scope.namespace_or(&conn.default_namespace);
     let scope = (!plan.scope.all_namespaces).then_some(namespace.as_str());
     // The controller's release, where the caller may list Deployments (the read role may not).
     if plan.arc_version.is_none()

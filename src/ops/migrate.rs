@@ -106,12 +106,8 @@ async fn migrate_cluster(
 ) -> Result<Vec<MigrateRow>> {
     let conn = cluster::connect(connect).await?;
     let client = &conn.client;
-    let namespace = plan
-        .scope
-        .namespace
-        .clone()
-        .unwrap_or(conn.default_namespace.clone());
-    let scope = (!plan.scope.all_namespaces).then_some(namespace.as_str());
+    let namespace = plan.scope.listed_namespace(&conn.default_namespace);
+    let scope = namespace.as_deref();
     preflight_checks(client, plan, scope, shell).await?;
     let candidates = read_candidates(client, plan, scope).await?;
     let mut rows = decide_and_write(client, plan, &candidates, seed, shell).await?;
@@ -440,10 +436,7 @@ fn candidates_from_files(
 ) -> (Vec<Candidate>, Vec<String>) {
     let inputs = input::read(files, stdin);
     let mut objects = inputs.objects;
-    let namespace =
-        plan.scope.namespace.clone().unwrap_or_else(|| {
-            cluster::context_namespace(connect).unwrap_or_else(|| "default".into())
-        });
+    let namespace = plan.scope.file_namespace(connect);
     input::resolve_namespaces(&mut objects, &namespace, plan.scope.namespace.is_some());
     let selector = plan.scope.selector.as_ref().map(|(_, parsed)| parsed);
     let (sets, runners): (Vec<_>, Vec<_>) = objects

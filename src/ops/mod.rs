@@ -40,6 +40,26 @@ impl Scope {
         self.selector.as_ref().map(|(text, _)| text.as_str())
     }
 
+    /// `-n`, else the kubeconfig context's namespace (`context_default`).
+    pub(crate) fn namespace_or(&self, context_default: &str) -> String {
+        self.namespace
+            .clone()
+            .unwrap_or_else(|| context_default.to_string())
+    }
+
+    /// The namespace kubectl gives the objects of `-f` files that name none: `-n`, else the
+    /// kubeconfig context's (read without contacting anything), else `default`.
+    pub(crate) fn file_namespace(&self, connect: &crate::cluster::ConnectOptions) -> String {
+        self.namespace.clone().unwrap_or_else(|| {
+            crate::cluster::context_namespace(connect).unwrap_or_else(|| "default".into())
+        })
+    }
+
+    /// The namespace to list in: none with `-A`, else [`Scope::namespace_or`].
+    pub(crate) fn listed_namespace(&self, context_default: &str) -> Option<String> {
+        (!self.all_namespaces).then(|| self.namespace_or(context_default))
+    }
+
     /// `-l` parsed.
     pub(crate) fn selector(&self) -> Option<&crate::core::selector::Selector> {
         self.selector.as_ref().map(|(_, parsed)| parsed)

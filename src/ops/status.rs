@@ -79,16 +79,7 @@ impl Request {
     /// names (an AutoscalingRunnerSet's name stands for its sets).
     pub(crate) async fn connect(&self) -> Result<(kube::Client, Plan)> {
         let conn = cluster::connect(&self.connect).await?;
-        let namespace = if self.scope.all_namespaces {
-            None
-        } else {
-            Some(
-                self.scope
-                    .namespace
-                    .clone()
-                    .unwrap_or(conn.default_namespace.clone()),
-            )
-        };
+        let namespace = self.scope.listed_namespace(&conn.default_namespace);
         let names = match &namespace {
             Some(ns) if !self.scope.names.is_empty() => {
                 resolve_names(&conn.client, ns, &self.scope.names).await?
