@@ -299,6 +299,7 @@ mod tests {
             "2026-01-02T00:00:00Z",
             "2026-01-02T00:00:00Z",
         ];
+        let mut decided_by = std::collections::BTreeSet::new();
         let mut z = 0x2545_f491_4f6c_dd1du64;
         let mut next = |n: usize| {
             z ^= z << 13;
@@ -306,31 +307,33 @@ mod tests {
             z ^= z << 17;
             (z % n as u64) as usize
         };
-        let mut sets = Vec::new();
-        for _ in 0..300 {
-            let owner = match next(5) {
-                0 => None,
-                1 => Some(("apps/v1", "Deployment", NAMES[next(4)], UIDS[next(3)])),
-                _ => Some((
-                    "actions.github.com/v1alpha1",
-                    "AutoscalingRunnerSet",
-                    NAMES[next(4)],
-                    UIDS[next(3)],
-                )),
-            };
-            sets.push(RunnerSet {
-                namespace: NS[next(2)],
-                name: NAMES[next(4)],
-                owner,
-                label_name: (next(3) > 0).then(|| NAMES[next(4)]),
-                label_namespace: [None, Some("arc"), Some("other")][next(3)],
-                creation_timestamp: (next(5) > 0).then(|| TIMES[next(3)]),
-                deleting: next(4) == 0,
-            });
-        }
-        for len in [0, 1, 5, 40, 300] {
-            let sets = &sets[..len];
-            let index = Index::new(sets);
+        // Many small lists, so that every rule is the one that decides in some of them (in a
+        // long list an owner by uid or name nearly always decides first).
+        for trial in 0..3_000 {
+            let len = next(7);
+            let mut sets = Vec::new();
+            for _ in 0..len {
+                let owner = match next(5) {
+                    0 | 1 => None,
+                    2 => Some(("apps/v1", "Deployment", NAMES[next(4)], UIDS[next(3)])),
+                    _ => Some((
+                        "actions.github.com/v1alpha1",
+                        "AutoscalingRunnerSet",
+                        NAMES[next(4)],
+                        UIDS[next(3)],
+                    )),
+                };
+                sets.push(RunnerSet {
+                    namespace: NS[next(2)],
+                    name: NAMES[next(4)],
+                    owner,
+                    label_name: (next(3) > 0).then(|| NAMES[next(4)]),
+                    label_namespace: [None, Some("arc"), Some("other")][next(3)],
+                    creation_timestamp: (next(5) > 0).then(|| TIMES[next(3)]),
+                    deleting: next(4) == 0,
+                });
+            }
+            let index = Index::new(&sets);
             for namespace in NS {
                 for name in NAMES {
                     for uid in [None, Some("u-1"), Some("u-2"), Some("")] {
@@ -339,14 +342,23 @@ mod tests {
                             name,
                             uid,
                         };
+                        let want = pair(scale_set, &sets);
+                        if let Some(p) = &want {
+                            decided_by.insert(format!("{:?}", p.by));
+                        }
                         assert_eq!(
                             index.pair(scale_set),
-                            pair(scale_set, sets),
-                            "{scale_set:?} over {len} sets"
+                            want,
+                            "trial {trial}: {scale_set:?} over {sets:?}"
                         );
                     }
                 }
             }
         }
+        assert_eq!(
+            decided_by.len(),
+            4,
+            "every rule decided some: {decided_by:?}"
+        );
     }
 }
