@@ -54,14 +54,22 @@ pub(crate) enum Root {
 }
 
 /// `hash.ComputeTemplateHash` (ARC hash/hash.go) of `v` wrapped as `root` says.
-pub(crate) fn template_hash(layout: &Layout, root: Root, v: &Value) -> Result<String, Unverifiable> {
+pub(crate) fn template_hash(
+    layout: &Layout,
+    root: Root,
+    v: &Value,
+) -> Result<String, Unverifiable> {
     let mut h = Fnv32a::new();
     render_with(layout, Plan::of_shipped(layout), root, v, &mut h)?;
     Ok(safe_encode_decimal(h.0))
 }
 
 /// The go-spew text [`template_hash`] hashes.
-pub(crate) fn template_spew(layout: &Layout, root: Root, v: &Value) -> Result<String, Unverifiable> {
+pub(crate) fn template_spew(
+    layout: &Layout,
+    root: Root,
+    v: &Value,
+) -> Result<String, Unverifiable> {
     let mut s = StringSink(Vec::new());
     render_with(layout, Plan::of_shipped(layout), root, v, &mut s)?;
     Ok(String::from_utf8(s.0).expect("spew of UTF-8 strings is UTF-8"))
@@ -287,7 +295,8 @@ impl Plan {
     /// The plan of a layout kept for the process (a shipped one, [`Layout::static_id`]); `None`
     /// for any other layout, which is then printed piece by piece.
     fn of_shipped(layout: &Layout) -> Option<&'static Plan> {
-        static PLANS: [OnceLock<Plan>; STATIC_LAYOUTS] = [const { OnceLock::new() }; STATIC_LAYOUTS];
+        static PLANS: [OnceLock<Plan>; STATIC_LAYOUTS] =
+            [const { OnceLock::new() }; STATIC_LAYOUTS];
         let i = layout.static_id?;
         Some(PLANS[i].get_or_init(|| Plan::new(layout)))
     }
@@ -870,7 +879,10 @@ mod tests {
             text.starts_with("(**v1alpha1.AutoscalingRunnerSetSpec){GitHubConfigUrl:(string) "),
             "{text}"
         );
-        assert!(text.ends_with(" MaxRunners:(*int)<nil> MinRunners:(*int)<nil>}"), "{text}");
+        assert!(
+            text.ends_with(" MaxRunners:(*int)<nil> MinRunners:(*int)<nil>}"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -97,7 +97,9 @@ pub fn releases() -> &'static [ArcRelease] {
 
 /// The release named `0.14.2`, `v0.14.2` or `gha-runner-scale-set-0.14.2` (the chart's tag).
 pub fn release(version: &str) -> Option<&'static ArcRelease> {
-    let v = version.strip_prefix("gha-runner-scale-set-").unwrap_or(version);
+    let v = version
+        .strip_prefix("gha-runner-scale-set-")
+        .unwrap_or(version);
     let v = v.strip_prefix('v').unwrap_or(v);
     RELEASES.iter().find(|r| r.version == v)
 }
@@ -135,7 +137,14 @@ mod tests {
             assert_eq!(release(name).map(|r| r.version), Some("0.14.2"), "{name}");
         }
         assert_eq!(release("0.10.1").unwrap().k8s_api, "v0.28.4");
-        for name in ["0.14.3", "0.8.0", "", "0.14", "vv0.14.2", "gha-runner-scale-set-v0.14.2x"] {
+        for name in [
+            "0.14.3",
+            "0.8.0",
+            "",
+            "0.14",
+            "vv0.14.2",
+            "gha-runner-scale-set-v0.14.2x",
+        ] {
             assert!(release(name).is_none(), "{name}");
         }
     }
