@@ -7,4 +7,5 @@ mod broken_pipe;
 mod cli_transcripts;
 mod equality_table;
 mod hostile_flags;
+mod issue20;
 mod kubeconfig;
