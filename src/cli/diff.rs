@@ -59,6 +59,11 @@ pub(crate) struct DiffArgs {
     /// Never contact the cluster: the live side is only what the files give.
     #[arg(long)]
     pub(crate) local: bool,
+    /// A live side (--live dumps, or the cluster's namespace) without any AutoscalingRunnerSet or
+    /// EphemeralRunnerSet is meant (nothing deployed yet): by default it is an error, since a
+    /// wrong namespace or context would make every scale set new.
+    #[arg(long)]
+    pub(crate) allow_empty_live: bool,
     /// Output format.
     #[arg(short = 'o', long, value_name = "FORMAT", default_value = "text", value_parser = emit::OutputParser { formats: &["json", "yaml", "github", "name", "jsonpath", "custom-columns"], defaults: &["text"] })]
     pub(crate) output: Output,
@@ -70,6 +75,10 @@ pub(crate) struct DiffArgs {
     /// changes) instead of the render's path.
     #[arg(long, value_name = "FILE")]
     pub(crate) annotate_file: Option<String>,
+    /// Without headers: no header line with -o custom-columns, and no `--- current`/`+++ desired`
+    /// lines before each unified diff of the text output.
+    #[arg(long)]
+    pub(crate) no_headers: bool,
     /// Lines of context around each change in the text diff.
     #[arg(short = 'U', long = "unified", value_name = "N", default_value_t = 3)]
     pub(crate) unified: usize,
@@ -92,7 +101,18 @@ pub(crate) fn run(
     shell: &mut Shell<'_>,
 ) -> Result<u8> {
     let plan = validate(kube, &args)?;
-    let diff = crate::ops::diff::run(&plan, &mut env.stdin)?;
+    let diff = match crate::ops::diff::run(&plan, &mut env.stdin) {
+        Ok(diff) => diff,
+        Err(e) if matches!(args.output, Output::Github) => {
+            // The workflow step shows why the check failed, not only its exit code.
+            let error = crate::render::github::InputError::of(&format!("{e:#}"), &inputs(&args));
+            let report = crate::ops::diff::empty_report(&plan);
+            let opts = github_options(&args);
+            crate::render::github::write_diff(&report, &[error], &opts, shell.out())?;
+            return Err(e);
+        }
+        Err(e) => return Err(e),
+    };
     for e in &diff.errors {
         shell.error(e)?;
     }
@@ -120,6 +140,11 @@ fn validate(kube: &KubeFlags, args: &DiffArgs) -> Result<Plan> {
         &args.names,
         args.selector.as_deref(),
     )?;
+    if args.local && args.files.is_empty() && args.live.is_empty() {
+        bail!(
+            "--local compares only what files give: give the objects with -f FILE (a render, or a dump of both kinds) and/or --live FILE"
+        );
+    }
     let reads_stdin = |paths: &[PathBuf]| paths.iter().any(|p| p.as_os_str() == "-");
     if reads_stdin(&args.files) && reads_stdin(&args.live) {
         bail!("-f - and --live - cannot both read standard input");
@@ -134,6 +159,7 @@ fn validate(kube: &KubeFlags, args: &DiffArgs) -> Result<Plan> {
         live: args.live.clone(),
         local: args.local,
         arc_version: args.arc_version.clone(),
+        allow_empty_live: args.allow_empty_live,
         connect,
     })
 }
@@ -143,23 +169,38 @@ fn write(args: &DiffArgs, diff: &Diff, shell: &mut Shell<'_>) -> Result<()> {
     let report = &diff.report;
     match &args.output {
         Output::Github => {
-            let opts = crate::render::github::GithubOptions {
-                show_strict: args.show_strict,
-                file: args.annotate_file.clone(),
-            };
-            crate::render::github::write_diff(report, &opts, shell.out())?
+            let inputs = inputs(args);
+            let errors: Vec<_> = (diff.errors.iter())
+                .map(|e| crate::render::github::InputError::of(e, &inputs))
+                .collect();
+            crate::render::github::write_diff(report, &errors, &github_options(args), shell.out())?
         }
         Output::Default => {
             let opts = TextOptions {
                 context: args.unified,
                 color: shell.color(args.color),
+                headers: !args.no_headers,
             };
             write_text(report, opts, shell.out())?
         }
         other => {
             let resource = "autoscalingrunnerset.actions.github.com";
-            emit::structured(report, other, resource, false, shell.out())?;
+            emit::structured(report, other, resource, args.no_headers, shell.out())?;
         }
     }
     Ok(())
+}
+
+fn github_options(args: &DiffArgs) -> crate::render::github::GithubOptions {
+    crate::render::github::GithubOptions {
+        show_strict: args.show_strict,
+        file: args.annotate_file.clone(),
+    }
+}
+
+/// The inputs as given, for attaching a message about one of them to its file.
+fn inputs(args: &DiffArgs) -> Vec<String> {
+    (args.files.iter().chain(&args.live))
+        .map(|p| p.display().to_string())
+        .collect()
 }

@@ -118,7 +118,7 @@ pub(crate) fn run(args: VersionArgs, out: &mut dyn Write) -> Result<u8> {
             serde_json::to_writer_pretty(&mut *out, &report)?;
             writeln!(out)?;
         }
-        VersionOutput::Yaml => write!(out, "{}", serde_saphyr::to_string(&report)?)?,
+        VersionOutput::Yaml => write!(out, "{}", crate::render::emit::to_yaml(&report)?)?,
     }
     Ok(EXIT_OK)
 }

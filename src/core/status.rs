@@ -57,6 +57,12 @@ pub(crate) enum State {
     /// Still under the integrity-hash mechanism, and its AutoscalingRunnerSet's template does not
     /// survive Go's JSON round trip: ARC's two controllers recycle its runners forever.
     RecycleLoop,
+    /// An AutoscalingRunnerSet without an EphemeralRunnerSet, not registered with GitHub yet (no
+    /// `runner-scale-set-id`): ARC creates the set once its listener has registered it.
+    Registering,
+    /// An AutoscalingRunnerSet registered with GitHub whose EphemeralRunnerSet ARC's controller
+    /// has not created yet.
+    Creating,
 }
 
 impl State {
@@ -73,6 +79,8 @@ impl State {
             State::Propagating => "Propagating",
             State::Deleted => "Deleted",
             State::RecycleLoop => "RecycleLoop",
+            State::Registering => "Registering",
+            State::Creating => "Creating",
         }
     }
 }
@@ -625,6 +633,14 @@ pub(crate) enum StatusReason {
     RunnersUndecodable { runners: Examples, error: String },
     /// The set was deleted (`--watch` prints its row one last time).
     Deleted,
+    /// No EphemeralRunnerSet, and no `runner-scale-set-id` on the AutoscalingRunnerSet: its
+    /// listener has not registered the scale set with GitHub.
+    NotRegistered,
+    /// No EphemeralRunnerSet yet, although the scale set is registered.
+    SetNotCreated,
+    /// ARC cannot build the scale set's EphemeralRunnerSet (`newEphemeralRunnerSet` fails or
+    /// panics): it never creates it. ARC's reason.
+    CannotBuild { error: String },
 }
 
 impl StatusReason {
@@ -656,6 +672,9 @@ impl StatusReason {
             StatusReason::WaitingForController => "WaitingForController",
             StatusReason::RunnersUndecodable { .. } => "RunnersUndecodable",
             StatusReason::Deleted => "Deleted",
+            StatusReason::NotRegistered => "NotRegistered",
+            StatusReason::SetNotCreated => "SetNotCreated",
+            StatusReason::CannotBuild { .. } => "CannotBuild",
         }
     }
 }
@@ -729,7 +748,12 @@ fn follow_up_reasons(
             blockers(tally, reasons);
             reasons.push(StatusReason::OutdatedExplanation);
         }
-        State::Deleting | State::SpecHash | State::Propagating | State::Deleted => {}
+        State::Deleting
+        | State::SpecHash
+        | State::Propagating
+        | State::Deleted
+        | State::Registering
+        | State::Creating => {}
         State::Synced => {
             if tally.busy_stale.count > 0 {
                 reasons.push(StatusReason::RunnersBusy {
@@ -886,6 +910,48 @@ pub(crate) fn classify(
             (Some(c), Some(n)) => Some(n - c),
             _ => None,
         },
+    }
+}
+
+/// The row of an AutoscalingRunnerSet for which ARC's `listEphemeralRunnerSets` finds no set (a
+/// scale set just installed): Invalid when ARC cannot build its set (the checks of
+/// [`crate::core::desired::check_builds`], as for an existing one), else Registering until the
+/// `runner-scale-set-id` annotation is there, then Creating until the set is. `spec_json` is the
+/// scale set's `spec` (`None`: absent); `now` the clock in Unix seconds.
+pub(crate) fn scale_set_without_set(
+    layout: &Layout,
+    key: SetKey,
+    spec_json: Option<&str>,
+    scale_set_id: Option<&str>,
+    creation_timestamp: Option<String>,
+    now: Option<i64>,
+) -> SetStatus {
+    let built = match spec_json {
+        Some(spec) => crate::core::desired::check_builds(layout, spec, scale_set_id)
+            .map_err(|e| e.to_string()),
+        None => Err("spec is missing: there is no runner template to build a set from".into()),
+    };
+    let (state, reason) = match (built, scale_set_id) {
+        (Err(error), _) => (State::Invalid, StatusReason::CannotBuild { error }),
+        (Ok(()), None) => (State::Registering, StatusReason::NotRegistered),
+        (Ok(()), Some(_)) => (State::Creating, StatusReason::SetNotCreated),
+    };
+    let age_seconds = match (now, creation_timestamp.as_deref().and_then(unix_seconds)) {
+        (Some(now), Some(created)) => Some(now - created),
+        _ => None,
+    };
+    SetStatus {
+        namespace: key.0,
+        name: key.1,
+        spec_revision: None,
+        applied_revision: None,
+        state,
+        runners: RunnerCounts::default(),
+        reasons: vec![reason],
+        phase: None,
+        spec_revision_written_by: None,
+        creation_timestamp,
+        age_seconds,
     }
 }
 

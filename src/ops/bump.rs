@@ -181,7 +181,14 @@ async fn targets(
             match resolve(client, ns, name).await? {
                 Ok(t) => targets.push(t),
                 Err((code, message)) => {
-                    let mut item = failed(ns, name, BumpResult::Failed, message);
+                    // A set bump's rules refuse (made by ARC 0.14 or older) is Refused, as
+                    // the README says; a name that is not there failed.
+                    let result = if code == SPEC_HASH {
+                        BumpResult::Refused
+                    } else {
+                        BumpResult::Failed
+                    };
+                    let mut item = failed(ns, name, result, message);
                     item.reason = Some(code);
                     items.push(item);
                 }

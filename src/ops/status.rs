@@ -102,17 +102,31 @@ impl Request {
 pub(crate) async fn list(client: &kube::Client, plan: &Plan) -> Result<Snapshot> {
     let gathered = gather(client, plan, Census::new(plan.layout, false)).await?;
     let mut census = gathered.census;
-    attach_desired(&scale_sets(client, plan).await, &mut census);
+    let scale_sets = scale_sets(client, plan).await;
+    attach_desired(&scale_sets, &mut census);
+    let waiting: Vec<SetStatus> =
+        scale_sets_without_sets(plan, &scale_sets, |a| has_set(a, &census))
+            .into_iter()
+            .map(|a| scale_set_row(plan, a))
+            .collect();
     if gathered.seen.is_empty()
+        && waiting.is_empty()
         && let Some(ns) = plan.namespace.as_deref()
     {
         cluster::check_namespace(client, ns).await?;
     }
-    let errors = missing_names(plan, &census);
+    let errors = missing_names(plan, &census, &waiting);
     Ok(Snapshot {
-        rows: census.statuses(plan.now()),
+        rows: with_rows(census.statuses(plan.now()), waiting),
         errors,
     })
+}
+
+/// The sets' rows and the rows of scale sets without a set, in one order (namespace, name).
+fn with_rows(mut rows: Vec<SetStatus>, more: Vec<SetStatus>) -> Vec<SetStatus> {
+    rows.extend(more);
+    rows.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    rows
 }
 
 /// What to show, with the namespace and names resolved (a scale set's name stands for its sets).
@@ -306,11 +320,69 @@ async fn scale_sets(client: &kube::Client, plan: &Plan) -> Vec<input::Object> {
     .unwrap_or_default()
 }
 
-pub(crate) fn missing_names(plan: &Plan, census: &Census) -> Vec<String> {
+/// Whether ARC's `listEphemeralRunnerSets` finds a set of `scale_set` in the census.
+fn has_set(scale_set: &input::Object, census: &Census) -> bool {
+    let inputs = census.pairing_inputs();
+    let sets: Vec<_> = inputs.iter().map(|(_, s)| *s).collect();
+    has_set_among(scale_set, &sets)
+}
+
+/// Whether ARC's `listEphemeralRunnerSets` finds a set of `scale_set` among `sets`.
+fn has_set_among(scale_set: &input::Object, sets: &[pairing::RunnerSet<'_>]) -> bool {
+    pairing::pair(
+        pairing::ScaleSet {
+            namespace: scale_set.namespace(),
+            name: scale_set.name(),
+            uid: scale_set.meta.uid.as_deref(),
+        },
+        sets,
+    )
+    .is_some()
+}
+
+/// The scale sets in scope (namespace, names, selector) for which ARC finds no set in the census:
+/// each is a row of its own (a scale set just installed, waiting for registration or for the
+/// controller, or one ARC cannot build).
+fn scale_sets_without_sets<'a>(
+    plan: &Plan,
+    scale_sets: &'a [input::Object],
+    has_set: impl Fn(&input::Object) -> bool,
+) -> Vec<&'a input::Object> {
+    scale_sets
+        .iter()
+        .filter(|a| a.problem.is_none() && a.meta.name.is_some())
+        .filter(|a| {
+            plan.namespace
+                .as_deref()
+                .is_none_or(|ns| ns == a.namespace())
+        })
+        .filter(|a| plan.names.is_empty() || plan.names.iter().any(|n| n == a.name()))
+        .filter(|a| (plan.parsed_selector.as_ref()).is_none_or(|s| s.matches(&a.meta.labels)))
+        .filter(|a| !has_set(a))
+        .collect()
+}
+
+/// The row of a scale set without a set ([`crate::core::status::scale_set_without_set`]).
+fn scale_set_row(plan: &Plan, scale_set: &input::Object) -> SetStatus {
+    crate::core::status::scale_set_without_set(
+        plan.layout,
+        scale_set.key(),
+        scale_set.spec.as_ref().map(|s| s.get()),
+        (scale_set.meta.annotations)
+            .get(arc::ANNOTATION_RUNNER_SCALE_SET_ID)
+            .map(String::as_str),
+        scale_set.meta.creation_timestamp.clone(),
+        plan.now(),
+    )
+}
+
+/// Names given that are neither a set in the census nor a scale set shown without one.
+pub(crate) fn missing_names(plan: &Plan, census: &Census, shown: &[SetStatus]) -> Vec<String> {
     let ns = plan.namespace.clone().unwrap_or_default();
     plan.names
         .iter()
         .filter(|n| !census.contains(&(ns.clone(), (*n).clone())))
+        .filter(|n| !shown.iter().any(|r| r.namespace == ns && &r.name == *n))
         .map(|n| format!("EphemeralRunnerSet {ns}/{n} not found"))
         .collect()
 }
@@ -442,17 +514,30 @@ pub(crate) async fn follow(
     let deadline = timeout.map(|t| tokio::time::Instant::now() + t);
     let gathered = gather(client, plan, Census::new(plan.layout, true)).await?;
     let mut census = gathered.census;
-    attach_desired(&scale_sets(client, plan).await, &mut census);
-    let missing = missing_names(plan, &census);
+    let scale_sets = scale_sets(client, plan).await;
+    attach_desired(&scale_sets, &mut census);
+    // Scale sets without a set yet (just installed): waited for until ARC creates their set, as
+    // `kubectl rollout status` waits for a new Deployment's ReplicaSet.
+    let mut waiting: Vec<input::Object> =
+        scale_sets_without_sets(plan, &scale_sets, |a| has_set(a, &census))
+            .into_iter()
+            .cloned()
+            .collect();
+    let waiting_rows: Vec<SetStatus> = waiting.iter().map(|a| scale_set_row(plan, a)).collect();
+    let missing = missing_names(plan, &census, &waiting_rows);
     if !missing.is_empty() {
         for e in &missing {
             shell.error(e)?;
         }
         return Ok(Outcome::Failed);
     }
-    if let Some(code) = shown.start(plan, census.statuses(plan.now()), shell)? {
+    let rows = with_rows(census.statuses(plan.now()), waiting_rows);
+    if let Some(code) = shown.start(plan, rows, shell)? {
         return Ok(code);
     }
+    // Sets ARC created for a waited-for scale set, whatever their name (`<name>-xxxxx` up to
+    // 0.14): followed as if they had been named.
+    let mut adopted: HashSet<SetKey> = HashSet::new();
     let mut sets_watch = Watcher::new(
         client.clone(),
         arc::EPHEMERAL_RUNNER_SETS,
@@ -480,9 +565,26 @@ pub(crate) async fn follow(
                         let facts = SetFacts::from_json(&v.to_string())
                             .map_err(|e| anyhow::anyhow!("an EphemeralRunnerSet event: {e}"))?;
                         let key = (facts.namespace.clone(), facts.name.clone());
-                        if plan.selects(&key) {
+                        if plan.selects(&key) || adopted.contains(&key) {
                             census.upsert_set(facts);
                             dirty.insert(key);
+                        } else if !waiting.is_empty() {
+                            census.upsert_set(facts);
+                            if waiting.iter().any(|a| has_set(a, &census)) {
+                                adopted.insert(key.clone());
+                                dirty.insert(key);
+                            } else {
+                                census.remove_set(&key);
+                            }
+                        }
+                        if !waiting.is_empty() {
+                            waiting.retain(|a| {
+                                let found = has_set(a, &census);
+                                if found {
+                                    shown.forget(&a.key());
+                                }
+                                !found
+                            });
                         }
                     }
                     Event::Deleted(v) => {
@@ -596,6 +698,7 @@ pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Re
     let mut census = Census::new(plan.layout, false);
     let mut runners = Vec::new();
     let mut scale_sets = Vec::new();
+    let mut set_objects = Vec::new();
     for obj in objects {
         if obj.is_arc(arc::KIND_AUTOSCALING_RUNNER_SET) {
             scale_sets.push(obj);
@@ -623,6 +726,7 @@ pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Re
                 }
                 Err(e) => errors.push(format!("{}: {e}", obj.describe())),
             }
+            set_objects.push(obj);
         } else {
             runners.push(obj.json());
         }
@@ -633,13 +737,20 @@ pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Re
         }
     }
     attach_desired(&scale_sets, &mut census);
+    // Against every set of the files, named or not: a scale set's set may have another name.
+    let all_sets: Vec<_> = set_objects.iter().map(input::Object::pairing_set).collect();
+    let waiting: Vec<SetStatus> =
+        scale_sets_without_sets(plan, &scale_sets, |a| has_set_among(a, &all_sets))
+            .into_iter()
+            .map(|a| scale_set_row(plan, a))
+            .collect();
     for name in &plan.names {
-        if !census.keys().any(|k| &k.1 == name) {
+        if !census.keys().any(|k| &k.1 == name) && !waiting.iter().any(|r| &r.name == name) {
             errors.push(format!("EphemeralRunnerSet {name} not found in the files"));
         }
     }
     Snapshot {
-        rows: census.statuses(plan.now()),
+        rows: with_rows(census.statuses(plan.now()), waiting),
         errors,
     }
 }

@@ -34,7 +34,14 @@ pub struct DiffReport {
     /// Where `arcVersion` was read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub arc_version_from: Option<String>,
+    /// Scale sets only the live side holds (not in the change given with `-f`): not judged.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub not_in_change: usize,
     pub items: Vec<ScaleSetDiff>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The drift of one scale set.
@@ -424,18 +431,25 @@ pub struct TextOptions {
     /// Lines of context around each change.
     pub context: usize,
     pub color: bool,
+    /// The `--- current`/`+++ desired` lines before each unified diff (`--no-headers`: none).
+    pub headers: bool,
 }
 
 /// Write the text report.
+/// The first line is the first scale set's verdict (`| head -1`); the ARC release closes the
+/// output, after a blank line, as a summary.
 pub fn write_text(report: &DiffReport, opts: TextOptions, out: &mut dyn Write) -> io::Result<()> {
-    if let (Some(v), Some(from)) = (&report.arc_version, &report.arc_version_from) {
-        writeln!(out, "ARC {v} ({from})")?;
-    }
     for (i, item) in report.items.iter().enumerate() {
         if i > 0 {
             writeln!(out)?;
         }
         write_item(item, opts, out)?;
+    }
+    if let (Some(v), Some(from)) = (&report.arc_version, &report.arc_version_from) {
+        if !report.items.is_empty() {
+            writeln!(out)?;
+        }
+        writeln!(out, "ARC {v} ({from})")?;
     }
     Ok(())
 }
@@ -557,20 +571,22 @@ fn write_changes(item: &ScaleSetDiff, opts: TextOptions, out: &mut dyn Write) ->
     let old: Vec<&str> = current_lines.iter().map(|l| l.identity.as_str()).collect();
     let new: Vec<&str> = desired_lines.iter().map(|l| l.identity.as_str()).collect();
     let diff = TextDiff::configure().diff_slices(&old, &new);
-    writeln!(
-        out,
-        "{}",
-        paint(&format!("--- current: {}", item.current_from), |s| s
-            .red()
-            .to_string())
-    )?;
-    writeln!(
-        out,
-        "{}",
-        paint(&format!("+++ desired: {}", item.desired_from), |s| s
-            .green()
-            .to_string())
-    )?;
+    if opts.headers {
+        writeln!(
+            out,
+            "{}",
+            paint(&format!("--- current: {}", item.current_from), |s| s
+                .red()
+                .to_string())
+        )?;
+        writeln!(
+            out,
+            "{}",
+            paint(&format!("+++ desired: {}", item.desired_from), |s| s
+                .green()
+                .to_string())
+        )?;
+    }
     // A strict-only difference is a line change (identities differ exactly when Go's strict
     // comparison does); the lines it marks that no hunk shows are listed after the hunks.
     let marked_old: Vec<usize> = (0..old.len())
@@ -830,12 +846,14 @@ mod tests {
             layout: l.k8s_api.clone(),
             arc_version: None,
             arc_version_from: None,
+            not_in_change: 0,
             items: vec![item.clone()],
         };
         let mut out = Vec::new();
         let opts = TextOptions {
             context: 0,
             color: false,
+            headers: true,
         };
         write_text(&report, opts, &mut out).unwrap();
         (String::from_utf8(out).unwrap(), item)

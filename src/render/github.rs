@@ -31,13 +31,51 @@ pub(crate) struct GithubOptions {
     pub(crate) file: Option<String>,
 }
 
-/// Write one workflow command per scale set that needs attention, and a summary line.
+/// An input that could not be read (a file, standard input, the whole run), for `-o github`: an
+/// `::error` of its own, counted in the summary, so a pull request shows why the check failed.
+#[derive(Debug, Clone)]
+pub(crate) struct InputError {
+    /// The file the message is about, when it names one of the inputs.
+    pub(crate) file: Option<String>,
+    pub(crate) message: String,
+}
+
+impl InputError {
+    /// `message`, attached to the first of `inputs` it starts with (`FILE: ...`).
+    pub(crate) fn of(message: &str, inputs: &[String]) -> InputError {
+        let file = inputs
+            .iter()
+            .filter(|f| f.as_str() != "-")
+            .find(|f| message.starts_with(&format!("{f}:")) || message.contains(&format!(" {f}")))
+            .cloned();
+        InputError {
+            file,
+            message: message.to_string(),
+        }
+    }
+}
+
+/// Write one `::error` per input that could not be read, one workflow command per scale set that
+/// needs attention, and a summary line.
 pub(crate) fn write_diff(
     report: &DiffReport,
+    input_errors: &[InputError],
     opts: &GithubOptions,
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let (mut recycle, mut strict_only, mut loops, mut errors) = (0, 0, 0, 0);
+    for e in input_errors {
+        errors += 1;
+        write_command(
+            out,
+            &Annotation {
+                level: Level::Error,
+                file: e.file.clone(),
+                title: "kubectl arc diff: cannot read the input".to_string(),
+                message: e.message.clone(),
+            },
+        )?;
+    }
     let new = report.items.iter().filter(|i| i.new).count();
     for item in &report.items {
         if let Some(mut annotation) = annotation(item, &report.layout) {
@@ -63,9 +101,14 @@ pub(crate) fn write_diff(
             write_command(out, &annotation)?;
         }
     }
+    let not_in_change = if report.not_in_change > 0 {
+        format!(", {} not in the change", report.not_in_change)
+    } else {
+        String::new()
+    };
     writeln!(
         out,
-        "kubectl arc diff: {} scale {} checked; {recycle} would recycle runners, {strict_only} with strict-only differences, {loops} with a legacy recycle loop, {}{errors} {}",
+        "kubectl arc diff: {} scale {} checked{not_in_change}; {recycle} would recycle runners, {strict_only} with strict-only differences, {loops} with a legacy recycle loop, {}{errors} {}",
         report.items.len(),
         if report.items.len() == 1 {
             "set"
@@ -313,6 +356,7 @@ mod tests {
             layout: "v0.36.2".into(),
             arc_version: None,
             arc_version_from: None,
+            not_in_change: 0,
             items: vec![
                 item("1", r#"{"template":{"spec":{"tolerations":[]}}}"#),
                 item("2", r#"{"template":{"spec":{"tolerations":null}}}"#),
@@ -321,6 +365,7 @@ mod tests {
         let mut out = Vec::new();
         write_diff(
             &report,
+            &[],
             &GithubOptions {
                 show_strict: true,
                 file: None,

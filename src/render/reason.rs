@@ -221,6 +221,19 @@ impl Display for StatusReason {
                 Names(group)
             ),
             StatusReason::Deleted => f.write_str("the EphemeralRunnerSet was deleted"),
+            StatusReason::NotRegistered => f.write_str(
+                "no EphemeralRunnerSet yet: ARC has not registered the scale set with GitHub (no \
+                 runner-scale-set-id annotation); it creates the set once it has (is the \
+                 controller running, and is the GitHub secret valid?)",
+            ),
+            StatusReason::SetNotCreated => f.write_str(
+                "no EphemeralRunnerSet yet: the scale set is registered with GitHub, and ARC's \
+                 controller has not created its set (is the controller running?)",
+            ),
+            StatusReason::CannotBuild { error } => write!(
+                f,
+                "no EphemeralRunnerSet, and ARC cannot build one: {error}"
+            ),
         }
     }
 }
@@ -459,6 +472,12 @@ mod tests {
                 "RunnersUndecodable",
             ),
             (StatusReason::Deleted, "Deleted"),
+            (StatusReason::NotRegistered, "NotRegistered"),
+            (StatusReason::SetNotCreated, "SetNotCreated"),
+            (
+                StatusReason::CannotBuild { error: "x".into() },
+                "CannotBuild",
+            ),
         ]
     }
 
@@ -533,7 +552,10 @@ mod tests {
                 | StatusReason::RunnersDeleting { .. }
                 | StatusReason::WaitingForController
                 | StatusReason::RunnersUndecodable { .. }
-                | StatusReason::Deleted => {}
+                | StatusReason::Deleted
+                | StatusReason::NotRegistered
+                | StatusReason::SetNotCreated
+                | StatusReason::CannotBuild { .. } => {}
             }
         }
         for (r, _) in &bump {

@@ -8,4 +8,5 @@ mod cli_transcripts;
 mod equality_table;
 mod guarded_write;
 mod hostile_flags;
+mod issue20;
 mod kubeconfig;
