@@ -965,7 +965,7 @@ mod tests {
         ers["metadata"]["name"] = json!("a");
         census.upsert_set(SetFacts::from_json(&ers.to_string()).unwrap());
         assert_eq!(
-            missing_names(&p, &census),
+            missing_names(&p, &census, &[]),
             ["EphemeralRunnerSet ci/b not found"]
         );
     }
