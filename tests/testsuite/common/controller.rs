@@ -9,7 +9,7 @@
 //! guard drops, a failing test's unwinding included.
 
 use std::cell::Cell;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use k8s_openapi::api::apps::v1::Deployment;
@@ -52,7 +52,7 @@ impl ControllerDeployment {
     /// Wait until no other test runs a command that lists Deployments, then create `deploy` in
     /// `namespace` of the cluster of `kubeconfig`.
     pub async fn create(
-        kubeconfig: &PathBuf,
+        kubeconfig: &Path,
         client: &kube::Client,
         namespace: &str,
         deploy: &Deployment,
@@ -60,7 +60,7 @@ impl ControllerDeployment {
         let alone = CONTROLLERS.write().unwrap_or_else(|e| e.into_inner());
         HOLDS_ALONE.with(|h| h.set(true));
         let guard = ControllerDeployment {
-            kubeconfig: kubeconfig.clone(),
+            kubeconfig: kubeconfig.to_path_buf(),
             namespace: namespace.to_string(),
             name: deploy.metadata.name.clone().expect("a named Deployment"),
             _alone: alone,
