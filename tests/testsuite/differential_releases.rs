@@ -361,13 +361,14 @@ fn generate(rng: &mut Rng, r: &ArcRelease, base: &Value) -> (String, Vec<&'stati
     }
     if rng.chance(2) {
         classes.push("decodeError");
-        let (key, v) = *rng.pick(&[
+        let wrong = [
             ("maxRunners", json!("5")),
             ("minRunners", json!(1.5)),
             ("runnerGroup", json!(7)),
             ("proxy", json!([])),
-        ]);
-        s.insert(key.into(), v);
+        ];
+        let (key, v) = rng.pick(&wrong);
+        s.insert((*key).into(), v.clone());
     }
     let text = if rng.chance(20) {
         serde_json::to_string_pretty(&Value::Object(s)).unwrap()
