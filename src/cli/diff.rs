@@ -124,6 +124,11 @@ fn validate(kube: &KubeFlags, args: &DiffArgs) -> Result<Plan> {
     if reads_stdin(&args.files) && reads_stdin(&args.live) {
         bail!("-f - and --live - cannot both read standard input");
     }
+    let arc_release = args
+        .arc_version
+        .as_deref()
+        .map(super::arc_version_arg)
+        .transpose()?;
     let connect = kube.connect_options();
     let file_namespace = scope.file_namespace(&connect);
     Ok(Plan {
@@ -134,6 +139,7 @@ fn validate(kube: &KubeFlags, args: &DiffArgs) -> Result<Plan> {
         live: args.live.clone(),
         local: args.local,
         arc_version: args.arc_version.clone(),
+        arc_release,
         connect,
     })
 }

@@ -42,8 +42,10 @@ pub(crate) struct Plan {
     pub(crate) live: Vec<PathBuf>,
     /// `--local`: never contact the cluster.
     pub(crate) local: bool,
-    /// `--arc-version`.
+    /// `--arc-version`, as given.
     pub(crate) arc_version: Option<String>,
+    /// `--arc-version`, the release it names: its rule judges every scale set.
+    pub(crate) arc_release: Option<&'static crate::core::release::ArcRelease>,
     /// How to reach the cluster.
     pub(crate) connect: ConnectOptions,
 }
@@ -60,12 +62,7 @@ impl Diff {
     pub(crate) fn outcome(&self) -> Outcome {
         if !self.errors.is_empty() || self.report.items.iter().any(|i| i.error.is_some()) {
             Outcome::Failed
-        } else if self
-            .report
-            .items
-            .iter()
-            .any(|i| i.semantic_drift == Some(true))
-        {
+        } else if self.report.items.iter().any(|i| i.recycle == Some(true)) {
             Outcome::Drift
         } else {
             Outcome::Clean
@@ -83,6 +80,8 @@ struct World {
     live_scale_sets: BTreeMap<(String, String), Object>,
     /// Live EphemeralRunnerSets (cluster, --live, or -f).
     live_sets: Vec<Object>,
+    /// AutoscalingListeners from the files (their hash annotations say when ARC recreates them).
+    listeners: Vec<Object>,
     /// Namespaces whose EphemeralRunnerSets are all known (listed, or files-only mode): a scale set
     /// without one there is new, not unknown.
     complete: BTreeSet<String>,
@@ -174,7 +173,13 @@ pub(crate) fn run(plan: &Plan, stdin: &mut dyn Read) -> Result<Diff> {
         rt.block_on(complete_from_cluster(plan, &filter, &mut world))?;
     }
 
-    let compared = compare_all(plan.layout, &world, !files_given);
+    let stated = crate::ops::release::Stated {
+        flag: plan.arc_release,
+        controller: world.arc_version.as_ref().and_then(|(v, from)| {
+            Some((crate::core::release::release(v)?, from.clone()))
+        }),
+    };
+    let compared = compare_all(plan.layout, &world, !files_given, &stated);
     let mut items = std::mem::take(&mut world.failed);
     items.extend(compared);
     items.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
@@ -308,7 +313,8 @@ fn sort_objects(objects: Vec<Object>, side: Side, filter: &Filter<'_>, world: &m
                 }
             },
             arc::KIND_EPHEMERAL_RUNNER_SET => world.live_sets.push(o),
-            arc::KIND_EPHEMERAL_RUNNER | "AutoscalingListener" => {}
+            KIND_AUTOSCALING_LISTENER => world.listeners.push(o),
+            arc::KIND_EPHEMERAL_RUNNER => {}
             other => fail(
                 world,
                 name,
@@ -321,6 +327,9 @@ fn sort_objects(objects: Vec<Object>, side: Side, filter: &Filter<'_>, world: &m
         }
     }
 }
+
+/// ARC's listener kind: one per scale set, in the controller's namespace.
+const KIND_AUTOSCALING_LISTENER: &str = "AutoscalingListener";
 
 /// An AutoscalingRunnerSet without `spec` (or with `spec: null`) has no runner template: Go would
 /// decode it as the zero spec, but no real scale set looks like that, so it is reported instead.
@@ -569,13 +578,18 @@ fn scale_set_id<'a>(
 
 /// Compare every desired scale set with its set, and report sets from files that no scale set
 /// claims.
-fn compare_all(layout: &'static Layout, world: &World, live_desired: bool) -> Vec<ScaleSetDiff> {
+fn compare_all(
+    layout: &'static Layout,
+    world: &World,
+    live_desired: bool,
+    stated: &crate::ops::release::Stated,
+) -> Vec<ScaleSetDiff> {
     let mut items = Vec::new();
     for ars in &world.desired {
         if pair_of(world, ars).is_none() && failed(world, ars.namespace(), ars.name()) {
             continue; // its set could not be read: reported with it.
         }
-        items.push(compare_one(layout, world, ars, live_desired));
+        items.push(compare_one(layout, world, ars, live_desired, stated));
     }
     let claimed: BTreeSet<(String, String)> = world
         .desired
@@ -601,7 +615,7 @@ fn compare_all(layout: &'static Layout, world: &World, live_desired: bool) -> Ve
         let error = match world.live_scale_sets.get(&(ns.clone(), name.clone())) {
             Some(live) => {
                 // The live scale set is the desired one for a dump's set.
-                items.push(compare_one(layout, world, live, true));
+                items.push(compare_one(layout, world, live, true, stated));
                 continue;
             }
             None => format!(
@@ -627,6 +641,7 @@ fn compare_one(
     world: &World,
     ars: &Object,
     live_desired: bool,
+    stated: &crate::ops::release::Stated,
 ) -> ScaleSetDiff {
     let recycle_loop = ars.spec.as_ref().map(|spec| {
         round_trip_of_autoscaling_runner_set(
@@ -638,10 +653,35 @@ fn compare_one(
                 .map(String::as_str),
         )
     });
-    compare_one_drift(layout, world, ars, live_desired)
+    let in_memory = match &recycle_loop {
+        Some(Ok(t)) => t.hash_in_memory.clone().ok(),
+        _ => None,
+    };
+    let mut item = compare_one_drift(layout, world, ars, live_desired)
         .with_legacy_recycle_loop_as_written(recycle_loop, || {
             crate::core::desired::written_runner_spec(layout, ars.written_spec(None))
-        })
+        });
+    let set = pair_of(world, ars).map(|p| &world.live_sets[p.chosen]);
+    let (ns, name) = ars.key();
+    let listener = world.listeners.iter().find(|l| {
+        let field = |f: &str| {
+            l.spec_field(f)
+                .ok()
+                .flatten()
+                .and_then(|v| serde_json::from_str::<String>(v.get()).ok())
+        };
+        field("autoscalingRunnerSetNamespace").as_deref() == Some(ns.as_str())
+            && field("autoscalingRunnerSetName").as_deref() == Some(name.as_str())
+    });
+    let sides = crate::ops::release::Sides {
+        desired: ars,
+        set,
+        live: world.live_scale_sets.get(&ars.key()),
+        listener,
+        integrity_hash_in_memory: in_memory.as_deref(),
+    };
+    crate::ops::release::judge(&mut item, stated, &sides);
+    item
 }
 
 fn compare_one_drift(

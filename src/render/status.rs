@@ -50,7 +50,9 @@ pub(crate) struct Widths(Vec<usize>);
 fn state_color(state: State) -> Color {
     match state {
         State::Synced => Color::Green,
-        State::Pending | State::Stale | State::Propagating => Color::Yellow,
+        State::Pending | State::Stale | State::Propagating | State::Replacing | State::Draining => {
+            Color::Yellow
+        }
         State::Legacy => Color::Blue,
         State::Invalid | State::Outdated | State::RecycleLoop => Color::Red,
         State::Deleting | State::SpecHash | State::Deleted => Color::DarkGrey,
@@ -230,9 +232,11 @@ pub(crate) fn write_reasons(
         let state = if color {
             match row.state {
                 State::Synced => row.state.green().to_string(),
-                State::Pending | State::Stale | State::Propagating => {
-                    row.state.yellow().to_string()
-                }
+                State::Pending
+                | State::Stale
+                | State::Propagating
+                | State::Replacing
+                | State::Draining => row.state.yellow().to_string(),
                 State::Legacy => row.state.blue().to_string(),
                 State::Invalid | State::Outdated | State::RecycleLoop => {
                     row.state.red().to_string()
