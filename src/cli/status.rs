@@ -26,6 +26,12 @@ their job first and are only counted), Pending (spec > applied: a cleanup is req
 (the revisions agree, yet idle or pending runners run an older spec), Legacy (the \
 actions.github.com/integrity-hash annotation is still set: run `kubectl arc migrate`), Invalid \
 (applied > spec, or a field ARC's Go types cannot decode).\n\n\
+ARC 0.9 to 0.14 (sets with actions.github.com/runner-spec-hash) have no revision; their sets read: \
+Synced (the release's RunnerSetSpecHash() of the AutoscalingRunnerSet equals the newest set's \
+annotation), Replacing (they differ: ARC replaces the set, has not acted yet or, with \
+--update-strategy=eventual, waits for running jobs), Draining (an old set ARC has not deleted yet), \
+SpecHash (the AutoscalingRunnerSet is not known). The release is the set's app.kubernetes.io/version, \
+else the newest.\n\n\
 `-o wide` and `status NAME` say why a set is not Synced: which runners hold the cleanup back \
 (busy with a job, never registered with runnerId 0, phase Outdated) and when spec.actionableRevision \
 was last written (from managedFields).\n\n\

@@ -184,7 +184,10 @@ pub(crate) fn run(plan: &Plan, stdin: &mut dyn Read) -> Result<Diff> {
     items.extend(compared);
     items.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
     let (arc_version, arc_version_from) = match (&plan.arc_version, &world.arc_version) {
-        (Some(v), _) => (Some(v.clone()), Some("--arc-version".to_string())),
+        (Some(v), _) => (
+            Some(plan.arc_release.map_or(v.clone(), |r| r.version.to_string())),
+            Some("--arc-version".to_string()),
+        ),
         (None, Some((v, from))) => (Some(v.clone()), Some(from.clone())),
         (None, None) => match labelled_version(&world) {
             Some((v, from)) => (Some(v), Some(from)),
