@@ -56,7 +56,9 @@ pub fn releases() -> &'static [ArcRelease] {
 
 /// A release by its version (`0.14.2`, `v0.14.2`, `gha-runner-scale-set-0.14.2`).
 pub fn release(version: &str) -> Option<&'static ArcRelease> {
-    let v = version.strip_prefix("gha-runner-scale-set-").unwrap_or(version);
+    let v = version
+        .strip_prefix("gha-runner-scale-set-")
+        .unwrap_or(version);
     let v = v.strip_prefix('v').unwrap_or(v);
     RELEASES.iter().find(|r| r.version == v)
 }

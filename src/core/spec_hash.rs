@@ -15,12 +15,21 @@ pub enum SpecHashError {
 }
 
 /// `AutoscalingRunnerSet.RunnerSetSpecHash()` of `release`.
-pub fn runner_set_spec_hash(release: &ArcRelease, ars_spec_json: &str) -> Result<String, SpecHashError> {
+pub fn runner_set_spec_hash(
+    release: &ArcRelease,
+    ars_spec_json: &str,
+) -> Result<String, SpecHashError> {
     let _ = ars_spec_json;
-    Err(SpecHashError::Unverifiable(format!("the engine for ARC {} is not merged yet", release.version)))
+    Err(SpecHashError::Unverifiable(format!(
+        "the engine for ARC {} is not merged yet",
+        release.version
+    )))
 }
 
 /// `AutoscalingRunnerSet.ListenerSpecHash()` of `release`.
-pub fn listener_spec_hash(release: &ArcRelease, ars_spec_json: &str) -> Result<String, SpecHashError> {
+pub fn listener_spec_hash(
+    release: &ArcRelease,
+    ars_spec_json: &str,
+) -> Result<String, SpecHashError> {
     runner_set_spec_hash(release, ars_spec_json)
 }

@@ -2007,7 +2007,10 @@ mod hash_era_tests {
         assert_eq!(replacing.state, State::Replacing);
         assert_eq!(replacing.reasons.len(), 1);
         assert_eq!(replacing.reasons[0].code(), "ReplacementPending");
-        assert_eq!((replacing.spec_revision, replacing.applied_revision), (None, None));
+        assert_eq!(
+            (replacing.spec_revision, replacing.applied_revision),
+            (None, None)
+        );
     }
 
     #[test]

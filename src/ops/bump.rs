@@ -96,7 +96,8 @@ impl Restart {
             .iter()
             .find(|r| {
                 r.get("controller") == Some(&Value::Bool(true))
-                    && r.get("kind").and_then(Value::as_str) == Some(arc::KIND_AUTOSCALING_RUNNER_SET)
+                    && r.get("kind").and_then(Value::as_str)
+                        == Some(arc::KIND_AUTOSCALING_RUNNER_SET)
             })?
             .get("name")?
             .as_str()?
@@ -644,7 +645,8 @@ async fn wait_for_replacement(
                 name: &scale_set,
                 uid: None,
             };
-            let newest = crate::core::pairing::pair(scale, &inputs).map(|p| sets[p.chosen].name().to_string());
+            let newest = crate::core::pairing::pair(scale, &inputs)
+                .map(|p| sets[p.chosen].name().to_string());
             match newest {
                 Some(n) if n != item.name => {
                     shell.status(format_args!(

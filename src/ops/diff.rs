@@ -175,9 +175,10 @@ pub(crate) fn run(plan: &Plan, stdin: &mut dyn Read) -> Result<Diff> {
 
     let stated = crate::ops::release::Stated {
         flag: plan.arc_release,
-        controller: world.arc_version.as_ref().and_then(|(v, from)| {
-            Some((crate::core::release::release(v)?, from.clone()))
-        }),
+        controller: world
+            .arc_version
+            .as_ref()
+            .and_then(|(v, from)| Some((crate::core::release::release(v)?, from.clone()))),
     };
     let compared = compare_all(plan.layout, &world, !files_given, &stated);
     let mut items = std::mem::take(&mut world.failed);
@@ -185,7 +186,10 @@ pub(crate) fn run(plan: &Plan, stdin: &mut dyn Read) -> Result<Diff> {
     items.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
     let (arc_version, arc_version_from) = match (&plan.arc_version, &world.arc_version) {
         (Some(v), _) => (
-            Some(plan.arc_release.map_or(v.clone(), |r| r.version.to_string())),
+            Some(
+                plan.arc_release
+                    .map_or(v.clone(), |r| r.version.to_string()),
+            ),
             Some("--arc-version".to_string()),
         ),
         (None, Some((v, from))) => (Some(v.clone()), Some(from.clone())),

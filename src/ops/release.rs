@@ -44,8 +44,10 @@ fn has_revision_fields(set: &Object) -> bool {
         .spec_field("actionableRevision")
         .is_ok_and(|f| f.is_some());
     let in_status = set.status.as_ref().is_some_and(|s| {
-        serde_json::from_str::<BTreeMap<String, serde_json::Value>>(s.get())
-            .is_ok_and(|m| m.get("appliedActionableRevision").is_some_and(|v| !v.is_null()))
+        serde_json::from_str::<BTreeMap<String, serde_json::Value>>(s.get()).is_ok_and(|m| {
+            m.get("appliedActionableRevision")
+                .is_some_and(|v| !v.is_null())
+        })
     });
     in_spec || in_status
 }
@@ -118,9 +120,8 @@ fn integrity(item: &mut ScaleSetDiff, sides: &Sides<'_>) {
         .cloned();
     match sides.integrity_hash_in_memory {
         Some(desired) => {
-            item.recycle = Some(
-                current.as_deref() != Some(desired) || item.legacy_recycle_loop == Some(true),
-            );
+            item.recycle =
+                Some(current.as_deref() != Some(desired) || item.legacy_recycle_loop == Some(true));
             item.integrity_hash = Some(HashPair {
                 current,
                 desired: desired.to_string(),
@@ -192,10 +193,16 @@ fn runner_spec_hash(item: &mut ScaleSetDiff, stated: &Stated, sides: &Sides<'_>)
         } else {
             String::new()
         };
-        match label.as_ref().and_then(|(v, f)| Some((release::release(v)?, f))) {
+        match label
+            .as_ref()
+            .and_then(|(v, f)| Some((release::release(v)?, f)))
+        {
             Some((r, f)) => (r, format!("{f}{no_match}")),
             None => match replacement::newest_hash_release() {
-                Some(r) => (r, format!("the newest release, as nothing says which{no_match}")),
+                Some(r) => (
+                    r,
+                    format!("the newest release, as nothing says which{no_match}"),
+                ),
                 None => return,
             },
         }

@@ -22,8 +22,7 @@ use crate::core::layout::Layout;
 use crate::core::pairing;
 use crate::core::selector::Selector;
 use crate::core::status::{
-    Census, DesiredSpec, Replacement, RunnerFacts, SetFacts, SetKey, SetStatus, State,
-    Unobserved,
+    Census, DesiredSpec, Replacement, RunnerFacts, SetFacts, SetKey, SetStatus, State, Unobserved,
 };
 use crate::input;
 use crate::render::follow::Shown;

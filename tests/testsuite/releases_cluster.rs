@@ -67,7 +67,12 @@ fn kubectl_get_yaml(kubeconfig: &std::path::Path, ns: &str) -> String {
     let kubectl = std::env::var("KUBECTL_ARC_TEST_KUBECTL").unwrap();
     let out = std::process::Command::new(&kubectl)
         .args(["--kubeconfig", kubeconfig.to_str().unwrap(), "-n", ns])
-        .args(["get", "autoscalingrunnersets,ephemeralrunnersets", "-o", "yaml"])
+        .args([
+            "get",
+            "autoscalingrunnersets,ephemeralrunnersets",
+            "-o",
+            "yaml",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success());
@@ -264,7 +269,15 @@ async fn bump_restarts_a_0_14_2_scale_set_through_its_template() {
 
     for dry in ["--dry-run=client", "--dry-run=server"] {
         let (code, out, err) = run(&[
-            "bump", "--kubeconfig", &kc, "-n", &ns, "runners", dry, "-o", "json",
+            "bump",
+            "--kubeconfig",
+            &kc,
+            "-n",
+            &ns,
+            "runners",
+            dry,
+            "-o",
+            "json",
         ]);
         assert_eq!(code, 0, "{dry}: {out}{err}");
         let r = report(&out);
@@ -275,7 +288,16 @@ async fn bump_restarts_a_0_14_2_scale_set_through_its_template() {
         assert_eq!(rv(&after), rv(&stored), "{dry} wrote nothing");
     }
 
-    let (code, out, err) = run(&["bump", "--kubeconfig", &kc, "-n", &ns, "runners", "-o", "json"]);
+    let (code, out, err) = run(&[
+        "bump",
+        "--kubeconfig",
+        &kc,
+        "-n",
+        &ns,
+        "runners",
+        "-o",
+        "json",
+    ]);
     assert_eq!(code, 0, "{out}{err}");
     let r = report(&out);
     let stamp = r["items"][0]["restartedAt"].as_str().unwrap().to_string();
@@ -292,7 +314,14 @@ async fn bump_restarts_a_0_14_2_scale_set_through_its_template() {
         .map(|_| {
             let (kc, ns) = (kc.clone(), ns.clone());
             tokio::spawn(common::cli::in_process_async(common::cli::args(&[
-                "bump", "--kubeconfig", &kc, "-n", &ns, "runners", "-o", "json",
+                "bump",
+                "--kubeconfig",
+                &kc,
+                "-n",
+                &ns,
+                "runners",
+                "-o",
+                "json",
             ])))
         })
         .collect();
@@ -302,5 +331,8 @@ async fn bump_restarts_a_0_14_2_scale_set_through_its_template() {
         assert_eq!(code, 0, "{out}{err}");
         attempts += report(&out)["items"][0]["attempts"].as_u64().unwrap();
     }
-    assert!(attempts > 6, "at least one conflict was retried: {attempts} attempts");
+    assert!(
+        attempts > 6,
+        "at least one conflict was retried: {attempts} attempts"
+    );
 }
