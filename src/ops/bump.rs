@@ -900,3 +900,204 @@ async fn wait_for_acknowledgement(
             .collect(),
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::write::ObjectText;
+    use serde_json::json;
+
+    fn target() -> Target {
+        Target {
+            namespace: "ci".into(),
+            name: "runners".into(),
+            owner: Some(("runners".into(), "u-1".into())),
+        }
+    }
+
+    fn ers(spec: i64, applied: i64, annotations: Value) -> Value {
+        json!({
+            "metadata": {"name": "runners", "namespace": "ci", "resourceVersion": "9",
+                         "annotations": annotations,
+                         "ownerReferences": [{"apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingRunnerSet",
+                                              "name": "runners", "uid": "u-1", "controller": true}]},
+            "spec": {"actionableRevision": spec},
+            "status": {"appliedActionableRevision": applied}
+        })
+    }
+
+    fn object(v: &Value) -> ObjectText {
+        ObjectText {
+            text: v.to_string(),
+            value: v.clone(),
+        }
+    }
+
+    const REQUEST: BumpRequest<'static> = BumpRequest {
+        id: "00000000000000aa",
+        reason: None,
+        owner: Some(("runners", "u-1")),
+    };
+
+    /// The item of a set whose write did `outcome`, decided on `v` as the write guard decides.
+    fn item_of(v: &Value, dry_run: DryRun, outcome: impl Fn(ObjectText) -> Outcome) -> BumpItem {
+        let decision = decide_bump(v, &REQUEST);
+        bumped(
+            &target(),
+            dry_run,
+            REQUEST.id,
+            Ok(outcome(object(v))),
+            Some(decision),
+        )
+    }
+
+    fn written(before: ObjectText) -> Outcome {
+        Outcome::Written {
+            before,
+            after: json!({}),
+            patch: json!({}),
+            attempts: 2,
+        }
+    }
+
+    #[test]
+    fn a_written_bump_is_bumped_with_its_revisions_or_would_be_in_a_dry_run() {
+        let v = ers(2, 5, json!({}));
+        let item = item_of(&v, DryRun::None, written);
+        assert_eq!(item.result, BumpResult::Bumped);
+        assert_eq!(
+            (
+                item.spec_revision,
+                item.applied_revision,
+                item.new_spec_revision
+            ),
+            (Some(2), Some(5), Some(6)),
+            "max(spec, applied) + 1"
+        );
+        assert_eq!(
+            (item.attempts, item.reason, item.message),
+            (Some(2), None, None)
+        );
+        for dry_run in [DryRun::Server, DryRun::Client] {
+            assert_eq!(item_of(&v, dry_run, written).result, BumpResult::WouldBump);
+        }
+        // Still carrying the legacy annotation: bumped, with a note.
+        let legacy = ers(0, 0, json!({arc::ANNOTATION_INTEGRITY_HASH: "x"}));
+        let item = item_of(&legacy, DryRun::None, written);
+        assert_eq!(item.result, BumpResult::Bumped);
+        assert_eq!(item.reason, Some("LegacyAnnotation"));
+    }
+
+    #[test]
+    fn a_retry_that_finds_its_own_write_counts_once() {
+        // What this request's first attempt stored: the revision and the request id.
+        let first = decide_bump(&ers(2, 2, json!({})), &REQUEST);
+        let BumpDecision::Write { patch, new, .. } = first else {
+            panic!("{first:?}")
+        };
+        let stored = crate::cluster::write::json_merge(&ers(2, 2, json!({})), &patch);
+        assert_eq!(check_bump(&stored, REQUEST.id, new), Ok(()));
+        let item = item_of(&stored, DryRun::None, |before| Outcome::Skipped {
+            before,
+            reason: String::new(),
+        });
+        assert_eq!(item.result, BumpResult::Bumped);
+        assert_eq!(item.reason, Some("AlreadyBumped"));
+        assert_eq!(item.new_spec_revision, Some(new));
+        assert!(item.message.unwrap().contains("already wrote revision 3"));
+    }
+
+    #[test]
+    fn refusals_and_failures_are_items_with_their_codes() {
+        let refuse = |v: &Value| {
+            item_of(v, DryRun::None, |before| Outcome::Refused {
+                before,
+                reason: "r".into(),
+            })
+        };
+        let mut outdated = ers(1, 1, json!({}));
+        outdated["status"]["phase"] = json!("Outdated");
+        let item = refuse(&outdated);
+        assert_eq!(
+            (item.result, item.reason),
+            (BumpResult::Refused, Some("Outdated"))
+        );
+        assert_eq!(item.spec_revision, Some(1));
+        let mut foreign = ers(1, 1, json!({}));
+        foreign["metadata"]["ownerReferences"][0]["uid"] = json!("u-2");
+        assert_eq!(refuse(&foreign).reason, Some("OwnerMismatch"));
+        let mut invalid = ers(1, 1, json!({}));
+        invalid["spec"]["actionableRevision"] = json!("one");
+        let item = refuse(&invalid);
+        assert_eq!(
+            (item.reason, item.spec_revision),
+            (Some("InvalidRevision"), None)
+        );
+
+        let failed = |e: WriteError| {
+            let v = ers(1, 1, json!({}));
+            bumped(
+                &target(),
+                DryRun::None,
+                REQUEST.id,
+                Err(e),
+                Some(decide_bump(&v, &REQUEST)),
+            )
+        };
+        let item = failed(WriteError::Conflict {
+            what: "ephemeralrunnersets ci/runners".into(),
+            attempts: 5,
+        });
+        assert_eq!(
+            (item.result, item.reason),
+            (BumpResult::Failed, Some("Conflict"))
+        );
+        assert_eq!(
+            item.spec_revision,
+            Some(1),
+            "the revisions it was decided on"
+        );
+        let item = failed(WriteError::NotFound(
+            "ephemeralrunnersets ci/runners".into(),
+        ));
+        assert_eq!(item.reason, Some("NotFound"));
+        assert!(item.message.unwrap().contains("deleted meanwhile"));
+        let item = failed(WriteError::OutcomeUnknown {
+            what: "w".into(),
+            sent: "cut".into(),
+            reread: "refused".into(),
+        });
+        assert_eq!(item.reason, Some("OutcomeUnknown"));
+        // A write whose outcome disagrees with its decision is an internal error, never a success.
+        let v = ers(1, 1, json!({}));
+        let item = bumped(
+            &target(),
+            DryRun::None,
+            REQUEST.id,
+            Ok(Outcome::Skipped {
+                before: object(&v),
+                reason: String::new(),
+            }),
+            Some(decide_bump(&v, &REQUEST)),
+        );
+        assert_eq!(
+            (item.result, item.reason),
+            (BumpResult::Failed, Some("Internal"))
+        );
+    }
+
+    #[test]
+    fn a_set_of_the_spec_hash_era_is_refused_by_annotation_or_label() {
+        let hash = arc::ANNOTATION_RUNNER_SPEC_HASH;
+        assert_eq!(spec_hash_era(&ers(0, 0, json!({})), "ci", "runners"), None);
+        for field in ["annotations", "labels"] {
+            let mut v = ers(0, 0, json!({}));
+            v["metadata"][field] = json!({hash: "abc"});
+            let why = spec_hash_era(&v, "ci", "runners").unwrap();
+            assert!(
+                why.starts_with("EphemeralRunnerSet ci/runners was made by ARC 0.14 or older"),
+                "{why}"
+            );
+        }
+    }
+}

@@ -167,18 +167,17 @@ fn attach_desired(scale_sets: &[input::Object], census: &mut Census) {
     let chosen: Vec<(SetKey, DesiredSpec)> = {
         let inputs = census.pairing_inputs();
         let sets: Vec<_> = inputs.iter().map(|(_, s)| *s).collect();
+        // Indexed once: each scale set looks at its own few candidates, not at every set.
+        let index = pairing::Index::new(&sets);
         scale_sets
             .iter()
             .filter(|a| a.problem.is_none())
             .filter_map(|a| {
-                let p = pairing::pair(
-                    pairing::ScaleSet {
-                        namespace: a.namespace(),
-                        name: a.name(),
-                        uid: a.meta.uid.as_deref(),
-                    },
-                    &sets,
-                )?;
+                let p = index.pair(pairing::ScaleSet {
+                    namespace: a.namespace(),
+                    name: a.name(),
+                    uid: a.meta.uid.as_deref(),
+                })?;
                 let (key, _) = &inputs[p.chosen];
                 let facts = census.facts(key)?;
                 if facts.spec_hash_era {
@@ -689,5 +688,221 @@ pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Re
     Snapshot {
         rows: census.statuses(plan.now()),
         errors,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::runners::RunnerCounts;
+    use serde_json::{Value, json};
+
+    /// The shipped example's scale set and set, as JSON values.
+    fn example() -> (Value, Value) {
+        let text = include_str!("../../examples/scale-set-dump.yaml");
+        let docs = crate::manifest::parse(text, "example.yaml").unwrap();
+        let items: Vec<Value> = match docs[0].value.get("items") {
+            Some(Value::Array(items)) => items.clone(),
+            _ => docs.iter().map(|d| d.value.clone()).collect(),
+        };
+        assert_eq!(items[0]["kind"], "AutoscalingRunnerSet");
+        assert_eq!(items[1]["kind"], "EphemeralRunnerSet");
+        (items[0].clone(), items[1].clone())
+    }
+
+    fn plan(names: &[&str], selector: Option<&str>) -> Plan {
+        Plan {
+            layout: Layout::arc(),
+            namespace: None,
+            names: names.iter().map(|n| n.to_string()).collect(),
+            selector: selector.map(str::to_string),
+            parsed_selector: selector.map(|s| Selector::parse(s).unwrap()),
+            clock: || std::time::UNIX_EPOCH + Duration::from_secs(1_800_000_000),
+        }
+    }
+
+    /// `status -f -` of these objects.
+    fn status(plan: &Plan, items: &[Value]) -> Snapshot {
+        let dump = json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string();
+        let files = Files {
+            paths: vec!["-".into()],
+            namespace: "default".into(),
+            namespace_given: false,
+        };
+        from_files(plan, &files, &mut dump.as_bytes())
+    }
+
+    fn states(s: &Snapshot) -> Vec<(String, State)> {
+        s.rows.iter().map(|r| (r.name.clone(), r.state)).collect()
+    }
+
+    fn row(name: &str, state: State) -> SetStatus {
+        SetStatus {
+            namespace: "ci".into(),
+            name: name.into(),
+            spec_revision: Some(1),
+            applied_revision: Some(1),
+            state,
+            runners: RunnerCounts::default(),
+            reasons: Vec::new(),
+            phase: None,
+            spec_revision_written_by: None,
+            creation_timestamp: None,
+            age_seconds: None,
+        }
+    }
+
+    /// The scale set's wanted spec reaches the set it owns, found as ARC finds it: its change not
+    /// yet written shows the set as Propagating; a set it does not own is judged on its own.
+    #[test]
+    fn a_scale_sets_unwritten_change_shows_on_the_set_it_owns() {
+        let (ars, ers) = example();
+        let s = status(&plan(&[], None), &[ars.clone(), ers.clone()]);
+        assert_eq!(
+            states(&s),
+            vec![("arc-runner-set".to_string(), State::Propagating)]
+        );
+        assert!(s.errors.is_empty(), "{:?}", s.errors);
+        assert_eq!(s.outcome(), Outcome::Clean);
+        // Alone, the set is judged on its own revisions.
+        let alone = status(&plan(&[], None), std::slice::from_ref(&ers));
+        assert_ne!(alone.rows[0].state, State::Propagating);
+        // Owned by another scale set: not this one's, even with its name.
+        let mut foreign = ers.clone();
+        foreign["metadata"]["ownerReferences"][0]["name"] = json!("other");
+        foreign["metadata"]["ownerReferences"][0]["uid"] = json!("u-other");
+        let s = status(&plan(&[], None), &[ars.clone(), foreign]);
+        assert_eq!(s.rows[0].state, alone.rows[0].state);
+        // Of two sets of the scale set, the newest is ARC's: only it is compared.
+        let mut old = ers.clone();
+        old["metadata"]["name"] = json!("arc-runner-set-old");
+        old["metadata"]["creationTimestamp"] = json!("2020-01-01T00:00:00Z");
+        let mut new = ers;
+        new["metadata"]["creationTimestamp"] = json!("2026-01-01T00:00:00Z");
+        let s = status(&plan(&[], None), &[old, ars, new]);
+        assert_eq!(s.rows[0].name, "arc-runner-set");
+        assert_eq!(s.rows[0].state, State::Propagating);
+        assert_ne!(s.rows[1].state, State::Propagating, "{:?}", s.rows[1]);
+    }
+
+    #[test]
+    fn names_and_selectors_choose_the_sets_and_a_missing_name_fails() {
+        let (ars, ers) = example();
+        let mut gpu = ers.clone();
+        gpu["metadata"]["name"] = json!("gpu");
+        gpu["metadata"]["labels"] = json!({"team": "gpu"});
+        let items = [ars, ers, gpu];
+        let s = status(&plan(&["gpu"], None), &items);
+        assert_eq!(s.rows.len(), 1);
+        assert_eq!(s.rows[0].name, "gpu");
+        assert_eq!(s.outcome(), Outcome::Clean);
+        let s = status(&plan(&[], Some("team=gpu")), &items);
+        assert_eq!(
+            s.rows.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(),
+            ["gpu"]
+        );
+        let s = status(&plan(&["gpu", "nope"], None), &items);
+        assert_eq!(s.rows.len(), 1);
+        assert_eq!(s.errors, ["EphemeralRunnerSet nope not found in the files"]);
+        assert_eq!(s.outcome(), Outcome::Failed);
+    }
+
+    #[test]
+    fn runners_count_on_their_set_and_a_bad_object_is_an_error_beside_the_others() {
+        let (_, ers) = example();
+        let runner = |name: &str, phase: &str, job: &str| {
+            json!({"apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunner",
+                   "metadata": {"name": name, "namespace": "arc-runners", "ownerReferences": [
+                       {"apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunnerSet",
+                        "name": "arc-runner-set", "uid": "u", "controller": true}]},
+                   "spec": ers["spec"]["ephemeralRunnerSpec"],
+                   "status": {"phase": phase, "jobId": job}})
+        };
+        let mut bad = ers.clone();
+        bad["metadata"]["name"] = json!("bad");
+        bad["metadata"]["labels"] = json!("not a map");
+        let items = [
+            ers.clone(),
+            runner("idle", "Running", ""),
+            runner("busy", "Running", "42"),
+            runner("pending", "Pending", ""),
+            bad,
+        ];
+        let s = status(&plan(&[], None), &items);
+        assert_eq!(s.rows.len(), 1, "{:?}", states(&s));
+        let r = &s.rows[0].runners;
+        assert_eq!((r.idle, r.busy, r.pending), (1, 1, 1));
+        assert_eq!(s.errors.len(), 1, "{:?}", s.errors);
+        assert!(s.errors[0].contains("bad"), "{:?}", s.errors);
+        assert_eq!(s.outcome(), Outcome::Failed);
+    }
+
+    #[test]
+    fn wait_settles_on_synced_or_deleting_and_gives_up_on_what_only_a_person_fixes() {
+        assert!(settled(&row("a", State::Synced)));
+        assert!(settled(&row("a", State::Deleting)));
+        for state in [State::Pending, State::Stale, State::Propagating] {
+            assert!(!settled(&row("a", state)), "{state:?}");
+        }
+        let waiting = [row("a", State::Pending), row("b", State::Propagating)];
+        assert_eq!(cannot_progress(&waiting), None);
+        let stuck = [
+            row("a", State::Pending),
+            row("b", State::Outdated),
+            row("c", State::Invalid),
+        ];
+        let why = cannot_progress(&stuck).unwrap();
+        assert!(why.starts_with("waiting cannot help: "), "{why}");
+        assert!(
+            why.contains("ci/b is Outdated") && why.contains("ci/c is Invalid"),
+            "{why}"
+        );
+        assert!(!why.contains("ci/a"), "{why}");
+    }
+
+    #[test]
+    fn the_scale_set_id_and_an_unobserved_generation_are_read_as_written() {
+        assert_eq!(
+            runner_scale_set_id(r#"{"runnerScaleSetId": 7}"#),
+            Some("7".into())
+        );
+        assert_eq!(
+            runner_scale_set_id(r#"{"runnerScaleSetId": 0}"#),
+            None,
+            "unset"
+        );
+        assert_eq!(runner_scale_set_id(r#"{}"#), None);
+        let (ars, _) = example();
+        let object = |generation: i64, observed: i64| {
+            let mut a = ars.clone();
+            a["metadata"]["generation"] = json!(generation);
+            a["status"] = json!({"observedGeneration": observed});
+            let text = json!({"apiVersion": "v1", "kind": "List", "items": [a]}).to_string();
+            let mut inputs = input::read(&["-".into()], &mut text.as_bytes());
+            inputs.objects.remove(0)
+        };
+        assert_eq!(
+            unobserved(&object(3, 2)),
+            Some(Unobserved {
+                generation: 3,
+                observed: 2
+            })
+        );
+        assert_eq!(unobserved(&object(2, 2)), None);
+    }
+
+    #[test]
+    fn a_name_not_in_the_census_is_reported_in_its_namespace() {
+        let mut p = plan(&["a", "b"], None);
+        p.namespace = Some("ci".into());
+        let mut census = Census::new(p.layout, false);
+        let (_, mut ers) = example();
+        ers["metadata"]["namespace"] = json!("ci");
+        ers["metadata"]["name"] = json!("a");
+        census.upsert_set(SetFacts::from_json(&ers.to_string()).unwrap());
+        assert_eq!(
+            missing_names(&p, &census),
+            ["EphemeralRunnerSet ci/b not found"]
+        );
     }
 }

@@ -6,5 +6,6 @@ mod bad_input;
 mod broken_pipe;
 mod cli_transcripts;
 mod equality_table;
+mod guarded_write;
 mod hostile_flags;
 mod kubeconfig;

@@ -15,6 +15,7 @@ mod crds;
 mod diff_cluster;
 mod differential;
 mod differential_desired;
+mod differential_releases;
 mod equality_oracle;
 mod faults_cluster;
 mod fidelity_config_url;
