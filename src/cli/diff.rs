@@ -16,9 +16,14 @@ use crate::render::emit::{self, Output};
 #[command(
     long_about = "Show the drift between each AutoscalingRunnerSet's desired runner spec and its \
 EphemeralRunnerSet's spec.ephemeralRunnerSpec, exactly as ARC's controller computes it.\n\n\
-Semantic drift (Go's apiequality.Semantic.DeepEqual says the specs differ) makes ARC bump \
-spec.actionableRevision and recycle idle and pending runners. Strict-only differences (an empty list \
-versus none, 1 versus 1000m) are what a strict comparison would also have acted on; ARC does not.\n\n\
+Each scale set is judged by the rule of the ARC release in use (--arc-version, else the controller \
+Deployment's, else what the objects say): ARC 0.9.0 to 0.14.2 replace the EphemeralRunnerSet when \
+the AutoscalingRunnerSet's RunnerSetSpecHash() differs from the newest set's \
+actions.github.com/runner-spec-hash (so 500m -> 0.5 or nodeSelector: {} replace it too); the \
+integrity-hash era cleans up when its hash differs; the revision era bumps spec.actionableRevision on \
+semantic drift (Go's apiequality.Semantic.DeepEqual). Strict-only differences (an empty list versus \
+none, 1 versus 1000m) are what a strict comparison would also have acted on; a revision-era ARC \
+does not.\n\n\
 The desired side is what -f gives (a Helm render: what would be applied), else the cluster's \
 AutoscalingRunnerSets. The live side is the cluster, or --live dumps, or nothing with --local \
 (EphemeralRunnerSets given with -f are live objects too). Each AutoscalingRunnerSet is paired with its \
@@ -28,7 +33,8 @@ runner-scale-set-id: it is taken from the EphemeralRunnerSet, else from the live
 A scale set without an EphemeralRunnerSet is new: nothing to recycle.\n\n\
 Reads AutoscalingRunnerSets and EphemeralRunnerSets from the files and, unless --local or --live, the \
 cluster; writes nothing.\n\n\
-Exit status: 0 no semantic drift, 1 semantic drift, 2 an error (other scale sets are still reported).",
+Exit status: 0 nothing recycled, 1 the release recycles idle or pending runners of some scale set, 2 \
+an error (other scale sets are still reported).",
     after_help = "Examples:\n  \
 # Drift of every scale set in the current namespace\n  kubectl arc diff\n\n  \
 # Would applying this Helm render make ARC recycle my idle runners?\n  \
@@ -88,8 +94,10 @@ pub(crate) struct DiffArgs {
     /// The k8s.io/api layout of the ARC controller's build (v0.35, v0.36 or v0.37).
     #[arg(long, value_name = "VERSION", default_value = "v0.36")]
     pub(crate) layout: String,
-    /// The ARC release in use, when it cannot be read (shown in the report; by default read from
-    /// the controller Deployment's app.kubernetes.io/version, else from the objects' own label).
+    /// The ARC release whose rule judges every scale set (0.9.0 to 0.14.2; an upgrade to it: which
+    /// sets it replaces by itself). By default the controller Deployment's
+    /// app.kubernetes.io/version, else the release whose runner-spec hash the objects carry, else
+    /// their own label.
     #[arg(long, value_name = "VERSION")]
     pub(crate) arc_version: Option<String>,
 }
@@ -149,6 +157,11 @@ fn validate(kube: &KubeFlags, args: &DiffArgs) -> Result<Plan> {
     if reads_stdin(&args.files) && reads_stdin(&args.live) {
         bail!("-f - and --live - cannot both read standard input");
     }
+    let arc_release = args
+        .arc_version
+        .as_deref()
+        .map(super::arc_version_arg)
+        .transpose()?;
     let connect = kube.connect_options();
     let file_namespace = scope.file_namespace(&connect);
     Ok(Plan {
@@ -160,6 +173,7 @@ fn validate(kube: &KubeFlags, args: &DiffArgs) -> Result<Plan> {
         local: args.local,
         arc_version: args.arc_version.clone(),
         allow_empty_live: args.allow_empty_live,
+        arc_release,
         connect,
     })
 }

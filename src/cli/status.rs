@@ -27,12 +27,18 @@ their job first and are only counted), Pending (spec > applied: a cleanup is req
 AutoscalingRunnerSet's runner spec has not reached its set yet), Legacy (the \
 actions.github.com/integrity-hash annotation is still set: run `kubectl arc migrate`), RecycleLoop \
 (still under the integrity hash, with a template that makes ARC recycle its runners forever), \
-SpecHash (made by ARC 0.14 or older: a runner-spec change replaces the whole set), Outdated \
+SpecHash (made by ARC 0.14 or older, its scale set not known), Outdated \
 (status.phase Outdated: ARC creates no runners until the runner spec changes), Deleting (being \
 deleted: replaced, or its scale set is going), Invalid (applied > spec, a field ARC's Go types \
 cannot decode, or a scale set ARC cannot build a set for), Registering (an AutoscalingRunnerSet \
 without a set, not registered with GitHub yet), Creating (registered, its set not created yet), \
 and with --watch Deleted (the set is gone).\n\n\
+ARC 0.9 to 0.14 (sets with actions.github.com/runner-spec-hash) have no revision; their sets read: \
+Synced (the release's RunnerSetSpecHash() of the AutoscalingRunnerSet equals the newest set's \
+annotation), Replacing (they differ: ARC replaces the set, has not acted yet or, with \
+--update-strategy=eventual, waits for running jobs), Draining (an old set ARC has not deleted yet), \
+SpecHash (the AutoscalingRunnerSet is not known). The release is the set's app.kubernetes.io/version, \
+else the newest.\n\n\
 `-o wide` and `status NAME` say why a set is not Synced: which runners hold the cleanup back \
 (busy with a job, never registered with runnerId 0, phase Outdated) and when spec.actionableRevision \
 was last written (from managedFields).\n\n\
@@ -193,6 +199,8 @@ mod tests {
             State::RecycleLoop,
             State::Registering,
             State::Creating,
+            State::Replacing,
+            State::Draining,
         ];
         for state in all {
             match state {
@@ -208,7 +216,9 @@ mod tests {
                 | State::Deleted
                 | State::RecycleLoop
                 | State::Registering
-                | State::Creating => {}
+                | State::Creating
+                | State::Replacing
+                | State::Draining => {}
             }
         }
         let mut cli = crate::cli::Cli::command();

@@ -20,6 +20,7 @@ pub(crate) mod pairing;
 pub mod quantity;
 pub mod recycle_loop;
 pub mod release;
+pub(crate) mod replacement;
 pub(crate) mod revision;
 pub(crate) mod runners;
 pub(crate) mod selector;

@@ -41,10 +41,12 @@ pub(crate) struct Plan {
     pub(crate) live: Vec<PathBuf>,
     /// `--local`: never contact the cluster.
     pub(crate) local: bool,
-    /// `--arc-version`.
+    /// `--arc-version`, as given.
     pub(crate) arc_version: Option<String>,
     /// `--allow-empty-live`: a live side without any ARC object is meant (a first install).
     pub(crate) allow_empty_live: bool,
+    /// `--arc-version`, the release it names: its rule judges every scale set.
+    pub(crate) arc_release: Option<&'static crate::core::release::ArcRelease>,
     /// How to reach the cluster.
     pub(crate) connect: ConnectOptions,
 }
@@ -61,12 +63,7 @@ impl Diff {
     pub(crate) fn outcome(&self) -> Outcome {
         if !self.errors.is_empty() || self.report.items.iter().any(|i| i.error.is_some()) {
             Outcome::Failed
-        } else if self
-            .report
-            .items
-            .iter()
-            .any(|i| i.semantic_drift == Some(true))
-        {
+        } else if self.report.items.iter().any(|i| i.recycle == Some(true)) {
             Outcome::Drift
         } else {
             Outcome::Clean
@@ -85,6 +82,8 @@ struct World {
     live_scale_sets: BTreeMap<(String, String), Object>,
     /// Live EphemeralRunnerSets (cluster, --live, or -f).
     live_sets: Vec<Object>,
+    /// AutoscalingListeners from the files (their hash annotations say when ARC recreates them).
+    listeners: Vec<Object>,
     /// Namespaces whose EphemeralRunnerSets are all known (listed, or files-only mode): a scale set
     /// without one there is new, not unknown.
     complete: BTreeSet<String>,
@@ -272,8 +271,15 @@ pub(crate) fn run(plan: &Plan, stdin: &mut dyn Read) -> Result<Diff> {
         let mut failed_live = std::mem::take(&mut world.failed_live);
         world.failed.append(&mut failed_live);
     }
+    let stated = crate::ops::release::Stated {
+        flag: plan.arc_release,
+        controller: world
+            .arc_version
+            .as_ref()
+            .and_then(|(v, from)| Some((crate::core::release::release(v)?, from.clone()))),
+    };
     let pairings = pair_all(&world);
-    let (mut items, not_in_change) = compare_all(plan.layout, &world, &pairings, !files_given);
+    let (mut items, not_in_change) = compare_all(plan.layout, &world, &pairings, !files_given, &stated);
     items.append(&mut world.failed);
     let judged: BTreeSet<(String, String)> = (items.iter())
         .map(|i| (i.namespace.clone(), i.name.clone()))
@@ -286,7 +292,13 @@ pub(crate) fn run(plan: &Plan, stdin: &mut dyn Read) -> Result<Diff> {
     );
     let items = one_per_scale_set(items);
     let (arc_version, arc_version_from) = match (&plan.arc_version, &world.arc_version) {
-        (Some(v), _) => (Some(v.clone()), Some("--arc-version".to_string())),
+        (Some(v), _) => (
+            Some(
+                plan.arc_release
+                    .map_or(v.clone(), |r| r.version.to_string()),
+            ),
+            Some("--arc-version".to_string()),
+        ),
         (None, Some((v, from))) => (Some(v.clone()), Some(from.clone())),
         (None, None) => match labelled_version(&world) {
             Some((v, from)) => (Some(v), Some(from)),
@@ -480,7 +492,8 @@ fn sort_objects(objects: Vec<Object>, side: Side, filter: &Filter<'_>, world: &m
                 }
             },
             arc::KIND_EPHEMERAL_RUNNER_SET => world.live_sets.push(o),
-            arc::KIND_EPHEMERAL_RUNNER | "AutoscalingListener" => {}
+            KIND_AUTOSCALING_LISTENER => world.listeners.push(o),
+            arc::KIND_EPHEMERAL_RUNNER => {}
             other => fail(
                 world,
                 name,
@@ -493,6 +506,9 @@ fn sort_objects(objects: Vec<Object>, side: Side, filter: &Filter<'_>, world: &m
         }
     }
 }
+
+/// ARC's listener kind: one per scale set, in the controller's namespace.
+const KIND_AUTOSCALING_LISTENER: &str = "AutoscalingListener";
 
 /// An AutoscalingRunnerSet without `spec` (or with `spec: null`) has no runner template: Go would
 /// decode it as the zero spec, but no real scale set looks like that, so it is reported instead.
@@ -760,6 +776,7 @@ fn compare_all(
     world: &World,
     pairings: &[Option<Pairing>],
     live_desired: bool,
+    stated: &crate::ops::release::Stated,
 ) -> (Vec<ScaleSetDiff>, usize) {
     let failed = failed_keys(world);
     let mut items = Vec::new();
@@ -773,6 +790,7 @@ fn compare_all(
             ars,
             pairing.as_ref(),
             live_desired,
+            stated,
         ));
     }
     let claimed: BTreeSet<usize> = pairings
@@ -809,6 +827,7 @@ fn compare_one(
     ars: &Object,
     pairing: Option<&Pairing>,
     live_desired: bool,
+    stated: &crate::ops::release::Stated,
 ) -> ScaleSetDiff {
     let recycle_loop = ars.spec.as_ref().map(|spec| {
         round_trip_of_autoscaling_runner_set(
@@ -820,10 +839,35 @@ fn compare_one(
                 .map(String::as_str),
         )
     });
-    compare_one_drift(layout, world, ars, pairing, live_desired)
+    let in_memory = match &recycle_loop {
+        Some(Ok(t)) => t.hash_in_memory.clone().ok(),
+        _ => None,
+    };
+    let mut item = compare_one_drift(layout, world, ars, pairing, live_desired)
         .with_legacy_recycle_loop_as_written(recycle_loop, || {
             crate::core::desired::written_runner_spec(layout, ars.written_spec(None))
-        })
+        });
+    let set = pairing.map(|p| &world.live_sets[p.chosen]);
+    let (ns, name) = ars.key();
+    let listener = world.listeners.iter().find(|l| {
+        let field = |f: &str| {
+            l.spec_field(f)
+                .ok()
+                .flatten()
+                .and_then(|v| serde_json::from_str::<String>(v.get()).ok())
+        };
+        field("autoscalingRunnerSetNamespace").as_deref() == Some(ns.as_str())
+            && field("autoscalingRunnerSetName").as_deref() == Some(name.as_str())
+    });
+    let sides = crate::ops::release::Sides {
+        desired: ars,
+        set,
+        live: world.live_scale_sets.get(&ars.key()),
+        listener,
+        integrity_hash_in_memory: in_memory.as_deref(),
+    };
+    crate::ops::release::judge(&mut item, stated, &sides);
+    item
 }
 
 fn compare_one_drift(

@@ -97,6 +97,17 @@ struct Candidate {
     error: Option<String>,
 }
 
+impl Candidate {
+    /// The set carries the integrity-hash annotation: something to migrate.
+    fn legacy(&self) -> bool {
+        self.object
+            .value
+            .pointer("/metadata/annotations")
+            .and_then(|a| a.get(ANNOTATION_INTEGRITY_HASH))
+            .is_some()
+    }
+}
+
 /// Preflight, then decide and write each set. A refusal is an error: nothing was written.
 async fn migrate_cluster(
     plan: &MigratePlan,
@@ -108,9 +119,29 @@ async fn migrate_cluster(
     let client = &conn.client;
     let namespace = plan.scope.listed_namespace(&conn.default_namespace);
     let scope = namespace.as_deref();
-    preflight_checks(client, plan, scope, shell).await?;
-    let candidates = read_candidates(client, plan, scope).await?;
-    let mut rows = decide_and_write(client, plan, &candidates, seed, shell).await?;
+    // An installed CRD without the revision fields is a cluster of ARC up to 0.14 (the
+    // runner-spec hash) or of the integrity-hash era: only the latter has anything to migrate.
+    let crd_refusal = match preflight::ers_crd_revision_fields(client).await? {
+        Some(fields) => preflight::crd_refusal(&fields),
+        None => None,
+    };
+    let (candidates, mut rows) = if let Some(refusal) = crd_refusal {
+        let candidates = read_candidates(client, plan, scope).await?;
+        if candidates.iter().any(|c| c.legacy() || c.error.is_some()) {
+            bail!(refusal);
+        }
+        shell.status(
+            "nothing to migrate: no EphemeralRunnerSet in scope carries the actions.github.com/integrity-hash annotation \
+             (sets of ARC up to 0.14 are replaced on a runner-spec-hash change and have no revision to migrate to)",
+        )?;
+        let rows = decide_and_write(client, plan, &candidates, seed, shell).await?;
+        (candidates, rows)
+    } else {
+        preflight_checks(client, plan, scope, shell).await?;
+        let candidates = read_candidates(client, plan, scope).await?;
+        let rows = decide_and_write(client, plan, &candidates, seed, shell).await?;
+        (candidates, rows)
+    };
     // A name asked for and not found is a failed row (exit 2), as kubectl fails on one.
     for missing in plan
         .scope

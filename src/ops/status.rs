@@ -22,7 +22,7 @@ use crate::core::layout::Layout;
 use crate::core::pairing;
 use crate::core::selector::Selector;
 use crate::core::status::{
-    Census, DesiredSpec, RunnerFacts, SetFacts, SetKey, SetStatus, State, Unobserved,
+    Census, DesiredSpec, Replacement, RunnerFacts, SetFacts, SetKey, SetStatus, State, Unobserved,
 };
 use crate::input;
 use crate::render::follow::Shown;
@@ -177,6 +177,7 @@ impl Plan {
 /// (owner reference, labels, name; the newest set when several), so that a change ARC has not
 /// written yet shows as Propagating.
 fn attach_desired(scale_sets: &[input::Object], census: &mut Census) {
+    let mut replacements: Vec<(SetKey, Replacement)> = Vec::new();
     let chosen: Vec<(SetKey, DesiredSpec)> = {
         let inputs = census.pairing_inputs();
         let sets: Vec<_> = inputs.iter().map(|(_, s)| *s).collect();
@@ -193,6 +194,17 @@ fn attach_desired(scale_sets: &[input::Object], census: &mut Census) {
                 })?;
                 let (key, _) = &inputs[p.chosen];
                 let facts = census.facts(key)?;
+                if facts.spec_hash_era {
+                    replacements.push((key.clone(), judged(a, facts)));
+                    for &old in &p.replaced {
+                        replacements.push((
+                            inputs[old].0.clone(),
+                            Replacement::Old {
+                                newest: facts.name.clone(),
+                            },
+                        ));
+                    }
+                }
                 let id = a
                     .meta
                     .annotations
@@ -213,6 +225,33 @@ fn attach_desired(scale_sets: &[input::Object], census: &mut Census) {
     };
     for (key, desired) in chosen {
         census.set_desired(&key, Some(desired));
+    }
+    for (key, replacement) in replacements {
+        census.set_replacement(&key, Some(replacement));
+    }
+}
+
+/// The newest set of ARC up to 0.14 as its scale set judges it: the release the set's
+/// `app.kubernetes.io/version` label names (else the newest release) hashes the scale set.
+fn judged(scale_set: &input::Object, facts: &SetFacts) -> Replacement {
+    let release = facts
+        .labels
+        .get("app.kubernetes.io/version")
+        .and_then(|v| crate::core::release::release(v))
+        .or_else(crate::core::replacement::newest_hash_release);
+    let Some(release) = release else {
+        return Replacement::Judged {
+            scale_set: format!("{}/{}", scale_set.namespace(), scale_set.name()),
+            release: "?".into(),
+            desired: Err("no release of the runner-spec-hash era is known".into()),
+        };
+    };
+    let spec = scale_set.spec.as_ref().map_or("{}", |s| s.get());
+    Replacement::Judged {
+        scale_set: format!("{}/{}", scale_set.namespace(), scale_set.name()),
+        release: release.version.to_string(),
+        desired: crate::core::spec_hash::runner_set_spec_hash(release, spec)
+            .map_err(|e| e.to_string()),
     }
 }
 
@@ -566,8 +605,15 @@ pub(crate) async fn follow(
                             .map_err(|e| anyhow::anyhow!("an EphemeralRunnerSet event: {e}"))?;
                         let key = (facts.namespace.clone(), facts.name.clone());
                         if plan.selects(&key) || adopted.contains(&key) {
+                            // ARC up to 0.14 replaces a set with a new one: which set is the
+                            // newest (and so judged by the hash) is decided again.
+                            let replaced = facts.spec_hash_era;
                             census.upsert_set(facts);
                             dirty.insert(key);
+                            if replaced {
+                                attach_desired(&scale_sets, &mut census);
+                                dirty.extend(census.keys().cloned().collect::<Vec<_>>());
+                            }
                         } else if !waiting.is_empty() {
                             census.upsert_set(facts);
                             if waiting.iter().any(|a| has_set(a, &census)) {

@@ -183,6 +183,9 @@ fn annotation(item: &ScaleSetDiff, layout: &str) -> Option<Annotation> {
     }
     let semantic: Vec<_> = item.differences.iter().filter(|d| d.semantic).collect();
     let strict: Vec<_> = item.differences.iter().filter(|d| !d.semantic).collect();
+    if let Some(words) = super::diff::release_words(item) {
+        return release_annotation(item, words, file, fields, layout);
+    }
     if semantic.is_empty() && strict.is_empty() {
         return None;
     }
@@ -223,6 +226,76 @@ fn annotation(item: &ScaleSetDiff, layout: &str) -> Option<Annotation> {
                 "This change does not make ARC recycle runners of scale set {id}: its differences are strict-only, which ARC's Semantic equality ignores.\n{fields}"
             ),
         }
+    })
+}
+
+/// The annotation of a release that decides by a hash: a `::warning` where it recycles, a
+/// `::notice` (shown with `--show-strict`) where only the listener or strict-only differences
+/// change, nothing where nothing changes.
+fn release_annotation(
+    item: &ScaleSetDiff,
+    words: super::diff::ReleaseWords,
+    file: Option<String>,
+    mut fields: String,
+    layout: &str,
+) -> Option<Annotation> {
+    let recycle = item.recycle == Some(true);
+    if !recycle && item.differences.is_empty() && item.listener_restart != Some(true) {
+        return None;
+    }
+    if let Some(m) = item.mechanism {
+        fields.push_str(&format!("mechanism: {m:?}\n"));
+    }
+    if let Some(r) = &item.release {
+        fields.push_str(&format!("release: {r}\n"));
+    }
+    fields.push_str(&format!("recycle: {recycle}\n"));
+    let hashes = item
+        .runner_spec_hash
+        .as_ref()
+        .map(|h| ("runnerSpecHash", h))
+        .or(item.integrity_hash.as_ref().map(|h| ("integrityHash", h)));
+    if let Some((name, h)) = hashes {
+        fields.push_str(&format!(
+            "{name}: {} -> {}\n",
+            h.current.as_deref().unwrap_or("none"),
+            h.desired
+        ));
+    }
+    if let Some(l) = item.listener_restart {
+        fields.push_str(&format!("listenerRestart: {l}\n"));
+    }
+    if let Some(u) = item.upgrade_replaces {
+        fields.push_str(&format!("upgradeReplaces: {u}\n"));
+    }
+    let semantic: Vec<_> = item.differences.iter().filter(|d| d.semantic).collect();
+    fields.push_str(&format!(
+        "revision era (Semantic equality): semanticDrift: {}, {} semantic and {} strict-only differences\n",
+        item.semantic_drift == Some(true),
+        semantic.len(),
+        item.strict_only_differences
+    ));
+    for d in &item.differences {
+        fields.push_str(&format!("  - {} ({})\n", d.path, d.reason.explain()));
+    }
+    fields.push_str(&format!(
+        "desiredFrom: {}\ncurrentFrom: {}\nlayout: {layout}\n",
+        item.desired_from, item.current_from
+    ));
+    let mut message = words.verdict;
+    message.push('.');
+    for d in &words.details {
+        message.push_str(&format!(" {}{}.", d[..1].to_uppercase(), &d[1..]));
+    }
+    Some(Annotation {
+        level: if recycle {
+            Level::Warning
+        } else {
+            Level::Notice
+        },
+        file,
+        title: words.title,
+        message: format!("{}{}\n{fields}", message[..1].to_uppercase(), &message[1..]),
     })
 }
 

@@ -54,7 +54,9 @@ fn state_color(state: State) -> Color {
         | State::Stale
         | State::Propagating
         | State::Registering
-        | State::Creating => Color::Yellow,
+        | State::Creating
+        | State::Replacing
+        | State::Draining => Color::Yellow,
         State::Legacy => Color::Blue,
         State::Invalid | State::Outdated | State::RecycleLoop => Color::Red,
         State::Deleting | State::SpecHash | State::Deleted => Color::DarkGrey,
@@ -238,7 +240,9 @@ pub(crate) fn write_reasons(
                 | State::Stale
                 | State::Propagating
                 | State::Registering
-                | State::Creating => row.state.yellow().to_string(),
+                | State::Creating
+                | State::Replacing
+                | State::Draining => row.state.yellow().to_string(),
                 State::Legacy => row.state.blue().to_string(),
                 State::Invalid | State::Outdated | State::RecycleLoop => {
                     row.state.red().to_string()

@@ -30,6 +30,7 @@ mod migrate_cluster;
 mod oracle_faithful;
 mod rbac_cluster;
 mod recycle_loop;
+mod releases_cluster;
 mod render_cluster;
 mod secrets_cluster;
 mod status_cluster;
