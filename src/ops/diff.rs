@@ -279,7 +279,8 @@ pub(crate) fn run(plan: &Plan, stdin: &mut dyn Read) -> Result<Diff> {
             .and_then(|(v, from)| Some((crate::core::release::release(v)?, from.clone()))),
     };
     let pairings = pair_all(&world);
-    let (mut items, not_in_change) = compare_all(plan.layout, &world, &pairings, !files_given, &stated);
+    let (mut items, not_in_change) =
+        compare_all(plan.layout, &world, &pairings, !files_given, &stated);
     items.append(&mut world.failed);
     let judged: BTreeSet<(String, String)> = (items.iter())
         .map(|i| (i.namespace.clone(), i.name.clone()))

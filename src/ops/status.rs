@@ -809,7 +809,7 @@ mod tests {
 
     /// The shipped example's scale set and set, as JSON values.
     fn example() -> (Value, Value) {
-        let text = include_str!("../../examples/scale-set-dump.yaml");
+        let text = include_str!("../../examples/actionable-revision/scale-set-dump.yaml");
         let docs = crate::manifest::parse(text, "example.yaml").unwrap();
         let items: Vec<Value> = match docs[0].value.get("items") {
             Some(Value::Array(items)) => items.clone(),

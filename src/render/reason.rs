@@ -617,7 +617,7 @@ mod tests {
                 | StatusReason::NotRegistered
                 | StatusReason::SetNotCreated
                 | StatusReason::CannotBuild { .. } => {}
-                | StatusReason::ReplacementPending { .. }
+                StatusReason::ReplacementPending { .. }
                 | StatusReason::ReplacementWaitsForJobs { .. }
                 | StatusReason::SpecHashMatches { .. }
                 | StatusReason::OldSet { .. }

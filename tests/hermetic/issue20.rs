@@ -280,7 +280,7 @@ fn text_output_first_line_is_the_verdict() {
         out.lines()
             .next()
             .unwrap()
-            .starts_with("arc-runners/arc-runner-set: semantic drift"),
+            .starts_with("arc-runners/arc-runner-set: replaced: ARC 0.14.2 will replace"),
         "{out}"
     );
     assert!(err.is_empty(), "{err}");
@@ -288,7 +288,7 @@ fn text_output_first_line_is_the_verdict() {
         out.lines()
             .last()
             .unwrap()
-            .starts_with("ARC 0.14.1 (label app.kubernetes.io/version"),
+            .starts_with("ARC 0.14.2 (label app.kubernetes.io/version"),
         "{out}"
     );
 }
