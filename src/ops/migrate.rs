@@ -121,10 +121,9 @@ async fn migrate_cluster(
     let scope = namespace.as_deref();
     // An installed CRD without the revision fields is a cluster of ARC up to 0.14 (the
     // runner-spec hash) or of the integrity-hash era: only the latter has anything to migrate.
-    let crd_refusal = match preflight::ers_crd_revision_fields(client).await? {
-        Some(fields) => preflight::crd_refusal(&fields),
-        None => None,
-    };
+    // Read once: the preflight below judges the same answer.
+    let crd_fields = preflight::ers_crd_revision_fields(client).await?;
+    let crd_refusal = crd_fields.as_ref().and_then(preflight::crd_refusal);
     let (candidates, mut rows) = if let Some(refusal) = crd_refusal {
         let candidates = read_candidates(client, plan, scope).await?;
         if candidates.iter().any(|c| c.legacy() || c.error.is_some()) {
@@ -137,7 +136,7 @@ async fn migrate_cluster(
         let rows = decide_and_write(client, plan, &candidates, seed, shell).await?;
         (candidates, rows)
     } else {
-        preflight_checks(client, plan, scope, shell).await?;
+        preflight_checks(client, plan, scope, crd_fields, shell).await?;
         let candidates = read_candidates(client, plan, scope).await?;
         let rows = decide_and_write(client, plan, &candidates, seed, shell).await?;
         (candidates, rows)
@@ -176,10 +175,11 @@ async fn preflight_checks(
     client: &kube::Client,
     plan: &MigratePlan,
     scope: Option<&str>,
+    crd_fields: Option<preflight::CrdRevisionFields>,
     shell: &mut Shell<'_>,
 ) -> Result<()> {
     // Preflight: nothing is written unless all of these pass.
-    match preflight::ers_crd_revision_fields(client).await? {
+    match crd_fields {
         Some(fields) => {
             if let Some(refusal) = preflight::crd_refusal(&fields) {
                 bail!(refusal);

@@ -6,7 +6,17 @@
 
 use crate::common;
 
-use crate::common::cli::{in_process as run, report};
+use crate::common::cli::report;
+
+/// The CLI in process, on a thread of its own: these tests are async, and the CLI starts its own
+/// runtime.
+fn run(args: &[&str]) -> (u8, String, String) {
+    std::thread::scope(|s| {
+        s.spawn(|| crate::common::cli::in_process(args))
+            .join()
+            .unwrap()
+    })
+}
 use kube::api::{Api, DynamicObject, PostParams};
 use serde_json::{Value, json};
 
@@ -178,7 +188,7 @@ async fn a_render_that_0_14_2_replaces_is_reported_with_its_hashes() {
 
     // The render: the same quantity written otherwise.
     let render = scratch.join("render.yaml");
-    std::fs::write(&render, ars_manifest(&ns, "runners", "0.5")).unwrap();
+    std::fs::write(&render, ars_manifest(&ns, "runners", "\"0.5\"")).unwrap();
     let render_s = render.to_str().unwrap().to_string();
     let dump = scratch.join("dump.yaml");
     std::fs::write(&dump, kubectl_get_yaml(&kubeconfig, &ns)).unwrap();

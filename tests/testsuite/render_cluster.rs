@@ -173,7 +173,15 @@ async fn arc_creates_the_set(
     match naming {
         Naming::Generated => {
             metadata["generateName"] = json!(format!("{name}-"));
-            metadata["annotations"] = json!({"actions.github.com/runner-spec-hash": "5c8b8d7f9b"});
+            // ARC 0.14.1's RunnerSetSpecHash() of the AutoscalingRunnerSet as the server stores
+            // it: what that release writes on the set it creates.
+            let release = kubectl_arc::core::release::release("0.14.1").unwrap();
+            let hash = kubectl_arc::core::spec_hash::runner_set_spec_hash(
+                release,
+                &ars.data["spec"].to_string(),
+            )
+            .unwrap();
+            metadata["annotations"] = json!({"actions.github.com/runner-spec-hash": hash});
         }
         Naming::SameName => metadata["name"] = json!(name),
     }
@@ -325,14 +333,18 @@ async fn renders_agree_for(naming: Naming) {
         );
     }
 
-    // `cpu: 1000m` where ARC stored `1`: strict-only, exit 0, the same three ways.
+    // `cpu: 1000m` where ARC stored `1`: strict-only for Semantic equality, the same three ways;
+    // ARC 0.14.1 (a generated name and a runner-spec-hash) hashes the notation and replaces the
+    // set (issue 19), the later eras do not act.
     let notation = write(&dir, "notation.yaml", &render(&ns, name, old, "1000m"));
     let answers = three_ways(&kubeconfig, &ns, &notation, &live, &sets).await;
+    let hash_era = naming == Naming::Generated;
     for (code, report) in &answers {
-        assert_eq!(*code, 0, "{report:#}");
+        assert_eq!(*code, if hash_era { 1 } else { 0 }, "{report:#}");
         let item = &report["items"][0];
         assert_eq!(item["semanticDrift"], json!(false), "{report:#}");
         assert_eq!(item["strictOnlyDifferences"], json!(1), "{report:#}");
+        assert_eq!(item["recycle"], json!(hash_era), "{report:#}");
     }
     assert_eq!(verdicts(&answers[0].1), verdicts(&answers[1].1));
     assert_eq!(verdicts(&answers[0].1), verdicts(&answers[2].1));
@@ -489,19 +501,32 @@ async fn a_replacement_by_arc_0_14() {
                 .unwrap_or_else(|| panic!("{set}: {rows:#}"))
         };
         assert_eq!(state(&old), json!("Deleting"), "{rows:#}");
-        assert_eq!(state(&new), json!("SpecHash"), "{rows:#}");
+        // ARC 0.14.1's hash of the scale set equals the newest set's annotation: Synced.
+        assert_eq!(state(&new), json!("Synced"), "{rows:#}");
     }
     // `status NAME` with the scale set's name finds ARC's generated names.
     let (code, out, err) = run(args(&["status", "--kubeconfig", kc, "-n", &ns, name])).await;
     assert!(code < 2, "{out}{err}");
     assert!(out.contains(&new) && out.contains(&old), "{out}{err}");
 
-    // bump refuses, writing nothing, and says what to do instead.
+    // bump restarts a set of ARC 0.14 through its scale set's template (issue 19); a client dry
+    // run names the restart and writes nothing.
     let before = ers_api.get(&new).await.unwrap();
-    let (code, out, err) = run(args(&["bump", "--kubeconfig", kc, "-n", &ns, name])).await;
-    assert_eq!(code, 2, "{out}{err}");
+    let (code, out, err) = run(args(&[
+        "bump",
+        "--kubeconfig",
+        kc,
+        "-n",
+        &ns,
+        name,
+        "--dry-run=client",
+        "-o",
+        "json",
+    ]))
+    .await;
+    assert_eq!(code, 0, "{out}{err}");
     assert!(
-        format!("{out}{err}").contains("made by ARC 0.14 or older"),
+        out.contains("WouldBump") && out.contains("restartedAt"),
         "{out}{err}"
     );
     let after = ers_api.get(&new).await.unwrap();
@@ -594,7 +619,7 @@ async fn a_pull_request_check_judges_the_change_and_nothing_else() {
     let (c2, from_dump, e2) = step(&["--live", live.to_str().unwrap()]).await;
     assert_eq!((c1, c2), (1, 1), "{from_cluster}{e1}\n{from_dump}{e2}");
     let want = [
-        "::warning file=values.yaml,title=ARC will recycle the idle runners of scale set NS/team-a"
+        "::warning file=values.yaml,title=ARC 0.14.1 will replace the runners of scale set NS/team-a"
             .replace("NS", &ns),
         "kubectl arc diff: 1 scale set checked, 1 not in the change; 1 would recycle runners, 0 with strict-only differences, 0 with a legacy recycle loop, 0 errors".to_string(),
     ];
