@@ -14,7 +14,7 @@ instead of downloading:
       one platform, this machine's: its entry points at URL/ARCHIVE's name with ARCHIVE's real
       sha256, and the other platforms' entries are left out (scripts/release-local.sh)
   krew-manifest.py --tag v1.2.3 --placeholder plugins/arc.yaml
-      every platform with a zero checksum, for structural checks
+      every platform with a made-up checksum (of its archive's name), for structural checks
 
 Writes the manifest to stdout; exit 2 on a template or checksum it cannot render.
 """
@@ -121,7 +121,7 @@ def main():
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--sums", help="SHA256SUMS naming every archive")
     g.add_argument("--local", help="this machine's archive: the one platform rendered")
-    g.add_argument("--placeholder", action="store_true", help="zero checksums")
+    g.add_argument("--placeholder", action="store_true", help="made-up checksums")
     p.add_argument("--base-url", help="with --local: where the archive is served (default: the template's)")
     a = p.parse_args()
     if not re.fullmatch(r"v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?", a.tag):
@@ -149,12 +149,13 @@ def main():
             return os_arch_of(name) == want
 
         def checksum(name):
-            return local_digest if keep(name) else "0" * 64
+            return local_digest if keep(name) else ""
 
     else:
 
         def checksum(name):
-            return "0" * 64
+            # Not all digits: YAML would read 000...0 as a number.
+            return hashlib.sha256(f"placeholder {name}".encode()).hexdigest()
 
     text = render(template, a.tag, checksum, keep)
     if a.local:

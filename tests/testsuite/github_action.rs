@@ -71,6 +71,7 @@ fn run_action(rel: &Releases, inputs: &[(&str, &str)]) -> Run {
         }
     }
     values.insert("inputs.release-url".into(), rel.server.url.clone());
+    values.insert("inputs.version".into(), release().tag.clone());
     for (k, v) in inputs {
         values.insert(format!("inputs.{k}"), (*v).to_owned());
     }

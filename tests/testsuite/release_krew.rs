@@ -213,6 +213,21 @@ impl Krew {
         let out = self.kubectl(args);
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         let stdout = ok(out, &args.join(" "));
+        // krew says this whenever stdin is not a terminal (`isTerminal(os.Stdin)` in krew's
+        // cmd/krew/cmd/install.go), whatever the manifest: the one warning that is about the test.
+        // And this after every install from an index (`PrintSecurityNotice`, krew's
+        // cmd/krew/cmd/internal/security_notice.go), here our own local index.
+        let stderr = stderr
+            .replace(
+                "WARNING: Detected stdin, but discarding it because of --manifest or args\n",
+                "",
+            )
+            .replace(
+                "WARNING: You installed plugin \"arc\" from the krew-index plugin repository.\n   \
+                 These plugins are not audited for security by the Krew maintainers.\n   \
+                 Run them at your own risk.\n",
+                "",
+            );
         assert!(
             !stderr.contains("WARNING") && !stdout.contains("WARNING"),
             "{args:?} warned:\n{stdout}\n{stderr}"
@@ -424,15 +439,46 @@ fn krew_installs_upgrades_and_uninstalls_the_release() {
     std::fs::create_dir_all(&work).unwrap();
     let shim = krew_shim(&work);
 
+    // A local plugin index (a git repository krew clones, as it clones krew-index): krew needs
+    // one even to uninstall, and upgrades only what an index installed.
+    let index = work.join("index");
+    std::fs::create_dir_all(index.join("plugins")).unwrap();
+    let git = |args: &[&str]| {
+        ok(
+            Command::new("git")
+                .args([
+                    "-c",
+                    "user.name=t",
+                    "-c",
+                    "user.email=t@localhost",
+                    "-c",
+                    "init.defaultBranch=master",
+                ])
+                .args(args)
+                .current_dir(&index)
+                .output()
+                .unwrap(),
+            &format!("git {args:?}"),
+        )
+    };
+    git(&["init", "-q"]);
+    render_local(
+        &r.archive,
+        &r.tag,
+        &server.url,
+        &index.join("plugins/arc.yaml"),
+    );
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "arc v1"]);
     // 1. As the issue asks: --manifest and --archive.
-    let manifest = work.join("v1/arc.yaml");
-    render_local(&r.archive, &r.tag, &server.url, &manifest);
+    let manifest = index.join("plugins/arc.yaml");
     let krew_root = work.join("root-manifest");
     let krew = Krew {
         path: path_with(&krew_root, &shim),
         root: krew_root,
-        index: None,
+        index: Some(index.clone()),
     };
+    krew.run(&["krew", "update"]);
     let said = krew.run(&[
         "krew",
         "install",
@@ -471,36 +517,7 @@ fn krew_installs_upgrades_and_uninstalls_the_release() {
     krew.run(&["krew", "uninstall", "arc"]);
     assert_eq!(krew.files(), Vec::<String>::new(), "left behind");
 
-    // 2. The upgrade, through a local index (a manifest install is never upgraded by krew).
-    let index = work.join("index");
-    std::fs::create_dir_all(index.join("plugins")).unwrap();
-    let git = |args: &[&str]| {
-        ok(
-            Command::new("git")
-                .args([
-                    "-c",
-                    "user.name=t",
-                    "-c",
-                    "user.email=t@localhost",
-                    "-c",
-                    "init.defaultBranch=master",
-                ])
-                .args(args)
-                .current_dir(&index)
-                .output()
-                .unwrap(),
-            &format!("git {args:?}"),
-        )
-    };
-    git(&["init", "-q"]);
-    render_local(
-        &r.archive,
-        &r.tag,
-        &server.url,
-        &index.join("plugins/arc.yaml"),
-    );
-    git(&["add", "-A"]);
-    git(&["commit", "-qm", "arc v1"]);
+    // 2. The upgrade: installed from the index (krew never upgrades a --manifest install).
     let krew_root = work.join("root-index");
     let krew = Krew {
         path: path_with(&krew_root, &shim),
