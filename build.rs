@@ -43,13 +43,13 @@ fn main() {
                     );
                 }
             }
-            if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
-                if let Some(p) = git(&["rev-parse", "--git-path", &branch]) {
-                    println!(
-                        "cargo:rerun-if-changed={}",
-                        Path::new(&manifest_dir).join(p).display()
-                    );
-                }
+            if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"])
+                && let Some(p) = git(&["rev-parse", "--git-path", &branch])
+            {
+                println!(
+                    "cargo:rerun-if-changed={}",
+                    Path::new(&manifest_dir).join(p).display()
+                );
             }
             git(&["rev-parse", "HEAD"])
         })
