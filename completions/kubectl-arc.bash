@@ -2,29 +2,44 @@
 # shell asks kubectl-arc itself (COMPLETE=bash), so regenerate this after an upgrade.
 _clap_complete_kubectl_arc() {
     local IFS=$'\013'
-    local _CLAP_COMPLETE_INDEX=${COMP_CWORD}
     local _CLAP_COMPLETE_COMP_TYPE=${COMP_TYPE}
-    if compopt +o nospace 2> /dev/null; then
-        local _CLAP_COMPLETE_SPACE=false
-    else
-        local _CLAP_COMPLETE_SPACE=true
-    fi
-    local words=("${COMP_WORDS[@]}")
-    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
-        words[COMP_CWORD]="$2"
-    fi
-    COMPREPLY=( $( \
-        _CLAP_IFS="$IFS" \
-        _CLAP_COMPLETE_INDEX="$_CLAP_COMPLETE_INDEX" \
-        _CLAP_COMPLETE_COMP_TYPE="$_CLAP_COMPLETE_COMP_TYPE" \
-        _CLAP_COMPLETE_SPACE="$_CLAP_COMPLETE_SPACE" \
-        COMPLETE="bash" \
-        "kubectl-arc" -- "${words[@]}" \
-    ) )
+    # Join the words bash split at `=`: `--output`, `=`, `js` is the one word `--output=js`.
+    local words=() i cword=0 joined=false
+    for ((i = 0; i < ${#COMP_WORDS[@]}; i++)); do
+        local w=${COMP_WORDS[i]}
+        if [[ $i -eq $COMP_CWORD && "${BASH_VERSINFO[0]}" -ge 4 && $w != "=" ]]; then
+            w=$2
+        fi
+        if [[ ${#words[@]} -gt 0 && ( $w == "=" || $joined == true ) ]]; then
+            words[${#words[@]}-1]+=$w
+            [[ $w == "=" ]] && joined=true || joined=false
+        else
+            words+=("$w")
+            joined=false
+        fi
+        if [[ $i -eq $COMP_CWORD ]]; then
+            cword=$((${#words[@]} - 1))
+            break
+        fi
+    done
+    local cur=${words[cword]}
+    COMPREPLY=( $(         _CLAP_IFS="$IFS"         _CLAP_COMPLETE_INDEX="$cword"         _CLAP_COMPLETE_COMP_TYPE="$_CLAP_COMPLETE_COMP_TYPE"         _CLAP_COMPLETE_SPACE=false         COMPLETE="bash"         "kubectl-arc" -- "${words[@]}"     ) )
     if [[ $? != 0 ]]; then
         unset COMPREPLY
-    elif [[ $_CLAP_COMPLETE_SPACE == false ]] && [[ "${COMPREPLY-}" =~ [=/:]$ ]]; then
-        compopt -o nospace
+        return
+    fi
+    # Where bash split at `=`, it replaces only what follows it: reply with the value alone (not
+    # where COMP_WORDBREAKS has no `=` and the word is whole).
+    if [[ $cur == -*=* && ${COMP_WORDS[COMP_CWORD]} != -*=* ]]; then
+        local prefix=${cur%%=*}=
+        for i in "${!COMPREPLY[@]}"; do
+            COMPREPLY[i]=${COMPREPLY[i]#"$prefix"}
+        done
+    fi
+    if [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} =~ [=/:]$ ]]; then
+        compopt -o nospace 2> /dev/null
+    else
+        compopt +o nospace 2> /dev/null
     fi
 }
 if [[ "${BASH_VERSINFO[0]}" -eq 4 && "${BASH_VERSINFO[1]}" -ge 4 || "${BASH_VERSINFO[0]}" -gt 4 ]]; then
@@ -32,4 +47,3 @@ if [[ "${BASH_VERSINFO[0]}" -eq 4 && "${BASH_VERSINFO[1]}" -ge 4 || "${BASH_VERS
 else
     complete -o nospace -o bashdefault -F _clap_complete_kubectl_arc kubectl-arc
 fi
-

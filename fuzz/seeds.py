@@ -133,7 +133,7 @@ for path in sorted(glob.glob(os.path.join(ROOT, "tests/badinput/*"))):
     # Kubeconfigs are not manifests; the billion-laughs document is bounded by go-yaml's aliasing
     # budget (src/manifest/yaml.rs) but costs time per run, which would starve the fuzzer
     # (tests/bad_input.rs covers it).
-    if name.startswith("kubeconfig") or name == "billion-laughs.yaml":
+    if os.path.isdir(path) or name.startswith("kubeconfig") or name == "billion-laughs.yaml":
         continue
     with open(path, "rb") as f:
         manifest_seeds.append(("badinput-" + name, f.read()))

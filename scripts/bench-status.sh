@@ -14,9 +14,43 @@
 # (target: under 150 MiB). Not part of the test suite; needs python3 and /usr/bin/time.
 # BENCH_KEEP=1 leaves the test bed and its objects running; BENCH_REUSE=1 then times them again
 # without creating anything.
+#
+#   scripts/bench-status.sh files      `status -f` of one JSON List of N copies of the shipped
+#                                      example's scale set and set, one namespace, N = 1,000, 4,000
+#                                      and 10,000 (scripts/scale-set-list.py): time and peak RSS
+#                                      side by side (target: 10,000 within 1.2x of ten times 1,000).
+#                                      No test bed. BENCH_SIZES="1000 4000" to choose, BENCH_RUNS.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
+
+if [ "${1:-}" = files ]; then
+  [ -x /usr/bin/time ] || { echo "bench-status: /usr/bin/time is needed" >&2; exit 1; }
+  cargo build --release --quiet
+  bin="$root/target/release/kubectl-arc"
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  runs=${BENCH_RUNS:-3}
+  echo "| sets | file | status -f (median of $runs) | per 1,000 sets | peak RSS |"
+  echo "|--:|--:|--:|--:|--:|"
+  for n in ${BENCH_SIZES:-1000 4000 10000}; do
+    scripts/scale-set-list.py "$n" >"$work/sets.json"
+    size=$(stat -c %s "$work/sets.json")
+    for run in $(seq "$runs"); do
+      # status exits 0 here (no error); anything else is a failure of the benchmark.
+      /usr/bin/time -f '%e %M' -o "$work/time.$run" "$bin" status -f "$work/sets.json" -o json >/dev/null
+    done
+    cat "$work"/time.* | sort -n | awk -v n="$n" -v size="$size" -v runs="$runs" '
+      { t[NR] = $1; m[NR] = $2 }
+      END {
+        med = t[int((runs + 1) / 2)]; peak = 0
+        for (i = 1; i <= NR; i++) if (m[i] > peak) peak = m[i]
+        printf "| %d | %.1f MB | %.2f s | %.3f s | %d MiB |\n", n, size / 1e6, med, med * 1000 / n, peak / 1024
+      }'
+    rm -f "$work"/time.*
+  done
+  exit 0
+fi
 
 sets=${BENCH_SETS:-10000}
 per_set=${BENCH_RUNNERS_PER_SET:-5}

@@ -40,6 +40,7 @@ for line in sys.stdin:
         print(m["executable"])') || { cat "$work/cargo.log" >&2; exit 1; }
 test -x "$rust_bin" || { cat "$work/cargo.log" >&2; echo "bench: no benches/core.rs binary" >&2; exit 1; }
 (cd tests/oracle && go test -c -o "$work/oracle.test" .) >&2
+cargo build --release --bin kubectl-arc 2>>"$work/cargo.log" || { cat "$work/cargo.log" >&2; exit 1; }
 echo "bench: built in $((SECONDS - t0))s" >&2
 # The files of 1,000 scale sets, written by Go (kubectl's own printers), read by both sides.
 export KUBECTL_ARC_BENCH_DIR="$work/files"
@@ -132,3 +133,30 @@ print("|" + "|".join("---" if i == 0 else "--:" for i in range(len(header))) + "
 for r in table:
     print("| " + " | ".join(r) + " |")
 EOF
+
+# diff's pairing in one namespace (issue 21, point 5): one JSON List of N copies of the shipped
+# example's scale set and its set, `diff --local -f FILE -o json` as a user runs it, wall time and
+# peak RSS from /usr/bin/time -v (medians of the rounds). Linear: 10,000 sets should take about
+# ten times 1,000.
+if [ -x /usr/bin/time ]; then
+  for n in 1000 4000 10000; do
+    python3 scripts/gen-one-namespace.py "$n" "$work/one-namespace-$n.json"
+  done
+  python3 - "$work" "$count" <<'EOF'
+import re, statistics, subprocess, sys
+work, count = sys.argv[1], int(sys.argv[2])
+print("\n| diff --local -f, one namespace | wall s | peak RSS MiB |")
+print("|---|--:|--:|")
+for n in (1000, 4000, 10000):
+    walls, rss = [], []
+    for _ in range(count):
+        p = subprocess.run(["/usr/bin/time", "-v", "target/release/kubectl-arc", "diff", "--local",
+                            "-f", f"{work}/one-namespace-{n}.json", "-o", "json"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        m = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", p.stderr)
+        h, mm, ss = m.groups()
+        walls.append(int(h or 0) * 3600 + int(mm) * 60 + float(ss))
+        rss.append(int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr).group(1)) / 1024)
+    print(f"| {n:,} sets | {statistics.median(walls):.2f} | {statistics.median(rss):,.0f} |")
+EOF
+fi

@@ -44,18 +44,21 @@ pub fn diff_pair(
         layout: layout.k8s_api.clone(),
         arc_version: None,
         arc_version_from: None,
+        not_in_change: 0,
         items: vec![item],
     };
     let mut colored = Vec::new();
     let color = TextOptions {
         context,
         color: true,
+        headers: true,
     };
     write_text(&report, color, &mut colored).expect("write to a Vec");
     let mut plain = Vec::new();
     let no_color = TextOptions {
         context,
         color: false,
+        headers: true,
     };
     write_text(&report, no_color, &mut plain).expect("write to a Vec");
     serde_json::to_string(&report).expect("the report serializes");

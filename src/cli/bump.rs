@@ -29,6 +29,11 @@ kubectl-arc/bump-id (and kubectl-arc/recent-bumps), --reason in kubectl-arc/bump
 Refuses, writing nothing, when the installed CRD lacks the revision fields (the API server would \
 drop the write) and when a set's phase is Outdated (a runner version too old for GitHub: a new \
 revision would not be acted on; updating the runner image in the AutoscalingRunnerSet clears it).\n\n\
+Sets of ARC 0.9 to 0.14 (actions.github.com/runner-spec-hash) have no revision: bump writes \
+kubectl-arc/restarted-at (an RFC 3339 time) into their AutoscalingRunnerSet's \
+spec.template.metadata.annotations with the same guard, as `kubectl rollout restart` does, which \
+makes ARC replace the set (idle and pending runners at once, busy ones after their job). Helm or a \
+GitOps tool takes the annotation out again on its next sync: another replacement.\n\n\
 Exit status: 0; 1 when --wait times out; 2 on errors and refusals (the other sets are still bumped).",
     after_help = "Examples:\n  \
 # Recycle the idle runners of one scale set\n  kubectl arc bump -n arc-runners arc-runner-set --reason \"new node pool\"\n\n  \

@@ -173,13 +173,78 @@ pub(crate) const KUBECTL_SCRIPT: &str = "#!/bin/sh
 exec kubectl-arc __complete \"$@\"
 ";
 
+/// The bash registration. clap_complete's passes bash's words as bash split them, and bash splits
+/// at every character of `COMP_WORDBREAKS`, `=` among them: `--output=js` reached kubectl-arc as
+/// `--output`, `=`, `js`, and a reply replaced `js` with `--output=json`. This one joins a word
+/// split at `=` again before asking (what bash-completion's `_get_comp_words_by_ref -n =` does,
+/// and cobra's scripts through it), and takes the `--flag=` the shell keeps off each reply. It
+/// also keeps bash's trailing space unless the one reply ends in `=`, `/` or `:` (clap's looked at
+/// the first reply only, so `-o <TAB>`, whose list holds `jsonpath=`, lost its space).
+const BASH_SCRIPT: &str = r#"_clap_complete_kubectl_arc() {
+    local IFS=$'\013'
+    local _CLAP_COMPLETE_COMP_TYPE=${COMP_TYPE}
+    # Join the words bash split at `=`: `--output`, `=`, `js` is the one word `--output=js`.
+    local words=() i cword=0 joined=false
+    for ((i = 0; i < ${#COMP_WORDS[@]}; i++)); do
+        local w=${COMP_WORDS[i]}
+        if [[ $i -eq $COMP_CWORD && "${BASH_VERSINFO[0]}" -ge 4 && $w != "=" ]]; then
+            w=$2
+        fi
+        if [[ ${#words[@]} -gt 0 && ( $w == "=" || $joined == true ) ]]; then
+            words[${#words[@]}-1]+=$w
+            [[ $w == "=" ]] && joined=true || joined=false
+        else
+            words+=("$w")
+            joined=false
+        fi
+        if [[ $i -eq $COMP_CWORD ]]; then
+            cword=$((${#words[@]} - 1))
+            break
+        fi
+    done
+    local cur=${words[cword]}
+    COMPREPLY=( $(         _CLAP_IFS="$IFS"         _CLAP_COMPLETE_INDEX="$cword"         _CLAP_COMPLETE_COMP_TYPE="$_CLAP_COMPLETE_COMP_TYPE"         _CLAP_COMPLETE_SPACE=false         COMPLETE="bash"         "kubectl-arc" -- "${words[@]}"     ) )
+    if [[ $? != 0 ]]; then
+        unset COMPREPLY
+        return
+    fi
+    # Where bash split at `=`, it replaces only what follows it: reply with the value alone (not
+    # where COMP_WORDBREAKS has no `=` and the word is whole).
+    if [[ $cur == -*=* && ${COMP_WORDS[COMP_CWORD]} != -*=* ]]; then
+        local prefix=${cur%%=*}=
+        for i in "${!COMPREPLY[@]}"; do
+            COMPREPLY[i]=${COMPREPLY[i]#"$prefix"}
+        done
+    fi
+    if [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} =~ [=/:]$ ]]; then
+        compopt -o nospace 2> /dev/null
+    else
+        compopt +o nospace 2> /dev/null
+    fi
+}
+if [[ "${BASH_VERSINFO[0]}" -eq 4 && "${BASH_VERSINFO[1]}" -ge 4 || "${BASH_VERSINFO[0]}" -gt 4 ]]; then
+    complete -o nospace -o bashdefault -o nosort -F _clap_complete_kubectl_arc kubectl-arc
+else
+    complete -o nospace -o bashdefault -F _clap_complete_kubectl_arc kubectl-arc
+fi
+"#;
+
+/// The registration script of `shell`: ours for bash ([`BASH_SCRIPT`]), clap_complete's for the
+/// others.
+fn write_registration(shell: &dyn EnvCompleter, out: &mut dyn Write) -> io::Result<()> {
+    if shell.name() == "bash" {
+        return out.write_all(BASH_SCRIPT.as_bytes());
+    }
+    shell.write_registration(ENV_VAR, BIN, BIN, BIN, out)
+}
+
 /// Write the completion script for `shell`.
 pub fn write_script(shell: Shell, out: &mut dyn Write) -> io::Result<()> {
     let Some(completer) = shell.env_completer() else {
         return out.write_all(KUBECTL_SCRIPT.as_bytes());
     };
     let mut script = Vec::new();
-    completer.write_registration(ENV_VAR, BIN, BIN, BIN, &mut script)?;
+    write_registration(completer, &mut script)?;
     let script = String::from_utf8_lossy(&script);
     let script = script.trim_start_matches('\n');
     let header = format!(
@@ -231,7 +296,7 @@ pub(crate) fn intercept(args: &[OsString], env: &Env, ui: &mut crate::shell::She
         None => Vec::new(),
     };
     let result = if words.is_empty() {
-        completer.write_registration(ENV_VAR, BIN, BIN, BIN, ui.out())
+        write_registration(completer, ui.out())
     } else {
         let current = env
             .var("_CLAP_COMPLETE_INDEX")

@@ -16,9 +16,14 @@ use crate::render::emit::{self, Output};
 #[command(
     long_about = "Show the drift between each AutoscalingRunnerSet's desired runner spec and its \
 EphemeralRunnerSet's spec.ephemeralRunnerSpec, exactly as ARC's controller computes it.\n\n\
-Semantic drift (Go's apiequality.Semantic.DeepEqual says the specs differ) makes ARC bump \
-spec.actionableRevision and recycle idle and pending runners. Strict-only differences (an empty list \
-versus none, 1 versus 1000m) are what a strict comparison would also have acted on; ARC does not.\n\n\
+Each scale set is judged by the rule of the ARC release in use (--arc-version, else the controller \
+Deployment's, else what the objects say): ARC 0.9.0 to 0.14.2 replace the EphemeralRunnerSet when \
+the AutoscalingRunnerSet's RunnerSetSpecHash() differs from the newest set's \
+actions.github.com/runner-spec-hash (so 500m -> 0.5 or nodeSelector: {} replace it too); the \
+integrity-hash era cleans up when its hash differs; the revision era bumps spec.actionableRevision on \
+semantic drift (Go's apiequality.Semantic.DeepEqual). Strict-only differences (an empty list versus \
+none, 1 versus 1000m) are what a strict comparison would also have acted on; a revision-era ARC \
+does not.\n\n\
 The desired side is what -f gives (a Helm render: what would be applied), else the cluster's \
 AutoscalingRunnerSets. The live side is the cluster, or --live dumps, or nothing with --local \
 (EphemeralRunnerSets given with -f are live objects too). Each AutoscalingRunnerSet is paired with its \
@@ -28,7 +33,8 @@ runner-scale-set-id: it is taken from the EphemeralRunnerSet, else from the live
 A scale set without an EphemeralRunnerSet is new: nothing to recycle.\n\n\
 Reads AutoscalingRunnerSets and EphemeralRunnerSets from the files and, unless --local or --live, the \
 cluster; writes nothing.\n\n\
-Exit status: 0 no semantic drift, 1 semantic drift, 2 an error (other scale sets are still reported).",
+Exit status: 0 nothing recycled, 1 the release recycles idle or pending runners of some scale set, 2 \
+an error (other scale sets are still reported).",
     after_help = "Examples:\n  \
 # Drift of every scale set in the current namespace\n  kubectl arc diff\n\n  \
 # Would applying this Helm render make ARC recycle my idle runners?\n  \
@@ -59,6 +65,11 @@ pub(crate) struct DiffArgs {
     /// Never contact the cluster: the live side is only what the files give.
     #[arg(long)]
     pub(crate) local: bool,
+    /// A live side (--live dumps, or the cluster's namespace) without any AutoscalingRunnerSet or
+    /// EphemeralRunnerSet is meant (nothing deployed yet): by default it is an error, since a
+    /// wrong namespace or context would make every scale set new.
+    #[arg(long)]
+    pub(crate) allow_empty_live: bool,
     /// Output format.
     #[arg(short = 'o', long, value_name = "FORMAT", default_value = "text", value_parser = emit::OutputParser { formats: &["json", "yaml", "github", "name", "jsonpath", "custom-columns"], defaults: &["text"] })]
     pub(crate) output: Output,
@@ -70,6 +81,10 @@ pub(crate) struct DiffArgs {
     /// changes) instead of the render's path.
     #[arg(long, value_name = "FILE")]
     pub(crate) annotate_file: Option<String>,
+    /// Without headers: no header line with -o custom-columns, and no `--- current`/`+++ desired`
+    /// lines before each unified diff of the text output.
+    #[arg(long)]
+    pub(crate) no_headers: bool,
     /// Lines of context around each change in the text diff.
     #[arg(short = 'U', long = "unified", value_name = "N", default_value_t = 3)]
     pub(crate) unified: usize,
@@ -79,8 +94,10 @@ pub(crate) struct DiffArgs {
     /// The k8s.io/api layout of the ARC controller's build (v0.35, v0.36 or v0.37).
     #[arg(long, value_name = "VERSION", default_value = "v0.36")]
     pub(crate) layout: String,
-    /// The ARC release in use, when it cannot be read (shown in the report; by default read from
-    /// the controller Deployment's app.kubernetes.io/version, else from the objects' own label).
+    /// The ARC release whose rule judges every scale set (0.9.0 to 0.14.2; an upgrade to it: which
+    /// sets it replaces by itself). By default the controller Deployment's
+    /// app.kubernetes.io/version, else the release whose runner-spec hash the objects carry, else
+    /// their own label.
     #[arg(long, value_name = "VERSION")]
     pub(crate) arc_version: Option<String>,
 }
@@ -92,7 +109,18 @@ pub(crate) fn run(
     shell: &mut Shell<'_>,
 ) -> Result<u8> {
     let plan = validate(kube, &args)?;
-    let diff = crate::ops::diff::run(&plan, &mut env.stdin)?;
+    let diff = match crate::ops::diff::run(&plan, &mut env.stdin) {
+        Ok(diff) => diff,
+        Err(e) if matches!(args.output, Output::Github) => {
+            // The workflow step shows why the check failed, not only its exit code.
+            let error = crate::render::github::InputError::of(&format!("{e:#}"), &inputs(&args));
+            let report = crate::ops::diff::empty_report(&plan);
+            let opts = github_options(&args);
+            crate::render::github::write_diff(&report, &[error], &opts, shell.out())?;
+            return Err(e);
+        }
+        Err(e) => return Err(e),
+    };
     for e in &diff.errors {
         shell.error(e)?;
     }
@@ -120,10 +148,20 @@ fn validate(kube: &KubeFlags, args: &DiffArgs) -> Result<Plan> {
         &args.names,
         args.selector.as_deref(),
     )?;
+    if args.local && args.files.is_empty() && args.live.is_empty() {
+        bail!(
+            "--local compares only what files give: give the objects with -f FILE (a render, or a dump of both kinds) and/or --live FILE"
+        );
+    }
     let reads_stdin = |paths: &[PathBuf]| paths.iter().any(|p| p.as_os_str() == "-");
     if reads_stdin(&args.files) && reads_stdin(&args.live) {
         bail!("-f - and --live - cannot both read standard input");
     }
+    let arc_release = args
+        .arc_version
+        .as_deref()
+        .map(super::arc_version_arg)
+        .transpose()?;
     let connect = kube.connect_options();
     let file_namespace = scope.file_namespace(&connect);
     Ok(Plan {
@@ -134,6 +172,8 @@ fn validate(kube: &KubeFlags, args: &DiffArgs) -> Result<Plan> {
         live: args.live.clone(),
         local: args.local,
         arc_version: args.arc_version.clone(),
+        allow_empty_live: args.allow_empty_live,
+        arc_release,
         connect,
     })
 }
@@ -143,23 +183,38 @@ fn write(args: &DiffArgs, diff: &Diff, shell: &mut Shell<'_>) -> Result<()> {
     let report = &diff.report;
     match &args.output {
         Output::Github => {
-            let opts = crate::render::github::GithubOptions {
-                show_strict: args.show_strict,
-                file: args.annotate_file.clone(),
-            };
-            crate::render::github::write_diff(report, &opts, shell.out())?
+            let inputs = inputs(args);
+            let errors: Vec<_> = (diff.errors.iter())
+                .map(|e| crate::render::github::InputError::of(e, &inputs))
+                .collect();
+            crate::render::github::write_diff(report, &errors, &github_options(args), shell.out())?
         }
         Output::Default => {
             let opts = TextOptions {
                 context: args.unified,
                 color: shell.color(args.color),
+                headers: !args.no_headers,
             };
             write_text(report, opts, shell.out())?
         }
         other => {
             let resource = "autoscalingrunnerset.actions.github.com";
-            emit::structured(report, other, resource, false, shell.out())?;
+            emit::structured(report, other, resource, args.no_headers, shell.out())?;
         }
     }
     Ok(())
+}
+
+fn github_options(args: &DiffArgs) -> crate::render::github::GithubOptions {
+    crate::render::github::GithubOptions {
+        show_strict: args.show_strict,
+        file: args.annotate_file.clone(),
+    }
+}
+
+/// The inputs as given, for attaching a message about one of them to its file.
+fn inputs(args: &DiffArgs) -> Vec<String> {
+    (args.files.iter().chain(&args.live))
+        .map(|p| p.display().to_string())
+        .collect()
 }

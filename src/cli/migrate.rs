@@ -30,8 +30,8 @@ Reads EphemeralRunnerSets, EphemeralRunners, the EphemeralRunnerSet CRD and Depl
 EphemeralRunnerSets. Refuses (exit 2, nothing written) when the installed CRD lacks the revision \
 fields, when the caller lacks a permission, or while an ARC controller runs (--force overrides the \
 last).\n\n\
-Exit status: 0 every set succeeded, 1 some set failed (the others were still processed), 2 usage \
-or preflight error.",
+Exit status: 0 every set decided and written (or would be); 2 some set failed (the others were \
+still processed), a name not found, unreadable input, a usage or preflight error. Never 1.",
     after_help = "Examples:\n  \
 # The upgrade runbook: new CRDs, stop the old controller, migrate, start the new one\n  \
 kubectl apply --server-side -f <new ARC CRDs>\n  \

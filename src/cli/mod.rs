@@ -394,14 +394,53 @@ fn run(
         shell.set_verbosity(kube.verbosity);
         kube
     };
-    match command {
-        Command::Diff(c) => diff::run(&kube(c.kube, shell), c.args, env, shell),
-        Command::Status(c) => status::run(&kube(c.kube, shell), c.args, env, shell),
-        Command::Bump(c) => bump::run(&kube(c.kube, shell), c.args, env, shell),
-        Command::Migrate(c) => migrate::run(&kube(c.kube, shell), c.args, env, shell),
-        Command::Version(args) => version::run(args, shell.out()),
-        Command::Completion(args) => completion::run(args, env, shell),
+    let (result, flags) = match command {
+        Command::Diff(c) => {
+            let k = kube(c.kube, shell);
+            (diff::run(&k, c.args, env, shell), k)
+        }
+        Command::Status(c) => {
+            let k = kube(c.kube, shell);
+            (status::run(&k, c.args, env, shell), k)
+        }
+        Command::Bump(c) => {
+            let k = kube(c.kube, shell);
+            (bump::run(&k, c.args, env, shell), k)
+        }
+        Command::Migrate(c) => {
+            let k = kube(c.kube, shell);
+            (migrate::run(&k, c.args, env, shell), k)
+        }
+        Command::Version(args) => return version::run(args, shell.out()),
+        Command::Completion(args) => return completion::run(args, env, shell),
+    };
+    result.map_err(|e| with_server(e, &flags.connect_options()))
+}
+
+/// A request that met no answer names the server and what to check, as kubectl does ("The
+/// connection to the server HOST was refused - did you specify the right host or port?").
+fn with_server(e: anyhow::Error, connect: &crate::cluster::ConnectOptions) -> anyhow::Error {
+    let unreachable = e.chain().any(|c| {
+        c.downcast_ref::<crate::cluster::ApiError>()
+            .is_some_and(crate::cluster::ApiError::unreachable)
+    });
+    if !unreachable {
+        return e;
     }
+    let Some(server) = crate::cluster::server_of(connect) else {
+        return e;
+    };
+    let causes = format!("{e:#}");
+    let hint = if causes.contains("Connection refused") {
+        format!(
+            "the connection to the server {server} was refused - did you specify the right host or port? (the server of the kubeconfig's cluster: check --context, --kubeconfig and KUBECONFIG)"
+        )
+    } else {
+        format!(
+            "unable to connect to the server {server} - is it up and reachable from here? (the server of the kubeconfig's cluster: check --context, --kubeconfig, KUBECONFIG and --request-timeout)"
+        )
+    };
+    e.context(hint)
 }
 
 /// A writer that notes when its reader has gone away (`EPIPE`), so [`main`] can end quietly
@@ -497,6 +536,23 @@ pub(crate) fn layout_arg(name: &str) -> anyhow::Result<&'static crate::core::lay
         anyhow::anyhow!(
             "--layout {name}: unknown k8s.io/api layout (supported: {})",
             Layout::shipped_versions().collect::<Vec<_>>().join(", ")
+        )
+    })
+}
+
+/// `--arc-version VERSION`: a release of the table (`0.14.2`, `v0.14.2`,
+/// `gha-runner-scale-set-0.14.2`); anything else is a usage error listing what is known.
+pub(crate) fn arc_version_arg(
+    version: &str,
+) -> anyhow::Result<&'static crate::core::release::ArcRelease> {
+    crate::core::release::release(version).ok_or_else(|| {
+        let known: Vec<&str> = crate::core::release::releases()
+            .iter()
+            .map(|r| r.version)
+            .collect();
+        anyhow::anyhow!(
+            "--arc-version {version:?}: not an ARC release kubectl-arc knows (known: {})",
+            known.join(", ")
         )
     })
 }

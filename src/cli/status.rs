@@ -23,9 +23,22 @@ runners as ARC's controller sorts them (idle, busy, pending, failed), and how ma
 (not Semantic-equal to the set's spec.ephemeralRunnerSpec).\n\n\
 States: Synced (applied >= spec, and no idle or pending runner on an older spec; busy runners finish \
 their job first and are only counted), Pending (spec > applied: a cleanup is requested), Stale \
-(the revisions agree, yet idle or pending runners run an older spec), Legacy (the \
-actions.github.com/integrity-hash annotation is still set: run `kubectl arc migrate`), Invalid \
-(applied > spec, or a field ARC's Go types cannot decode).\n\n\
+(the revisions agree, yet idle or pending runners run an older spec), Propagating (the \
+AutoscalingRunnerSet's runner spec has not reached its set yet), Legacy (the \
+actions.github.com/integrity-hash annotation is still set: run `kubectl arc migrate`), RecycleLoop \
+(still under the integrity hash, with a template that makes ARC recycle its runners forever), \
+SpecHash (made by ARC 0.14 or older, its scale set not known), Outdated \
+(status.phase Outdated: ARC creates no runners until the runner spec changes), Deleting (being \
+deleted: replaced, or its scale set is going), Invalid (applied > spec, a field ARC's Go types \
+cannot decode, or a scale set ARC cannot build a set for), Registering (an AutoscalingRunnerSet \
+without a set, not registered with GitHub yet), Creating (registered, its set not created yet), \
+and with --watch Deleted (the set is gone).\n\n\
+ARC 0.9 to 0.14 (sets with actions.github.com/runner-spec-hash) have no revision; their sets read: \
+Synced (the release's RunnerSetSpecHash() of the AutoscalingRunnerSet equals the newest set's \
+annotation), Replacing (they differ: ARC replaces the set, has not acted yet or, with \
+--update-strategy=eventual, waits for running jobs), Draining (an old set ARC has not deleted yet), \
+SpecHash (the AutoscalingRunnerSet is not known). The release is the set's app.kubernetes.io/version, \
+else the newest.\n\n\
 `-o wide` and `status NAME` say why a set is not Synced: which runners hold the cleanup back \
 (busy with a job, never registered with runnerId 0, phase Outdated) and when spec.actionableRevision \
 was last written (from managedFields).\n\n\
@@ -160,4 +173,64 @@ fn finish(show: &ShowOptions, snapshot: Snapshot, shell: &mut Shell<'_>) -> Resu
         shell.error(e)?;
     }
     Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory as _;
+
+    use crate::core::status::State;
+
+    /// Issue 20: `status --help` lists 5 of the 10 states. Every state a row can have is named
+    /// in the help (a new state does not compile until it is added to the match below).
+    #[test]
+    fn status_help_lists_every_state() {
+        let all = [
+            State::Synced,
+            State::Pending,
+            State::Stale,
+            State::Legacy,
+            State::Invalid,
+            State::Outdated,
+            State::Deleting,
+            State::SpecHash,
+            State::Propagating,
+            State::Deleted,
+            State::RecycleLoop,
+            State::Registering,
+            State::Creating,
+            State::Replacing,
+            State::Draining,
+        ];
+        for state in all {
+            match state {
+                State::Synced
+                | State::Pending
+                | State::Stale
+                | State::Legacy
+                | State::Invalid
+                | State::Outdated
+                | State::Deleting
+                | State::SpecHash
+                | State::Propagating
+                | State::Deleted
+                | State::RecycleLoop
+                | State::Registering
+                | State::Creating
+                | State::Replacing
+                | State::Draining => {}
+            }
+        }
+        let mut cli = crate::cli::Cli::command();
+        let status = cli.find_subcommand_mut("status").expect("status");
+        // As wrapped for a terminal: a state and its "(" may be on two lines.
+        let help = status.render_long_help().to_string();
+        let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        for state in all {
+            assert!(
+                help.contains(&format!("{} (", state.as_str())),
+                "status --help does not name {state}:\n{help}"
+            );
+        }
+    }
 }

@@ -14,6 +14,7 @@ use serde::Serialize;
 use super::EXIT_OK;
 use crate::core::arc;
 use crate::core::layout::Layout;
+use crate::core::release::{self, Mechanism};
 
 #[derive(Debug, Args)]
 #[command(
@@ -78,41 +79,33 @@ pub(crate) struct ArcResources {
     pub(crate) api_version: &'static str,
     /// The runner-spec eras understood.
     pub(crate) eras: [&'static str; 2],
-    /// The ARC releases known, oldest first, each with what makes it recycle runners.
+    /// The ARC releases known, oldest first, each with what makes it recycle runners and the
+    /// k8s.io/api it pins.
     pub(crate) releases: Vec<KnownRelease>,
 }
 
-/// One ARC release (or range of releases) in `arc.releases`.
+/// One released ARC in `arc.releases` (`core::release::releases()`).
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct KnownRelease {
-    /// The release: a version, a range of versions, or the commit or pull request of an era.
+    /// The gha-runner-scale-set release: `0.14.2`.
     pub(crate) version: &'static str,
-    /// What decides that it recycles runners: `RunnerSpecHash`, `IntegrityHash`,
-    /// `ActionableRevision`.
-    pub(crate) mechanism: &'static str,
+    /// What decides that it recycles runners: `RunnerSpecHash` for every release so far.
+    pub(crate) mechanism: Mechanism,
+    /// The k8s.io/api its go.mod pins (the layout its hashes are computed over).
+    pub(crate) k8s_api: &'static str,
 }
 
-/// The ARC releases kubectl-arc knows, from what the core knows today: the three mechanisms of
-/// "ARC releases" in the README (`actions.github.com/runner-spec-hash` up to 0.14.2,
-/// `actions.github.com/integrity-hash` on master 2ee6b3b8, `spec.actionableRevision` from PR
-/// #4638). When the core's per-release table (`core::release::releases()`) lands, this becomes one
-/// entry per release from it; the field's shape stays.
+/// Every ARC release the core knows, oldest first.
 fn known_releases() -> Vec<KnownRelease> {
-    vec![
-        KnownRelease {
-            version: "0.9.0-0.14.2",
-            mechanism: "RunnerSpecHash",
-        },
-        KnownRelease {
-            version: "master 2ee6b3b8 (PR #4516)",
-            mechanism: "IntegrityHash",
-        },
-        KnownRelease {
-            version: "PR #4638",
-            mechanism: "ActionableRevision",
-        },
-    ]
+    release::releases()
+        .iter()
+        .map(|r| KnownRelease {
+            version: r.version,
+            mechanism: r.mechanism,
+            k8s_api: r.k8s_api,
+        })
+        .collect()
 }
 
 impl VersionReport {
@@ -174,7 +167,7 @@ pub(crate) fn run(args: VersionArgs, out: &mut dyn Write) -> Result<u8> {
             serde_json::to_writer_pretty(&mut *out, &report)?;
             writeln!(out)?;
         }
-        VersionOutput::Yaml => write!(out, "{}", serde_saphyr::to_string(&report)?)?,
+        VersionOutput::Yaml => write!(out, "{}", crate::render::emit::to_yaml(&report)?)?,
     }
     Ok(EXIT_OK)
 }

@@ -60,6 +60,8 @@ pub(crate) struct KubeEnv {
 pub(crate) struct Connection {
     pub(crate) client: Client,
     pub(crate) default_namespace: String,
+    /// The API server's URL, as the kubeconfig's cluster gives it.
+    pub(crate) server: String,
 }
 
 /// Read the kubeconfig as kubectl does: `--kubeconfig`, else `KUBECONFIG`'s files merged
@@ -123,6 +125,32 @@ pub(crate) async fn get_object(
         .map(|o| crate::input::Object::from_cluster(kind, o)))
 }
 
+/// The server a connection would go to (`--cluster`, else the context's cluster, the context
+/// being `--context` or the current one), as the kubeconfig writes it; `None` when the kubeconfig
+/// does not say. For messages.
+pub(crate) fn server_of(opts: &ConnectOptions) -> Option<String> {
+    let kubeconfig = load_kubeconfig(opts).ok()?;
+    let context_name = opts
+        .context
+        .clone()
+        .or(kubeconfig.current_context.clone())?;
+    let cluster_name = match &opts.cluster {
+        Some(c) => c.clone(),
+        None => {
+            let context = kubeconfig
+                .contexts
+                .iter()
+                .find(|c| c.name == context_name)?;
+            context.context.as_ref()?.cluster.clone()
+        }
+    };
+    let cluster = kubeconfig
+        .clusters
+        .iter()
+        .find(|c| c.name == cluster_name)?;
+    cluster.cluster.as_ref()?.server.clone()
+}
+
 /// Load the kubeconfig as kubectl would and build a client from it.
 pub(crate) async fn connect(opts: &ConnectOptions) -> Result<Connection> {
     let kubeconfig = load_kubeconfig(opts)?;
@@ -152,6 +180,7 @@ pub(crate) async fn connect(opts: &ConnectOptions) -> Result<Connection> {
     config.default_retry = false;
     // kubectl's request log (-v 6 and up) wraps kube's whole stack, outside its auth layer.
     let log = http_log::HttpLogLayer::new(&config.cluster_url);
+    let server = config.cluster_url.to_string();
     let client = kube::client::ClientBuilder::try_from(config)
         .context("cannot build a Kubernetes client")?
         .with_layer(&log)
@@ -159,6 +188,7 @@ pub(crate) async fn connect(opts: &ConnectOptions) -> Result<Connection> {
     Ok(Connection {
         client,
         default_namespace,
+        server,
     })
 }
 

@@ -78,6 +78,22 @@ pub fn desired_runner_spec(
     Ok(build(layout, ars, id))
 }
 
+/// What `newEphemeralRunnerSet` checks of a scale set that has no EphemeralRunnerSet yet: ARC
+/// builds the first set with the same function as a replacement, so the same id rule
+/// (`strconv.Atoi`, when the annotation is there; a render without one waits for the listener),
+/// the same decoding and the same ways out ([`arc_builds`]) apply, in ARC's order.
+pub(crate) fn check_builds(
+    layout: &Layout,
+    ars_spec_json: &str,
+    scale_set_id_annotation: Option<&str>,
+) -> Result<(), DesiredError> {
+    if let Some(id_text) = scale_set_id_annotation {
+        go_atoi(id_text).ok_or_else(|| DesiredError::BadScaleSetId(id_text.to_string()))?;
+    }
+    let ars = decode(layout, layout.autoscaling_runner_set_spec, ars_spec_json)?;
+    arc_builds(layout, &ars)
+}
+
 /// Build the desired `EphemeralRunnerSpec` value from an ARS's `spec` JSON text with a given
 /// `RunnerScaleSetID`, for checks that do not depend on the annotation (or run before the listener
 /// has registered the scale set and written it).

@@ -102,6 +102,12 @@ pub struct Layout {
     pub ephemeral_runner_spec: TypeId,
     /// `v1alpha1.AutoscalingRunnerSetSpec`
     pub autoscaling_runner_set_spec: TypeId,
+    /// `v1alpha1.runnerSetSpec`: the function-local struct of ARC's `RunnerSetSpecHash`, a root
+    /// of the release layouts only (see [`crate::core::release`]).
+    pub runner_set_spec: Option<TypeId>,
+    /// A small number unique to each layout kept for the whole process (the shipped ones), by
+    /// which the spew formatter keeps its fixed texts per layout; `None` for any other.
+    pub(crate) static_id: Option<usize>,
 }
 
 /// The layouts shipped in the binary, newest supported first after ARC's own pin.
@@ -110,6 +116,40 @@ const SHIPPED: &[(&str, &str)] = &[
     ("v0.35.10", include_str!("layouts/k8s-api-v0.35.10.json")),
     ("v0.37.2", include_str!("layouts/k8s-api-v0.37.2.json")),
 ];
+
+/// The layouts of ARC's releases (gha-runner-scale-set 0.9.0 to 0.14.2): the oracle's reflection
+/// walk over each distinct pair of ARC type declarations and k8s.io/api version, with the roots
+/// `v1alpha1.EphemeralRunnerSpec`, `v1alpha1.AutoscalingRunnerSetSpec` and `v1alpha1.runnerSetSpec`
+/// (`oracle layout RELEASE`). [`crate::core::release`] says which release uses which. Releases
+/// whose dumps are the same type for type share one file (0.13.1 on k8s.io/api v0.34.3 shares
+/// 0.13.0's on v0.34.1; `tests/testsuite/layouts.rs` compares them), so a layout's `k8s_api` is
+/// that of the first release using it; [`crate::core::release::ArcRelease::k8s_api`] is each
+/// release's own.
+pub(crate) const RELEASE_SHIPPED: &[(&str, &str)] = &[
+    (
+        "arc-0.9.0-k8s-v0.28.4",
+        include_str!("layouts/arc-0.9.0-k8s-v0.28.4.json"),
+    ),
+    (
+        "arc-0.11.0-k8s-v0.32.2",
+        include_str!("layouts/arc-0.11.0-k8s-v0.32.2.json"),
+    ),
+    (
+        "arc-0.12.0-k8s-v0.32.3",
+        include_str!("layouts/arc-0.12.0-k8s-v0.32.3.json"),
+    ),
+    (
+        "arc-0.13.0-k8s-v0.34.1",
+        include_str!("layouts/arc-0.13.0-k8s-v0.34.1.json"),
+    ),
+    (
+        "arc-0.14.0-k8s-v0.35.2",
+        include_str!("layouts/arc-0.14.0-k8s-v0.35.2.json"),
+    ),
+];
+
+/// How many layouts live for the whole process: the shipped k8s.io/api ones, then the releases'.
+pub(crate) const STATIC_LAYOUTS: usize = SHIPPED.len() + RELEASE_SHIPPED.len();
 
 /// Errors in layout data (a layout file that this program cannot honour).
 #[derive(Debug, thiserror::Error)]
@@ -197,8 +237,26 @@ impl Layout {
             [const { OnceLock::new() }; SHIPPED.len()];
         CELLS[i].get_or_init(|| {
             let (version, text) = SHIPPED[i];
-            Layout::from_json(text)
-                .unwrap_or_else(|e| panic!("shipped layout {version} is broken: {e}"))
+            let mut layout = Layout::from_json(text)
+                .unwrap_or_else(|e| panic!("shipped layout {version} is broken: {e}"));
+            layout.static_id = Some(i);
+            layout
+        })
+    }
+
+    /// The `i`th release layout of [`RELEASE_SHIPPED`], parsed on first use only.
+    pub(crate) fn release_shipped(i: usize) -> &'static Layout {
+        static CELLS: [OnceLock<Layout>; RELEASE_SHIPPED.len()] =
+            [const { OnceLock::new() }; RELEASE_SHIPPED.len()];
+        CELLS[i].get_or_init(|| {
+            let (name, text) = RELEASE_SHIPPED[i];
+            let mut layout = Layout::from_json(text)
+                .unwrap_or_else(|e| panic!("shipped layout {name} is broken: {e}"));
+            if layout.runner_set_spec.is_none() {
+                panic!("shipped layout {name} has no root v1alpha1.runnerSetSpec");
+            }
+            layout.static_id = Some(SHIPPED.len() + i);
+            layout
         })
     }
 
@@ -295,6 +353,8 @@ impl Layout {
             k8s_api: raw.k8s_api,
             ephemeral_runner_spec: root("v1alpha1.EphemeralRunnerSpec")?,
             autoscaling_runner_set_spec: root("v1alpha1.AutoscalingRunnerSetSpec")?,
+            runner_set_spec: by_name.get("v1alpha1.runnerSetSpec").copied(),
+            static_id: None,
             types,
             by_name,
         };
@@ -322,6 +382,11 @@ impl Layout {
         self.by_name.get(name).copied()
     }
 
+    /// Whether the layout holds a type of this name (`reflect.Type.String()`: `v1alpha1.VaultConfig`).
+    pub fn has_type(&self, name: &str) -> bool {
+        self.by_name.contains_key(name)
+    }
+
     /// How many types the layout holds.
     pub(crate) fn len(&self) -> usize {
         self.types.len()
@@ -332,6 +397,7 @@ impl Layout {
     fn check_decodable(&self) -> Result<(), LayoutError> {
         let mut seen = vec![false; self.types.len()];
         let mut stack = vec![self.ephemeral_runner_spec, self.autoscaling_runner_set_spec];
+        stack.extend(self.runner_set_spec);
         while let Some(id) = stack.pop() {
             if std::mem::replace(&mut seen[id as usize], true) {
                 continue;

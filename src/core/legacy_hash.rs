@@ -21,7 +21,7 @@ use std::borrow::Cow;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::core::layout::{Field, Kind, Layout, TypeId};
+use crate::core::layout::{Field, Kind, Layout, STATIC_LAYOUTS, TypeId};
 use crate::core::quantity::{Format, Quantity};
 use crate::core::value::Value;
 
@@ -32,15 +32,46 @@ pub struct Unverifiable(pub(crate) String);
 
 /// The annotation value ARC would write for this `EphemeralRunnerSpec` value.
 pub fn integrity_hash(layout: &Layout, spec: &Value) -> Result<String, Unverifiable> {
-    let mut h = Fnv32a::new();
-    render(layout, spec, &mut h)?;
-    Ok(safe_encode_decimal(h.0))
+    template_hash(layout, Root::IntegrityData, spec)
 }
 
 /// The spew text ARC hashes, for debugging and tests.
 pub fn spew(layout: &Layout, spec: &Value) -> Result<String, Unverifiable> {
+    template_spew(layout, Root::IntegrityData, spec)
+}
+
+/// What ARC hands to `hash.ComputeTemplateHash` around a value of a layout type: the one
+/// formatter prints any of them, with the root's own opening text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Root {
+    /// `&data{EphemeralRunnerSpec: spec}` of `ephemeralRunnerSetIntegrityHash`: a pointer to the
+    /// function-local struct `actionsgithubcom.data`, whose one field is the spec.
+    IntegrityData,
+    /// `&p`, `p` a pointer to a value of this type, as `RunnerSetSpecHash` (`&spec`, `spec` a
+    /// `*runnerSetSpec`) and `ListenerSpecHash` (`&spec`, `spec` the `*AutoscalingRunnerSetSpec`
+    /// of `DeepCopy`) pass it: `formatPtr` prints `(**T)`, then the value without its annotation.
+    PtrPtr(TypeId),
+}
+
+/// `hash.ComputeTemplateHash` (ARC hash/hash.go) of `v` wrapped as `root` says.
+pub(crate) fn template_hash(
+    layout: &Layout,
+    root: Root,
+    v: &Value,
+) -> Result<String, Unverifiable> {
+    let mut h = Fnv32a::new();
+    render_with(layout, Plan::of_shipped(layout), root, v, &mut h)?;
+    Ok(safe_encode_decimal(h.0))
+}
+
+/// The go-spew text [`template_hash`] hashes.
+pub(crate) fn template_spew(
+    layout: &Layout,
+    root: Root,
+    v: &Value,
+) -> Result<String, Unverifiable> {
     let mut s = StringSink(Vec::new());
-    render(layout, spec, &mut s)?;
+    render_with(layout, Plan::of_shipped(layout), root, v, &mut s)?;
     Ok(String::from_utf8(s.0).expect("spew of UTF-8 strings is UTF-8"))
 }
 
@@ -261,18 +292,13 @@ impl Plan {
         Plan { fields }
     }
 
-    /// The plan of a shipped layout (kept for the process); `None` for any other layout, which
-    /// is then printed piece by piece.
+    /// The plan of a layout kept for the process (a shipped one, [`Layout::static_id`]); `None`
+    /// for any other layout, which is then printed piece by piece.
     fn of_shipped(layout: &Layout) -> Option<&'static Plan> {
-        static PLANS: OnceLock<Box<[OnceLock<Plan>]>> = OnceLock::new();
-        let plans = PLANS.get_or_init(|| {
-            Layout::shipped_versions()
-                .map(|_| OnceLock::new())
-                .collect()
-        });
-        let i = Layout::shipped_versions().position(|v| v == layout.k8s_api)?;
-        let shipped = Layout::find(&layout.k8s_api)?;
-        std::ptr::eq(shipped, layout).then(|| plans[i].get_or_init(|| Plan::new(shipped)))
+        static PLANS: [OnceLock<Plan>; STATIC_LAYOUTS] =
+            [const { OnceLock::new() }; STATIC_LAYOUTS];
+        let i = layout.static_id?;
+        Some(PLANS[i].get_or_init(|| Plan::new(layout)))
     }
 
     fn field(&self, layout: &Layout, ty: TypeId, index: usize, f: &Field) -> &FieldSegs {
@@ -353,27 +379,37 @@ static TIME_WALL: Seg = Seg::fixed("{Time:(time.Time){wall:(uint64)");
 static TIME_EXT: Seg = Seg::fixed(" ext:(int64)");
 static TIME_LOC: Seg = Seg::fixed(" loc:(*time.Location)<nil>}}");
 
-fn render<S: Sink>(layout: &Layout, spec: &Value, out: &mut S) -> Result<(), Unverifiable> {
-    render_with(layout, Plan::of_shipped(layout), spec, out)
-}
-
 fn render_with<S: Sink>(
     layout: &Layout,
     plan: Option<&'static Plan>,
-    spec: &Value,
+    root: Root,
+    v: &Value,
     out: &mut S,
 ) -> Result<(), Unverifiable> {
-    // The function-local `type data struct{ EphemeralRunnerSpec ... }` of package
-    // actionsgithubcom, hashed through a pointer: its own annotation is the pointer's.
-    out.put_seg(&DATA_OPEN);
     let mut f = Formatter {
         layout,
         plan,
         out,
         ignore_next_type: false,
     };
-    f.format(layout.ephemeral_runner_spec, spec)?;
-    f.out.put_str("}");
+    match root {
+        Root::IntegrityData => {
+            // The function-local `type data struct{ EphemeralRunnerSpec ... }` of package
+            // actionsgithubcom, hashed through a pointer: its own annotation is the pointer's.
+            f.out.put_seg(&DATA_OPEN);
+            f.format(layout.ephemeral_runner_spec, v)?;
+            f.out.put_str("}");
+        }
+        Root::PtrPtr(ty) => {
+            // formatPtr of a `**T` with both pointers set: `(**T)`, then `T`'s value with the
+            // annotation suppressed.
+            f.out.put_str("(**");
+            f.out.put_str(&layout.ty(ty).name);
+            f.out.put_str(")");
+            f.ignore_next_type = true;
+            f.format(ty, v)?;
+        }
+    }
     Ok(())
 }
 
@@ -516,9 +552,14 @@ impl<S: Sink> Formatter<'_, '_, S> {
             Value::Bool(b) => self.out.put_str(if *b { "true" } else { "false" }),
             Value::Int(n) => self.out.put_i64(*n),
             Value::Uint(n) => self.out.put_u64(*n),
+            // printFloat: `strconv.FormatFloat(f, 'g', -1, 64)` (a listener metric's histogram
+            // buckets, in ListenerSpecHash).
+            Value::Float(x) if self.layout.ty(ty).kind == Kind::Float(64) => {
+                self.out.put_str(&crate::core::goyaml::go_format_g(*x))
+            }
             Value::Float(_) => {
                 return Err(Unverifiable(format!(
-                    "a float of type {} (not in ARC's runner spec)",
+                    "a float of type {} (not in ARC's specs)",
                     self.name(ty)
                 )));
             }
@@ -819,6 +860,87 @@ mod tests {
     }
 
     #[test]
+    fn a_pointer_to_pointer_root_prints_its_stars_then_the_bare_value() {
+        let r = crate::core::release::release("0.14.2").unwrap();
+        let l = r.layout();
+        let root = l.runner_set_spec.unwrap();
+        let v = Value::zero(l, root);
+        let text = template_spew(l, Root::PtrPtr(root), &v).unwrap();
+        assert!(
+            text.starts_with(
+                "(**v1alpha1.runnerSetSpec){GitHubConfigUrl:(string) GitHubConfigSecret:(string) RunnerGroup:(string) RunnerScaleSetName:(string) Proxy:(*v1alpha1.ProxyConfig)<nil> GitHubServerTLS:(*v1alpha1.TLSConfig)<nil> Template:(v1.PodTemplateSpec){ObjectMeta:(v1.ObjectMeta){Name:(string) "
+            ),
+            "{text}"
+        );
+        assert!(text.ends_with("}}}"), "{text}");
+        let ars = l.autoscaling_runner_set_spec;
+        let text = template_spew(l, Root::PtrPtr(ars), &Value::zero(l, ars)).unwrap();
+        assert!(
+            text.starts_with("(**v1alpha1.AutoscalingRunnerSetSpec){GitHubConfigUrl:(string) "),
+            "{text}"
+        );
+        assert!(
+            text.ends_with(" MaxRunners:(*int)<nil> MinRunners:(*int)<nil>}"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn floats_print_as_go_formats_them_with_g() {
+        let r = crate::core::release::release("0.11.0").unwrap();
+        let l = r.layout();
+        let ars = l.autoscaling_runner_set_spec;
+        let v = decode(
+            l,
+            ars,
+            r#"{"listenerMetrics":{"histograms":{"h":{"labels":null,"buckets":[0.005,1,1e21,1e-7,-0,100000,1000000]}}}}"#,
+        )
+        .unwrap();
+        let text = template_spew(l, Root::PtrPtr(ars), &v).unwrap();
+        assert!(
+            text.contains(
+                "Histograms:(map[string]*v1alpha1.HistogramMetric)map[h:<*>{Labels:([]string)<nil> Buckets:([]float64)[0.005 1 1e+21 1e-07 -0 100000 1e+06]}]"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn release_layouts_print_the_same_bytes_planned_or_not() {
+        for r in crate::core::release::releases() {
+            let l = r.layout();
+            let copy = Layout::from_json(
+                crate::core::layout::RELEASE_SHIPPED
+                    .iter()
+                    .find(|(name, _)| name.ends_with(&format!("k8s-{}", l.k8s_api)))
+                    .unwrap()
+                    .1,
+            )
+            .unwrap();
+            assert!(Plan::of_shipped(l).is_some());
+            assert!(Plan::of_shipped(&copy).is_none());
+            let doc = r#"{"githubConfigUrl":"https://github.com/o","proxy":{"http":{"url":"u"},"noProxy":[]},"githubServerTLS":{},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"r","env":[],"resources":{"limits":{"cpu":"500m"}}}],"nodeSelector":{}}},"maxRunners":3}"#;
+            for root in [l.runner_set_spec.unwrap(), l.autoscaling_runner_set_spec] {
+                let mut v = decode(l, l.autoscaling_runner_set_spec, doc).unwrap();
+                if root != l.autoscaling_runner_set_spec {
+                    // Only the printing is checked here: a zero runnerSetSpec.
+                    v = Value::zero(l, root);
+                }
+                let want = template_spew(&copy, Root::PtrPtr(root), &v).unwrap();
+                for _ in 0..=Seg::BUILD_AT {
+                    assert_eq!(template_spew(l, Root::PtrPtr(root), &v).unwrap(), want);
+                    assert_eq!(
+                        template_hash(l, Root::PtrPtr(root), &v).unwrap(),
+                        safe_encode_decimal(fnv_bytes(want.as_bytes())),
+                        "ARC {}",
+                        r.version
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn the_planned_path_prints_and_hashes_the_same_bytes() {
         let l = Layout::arc();
         assert!(Plan::of_shipped(l).is_some());
@@ -834,7 +956,7 @@ mod tests {
         for doc in docs {
             let v = decode(l, l.ephemeral_runner_spec, doc).unwrap();
             let mut plain = StringSink(Vec::new());
-            render_with(l, None, &v, &mut plain).unwrap();
+            render_with(l, None, Root::IntegrityData, &v, &mut plain).unwrap();
             let text = spew(l, &v).unwrap();
             assert_eq!(text.as_bytes(), plain.0.as_slice(), "{doc}");
             // Byte by byte at first, then through tables as the texts recur.

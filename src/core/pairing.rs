@@ -132,6 +132,61 @@ pub(crate) fn pair(scale_set: ScaleSet<'_>, sets: &[RunnerSet<'_>]) -> Option<Pa
     None
 }
 
+/// The sets indexed once by what [`pair`] matches them on (controller owner uid and name, ARC's
+/// scale-set name label, their own name, each within a namespace), so that pairing many scale sets
+/// costs each the few sets that could be theirs instead of all of them. [`Index::pair`] answers
+/// exactly as [`pair`] over all the sets.
+pub(crate) struct Index<'s, 'a> {
+    sets: &'s [RunnerSet<'a>],
+    /// (namespace, a uid or name a rule matches on) → the sets, in their order.
+    by: std::collections::HashMap<(&'a str, &'a str), Vec<usize>>,
+}
+
+impl<'s, 'a> Index<'s, 'a> {
+    pub(crate) fn new(sets: &'s [RunnerSet<'a>]) -> Self {
+        let mut by: std::collections::HashMap<(&'a str, &'a str), Vec<usize>> =
+            std::collections::HashMap::new();
+        for (i, s) in sets.iter().enumerate() {
+            let mut keys: [Option<&'a str>; 2] = [None, None];
+            match s.owner {
+                Some((api_version, kind, name, uid)) => {
+                    if owned_by_scale_set(api_version, kind) {
+                        keys = [Some(name), (!uid.is_empty()).then_some(uid)];
+                    }
+                }
+                None => keys = [Some(s.label_name.unwrap_or(s.name)), None],
+            }
+            for key in keys.into_iter().flatten() {
+                let list = by.entry((s.namespace, key)).or_default();
+                if list.last() != Some(&i) {
+                    list.push(i);
+                }
+            }
+        }
+        Index { sets, by }
+    }
+
+    /// [`pair`] over the indexed sets, looking only at those that could match.
+    pub(crate) fn pair(&self, scale_set: ScaleSet<'_>) -> Option<Pairing> {
+        let mut candidates: Vec<usize> = [Some(scale_set.name), scale_set.uid]
+            .into_iter()
+            .flatten()
+            .filter_map(|key| self.by.get(&(scale_set.namespace, key)))
+            .flatten()
+            .copied()
+            .collect();
+        candidates.sort_unstable();
+        candidates.dedup();
+        let subset: Vec<RunnerSet<'a>> = candidates.iter().map(|&i| self.sets[i]).collect();
+        let p = pair(scale_set, &subset)?;
+        Some(Pairing {
+            chosen: candidates[p.chosen],
+            replaced: p.replaced.iter().map(|&i| candidates[i]).collect(),
+            ..p
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,5 +284,81 @@ mod tests {
         let p = pair(ARS, &[b, a]).unwrap();
         assert!(p.ambiguous);
         assert_eq!(p.chosen, 1, "stable by name");
+    }
+
+    /// The index answers as `pair` over every set, for every scale set, on sets drawn from every
+    /// shape a rule looks at (owners by uid and name, foreign owners, labels, bare names, other
+    /// namespaces, equal creation times).
+    #[test]
+    fn the_index_pairs_exactly_as_pair_over_all_sets() {
+        const NS: [&str; 2] = ["arc", "other"];
+        const NAMES: [&str; 4] = ["linux", "gpu", "linux-x7k2p", "u-1"];
+        const UIDS: [&str; 3] = ["u-1", "u-2", ""];
+        const TIMES: [&str; 3] = [
+            "2026-01-01T00:00:00Z",
+            "2026-01-02T00:00:00Z",
+            "2026-01-02T00:00:00Z",
+        ];
+        let mut decided_by = std::collections::BTreeSet::new();
+        let mut z = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: usize| {
+            z ^= z << 13;
+            z ^= z >> 7;
+            z ^= z << 17;
+            (z % n as u64) as usize
+        };
+        // Many small lists, so that every rule is the one that decides in some of them (in a
+        // long list an owner by uid or name nearly always decides first).
+        for trial in 0..3_000 {
+            let len = next(7);
+            let mut sets = Vec::new();
+            for _ in 0..len {
+                let owner = match next(5) {
+                    0 | 1 => None,
+                    2 => Some(("apps/v1", "Deployment", NAMES[next(4)], UIDS[next(3)])),
+                    _ => Some((
+                        "actions.github.com/v1alpha1",
+                        "AutoscalingRunnerSet",
+                        NAMES[next(4)],
+                        UIDS[next(3)],
+                    )),
+                };
+                sets.push(RunnerSet {
+                    namespace: NS[next(2)],
+                    name: NAMES[next(4)],
+                    owner,
+                    label_name: (next(3) > 0).then(|| NAMES[next(4)]),
+                    label_namespace: [None, Some("arc"), Some("other")][next(3)],
+                    creation_timestamp: (next(5) > 0).then(|| TIMES[next(3)]),
+                    deleting: next(4) == 0,
+                });
+            }
+            let index = Index::new(&sets);
+            for namespace in NS {
+                for name in NAMES {
+                    for uid in [None, Some("u-1"), Some("u-2"), Some("")] {
+                        let scale_set = ScaleSet {
+                            namespace,
+                            name,
+                            uid,
+                        };
+                        let want = pair(scale_set, &sets);
+                        if let Some(p) = &want {
+                            decided_by.insert(format!("{:?}", p.by));
+                        }
+                        assert_eq!(
+                            index.pair(scale_set),
+                            want,
+                            "trial {trial}: {scale_set:?} over {sets:?}"
+                        );
+                    }
+                }
+            }
+        }
+        assert_eq!(
+            decided_by.len(),
+            4,
+            "every rule decided some: {decided_by:?}"
+        );
     }
 }

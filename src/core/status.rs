@@ -54,9 +54,21 @@ pub(crate) enum State {
     Propagating,
     /// Gone: `--watch` prints a set's row one last time when it is deleted.
     Deleted,
+    /// ARC up to 0.14: the AutoscalingRunnerSet's `RunnerSetSpecHash()` differs from the newest
+    /// set's `runner-spec-hash`: ARC replaces the set (has not acted yet, or waits for running
+    /// jobs under `--update-strategy=eventual`).
+    Replacing,
+    /// ARC up to 0.14: an old set (not the newest of its scale set) scaled to 0 with runners left.
+    Draining,
     /// Still under the integrity-hash mechanism, and its AutoscalingRunnerSet's template does not
     /// survive Go's JSON round trip: ARC's two controllers recycle its runners forever.
     RecycleLoop,
+    /// An AutoscalingRunnerSet without an EphemeralRunnerSet, not registered with GitHub yet (no
+    /// `runner-scale-set-id`): ARC creates the set once its listener has registered it.
+    Registering,
+    /// An AutoscalingRunnerSet registered with GitHub whose EphemeralRunnerSet ARC's controller
+    /// has not created yet.
+    Creating,
 }
 
 impl State {
@@ -73,6 +85,10 @@ impl State {
             State::Propagating => "Propagating",
             State::Deleted => "Deleted",
             State::RecycleLoop => "RecycleLoop",
+            State::Registering => "Registering",
+            State::Creating => "Creating",
+            State::Replacing => "Replacing",
+            State::Draining => "Draining",
         }
     }
 }
@@ -113,6 +129,10 @@ pub(crate) struct SetFacts {
     pub(crate) integrity_hash: Option<String>,
     /// Made by ARC up to 0.14: the `actions.github.com/runner-spec-hash` annotation or label.
     pub(crate) spec_hash_era: bool,
+    /// The `actions.github.com/runner-spec-hash` annotation's value.
+    pub(crate) runner_spec_hash: Option<String>,
+    /// `spec.replicas` (ARC scales a set it drains to 0).
+    pub(crate) replicas: Option<i64>,
     /// `metadata.deletionTimestamp` is set.
     pub(crate) deleting: bool,
     /// The controller owner reference: (apiVersion, kind, name, uid).
@@ -193,6 +213,8 @@ struct ObjectText<'a> {
 struct SetSpecText<'a> {
     #[serde(default)]
     actionable_revision: Value,
+    #[serde(default)]
+    replicas: Value,
     #[serde(borrow, default)]
     ephemeral_runner_spec: Option<&'a RawValue>,
 }
@@ -228,16 +250,20 @@ impl SetFacts {
         let meta = obj.metadata;
         let mut problems = Vec::new();
         let spec_missing = obj.spec.is_none();
+        let mut replicas = None;
         let (spec_revision, runner_spec) = match obj.spec {
             None => {
                 problems.push(RevisionError::MissingSpec.to_string());
                 (Value::Null, None)
             }
             Some(raw) => match serde_json::from_str::<SetSpecText>(raw.get()) {
-                Ok(s) => (
-                    s.actionable_revision,
-                    s.ephemeral_runner_spec.map(|r| r.get().to_string()),
-                ),
+                Ok(s) => {
+                    replicas = s.replicas.as_i64();
+                    (
+                        s.actionable_revision,
+                        s.ephemeral_runner_spec.map(|r| r.get().to_string()),
+                    )
+                }
                 Err(e) => {
                     problems.push(format!("spec is not an EphemeralRunnerSetSpec: {e}"));
                     (Value::Null, None)
@@ -283,10 +309,12 @@ impl SetFacts {
             .and_then(|a| a.get(ANNOTATION_INTEGRITY_HASH))
             .map(|v| v.to_string());
         let legacy_annotation = integrity_hash.is_some();
-        let spec_hash_era = meta
+        let runner_spec_hash = meta
             .annotations
             .as_ref()
-            .is_some_and(|a| a.contains_key(ANNOTATION_RUNNER_SPEC_HASH))
+            .and_then(|a| a.get(ANNOTATION_RUNNER_SPEC_HASH))
+            .map(|v| v.to_string());
+        let spec_hash_era = runner_spec_hash.is_some()
             || meta
                 .labels
                 .as_ref()
@@ -310,6 +338,8 @@ impl SetFacts {
         Ok(SetFacts {
             integrity_hash,
             spec_hash_era,
+            runner_spec_hash,
+            replicas,
             deleting,
             controller,
             namespace: meta.namespace.map(Cow::into_owned).unwrap_or_default(),
@@ -625,6 +655,32 @@ pub(crate) enum StatusReason {
     RunnersUndecodable { runners: Examples, error: String },
     /// The set was deleted (`--watch` prints its row one last time).
     Deleted,
+    /// No EphemeralRunnerSet, and no `runner-scale-set-id` on the AutoscalingRunnerSet: its
+    /// listener has not registered the scale set with GitHub.
+    NotRegistered,
+    /// No EphemeralRunnerSet yet, although the scale set is registered.
+    SetNotCreated,
+    /// ARC cannot build the scale set's EphemeralRunnerSet (`newEphemeralRunnerSet` fails or
+    /// panics): it never creates it. ARC's reason.
+    CannotBuild { error: String },
+    /// ARC up to 0.14 (Replacing): release `release` hashes the AutoscalingRunnerSet to `desired`,
+    /// the newest set carries `current`: ARC replaces the set.
+    ReplacementPending {
+        scale_set: String,
+        release: String,
+        current: String,
+        desired: String,
+    },
+    /// Replacing, the set already scaled to 0 with running or pending runners left: ARC's
+    /// `--update-strategy=eventual` waits for them before it creates the new set.
+    ReplacementWaitsForJobs { busy: usize, pending: usize },
+    /// ARC up to 0.14 (Synced): the AutoscalingRunnerSet's hash equals the set's annotation.
+    SpecHashMatches { release: String, hash: String },
+    /// Draining: an old set of the scale set, whose newest set is `newest`; ARC deletes it (its
+    /// busy runners finish their job first).
+    OldSet { newest: String },
+    /// ARC up to 0.14, and the hash cannot be computed (the release, and why).
+    SpecHashUnknown { release: String, error: String },
 }
 
 impl StatusReason {
@@ -656,6 +712,14 @@ impl StatusReason {
             StatusReason::WaitingForController => "WaitingForController",
             StatusReason::RunnersUndecodable { .. } => "RunnersUndecodable",
             StatusReason::Deleted => "Deleted",
+            StatusReason::NotRegistered => "NotRegistered",
+            StatusReason::SetNotCreated => "SetNotCreated",
+            StatusReason::CannotBuild { .. } => "CannotBuild",
+            StatusReason::ReplacementPending { .. } => "ReplacementPending",
+            StatusReason::ReplacementWaitsForJobs { .. } => "ReplacementWaitsForJobs",
+            StatusReason::SpecHashMatches { .. } => "SpecHashMatches",
+            StatusReason::OldSet { .. } => "OldSet",
+            StatusReason::SpecHashUnknown { .. } => "SpecHashUnknown",
         }
     }
 }
@@ -729,7 +793,14 @@ fn follow_up_reasons(
             blockers(tally, reasons);
             reasons.push(StatusReason::OutdatedExplanation);
         }
-        State::Deleting | State::SpecHash | State::Propagating | State::Deleted => {}
+        State::Deleting
+        | State::SpecHash
+        | State::Propagating
+        | State::Deleted
+        | State::Registering
+        | State::Creating
+        | State::Replacing
+        | State::Draining => {}
         State::Synced => {
             if tally.busy_stale.count > 0 {
                 reasons.push(StatusReason::RunnersBusy {
@@ -781,6 +852,7 @@ pub(crate) fn classify(
     spec_error: Option<&str>,
     propagation: Option<&Propagation>,
     recycle_loop: Option<&RecycleLoop>,
+    replacement: Option<&Replacement>,
     now: Option<i64>,
 ) -> SetStatus {
     let created = facts.creation_timestamp.as_deref().and_then(unix_seconds);
@@ -813,8 +885,57 @@ pub(crate) fn classify(
         });
         State::Deleting
     } else if facts.spec_hash_era {
-        reasons.push(StatusReason::SpecHash);
-        State::SpecHash
+        match replacement {
+            Some(Replacement::Judged {
+                scale_set,
+                release,
+                desired: Ok(desired),
+            }) => {
+                let current = facts.runner_spec_hash.clone().unwrap_or_default();
+                if *desired == current {
+                    reasons.push(StatusReason::SpecHashMatches {
+                        release: release.clone(),
+                        hash: current,
+                    });
+                    State::Synced
+                } else {
+                    reasons.push(StatusReason::ReplacementPending {
+                        scale_set: scale_set.clone(),
+                        release: release.clone(),
+                        current,
+                        desired: desired.clone(),
+                    });
+                    if facts.replicas == Some(0) && c.busy + c.pending > 0 {
+                        reasons.push(StatusReason::ReplacementWaitsForJobs {
+                            busy: c.busy,
+                            pending: c.pending,
+                        });
+                    }
+                    State::Replacing
+                }
+            }
+            Some(Replacement::Judged {
+                release,
+                desired: Err(error),
+                ..
+            }) => {
+                reasons.push(StatusReason::SpecHashUnknown {
+                    release: release.clone(),
+                    error: error.clone(),
+                });
+                State::SpecHash
+            }
+            Some(Replacement::Old { newest }) => {
+                reasons.push(StatusReason::OldSet {
+                    newest: newest.clone(),
+                });
+                State::Draining
+            }
+            None => {
+                reasons.push(StatusReason::SpecHash);
+                State::SpecHash
+            }
+        }
     } else if let Some(why) = invalid {
         reasons.push(why);
         State::Invalid
@@ -889,6 +1010,48 @@ pub(crate) fn classify(
     }
 }
 
+/// The row of an AutoscalingRunnerSet for which ARC's `listEphemeralRunnerSets` finds no set (a
+/// scale set just installed): Invalid when ARC cannot build its set (the checks of
+/// [`crate::core::desired::check_builds`], as for an existing one), else Registering until the
+/// `runner-scale-set-id` annotation is there, then Creating until the set is. `spec_json` is the
+/// scale set's `spec` (`None`: absent); `now` the clock in Unix seconds.
+pub(crate) fn scale_set_without_set(
+    layout: &Layout,
+    key: SetKey,
+    spec_json: Option<&str>,
+    scale_set_id: Option<&str>,
+    creation_timestamp: Option<String>,
+    now: Option<i64>,
+) -> SetStatus {
+    let built = match spec_json {
+        Some(spec) => crate::core::desired::check_builds(layout, spec, scale_set_id)
+            .map_err(|e| e.to_string()),
+        None => Err("spec is missing: there is no runner template to build a set from".into()),
+    };
+    let (state, reason) = match (built, scale_set_id) {
+        (Err(error), _) => (State::Invalid, StatusReason::CannotBuild { error }),
+        (Ok(()), None) => (State::Registering, StatusReason::NotRegistered),
+        (Ok(()), Some(_)) => (State::Creating, StatusReason::SetNotCreated),
+    };
+    let age_seconds = match (now, creation_timestamp.as_deref().and_then(unix_seconds)) {
+        (Some(now), Some(created)) => Some(now - created),
+        _ => None,
+    };
+    SetStatus {
+        namespace: key.0,
+        name: key.1,
+        spec_revision: None,
+        applied_revision: None,
+        state,
+        runners: RunnerCounts::default(),
+        reasons: vec![reason],
+        phase: None,
+        spec_revision_written_by: None,
+        creation_timestamp,
+        age_seconds,
+    }
+}
+
 /// Namespace and name of an EphemeralRunnerSet.
 pub(crate) type SetKey = (String, String);
 
@@ -915,6 +1078,20 @@ pub(crate) struct RecycleLoop {
     pub(crate) paths: Vec<String>,
     /// How often the set's integrity-hash annotation changed while watched.
     pub(crate) flips: usize,
+}
+
+/// A set of ARC up to 0.14 as its scale set sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Replacement {
+    /// The newest set: release `release`'s `RunnerSetSpecHash()` of the AutoscalingRunnerSet (or
+    /// why it cannot be computed), compared with the set's annotation.
+    Judged {
+        scale_set: String,
+        release: String,
+        desired: Result<String, String>,
+    },
+    /// An old set, not the newest of its scale set (`newest`).
+    Old { newest: String },
 }
 
 /// Whether the desired runner spec has reached the set.
@@ -993,6 +1170,8 @@ struct SetEntry {
     desired: Option<DesiredSpec>,
     /// How often the integrity-hash annotation changed (live mode).
     flips: usize,
+    /// ARC up to 0.14: what its scale set says of the set.
+    replacement: Option<Replacement>,
 }
 
 /// Live mode: one small record per runner, so events can be taken back.
@@ -1071,6 +1250,7 @@ impl Census {
                         tally: Tally::default(),
                         desired: None,
                         flips: 0,
+                        replacement: None,
                     },
                 );
             }
@@ -1118,6 +1298,13 @@ impl Census {
                 true
             }
             None => false,
+        }
+    }
+
+    /// Record what the set's scale set says of a set of ARC up to 0.14 (`None`: unknown).
+    pub(crate) fn set_replacement(&mut self, key: &SetKey, replacement: Option<Replacement>) {
+        if let Some(entry) = self.sets.get_mut(key) {
+            entry.replacement = replacement;
         }
     }
 
@@ -1232,6 +1419,7 @@ impl Census {
             entry.spec_error.as_deref(),
             propagation.as_ref(),
             recycle_loop.as_ref(),
+            entry.replacement.as_ref(),
             now,
         ))
     }
@@ -1841,5 +2029,75 @@ mod tests {
         assert_eq!(recent.split(',').count(), RECENT_BUMPS);
         assert!(recent.ends_with("new=40"));
         assert!(patch["metadata"]["annotations"]["kubectl-arc/bump-reason"].is_null());
+    }
+}
+
+#[cfg(test)]
+mod hash_era_tests {
+    use super::*;
+    use serde_json::json;
+
+    fn hash_era_set(replicas: i64) -> SetFacts {
+        let obj = json!({
+            "metadata": {"name": "runners-x7k2p", "namespace": "arc",
+                "annotations": {"actions.github.com/runner-spec-hash": "84cffb96c6"}},
+            "spec": {"replicas": replicas, "ephemeralRunnerSpec": {"spec": {"containers": []}}},
+        });
+        SetFacts::from_json(&obj.to_string()).unwrap()
+    }
+
+    fn judged(desired: Result<&str, &str>) -> Replacement {
+        Replacement::Judged {
+            scale_set: "arc/runners".into(),
+            release: "0.14.2".into(),
+            desired: desired.map(str::to_string).map_err(str::to_string),
+        }
+    }
+
+    fn state(facts: &SetFacts, tally: &Tally, r: Option<&Replacement>) -> SetStatus {
+        classify(facts, tally, None, None, None, r, None)
+    }
+
+    #[test]
+    fn a_hash_era_set_is_synced_when_the_hashes_agree_and_replacing_when_not() {
+        let facts = hash_era_set(1);
+        assert_eq!(facts.runner_spec_hash.as_deref(), Some("84cffb96c6"));
+        let tally = Tally::default();
+        let synced = state(&facts, &tally, Some(&judged(Ok("84cffb96c6"))));
+        assert_eq!(synced.state, State::Synced);
+        assert_eq!(synced.reasons[0].code(), "SpecHashMatches");
+        let replacing = state(&facts, &tally, Some(&judged(Ok("595bdbd674"))));
+        assert_eq!(replacing.state, State::Replacing);
+        assert_eq!(replacing.reasons.len(), 1);
+        assert_eq!(replacing.reasons[0].code(), "ReplacementPending");
+        assert_eq!(
+            (replacing.spec_revision, replacing.applied_revision),
+            (None, None)
+        );
+    }
+
+    #[test]
+    fn a_set_scaled_to_zero_with_runners_waits_for_jobs_under_eventual() {
+        let facts = hash_era_set(0);
+        let mut tally = Tally::default();
+        tally.add("r1", RunnerState::Busy, 3, Ok(true));
+        let s = state(&facts, &tally, Some(&judged(Ok("595bdbd674"))));
+        assert_eq!(s.state, State::Replacing);
+        let codes: Vec<_> = s.reasons.iter().map(StatusReason::code).collect();
+        assert_eq!(codes, ["ReplacementPending", "ReplacementWaitsForJobs"]);
+    }
+
+    #[test]
+    fn an_old_set_is_draining_and_an_unknown_scale_set_stays_spec_hash() {
+        let facts = hash_era_set(0);
+        let tally = Tally::default();
+        let old = Replacement::Old {
+            newest: "runners-q9z4m".into(),
+        };
+        assert_eq!(state(&facts, &tally, Some(&old)).state, State::Draining);
+        assert_eq!(state(&facts, &tally, None).state, State::SpecHash);
+        let unknown = state(&facts, &tally, Some(&judged(Err("no engine"))));
+        assert_eq!(unknown.state, State::SpecHash);
+        assert_eq!(unknown.reasons[0].code(), "SpecHashUnknown");
     }
 }

@@ -57,6 +57,62 @@ struct Target {
     name: String,
     /// The AutoscalingRunnerSet of the same name (name, uid) that must own it.
     owner: Option<(String, String)>,
+    /// A set of ARC up to 0.14: bumped as `kubectl rollout restart` does, in its scale set.
+    restart: Option<Restart>,
+}
+
+/// A set of ARC up to 0.14 (`actions.github.com/runner-spec-hash`): there is no revision, so the
+/// bump writes [`ANNOTATION_RESTARTED_AT`] into its AutoscalingRunnerSet's
+/// `spec.template.metadata.annotations`, which changes `RunnerSetSpecHash()`: ARC replaces the set.
+#[derive(Debug, Clone)]
+struct Restart {
+    /// The AutoscalingRunnerSet (the set's controller owner).
+    scale_set: String,
+    /// The set's `status.pendingEphemeralRunners` and `runningEphemeralRunners` (idle and busy).
+    pending: i64,
+    running: i64,
+}
+
+/// The pod-template annotation a hash-era bump writes, as `kubectl rollout restart` writes
+/// `kubectl.kubernetes.io/restartedAt` (an RFC 3339 time). In kubectl-arc's own namespace, beside
+/// its other annotations: the runner pods inherit it, and it should say which tool wrote it, not
+/// claim kubectl did.
+pub(crate) const ANNOTATION_RESTARTED_AT: &str = "kubectl-arc/restarted-at";
+
+impl Restart {
+    /// A restart of `set` (its JSON), when ARC up to 0.14 made it and it has a scale set.
+    fn of(set: &Value) -> Option<Restart> {
+        let has = |field: &str| {
+            set.pointer(&format!("/metadata/{field}"))
+                .and_then(|m| m.get(arc::ANNOTATION_RUNNER_SPEC_HASH))
+                .is_some()
+        };
+        if !(has("annotations") || has("labels")) {
+            return None;
+        }
+        let owner = set
+            .pointer("/metadata/ownerReferences")
+            .and_then(Value::as_array)?
+            .iter()
+            .find(|r| {
+                r.get("controller") == Some(&Value::Bool(true))
+                    && r.get("kind").and_then(Value::as_str)
+                        == Some(arc::KIND_AUTOSCALING_RUNNER_SET)
+            })?
+            .get("name")?
+            .as_str()?
+            .to_string();
+        let count = |f: &str| {
+            set.pointer(&format!("/status/{f}"))
+                .and_then(Value::as_i64)
+                .unwrap_or(0)
+        };
+        Some(Restart {
+            scale_set: owner,
+            pending: count("pendingEphemeralRunners"),
+            running: count("runningEphemeralRunners"),
+        })
+    }
 }
 
 /// Bump the sets of `plan` on the cluster `connect` names. `seed` makes a new request id.
@@ -78,6 +134,18 @@ pub(crate) fn bump(
         let namespace = plan.scope.listed_namespace(&conn.default_namespace);
         preflight(client, plan, namespace.as_deref()).await?;
         let (targets, mut items) = targets(client, plan, namespace.as_deref(), shell).await?;
+        // The revision fields matter only to sets that have a revision to bump.
+        if targets.iter().any(|t| t.restart.is_none())
+            && let Some(fields) = ers_crd_revision_fields(client).await?
+            && let Some(refusal) = crd_refusal(&fields)
+        {
+            bail!("refusing to bump, nothing was written: {refusal}");
+        }
+        if targets.iter().any(|t| t.restart.is_some()) {
+            shell.warn(format_args!(
+                "sets of ARC 0.14 or older are bumped as `kubectl rollout restart` does, by writing {ANNOTATION_RESTARTED_AT} into their AutoscalingRunnerSet's pod template: Helm or a GitOps tool that manages the AutoscalingRunnerSet takes the annotation out again on its next sync, which is itself another replacement of the set"
+            ))?;
+        }
         let written = super::write_each(
             &targets,
             plan.throttle,
@@ -93,7 +161,18 @@ pub(crate) fn bump(
         items.extend(written);
         items.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
         let timed_out = if plan.wait {
-            wait_for_acknowledgement(client, &mut items, plan.timeout, shell).await?
+            let started = tokio::time::Instant::now();
+            let revisions = wait_for_acknowledgement(client, &mut items, plan.timeout, shell).await?;
+            let left = plan.timeout.map(|t| t.saturating_sub(started.elapsed()));
+            let replaced = wait_for_replacement(client, &mut items, left, shell).await?;
+            match (revisions, replaced) {
+                (Some(mut a), Some(b)) => {
+                    a.waited_for += b.waited_for;
+                    a.left.extend(b.left);
+                    Some(a)
+                }
+                (a, b) => a.or(b),
+            }
         } else {
             None
         };
@@ -113,11 +192,6 @@ pub(crate) fn bump(
 /// Nothing is written unless the installed CRD has the revision fields (else the write would be
 /// pruned) and the caller may do what the bump needs (named, verb and resource, if not).
 async fn preflight(client: &kube::Client, plan: &BumpPlan, namespace: Option<&str>) -> Result<()> {
-    if let Some(fields) = ers_crd_revision_fields(client).await?
-        && let Some(refusal) = crd_refusal(&fields)
-    {
-        bail!("refusing to bump, nothing was written: {refusal}");
-    }
     let mut needed = vec![Permission::arc("get", arc::EPHEMERAL_RUNNER_SETS)];
     if plan.dry_run != DryRun::Client {
         needed.push(Permission::arc("patch", arc::EPHEMERAL_RUNNER_SETS));
@@ -153,6 +227,7 @@ async fn targets(
 ) -> Result<(Vec<Target>, Vec<BumpItem>)> {
     let mut items = Vec::new();
     let mut targets = Vec::new();
+    let mut listed: Vec<(Target, String, bool)> = Vec::new();
     if plan.scope.names.is_empty() {
         cluster::list_each(
             client,
@@ -160,15 +235,52 @@ async fn targets(
             namespace,
             plan.scope.selector_text(),
             |o| {
-                targets.push(Target {
-                    namespace: o.metadata.namespace.unwrap_or_default(),
-                    name: o.metadata.name.unwrap_or_default(),
-                    owner: None,
+                let json = serde_json::json!({
+                    "metadata": serde_json::to_value(&o.metadata).unwrap_or(Value::Null),
+                    "status": o.status.as_ref().and_then(|s| serde_json::from_str::<Value>(s.get()).ok()),
                 });
+                let created = o
+                    .metadata
+                    .creation_timestamp
+                    .as_ref()
+                    .map(|t| t.0.to_string())
+                    .unwrap_or_default();
+                listed.push((
+                    Target {
+                        namespace: o.metadata.namespace.unwrap_or_default(),
+                        name: o.metadata.name.unwrap_or_default(),
+                        owner: None,
+                        restart: Restart::of(&json),
+                    },
+                    created,
+                    o.metadata.deletion_timestamp.is_some(),
+                ));
                 Ok(())
             },
         )
         .await?;
+        // One restart per scale set of ARC up to 0.14: of its newest set, not one being deleted.
+        let mut newest: HashMap<(String, String), usize> = HashMap::new();
+        for (i, (t, created, deleting)) in listed.iter().enumerate() {
+            if let Some(r) = &t.restart {
+                if *deleting {
+                    continue;
+                }
+                let key = (t.namespace.clone(), r.scale_set.clone());
+                match newest.get(&key) {
+                    Some(&j) if listed[j].1 >= *created => {}
+                    _ => {
+                        newest.insert(key, i);
+                    }
+                }
+            }
+        }
+        let keep: std::collections::HashSet<usize> = newest.into_values().collect();
+        for (i, (t, _, _)) in listed.into_iter().enumerate() {
+            if t.restart.is_none() || keep.contains(&i) {
+                targets.push(t);
+            }
+        }
         if targets.is_empty() {
             if let Some(ns) = namespace {
                 cluster::check_namespace(client, ns).await?;
@@ -181,7 +293,14 @@ async fn targets(
             match resolve(client, ns, name).await? {
                 Ok(t) => targets.push(t),
                 Err((code, message)) => {
-                    let mut item = failed(ns, name, BumpResult::Failed, message);
+                    // A set bump's rules refuse (made by ARC 0.14 or older) is Refused, as
+                    // the README says; a name that is not there failed.
+                    let result = if code == SPEC_HASH {
+                        BumpResult::Refused
+                    } else {
+                        BumpResult::Failed
+                    };
+                    let mut item = failed(ns, name, result, message);
                     item.reason = Some(code);
                     items.push(item);
                 }
@@ -207,6 +326,8 @@ fn failed(ns: &str, name: &str, result: BumpResult, message: String) -> BumpItem
         message: Some(message),
         attempts: None,
         acknowledged: None,
+        restarted_at: None,
+        scale_set: None,
     }
 }
 
@@ -222,7 +343,15 @@ async fn resolve(
     if let Some(ers) = &ers
         && let Some(why) = spec_hash_era(&ers.value, ns, name)
     {
-        return Ok(Err((SPEC_HASH, why)));
+        return Ok(match Restart::of(&ers.value) {
+            Some(restart) => Ok(Target {
+                namespace: ns.to_string(),
+                name: name.to_string(),
+                owner: None,
+                restart: Some(restart),
+            }),
+            None => Err((SPEC_HASH, why)),
+        });
     }
     if ers.is_none()
         && let Some(ars) = &ars
@@ -244,16 +373,17 @@ async fn resolve(
         };
         if let Some(p) = crate::core::pairing::pair(scale_set, &inputs) {
             let set = &sets[p.chosen];
-            if set
-                .meta
-                .annotations
-                .contains_key(arc::ANNOTATION_RUNNER_SPEC_HASH)
-                || set
-                    .meta
-                    .labels
-                    .contains_key(arc::ANNOTATION_RUNNER_SPEC_HASH)
-            {
-                return Ok(Err((SPEC_HASH, spec_hash_refusal(ns, set.name()))));
+            let json: Value = serde_json::from_str(&set.json()).unwrap_or(Value::Null);
+            if spec_hash_era(&json, ns, set.name()).is_some() {
+                return Ok(match Restart::of(&json) {
+                    Some(restart) => Ok(Target {
+                        namespace: ns.to_string(),
+                        name: set.name().to_string(),
+                        owner: None,
+                        restart: Some(restart),
+                    }),
+                    None => Err((SPEC_HASH, spec_hash_refusal(ns, set.name()))),
+                });
             }
             return Ok(Ok(Target {
                 namespace: ns.to_string(),
@@ -262,6 +392,7 @@ async fn resolve(
                     name.to_string(),
                     ars.metadata.uid.clone().unwrap_or_default(),
                 )),
+                restart: None,
             }));
         }
     }
@@ -270,6 +401,7 @@ async fn resolve(
             namespace: ns.to_string(),
             name: name.to_string(),
             owner: ars.map(|a| (name.to_string(), a.metadata.uid.unwrap_or_default())),
+            restart: None,
         })),
         (None, Some(_)) => Ok(Err((
             "NoEphemeralRunnerSet",
@@ -293,7 +425,7 @@ async fn resolve(
 /// Why a set made by ARC 0.14 or older cannot be bumped, and what to do instead.
 fn spec_hash_refusal(ns: &str, name: &str) -> String {
     format!(
-        "EphemeralRunnerSet {ns}/{name} was made by ARC 0.14 or older ({}): that release replaces the whole set on a runner-spec change and has no revision to bump. To recycle its runners, change the AutoscalingRunnerSet's template (any change replaces the set), or upgrade ARC",
+        "EphemeralRunnerSet {ns}/{name} was made by ARC 0.14 or older ({}) and has no controller owner reference to an AutoscalingRunnerSet: there is no revision to bump and no scale set whose template a restart would change",
         arc::ANNOTATION_RUNNER_SPEC_HASH
     )
 }
@@ -316,6 +448,9 @@ async fn bump_one(
     bump_id: &str,
     gate: &mut Gate,
 ) -> BumpItem {
+    if let Some(restart) = &t.restart {
+        return restart_one(client, t, restart, plan, bump_id, gate).await;
+    }
     let request = BumpRequest {
         id: bump_id,
         reason: plan.reason.as_deref(),
@@ -378,6 +513,202 @@ async fn bump_one(
         }
     }
 }
+
+/// A set of ARC up to 0.14, bumped as `kubectl rollout restart` does: a guarded JSON merge patch
+/// (the resourceVersion it read, `fieldValidation=Strict`, read back) of
+/// [`ANNOTATION_RESTARTED_AT`] into the AutoscalingRunnerSet's pod template.
+async fn restart_one(
+    client: &kube::Client,
+    t: &Target,
+    restart: &Restart,
+    plan: &BumpPlan,
+    bump_id: &str,
+    gate: &mut Gate,
+) -> BumpItem {
+    let opts = WriteOptions {
+        dry_run: plan.dry_run,
+        field_manager: FIELD_MANAGER.into(),
+        backoff: Backoff::default(),
+        jitter_seed: u64::from_str_radix(bump_id, 16).unwrap_or(0),
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let stamp = crate::core::gotime::format_rfc3339_utc(
+        now.as_secs() as i64 + crate::core::gotime::UNIX_TO_INTERNAL,
+        now.subsec_nanos(),
+    );
+    let scale_set = &restart.scale_set;
+    if plan.dry_run == DryRun::Client {
+        let mut item = restarted(t, restart, &stamp, BumpResult::WouldBump);
+        item.attempts = Some(0);
+        return item;
+    }
+    let want = stamp.clone();
+    let write = guarded_patch(
+        client,
+        arc::AUTOSCALING_RUNNER_SETS,
+        &t.namespace,
+        scale_set,
+        &opts,
+        |obj| {
+            tracing::info!(
+                "AutoscalingRunnerSet {}/{scale_set} at resourceVersion {}: {ANNOTATION_RESTARTED_AT}={stamp}",
+                t.namespace,
+                obj.resource_version().unwrap_or("?")
+            );
+            let want = want.clone();
+            Decision::Patch {
+                body: serde_json::json!({"spec": {"template": {"metadata": {"annotations": {
+                    ANNOTATION_RESTARTED_AT: stamp,
+                }}}}}),
+                verify: Box::new(move |stored: &Value| {
+                    let got = stored
+                        .pointer("/spec/template/metadata/annotations")
+                        .and_then(|a| a.get(ANNOTATION_RESTARTED_AT))
+                        .and_then(Value::as_str);
+                    if got == Some(want.as_str()) {
+                        Ok(())
+                    } else {
+                        Err(format!(
+                            "spec.template.metadata.annotations[{ANNOTATION_RESTARTED_AT:?}] is {got:?}, expected {want:?}"
+                        ))
+                    }
+                }),
+            }
+        },
+    );
+    match gate.write(write).await {
+        Ok(Ok(Outcome::Written { attempts, .. })) => {
+            let result = if plan.dry_run == DryRun::None {
+                BumpResult::Bumped
+            } else {
+                BumpResult::WouldBump
+            };
+            let mut item = restarted(t, restart, &stamp, result);
+            item.attempts = Some(attempts);
+            item
+        }
+        Ok(Ok(Outcome::Skipped { reason, .. } | Outcome::Refused { reason, .. })) => {
+            let mut item = failed(&t.namespace, &t.name, BumpResult::Refused, reason);
+            item.reason = Some(SPEC_HASH);
+            item
+        }
+        Ok(Err(e)) => {
+            let mut item = failed(&t.namespace, &t.name, BumpResult::Failed, e.to_string());
+            item.reason = Some(match &e {
+                WriteError::Conflict { .. } => "Conflict",
+                WriteError::NotFound(_) => NOT_FOUND,
+                WriteError::OutcomeUnknown { .. } => "OutcomeUnknown",
+                _ => "WriteFailed",
+            });
+            item
+        }
+        Err(not_attempted) => {
+            let mut item = failed(&t.namespace, &t.name, BumpResult::Failed, not_attempted);
+            item.reason = Some("NotAttempted");
+            item
+        }
+    }
+}
+
+/// `--wait` for sets of ARC up to 0.14: until each restarted scale set's newest set is another
+/// than the one bumped (ARC replaced it), polling once a second.
+async fn wait_for_replacement(
+    client: &kube::Client,
+    items: &mut [BumpItem],
+    timeout: Option<Duration>,
+    shell: &mut Shell<'_>,
+) -> Result<Option<WaitTimeout>> {
+    let mut waiting: Vec<usize> = (0..items.len())
+        .filter(|&i| items[i].result == BumpResult::Bumped && items[i].restarted_at.is_some())
+        .collect();
+    if waiting.is_empty() {
+        return Ok(None);
+    }
+    let total = waiting.len();
+    shell.status(format_args!(
+        "Waiting for ARC to replace {total} EphemeralRunnerSet{}...",
+        if total == 1 { "" } else { "s" }
+    ))?;
+    let deadline = timeout.map(|t| tokio::time::Instant::now() + t);
+    loop {
+        let mut still = Vec::new();
+        for &i in &waiting {
+            let item = &items[i];
+            let ns = item.namespace.clone();
+            let scale_set = item.scale_set.clone().unwrap_or_default();
+            let sets = cluster::list_objects(
+                client,
+                arc::KIND_EPHEMERAL_RUNNER_SET,
+                arc::EPHEMERAL_RUNNER_SETS,
+                Some(&ns),
+                None,
+            )
+            .await?;
+            let inputs: Vec<_> = sets.iter().map(crate::input::Object::pairing_set).collect();
+            let scale = crate::core::pairing::ScaleSet {
+                namespace: &ns,
+                name: &scale_set,
+                uid: None,
+            };
+            let newest = crate::core::pairing::pair(scale, &inputs)
+                .map(|p| sets[p.chosen].name().to_string());
+            match newest {
+                Some(n) if n != item.name => {
+                    shell.status(format_args!(
+                        "EphemeralRunnerSet {ns}/{}: replaced by {ns}/{n}",
+                        item.name
+                    ))?;
+                    items[i].acknowledged = Some(true);
+                }
+                _ => still.push(i),
+            }
+        }
+        waiting = still;
+        if waiting.is_empty() {
+            return Ok(None);
+        }
+        if deadline.is_some_and(|d| tokio::time::Instant::now() >= d) {
+            for &i in &waiting {
+                items[i].acknowledged = Some(false);
+            }
+            return Ok(Some(WaitTimeout {
+                waited_for: total,
+                left: waiting
+                    .iter()
+                    .map(|&i| (items[i].namespace.clone(), items[i].name.clone(), 0))
+                    .collect(),
+            }));
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
+/// The item of a restart written (or that would be).
+fn restarted(t: &Target, restart: &Restart, stamp: &str, result: BumpResult) -> BumpItem {
+    let verb = if result == BumpResult::Bumped {
+        "wrote"
+    } else {
+        "would write"
+    };
+    let mut item = failed(
+        &t.namespace,
+        &t.name,
+        result,
+        format!(
+            "{verb} {ANNOTATION_RESTARTED_AT}={stamp} into AutoscalingRunnerSet {}/{}'s spec.template.metadata.annotations: ARC (0.14 or older) replaces EphemeralRunnerSet {}/{} with a new set; of its {} pending and {} running runners, the idle and pending ones go at once and busy ones finish their job first (with --update-strategy=eventual ARC waits for them before it creates the new set)",
+            t.namespace, restart.scale_set, t.namespace, t.name, restart.pending, restart.running
+        ),
+    );
+    item.reason = Some(RESTARTED);
+    item.restarted_at = Some(stamp.to_string());
+    item.scale_set = Some(restart.scale_set.clone());
+    item
+}
+
+/// The code of a hash-era bump's item.
+const RESTARTED: &str = "Restarted";
 
 /// The item of a set from what its guarded write did and the decision it last made.
 fn bumped(
@@ -559,7 +890,7 @@ async fn wait_for_acknowledgement(
     shell.clear_progress();
     for item in items.iter_mut() {
         let key = (item.namespace.clone(), item.name.clone());
-        if item.result == BumpResult::Bumped {
+        if item.result == BumpResult::Bumped && item.restarted_at.is_none() {
             item.acknowledged = Some(acknowledged.contains(&key));
         }
         if deleted.contains(&key) {
@@ -575,4 +906,206 @@ async fn wait_for_acknowledgement(
             .map(|((ns, name), rev)| (ns, name, rev))
             .collect(),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::write::ObjectText;
+    use serde_json::json;
+
+    fn target() -> Target {
+        Target {
+            namespace: "ci".into(),
+            name: "runners".into(),
+            owner: Some(("runners".into(), "u-1".into())),
+            restart: None,
+        }
+    }
+
+    fn ers(spec: i64, applied: i64, annotations: Value) -> Value {
+        json!({
+            "metadata": {"name": "runners", "namespace": "ci", "resourceVersion": "9",
+                         "annotations": annotations,
+                         "ownerReferences": [{"apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingRunnerSet",
+                                              "name": "runners", "uid": "u-1", "controller": true}]},
+            "spec": {"actionableRevision": spec},
+            "status": {"appliedActionableRevision": applied}
+        })
+    }
+
+    fn object(v: &Value) -> ObjectText {
+        ObjectText {
+            text: v.to_string(),
+            value: v.clone(),
+        }
+    }
+
+    const REQUEST: BumpRequest<'static> = BumpRequest {
+        id: "00000000000000aa",
+        reason: None,
+        owner: Some(("runners", "u-1")),
+    };
+
+    /// The item of a set whose write did `outcome`, decided on `v` as the write guard decides.
+    fn item_of(v: &Value, dry_run: DryRun, outcome: impl Fn(ObjectText) -> Outcome) -> BumpItem {
+        let decision = decide_bump(v, &REQUEST);
+        bumped(
+            &target(),
+            dry_run,
+            REQUEST.id,
+            Ok(outcome(object(v))),
+            Some(decision),
+        )
+    }
+
+    fn written(before: ObjectText) -> Outcome {
+        Outcome::Written {
+            before,
+            after: json!({}),
+            patch: json!({}),
+            attempts: 2,
+        }
+    }
+
+    #[test]
+    fn a_written_bump_is_bumped_with_its_revisions_or_would_be_in_a_dry_run() {
+        let v = ers(2, 5, json!({}));
+        let item = item_of(&v, DryRun::None, written);
+        assert_eq!(item.result, BumpResult::Bumped);
+        assert_eq!(
+            (
+                item.spec_revision,
+                item.applied_revision,
+                item.new_spec_revision
+            ),
+            (Some(2), Some(5), Some(6)),
+            "max(spec, applied) + 1"
+        );
+        assert_eq!(
+            (item.attempts, item.reason, item.message),
+            (Some(2), None, None)
+        );
+        for dry_run in [DryRun::Server, DryRun::Client] {
+            assert_eq!(item_of(&v, dry_run, written).result, BumpResult::WouldBump);
+        }
+        // Still carrying the legacy annotation: bumped, with a note.
+        let legacy = ers(0, 0, json!({arc::ANNOTATION_INTEGRITY_HASH: "x"}));
+        let item = item_of(&legacy, DryRun::None, written);
+        assert_eq!(item.result, BumpResult::Bumped);
+        assert_eq!(item.reason, Some("LegacyAnnotation"));
+    }
+
+    #[test]
+    fn a_retry_that_finds_its_own_write_counts_once() {
+        // What this request's first attempt stored: the revision and the request id.
+        let first = decide_bump(&ers(2, 2, json!({})), &REQUEST);
+        let BumpDecision::Write { patch, new, .. } = first else {
+            panic!("{first:?}")
+        };
+        let stored = crate::cluster::write::json_merge(&ers(2, 2, json!({})), &patch);
+        assert_eq!(check_bump(&stored, REQUEST.id, new), Ok(()));
+        let item = item_of(&stored, DryRun::None, |before| Outcome::Skipped {
+            before,
+            reason: String::new(),
+        });
+        assert_eq!(item.result, BumpResult::Bumped);
+        assert_eq!(item.reason, Some("AlreadyBumped"));
+        assert_eq!(item.new_spec_revision, Some(new));
+        assert!(item.message.unwrap().contains("already wrote revision 3"));
+    }
+
+    #[test]
+    fn refusals_and_failures_are_items_with_their_codes() {
+        let refuse = |v: &Value| {
+            item_of(v, DryRun::None, |before| Outcome::Refused {
+                before,
+                reason: "r".into(),
+            })
+        };
+        let mut outdated = ers(1, 1, json!({}));
+        outdated["status"]["phase"] = json!("Outdated");
+        let item = refuse(&outdated);
+        assert_eq!(
+            (item.result, item.reason),
+            (BumpResult::Refused, Some("Outdated"))
+        );
+        assert_eq!(item.spec_revision, Some(1));
+        let mut foreign = ers(1, 1, json!({}));
+        foreign["metadata"]["ownerReferences"][0]["uid"] = json!("u-2");
+        assert_eq!(refuse(&foreign).reason, Some("OwnerMismatch"));
+        let mut invalid = ers(1, 1, json!({}));
+        invalid["spec"]["actionableRevision"] = json!("one");
+        let item = refuse(&invalid);
+        assert_eq!(
+            (item.reason, item.spec_revision),
+            (Some("InvalidRevision"), None)
+        );
+
+        let failed = |e: WriteError| {
+            let v = ers(1, 1, json!({}));
+            bumped(
+                &target(),
+                DryRun::None,
+                REQUEST.id,
+                Err(e),
+                Some(decide_bump(&v, &REQUEST)),
+            )
+        };
+        let item = failed(WriteError::Conflict {
+            what: "ephemeralrunnersets ci/runners".into(),
+            attempts: 5,
+        });
+        assert_eq!(
+            (item.result, item.reason),
+            (BumpResult::Failed, Some("Conflict"))
+        );
+        assert_eq!(
+            item.spec_revision,
+            Some(1),
+            "the revisions it was decided on"
+        );
+        let item = failed(WriteError::NotFound(
+            "ephemeralrunnersets ci/runners".into(),
+        ));
+        assert_eq!(item.reason, Some("NotFound"));
+        assert!(item.message.unwrap().contains("deleted meanwhile"));
+        let item = failed(WriteError::OutcomeUnknown {
+            what: "w".into(),
+            sent: "cut".into(),
+            reread: "refused".into(),
+        });
+        assert_eq!(item.reason, Some("OutcomeUnknown"));
+        // A write whose outcome disagrees with its decision is an internal error, never a success.
+        let v = ers(1, 1, json!({}));
+        let item = bumped(
+            &target(),
+            DryRun::None,
+            REQUEST.id,
+            Ok(Outcome::Skipped {
+                before: object(&v),
+                reason: String::new(),
+            }),
+            Some(decide_bump(&v, &REQUEST)),
+        );
+        assert_eq!(
+            (item.result, item.reason),
+            (BumpResult::Failed, Some("Internal"))
+        );
+    }
+
+    #[test]
+    fn a_set_of_the_spec_hash_era_is_refused_by_annotation_or_label() {
+        let hash = arc::ANNOTATION_RUNNER_SPEC_HASH;
+        assert_eq!(spec_hash_era(&ers(0, 0, json!({})), "ci", "runners"), None);
+        for field in ["annotations", "labels"] {
+            let mut v = ers(0, 0, json!({}));
+            v["metadata"][field] = json!({hash: "abc"});
+            let why = spec_hash_era(&v, "ci", "runners").unwrap();
+            assert!(
+                why.starts_with("EphemeralRunnerSet ci/runners was made by ARC 0.14 or older"),
+                "{why}"
+            );
+        }
+    }
 }

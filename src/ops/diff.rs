@@ -7,7 +7,6 @@
 //! `--local`; EphemeralRunnerSets given with `-f` are live objects too (no one applies them).
 //! Writes nothing anywhere.
 
-use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Read;
 use std::path::PathBuf;
@@ -42,8 +41,12 @@ pub(crate) struct Plan {
     pub(crate) live: Vec<PathBuf>,
     /// `--local`: never contact the cluster.
     pub(crate) local: bool,
-    /// `--arc-version`.
+    /// `--arc-version`, as given.
     pub(crate) arc_version: Option<String>,
+    /// `--allow-empty-live`: a live side without any ARC object is meant (a first install).
+    pub(crate) allow_empty_live: bool,
+    /// `--arc-version`, the release it names: its rule judges every scale set.
+    pub(crate) arc_release: Option<&'static crate::core::release::ArcRelease>,
     /// How to reach the cluster.
     pub(crate) connect: ConnectOptions,
 }
@@ -60,12 +63,7 @@ impl Diff {
     pub(crate) fn outcome(&self) -> Outcome {
         if !self.errors.is_empty() || self.report.items.iter().any(|i| i.error.is_some()) {
             Outcome::Failed
-        } else if self
-            .report
-            .items
-            .iter()
-            .any(|i| i.semantic_drift == Some(true))
-        {
+        } else if self.report.items.iter().any(|i| i.recycle == Some(true)) {
             Outcome::Drift
         } else {
             Outcome::Clean
@@ -77,44 +75,97 @@ impl Diff {
 /// its origin. Built from files, then completed from the cluster when that is allowed and needed.
 #[derive(Default)]
 struct World {
-    /// The desired AutoscalingRunnerSets (from -f; else the live ones).
+    /// The desired AutoscalingRunnerSets: `-f`'s, and only `-f`'s; without `-f`, the live ones
+    /// (there is no change to judge: each scale set is compared with its own set).
     desired: Vec<Object>,
     /// Live AutoscalingRunnerSets (cluster or --live), by namespace/name.
     live_scale_sets: BTreeMap<(String, String), Object>,
     /// Live EphemeralRunnerSets (cluster, --live, or -f).
     live_sets: Vec<Object>,
+    /// AutoscalingListeners from the files (their hash annotations say when ARC recreates them).
+    listeners: Vec<Object>,
     /// Namespaces whose EphemeralRunnerSets are all known (listed, or files-only mode): a scale set
     /// without one there is new, not unknown.
     complete: BTreeSet<String>,
     /// Every namespace's EphemeralRunnerSets are known (files only, or listed across namespaces).
     complete_everywhere: bool,
-    /// Items that failed before any comparison (an object kubectl refuses, a duplicate, ...).
+    /// Desired scale sets that failed before any comparison (an object kubectl refuses, a
+    /// duplicate, ...), by scale set.
     failed: Vec<ScaleSetDiff>,
+    /// Live objects that could not be read, by the scale set they belong to: reported only for a
+    /// scale set that is judged (a broken set of another scale set is not this change's).
+    failed_live: Vec<ScaleSetDiff>,
     /// Files that could not be read.
     errors: Vec<String>,
     /// The ARC release and where it was read, when the cluster says.
     arc_version: Option<(String, String)>,
-    /// `live_sets` by namespace (their indexes), for [`pair_of`]: ARC pairs a scale set only with
-    /// sets of its namespace. Built for the sets there are (`live_sets` only grows).
-    sets_by_namespace: RefCell<(usize, HashMap<String, Vec<usize>>)>,
 }
 
-impl World {
-    /// The indexes of the live sets in `namespace`.
-    fn sets_in(&self, namespace: &str) -> Vec<usize> {
-        let mut index = self.sets_by_namespace.borrow_mut();
-        if index.0 != self.live_sets.len() {
-            let mut by_namespace: HashMap<String, Vec<usize>> = HashMap::new();
-            for (i, set) in self.live_sets.iter().enumerate() {
-                by_namespace
-                    .entry(set.namespace().to_string())
+/// The live sets indexed by what ARC's pairing looks at, built once: each scale set's candidates
+/// are the sets of its namespace that name it by owner uid, owner name, scale-set label or own
+/// name, and [`pairing::pair`] applies ARC's rules to those alone (any set a rule can take is a
+/// candidate, so the answer is the one over all sets, at a cost linear in the sets).
+struct SetIndex {
+    by_key: HashMap<(String, String), Vec<usize>>,
+}
+
+impl SetIndex {
+    fn new(sets: &[Object]) -> SetIndex {
+        let mut by_key: HashMap<(String, String), Vec<usize>> = HashMap::new();
+        for (i, set) in sets.iter().enumerate() {
+            let p = set.pairing_set();
+            let mut keys: Vec<String> = vec![format!("n:{}", p.name)];
+            if let Some((_, _, name, uid)) = p.owner {
+                keys.push(format!("o:{name}"));
+                if !uid.is_empty() {
+                    keys.push(format!("u:{uid}"));
+                }
+            }
+            if let Some(label) = p.label_name {
+                keys.push(format!("l:{label}"));
+            }
+            keys.dedup();
+            for k in keys {
+                by_key
+                    .entry((p.namespace.to_string(), k))
                     .or_default()
                     .push(i);
             }
-            *index = (self.live_sets.len(), by_namespace);
         }
-        index.1.get(namespace).cloned().unwrap_or_default()
+        SetIndex { by_key }
     }
+
+    /// The indexes of the sets that may belong to the scale set, in list order.
+    fn candidates(&self, scale_set: &pairing::ScaleSet<'_>) -> Vec<usize> {
+        let ns = scale_set.namespace.to_string();
+        let mut keys = vec![
+            format!("n:{}", scale_set.name),
+            format!("o:{}", scale_set.name),
+            format!("l:{}", scale_set.name),
+        ];
+        if let Some(uid) = scale_set.uid {
+            keys.push(format!("u:{uid}"));
+        }
+        let mut found: Vec<usize> = keys
+            .into_iter()
+            .filter_map(|k| self.by_key.get(&(ns.clone(), k)))
+            .flatten()
+            .copied()
+            .collect();
+        found.sort_unstable();
+        found.dedup();
+        found
+    }
+}
+
+/// Each desired scale set's pairing (by its index in `world.desired`), computed once.
+fn pair_all(world: &World) -> Vec<Option<Pairing>> {
+    let index = SetIndex::new(&world.live_sets);
+    world
+        .desired
+        .iter()
+        .map(|ars| pair_of(world, &index, ars))
+        .collect()
 }
 
 /// Read the files, complete from the cluster where allowed and needed, pair and compare.
@@ -142,28 +193,69 @@ pub(crate) fn run(plan: &Plan, stdin: &mut dyn Read) -> Result<Diff> {
         selector: plan.scope.selector(),
     };
     let files_given = !plan.files.is_empty();
+    // Any object of ARC's group (a wrong kind or version is reported with the object).
+    let holds_arc = |objects: &[Object]| objects.iter().any(Object::in_arc_group);
+    let names = |paths: &[PathBuf]| {
+        paths
+            .iter()
+            .map(|f| f.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let given_holds_arc = holds_arc(&given);
+    let live_holds_arc = holds_arc(&live);
+    if files_given && !given_holds_arc && world.errors.is_empty() {
+        bail!(
+            "no AutoscalingRunnerSet or EphemeralRunnerSet (actions.github.com/v1alpha1) in {}",
+            names(&plan.files)
+        );
+    }
+    if !plan.live.is_empty() && !live_holds_arc && world.errors.is_empty() {
+        if !files_given {
+            bail!(
+                "no AutoscalingRunnerSet or EphemeralRunnerSet (actions.github.com/v1alpha1) in {}",
+                names(&plan.live)
+            );
+        }
+        if !plan.allow_empty_live {
+            bail!(
+                "--live {}: no AutoscalingRunnerSet or EphemeralRunnerSet (actions.github.com/v1alpha1) in it, so every scale set of -f would be judged new (a wrong namespace or context when it was dumped?); give --allow-empty-live if nothing is deployed there yet",
+                names(&plan.live)
+            );
+        }
+    }
     if files_given || !plan.live.is_empty() {
         sort_objects(given, Side::Desired, &filter, &mut world);
         sort_objects(live, Side::Live, &filter, &mut world);
-        if world.desired.is_empty() && world.failed.is_empty() && world.errors.is_empty() {
-            if !files_given {
-                // `--live` alone: the dump's scale sets are compared with their own sets.
-                world.desired = (world.live_scale_sets.values())
-                    .filter(|o| filter.selects(o))
-                    .cloned()
-                    .collect();
-            }
-            if world.desired.is_empty() && world.live_sets.is_empty() {
-                let files: Vec<String> = plan
-                    .files
-                    .iter()
-                    .chain(&plan.live)
-                    .map(|f| f.display().to_string())
-                    .collect();
-                bail!(
-                    "no AutoscalingRunnerSet or EphemeralRunnerSet (actions.github.com/v1alpha1) in {}",
-                    files.join(", ")
-                );
+        if !files_given {
+            // `--live` alone: no change to judge; the dump's scale sets are compared with their
+            // own sets.
+            world.desired = (world.live_scale_sets.values())
+                .filter(|o| filter.selects(o))
+                .cloned()
+                .collect();
+        } else {
+            // A name asked for that -f does not give is not found, as kubectl says.
+            let given: BTreeSet<&str> = world
+                .desired
+                .iter()
+                .map(Object::name)
+                .chain(world.failed.iter().map(|f| f.name.as_str()))
+                .collect();
+            let missing: Vec<&String> = (plan.scope.names.iter())
+                .filter(|n| !given.contains(n.as_str()))
+                .collect();
+            for name in missing {
+                world.failed.push(ScaleSetDiff::failed(
+                    plan.file_namespace.clone(),
+                    name.clone(),
+                    String::new(),
+                    String::new(),
+                    format!(
+                        "AutoscalingRunnerSet {name} not found in {}",
+                        names(&plan.files)
+                    ),
+                ));
             }
         }
     }
@@ -174,12 +266,40 @@ pub(crate) fn run(plan: &Plan, stdin: &mut dyn Read) -> Result<Diff> {
         rt.block_on(complete_from_cluster(plan, &filter, &mut world))?;
     }
 
-    let compared = compare_all(plan.layout, &world, !files_given);
-    let mut items = std::mem::take(&mut world.failed);
-    items.extend(compared);
-    items.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    if !files_given {
+        // No change to judge: every scale set of the live side is judged, broken ones included.
+        let mut failed_live = std::mem::take(&mut world.failed_live);
+        world.failed.append(&mut failed_live);
+    }
+    let stated = crate::ops::release::Stated {
+        flag: plan.arc_release,
+        controller: world
+            .arc_version
+            .as_ref()
+            .and_then(|(v, from)| Some((crate::core::release::release(v)?, from.clone()))),
+    };
+    let pairings = pair_all(&world);
+    let (mut items, not_in_change) =
+        compare_all(plan.layout, &world, &pairings, !files_given, &stated);
+    items.append(&mut world.failed);
+    let judged: BTreeSet<(String, String)> = (items.iter())
+        .map(|i| (i.namespace.clone(), i.name.clone()))
+        .chain(world.desired.iter().map(Object::key))
+        .collect();
+    items.extend(
+        std::mem::take(&mut world.failed_live)
+            .into_iter()
+            .filter(|f| judged.contains(&(f.namespace.clone(), f.name.clone()))),
+    );
+    let items = one_per_scale_set(items);
     let (arc_version, arc_version_from) = match (&plan.arc_version, &world.arc_version) {
-        (Some(v), _) => (Some(v.clone()), Some("--arc-version".to_string())),
+        (Some(v), _) => (
+            Some(
+                plan.arc_release
+                    .map_or(v.clone(), |r| r.version.to_string()),
+            ),
+            Some("--arc-version".to_string()),
+        ),
         (None, Some((v, from))) => (Some(v.clone()), Some(from.clone())),
         (None, None) => match labelled_version(&world) {
             Some((v, from)) => (Some(v), Some(from)),
@@ -192,12 +312,52 @@ pub(crate) fn run(plan: &Plan, stdin: &mut dyn Read) -> Result<Diff> {
         layout: plan.layout.k8s_api.clone(),
         arc_version,
         arc_version_from,
+        not_in_change,
         items,
     };
     Ok(Diff {
         report,
         errors: world.errors,
     })
+}
+
+/// The report of a run that could not read its input at all: no item.
+pub(crate) fn empty_report(plan: &Plan) -> DiffReport {
+    DiffReport {
+        api_version: "kubectl-arc/v1alpha1",
+        kind: "DiffReport",
+        layout: plan.layout.k8s_api.clone(),
+        arc_version: None,
+        arc_version_from: None,
+        not_in_change: 0,
+        items: Vec::new(),
+    }
+}
+
+/// One item per scale set, whatever the inputs gave: an error about a scale set replaces its
+/// verdict (a verdict next to an error about the same set would be both answers at once), and
+/// several errors are one item saying each.
+fn one_per_scale_set(items: Vec<ScaleSetDiff>) -> Vec<ScaleSetDiff> {
+    let mut by_key: BTreeMap<(String, String), ScaleSetDiff> = BTreeMap::new();
+    for item in items {
+        let key = (item.namespace.clone(), item.name.clone());
+        let Some(mut kept) = by_key.remove(&key) else {
+            by_key.insert(key, item);
+            continue;
+        };
+        match (&mut kept.error, &item.error) {
+            (Some(a), Some(b)) => {
+                if !a.split("; ").any(|e| e == b) {
+                    a.push_str("; ");
+                    a.push_str(b);
+                }
+            }
+            (None, Some(_)) => kept = item,
+            (_, None) => {}
+        }
+        by_key.insert(key, kept);
+    }
+    by_key.into_values().collect()
 }
 
 /// The ARC release the objects say they are under (`app.kubernetes.io/version`, which ARC and
@@ -234,30 +394,50 @@ enum Side {
 }
 
 /// Put each object read from files where it belongs, refusing what ARC's Go types or kubectl would
-/// refuse, and the same object twice on one side.
+/// refuse, and the same object twice on one side (every copy: which one is meant is the question).
 fn sort_objects(objects: Vec<Object>, side: Side, filter: &Filter<'_>, world: &mut World) {
-    let duplicates: BTreeMap<usize, String> = input::duplicates(&objects).into_iter().collect();
-    for (i, o) in objects.into_iter().enumerate() {
+    let mut duplicated: HashMap<(String, String, String), String> = HashMap::new();
+    for (i, message) in input::duplicates(&objects) {
+        let o = &objects[i];
+        let (ns, name) = o.key();
+        duplicated
+            .entry((o.kind.clone(), ns, name))
+            .or_insert(message);
+    }
+    let mut reported: BTreeSet<(String, String, String)> = BTreeSet::new();
+    for o in objects {
         if !o.in_arc_group() {
             continue; // a render holds ServiceAccounts, Roles and Secrets: not ours.
         }
         let (ns, name) = o.key();
+        let ars = o.kind == arc::KIND_AUTOSCALING_RUNNER_SET;
+        let ers = o.kind == arc::KIND_EPHEMERAL_RUNNER_SET;
+        // A desired object's failure is its scale set's; a live set's is the scale set's it
+        // belongs to, reported only if that one is judged.
+        let live_set = ers || side == Side::Live;
+        let scale_set = if ers {
+            scale_set_name(&o).to_string()
+        } else {
+            name.clone()
+        };
         let fail = |world: &mut World, name: String, error: String| {
-            world.failed.push(ScaleSetDiff::failed(
-                ns.clone(),
-                name,
-                o.describe(),
-                String::new(),
-                error,
-            ));
+            let (desired_from, current_from) = if live_set {
+                (String::new(), o.describe())
+            } else {
+                (o.describe(), String::new())
+            };
+            let item = ScaleSetDiff::failed(ns.clone(), name, desired_from, current_from, error);
+            if live_set {
+                world.failed_live.push(item);
+            } else {
+                world.failed.push(item);
+            }
         };
         if o.meta.name.is_none() {
             let error = format!("{}: {} has no metadata.name", o.origin, o.kind);
             fail(world, format!("<unnamed in {}>", o.origin), error);
             continue;
         }
-        let ars = o.kind == arc::KIND_AUTOSCALING_RUNNER_SET;
-        let ers = o.kind == arc::KIND_EPHEMERAL_RUNNER_SET;
         // Names and the selector choose scale sets; live objects are all kept, since a set is
         // found through its scale set whatever its own name, and live scale sets lend their uid
         // and scale-set id.
@@ -273,19 +453,22 @@ fn sort_objects(objects: Vec<Object>, side: Side, filter: &Filter<'_>, world: &m
             } else {
                 format!("{}: {problem}", o.describe())
             };
-            fail(world, name, error);
+            fail(world, scale_set, error);
             continue;
         }
-        if let Some(dup) = duplicates.get(&i)
+        let id = (o.kind.clone(), ns.clone(), name.clone());
+        if let Some(dup) = duplicated.get(&id)
             && (ars || ers)
         {
-            fail(world, name, dup.clone());
+            if reported.insert(id) {
+                fail(world, scale_set, dup.clone());
+            }
             continue;
         }
         match o.kind.as_str() {
             _ if (ars || ers) && o.api_version != arc::API_VERSION => fail(
                 world,
-                name,
+                scale_set,
                 format!(
                     "{}: apiVersion {:?} is not served by ARC (use {})",
                     o.describe(),
@@ -293,12 +476,14 @@ fn sort_objects(objects: Vec<Object>, side: Side, filter: &Filter<'_>, world: &m
                     arc::API_VERSION
                 ),
             ),
-            arc::KIND_AUTOSCALING_RUNNER_SET if o.spec.is_none() => {
-                fail(world, name, format!("{}: {SPEC_MISSING_ARS}", o.describe()))
-            }
+            arc::KIND_AUTOSCALING_RUNNER_SET if o.spec.is_none() => fail(
+                world,
+                scale_set,
+                format!("{}: {SPEC_MISSING_ARS}", o.describe()),
+            ),
             arc::KIND_EPHEMERAL_RUNNER_SET if o.spec.is_none() => fail(
                 world,
-                name,
+                scale_set,
                 format!("{}: {}", o.describe(), RevisionError::MissingSpec),
             ),
             arc::KIND_AUTOSCALING_RUNNER_SET => match side {
@@ -308,7 +493,8 @@ fn sort_objects(objects: Vec<Object>, side: Side, filter: &Filter<'_>, world: &m
                 }
             },
             arc::KIND_EPHEMERAL_RUNNER_SET => world.live_sets.push(o),
-            arc::KIND_EPHEMERAL_RUNNER | "AutoscalingListener" => {}
+            KIND_AUTOSCALING_LISTENER => world.listeners.push(o),
+            arc::KIND_EPHEMERAL_RUNNER => {}
             other => fail(
                 world,
                 name,
@@ -322,12 +508,15 @@ fn sort_objects(objects: Vec<Object>, side: Side, filter: &Filter<'_>, world: &m
     }
 }
 
+/// ARC's listener kind: one per scale set, in the controller's namespace.
+const KIND_AUTOSCALING_LISTENER: &str = "AutoscalingListener";
+
 /// An AutoscalingRunnerSet without `spec` (or with `spec: null`) has no runner template: Go would
 /// decode it as the zero spec, but no real scale set looks like that, so it is reported instead.
 const SPEC_MISSING_ARS: &str = "spec is missing: an AutoscalingRunnerSet without one has no runner template to compare (is this the whole object?)";
 
 /// The pairing of `ars` among the live sets, with the uid of the live scale set when known.
-fn pair_of(world: &World, ars: &Object) -> Option<Pairing> {
+fn pair_of(world: &World, index: &SetIndex, ars: &Object) -> Option<Pairing> {
     let live_uid = world
         .live_scale_sets
         .get(&ars.key())
@@ -337,62 +526,54 @@ fn pair_of(world: &World, ars: &Object) -> Option<Pairing> {
         name: ars.name(),
         uid: ars.meta.uid.as_deref().or(live_uid),
     };
-    let in_namespace = world.sets_in(ars.namespace());
-    let sets: Vec<_> = in_namespace
+    let candidates = index.candidates(&scale_set);
+    let sets: Vec<_> = candidates
         .iter()
         .map(|&i| world.live_sets[i].pairing_set())
         .collect();
     let mut pairing = pairing::pair(scale_set, &sets)?;
-    pairing.chosen = in_namespace[pairing.chosen];
+    pairing.chosen = candidates[pairing.chosen];
     for i in &mut pairing.replaced {
-        *i = in_namespace[*i];
+        *i = candidates[*i];
     }
     Some(pairing)
 }
 
 /// Whether a desired scale set lacks its set among the files, so the cluster must be asked.
+/// Sets of other scale sets are not this change's: they never send diff to the cluster.
 fn needs_cluster(world: &World) -> bool {
-    world
-        .desired
+    let failed = failed_keys(world);
+    pair_all(world)
         .iter()
-        .any(|a| pair_of(world, a).is_none() && !failed(world, a.namespace(), a.name()))
-        || world.live_sets.iter().any(|s| !accounted_for(world, s))
+        .zip(&world.desired)
+        .any(|(p, a)| p.is_none() && !failed.contains(&(a.namespace(), a.name())))
 }
 
-/// The name of the scale set a set belongs to: its controller owner's, else its own.
-fn owner_name(set: &Object) -> &str {
-    set.meta
+/// The scale sets already reported as failed: a desired object that could not be read, or a set
+/// of theirs that could not (its scale set has a set, broken: not new, not to be asked for).
+fn failed_keys(world: &World) -> BTreeSet<(&str, &str)> {
+    (world.failed.iter())
+        .chain(&world.failed_live)
+        .map(|f| (f.namespace.as_str(), f.name.as_str()))
+        .collect()
+}
+
+/// The name of the scale set a set belongs to: its controller owner's, else ARC's scale-set-name
+/// label, else its own.
+fn scale_set_name(set: &Object) -> &str {
+    match set
+        .meta
         .controller
         .as_ref()
         .filter(|c| c.kind == arc::KIND_AUTOSCALING_RUNNER_SET)
-        .map_or(set.name(), |c| c.name.as_str())
-}
-
-/// A set is accounted for when a desired scale set claims it, or when its scale set already
-/// failed (it is reported there).
-fn accounted_for(world: &World, set: &Object) -> bool {
-    claimed_by(world, set).is_some() || failed(world, set.namespace(), owner_name(set))
-}
-
-/// The scale set already failed while reading (it is reported there, once).
-fn failed(world: &World, namespace: &str, name: &str) -> bool {
-    world
-        .failed
-        .iter()
-        .any(|f| f.namespace == namespace && f.name == name)
-}
-
-/// The desired scale set a live set belongs to, if any.
-fn claimed_by<'a>(world: &'a World, set: &Object) -> Option<&'a Object> {
-    let namespace = set.namespace();
-    world.desired.iter().find(|a| {
-        a.namespace() == namespace
-            && pair_of(world, a).is_some_and(|p| {
-                std::iter::once(p.chosen)
-                    .chain(p.replaced)
-                    .any(|i| std::ptr::eq(&world.live_sets[i], set))
-            })
-    })
+    {
+        Some(c) => c.name.as_str(),
+        None => set
+            .meta
+            .labels
+            .get(pairing::LABEL_SCALE_SET_NAME)
+            .map_or(set.name(), String::as_str),
+    }
 }
 
 /// Complete the live side from the cluster: the scale sets in scope when no file gave any, and for
@@ -471,20 +652,15 @@ async fn complete_from_cluster(plan: &Plan, filter: &Filter<'_>, world: &mut Wor
             world.desired.push(o);
         }
     }
-    // Every namespace a desired scale set or an unclaimed set from a file lives in.
-    let mut namespaces: BTreeSet<String> = world
+    // Every namespace a desired scale set without its set among the files lives in.
+    let pairings = pair_all(world);
+    let namespaces: BTreeSet<String> = world
         .desired
         .iter()
-        .filter(|a| plan.files.is_empty() || pair_of(world, a).is_none())
-        .map(|a| a.namespace().to_string())
+        .zip(&pairings)
+        .filter(|(_, p)| plan.files.is_empty() || p.is_none())
+        .map(|(a, _)| a.namespace().to_string())
         .collect();
-    let unclaimed: Vec<Object> = world
-        .live_sets
-        .iter()
-        .filter(|s| !accounted_for(world, s))
-        .cloned()
-        .collect();
-    namespaces.extend(unclaimed.iter().map(|s| s.namespace().to_string()));
     let listed = if plan.scope.all_namespaces && plan.files.is_empty() {
         vec![None]
     } else {
@@ -505,13 +681,9 @@ async fn complete_from_cluster(plan: &Plan, filter: &Filter<'_>, world: &mut Wor
             None => world.complete_everywhere = true,
         }
     }
-    // The live scale sets of rendered ones (uid, scale-set id), and of sets given without theirs.
+    // The live scale sets of rendered ones (uid, scale-set id).
     if !plan.files.is_empty() {
-        let mut wanted: BTreeSet<(String, String)> =
-            world.desired.iter().map(Object::key).collect();
-        for s in &unclaimed {
-            wanted.insert((s.namespace().to_string(), owner_name(s).to_string()));
-        }
+        let wanted: BTreeSet<(String, String)> = world.desired.iter().map(Object::key).collect();
         for (ns, name) in wanted {
             if world
                 .live_scale_sets
@@ -525,6 +697,37 @@ async fn complete_from_cluster(plan: &Plan, filter: &Filter<'_>, world: &mut Wor
             {
                 world.live_scale_sets.insert((ns, name), o);
             }
+        }
+        // A live side with no ARC object at all is a wrong namespace or context far more often
+        // than a first install: fail closed unless told.
+        let listed_some = world
+            .live_sets
+            .iter()
+            .any(|s| s.origin == input::Origin::Cluster);
+        if !plan.allow_empty_live
+            && !namespaces.is_empty()
+            && !listed_some
+            && world.live_scale_sets.is_empty()
+        {
+            for ns in &namespaces {
+                let scale_sets = cluster::list_objects(
+                    client,
+                    ars_kind,
+                    arc::AUTOSCALING_RUNNER_SETS,
+                    Some(ns),
+                    None,
+                )
+                .await?;
+                if !scale_sets.is_empty() {
+                    return Ok(());
+                }
+            }
+            let namespaces: Vec<&str> = namespaces.iter().map(String::as_str).collect();
+            bail!(
+                "the cluster at {} holds no AutoscalingRunnerSet or EphemeralRunnerSet in namespace {}, so every scale set of -f would be judged new (a wrong namespace or context?); give --allow-empty-live if nothing is deployed there yet",
+                conn.server,
+                namespaces.join(", ")
+            );
         }
     }
     Ok(())
@@ -567,57 +770,54 @@ fn scale_set_id<'a>(
     Ok(None)
 }
 
-/// Compare every desired scale set with its set, and report sets from files that no scale set
-/// claims.
-fn compare_all(layout: &'static Layout, world: &World, live_desired: bool) -> Vec<ScaleSetDiff> {
+/// Compare every desired scale set with its set; and how many scale sets are only live (not in
+/// the change: not judged).
+fn compare_all(
+    layout: &'static Layout,
+    world: &World,
+    pairings: &[Option<Pairing>],
+    live_desired: bool,
+    stated: &crate::ops::release::Stated,
+) -> (Vec<ScaleSetDiff>, usize) {
+    let failed = failed_keys(world);
     let mut items = Vec::new();
-    for ars in &world.desired {
-        if pair_of(world, ars).is_none() && failed(world, ars.namespace(), ars.name()) {
+    for (ars, pairing) in world.desired.iter().zip(pairings) {
+        if pairing.is_none() && failed.contains(&(ars.namespace(), ars.name())) {
             continue; // its set could not be read: reported with it.
         }
-        items.push(compare_one(layout, world, ars, live_desired));
-    }
-    let claimed: BTreeSet<(String, String)> = world
-        .desired
-        .iter()
-        .filter_map(|a| pair_of(world, a))
-        .flat_map(|p| std::iter::once(p.chosen).chain(p.replaced))
-        .map(|i| world.live_sets[i].key())
-        .collect();
-    let desired: BTreeSet<(String, String)> = world.desired.iter().map(Object::key).collect();
-    for set in &world.live_sets {
-        if set.origin == input::Origin::Cluster
-            || claimed.contains(&set.key())
-            || accounted_for(world, set)
-        {
-            continue;
-        }
-        // A set from a file whose scale set is not among the desired ones.
-        let key = (set.namespace().to_string(), owner_name(set).to_string());
-        if desired.contains(&key) {
-            continue;
-        }
-        let (ns, name) = key;
-        let error = match world.live_scale_sets.get(&(ns.clone(), name.clone())) {
-            Some(live) => {
-                // The live scale set is the desired one for a dump's set.
-                items.push(compare_one(layout, world, live, true));
-                continue;
-            }
-            None => format!(
-                "AutoscalingRunnerSet {ns}/{name} not found: {} has no desired spec to compare with",
-                set.describe()
-            ),
-        };
-        items.push(ScaleSetDiff::failed(
-            ns,
-            name,
-            String::new(),
-            set.describe(),
-            error,
+        items.push(compare_one(
+            layout,
+            world,
+            ars,
+            pairing.as_ref(),
+            live_desired,
+            stated,
         ));
     }
-    items
+    let claimed: BTreeSet<usize> = pairings
+        .iter()
+        .flatten()
+        .flat_map(|p| std::iter::once(p.chosen).chain(p.replaced.iter().copied()))
+        .collect();
+    let desired: BTreeSet<(&str, &str)> = world
+        .desired
+        .iter()
+        .map(|a| (a.namespace(), a.name()))
+        .collect();
+    let mut only_live: BTreeSet<(&str, &str)> = BTreeSet::new();
+    for (ns, name) in world.live_scale_sets.keys() {
+        only_live.insert((ns, name));
+    }
+    for (i, set) in world.live_sets.iter().enumerate() {
+        if !claimed.contains(&i) {
+            only_live.insert((set.namespace(), scale_set_name(set)));
+        }
+    }
+    let not_in_change = only_live
+        .iter()
+        .filter(|k| !desired.contains(k) && !failed.contains(k))
+        .count();
+    (items, not_in_change)
 }
 
 /// One scale set's report, with the integrity-hash recycle loop verdict of its template (a
@@ -626,7 +826,9 @@ fn compare_one(
     layout: &'static Layout,
     world: &World,
     ars: &Object,
+    pairing: Option<&Pairing>,
     live_desired: bool,
+    stated: &crate::ops::release::Stated,
 ) -> ScaleSetDiff {
     let recycle_loop = ars.spec.as_ref().map(|spec| {
         round_trip_of_autoscaling_runner_set(
@@ -638,22 +840,47 @@ fn compare_one(
                 .map(String::as_str),
         )
     });
-    compare_one_drift(layout, world, ars, live_desired)
+    let in_memory = match &recycle_loop {
+        Some(Ok(t)) => t.hash_in_memory.clone().ok(),
+        _ => None,
+    };
+    let mut item = compare_one_drift(layout, world, ars, pairing, live_desired)
         .with_legacy_recycle_loop_as_written(recycle_loop, || {
             crate::core::desired::written_runner_spec(layout, ars.written_spec(None))
-        })
+        });
+    let set = pairing.map(|p| &world.live_sets[p.chosen]);
+    let (ns, name) = ars.key();
+    let listener = world.listeners.iter().find(|l| {
+        let field = |f: &str| {
+            l.spec_field(f)
+                .ok()
+                .flatten()
+                .and_then(|v| serde_json::from_str::<String>(v.get()).ok())
+        };
+        field("autoscalingRunnerSetNamespace").as_deref() == Some(ns.as_str())
+            && field("autoscalingRunnerSetName").as_deref() == Some(name.as_str())
+    });
+    let sides = crate::ops::release::Sides {
+        desired: ars,
+        set,
+        live: world.live_scale_sets.get(&ars.key()),
+        listener,
+        integrity_hash_in_memory: in_memory.as_deref(),
+    };
+    crate::ops::release::judge(&mut item, stated, &sides);
+    item
 }
 
 fn compare_one_drift(
     layout: &'static Layout,
     world: &World,
     ars: &Object,
+    pairing: Option<&Pairing>,
     live_desired: bool,
 ) -> ScaleSetDiff {
     let (ns, name) = ars.key();
     let desired_from = ars.describe();
-    let pairing = pair_of(world, ars);
-    let set = pairing.as_ref().map(|p| &world.live_sets[p.chosen]);
+    let set = pairing.map(|p| &world.live_sets[p.chosen]);
     let live = world.live_scale_sets.get(&ars.key());
     let Some(set) = set else {
         if !world.complete_everywhere && !world.complete.contains(&ns) {
@@ -663,6 +890,24 @@ fn compare_one_drift(
                 desired_from,
                 String::new(),
                 format!("EphemeralRunnerSet of AutoscalingRunnerSet {ns}/{name} not found"),
+            );
+        }
+        // ARC builds the new set with the same `newEphemeralRunnerSet` as a replacement: what
+        // stops it there stops it here (the id ARC will read is the render's, else the one the
+        // live scale set keeps).
+        let id = (ars
+            .meta
+            .annotations
+            .get(arc::ANNOTATION_RUNNER_SCALE_SET_ID))
+        .or_else(|| live.and_then(|l| l.meta.annotations.get(arc::ANNOTATION_RUNNER_SCALE_SET_ID)));
+        let spec = ars.spec.as_ref().map_or("{}", |s| s.get());
+        if let Err(e) = crate::core::desired::check_builds(layout, spec, id.map(String::as_str)) {
+            return ScaleSetDiff::failed(
+                ns,
+                name,
+                desired_from.clone(),
+                String::new(),
+                format!("{desired_from}: {e}"),
             );
         }
         let waiting = if live_desired || live.is_some() {
@@ -728,7 +973,7 @@ fn compare_one_drift(
         });
     item.desired_file = ars.origin.file().map(str::to_string);
     item.scale_set_id_from = id.map(|(_, from)| from);
-    if let Some(p) = &pairing {
+    if let Some(p) = pairing {
         if p.by != PairedBy::Name {
             item.paired_by = Some(p.by);
         }

@@ -18,7 +18,7 @@ use serde_json::Value;
 use super::{Gate, Throttle};
 use crate::cluster::preflight::{self, Permission};
 use crate::cluster::write::{
-    Decision as WriteDecision, DryRun, ObjectText, Outcome, WriteOptions, guarded_patch,
+    Decision as WriteDecision, DryRun, ObjectText, Outcome, WriteError, WriteOptions, guarded_patch,
 };
 use crate::cluster::{self, ConnectOptions};
 use crate::core::arc::{self, ANNOTATION_INTEGRITY_HASH};
@@ -97,6 +97,17 @@ struct Candidate {
     error: Option<String>,
 }
 
+impl Candidate {
+    /// The set carries the integrity-hash annotation: something to migrate.
+    fn legacy(&self) -> bool {
+        self.object
+            .value
+            .pointer("/metadata/annotations")
+            .and_then(|a| a.get(ANNOTATION_INTEGRITY_HASH))
+            .is_some()
+    }
+}
+
 /// Preflight, then decide and write each set. A refusal is an error: nothing was written.
 async fn migrate_cluster(
     plan: &MigratePlan,
@@ -108,9 +119,29 @@ async fn migrate_cluster(
     let client = &conn.client;
     let namespace = plan.scope.listed_namespace(&conn.default_namespace);
     let scope = namespace.as_deref();
-    preflight_checks(client, plan, scope, shell).await?;
-    let candidates = read_candidates(client, plan, scope).await?;
-    let mut rows = decide_and_write(client, plan, &candidates, seed, shell).await?;
+    // An installed CRD without the revision fields is a cluster of ARC up to 0.14 (the
+    // runner-spec hash) or of the integrity-hash era: only the latter has anything to migrate.
+    let crd_refusal = match preflight::ers_crd_revision_fields(client).await? {
+        Some(fields) => preflight::crd_refusal(&fields),
+        None => None,
+    };
+    let (candidates, mut rows) = if let Some(refusal) = crd_refusal {
+        let candidates = read_candidates(client, plan, scope).await?;
+        if candidates.iter().any(|c| c.legacy() || c.error.is_some()) {
+            bail!(refusal);
+        }
+        shell.status(
+            "nothing to migrate: no EphemeralRunnerSet in scope carries the actions.github.com/integrity-hash annotation \
+             (sets of ARC up to 0.14 are replaced on a runner-spec-hash change and have no revision to migrate to)",
+        )?;
+        let rows = decide_and_write(client, plan, &candidates, seed, shell).await?;
+        (candidates, rows)
+    } else {
+        preflight_checks(client, plan, scope, shell).await?;
+        let candidates = read_candidates(client, plan, scope).await?;
+        let rows = decide_and_write(client, plan, &candidates, seed, shell).await?;
+        (candidates, rows)
+    };
     // A name asked for and not found is a failed row (exit 2), as kubectl fails on one.
     for missing in plan
         .scope
@@ -238,34 +269,11 @@ async fn read_candidates(
         cluster::check_namespace(client, ns).await?;
     }
     for o in raw_sets {
-        let ns = o.metadata.namespace.clone().unwrap_or_default();
-        let name = o.metadata.name.clone().unwrap_or_default();
-        if !plan.scope.names.is_empty() && !plan.scope.names.contains(&name) {
+        let name = o.metadata.name.as_deref().unwrap_or_default();
+        if !plan.scope.names.is_empty() && !plan.scope.names.iter().any(|n| n == name) {
             continue;
         }
-        let value = serde_json::to_value(&o.metadata)
-            .map(|m| {
-                let mut v = serde_json::json!({"metadata": m});
-                if let Some(spec) = &o.spec {
-                    v["spec"] = serde_json::from_str(spec.get()).unwrap_or(Value::Null);
-                }
-                if let Some(status) = &o.status {
-                    v["status"] = serde_json::from_str(status.get()).unwrap_or(Value::Null);
-                }
-                v
-            })
-            .context("cannot re-encode object metadata")?;
-        let text = match &o.spec {
-            Some(spec) => format!("{{\"spec\":{}}}", spec.get()),
-            None => "{}".to_string(),
-        };
-        candidates.push(Candidate {
-            namespace: ns,
-            name,
-            object: ObjectText { text, value },
-            runners: RunnerCounts::default(),
-            error: None,
-        });
+        candidates.push(listed_candidate(&o)?);
     }
     let layout = Layout::arc();
     let index: HashMap<(String, String), usize> = candidates
@@ -330,6 +338,34 @@ async fn read_candidates(
     .await?;
 
     Ok(candidates)
+}
+
+/// A listed set as migrate decides on it: its metadata, spec and status as a value, and its spec's
+/// exact text (the runner spec is hashed as the server sent it).
+fn listed_candidate(o: &cluster::RawObject) -> Result<Candidate> {
+    let value = serde_json::to_value(&o.metadata)
+        .map(|m| {
+            let mut v = serde_json::json!({"metadata": m});
+            if let Some(spec) = &o.spec {
+                v["spec"] = serde_json::from_str(spec.get()).unwrap_or(Value::Null);
+            }
+            if let Some(status) = &o.status {
+                v["status"] = serde_json::from_str(status.get()).unwrap_or(Value::Null);
+            }
+            v
+        })
+        .context("cannot re-encode object metadata")?;
+    let text = match &o.spec {
+        Some(spec) => format!("{{\"spec\":{}}}", spec.get()),
+        None => "{}".to_string(),
+    };
+    Ok(Candidate {
+        namespace: o.metadata.namespace.clone().unwrap_or_default(),
+        name: o.metadata.name.clone().unwrap_or_default(),
+        object: ObjectText { text, value },
+        runners: RunnerCounts::default(),
+        error: None,
+    })
 }
 
 /// Decide and write, one set at a time, each write guarded by the resourceVersion it was decided
@@ -402,15 +438,25 @@ async fn migrate_one(
         },
     );
     let sent = gate.write(write).await;
-    let d = last.unwrap_or(first);
+    written_row(c, &last.unwrap_or(first), plan.dry_run, sent)
+}
+
+/// The row of a set whose write went to the gate, from what happened to it (`Err`: not
+/// attempted, the breaker's reason; else what the guarded write did) and the decision last made.
+fn written_row(
+    c: &Candidate,
+    d: &Decision,
+    dry_run: DryRun,
+    sent: Result<Result<Outcome, WriteError>, String>,
+) -> MigrateRow {
     match sent {
-        Err(not_attempted) => row(c, Some(&d), MigrateResult::Failed, Some(not_attempted)),
+        Err(not_attempted) => row(c, Some(d), MigrateResult::Failed, Some(not_attempted)),
         Ok(Ok(Outcome::Written { attempts, .. })) => MigrateRow {
             attempts,
             ..row(
                 c,
-                Some(&d),
-                if plan.dry_run == DryRun::None {
+                Some(d),
+                if dry_run == DryRun::None {
                     MigrateResult::Written
                 } else {
                     MigrateResult::WouldWrite
@@ -418,11 +464,11 @@ async fn migrate_one(
                 None,
             )
         },
-        Ok(Ok(Outcome::Skipped { .. })) => row(c, Some(&d), MigrateResult::Unchanged, None),
+        Ok(Ok(Outcome::Skipped { .. })) => row(c, Some(d), MigrateResult::Unchanged, None),
         Ok(Ok(Outcome::Refused { reason, .. })) => {
-            row(c, Some(&d), MigrateResult::Failed, Some(reason))
+            row(c, Some(d), MigrateResult::Failed, Some(reason))
         }
-        Ok(Err(e)) => row(c, Some(&d), MigrateResult::Failed, Some(e.to_string())),
+        Ok(Err(e)) => row(c, Some(d), MigrateResult::Failed, Some(e.to_string())),
     }
 }
 
@@ -591,4 +637,334 @@ fn verify_migrated(after: &Value, want: i64) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::migrate::Verdict;
+    use crate::shell::Terminal;
+    use serde_json::json;
+
+    fn runner_spec(image: &str) -> Value {
+        json!({
+            "githubConfigUrl": "https://github.com/o",
+            "githubConfigSecret": "s",
+            "runnerScaleSetId": 1,
+            "spec": {"containers": [{"name": "runner", "image": image}]}
+        })
+    }
+
+    /// ARC's hash of `runner_spec(image)`, by our core (checked against Go elsewhere).
+    fn hash_of(image: &str) -> String {
+        let l = Layout::arc();
+        let v = decode(l, l.ephemeral_runner_spec, &runner_spec(image).to_string()).unwrap();
+        crate::core::legacy_hash::integrity_hash(l, &v).unwrap()
+    }
+
+    fn set(name: &str, annotation: Option<&str>, spec: i64, applied: i64, image: &str) -> Value {
+        let mut v = json!({
+            "apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunnerSet",
+            "metadata": {"name": name, "namespace": "ci", "resourceVersion": "7"},
+            "spec": {"replicas": 1, "actionableRevision": spec, "ephemeralRunnerSpec": runner_spec(image)},
+            "status": {"appliedActionableRevision": applied}
+        });
+        if let Some(a) = annotation {
+            v["metadata"]["annotations"] = json!({ANNOTATION_INTEGRITY_HASH: a});
+        }
+        v
+    }
+
+    fn runner(owner: &str, name: &str, image: &str, phase: &str, job: &str) -> Value {
+        json!({
+            "apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunner",
+            "metadata": {"name": name, "namespace": "ci", "ownerReferences": [
+                {"apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunnerSet", "name": owner, "uid": "u", "controller": true}
+            ]},
+            "spec": runner_spec(image),
+            "status": {"phase": phase, "jobId": job}
+        })
+    }
+
+    fn plan() -> MigratePlan {
+        MigratePlan {
+            scope: crate::ops::Scope {
+                namespace: Some("ci".into()),
+                ..Default::default()
+            },
+            source: Source::Dump(vec!["-".into()]),
+            dry_run: DryRun::Client,
+            unverifiable: UnverifiablePolicy::Pending,
+            force: false,
+            throttle: Throttle { qps: 0.0, burst: 1 },
+        }
+    }
+
+    /// Offline migrate of a dump given on stdin: the report.
+    fn offline(plan: &MigratePlan, items: Vec<Value>) -> MigrateReport {
+        let dump = json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string();
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let mut shell = Shell::new(&mut out, &mut err, Terminal::default());
+        migrate(
+            plan,
+            &ConnectOptions::default(),
+            &mut dump.as_bytes(),
+            0,
+            &mut shell,
+        )
+        .unwrap()
+    }
+
+    type Row = (
+        String,
+        Option<Verdict>,
+        Option<&'static str>,
+        i64,
+        i64,
+        MigrateResult,
+        usize,
+    );
+
+    fn rows(report: &MigrateReport) -> Vec<Row> {
+        report
+            .items
+            .iter()
+            .map(|r| {
+                (
+                    r.name.clone(),
+                    r.decision,
+                    r.reason,
+                    r.spec_revision,
+                    r.new_spec_revision,
+                    r.result,
+                    r.stale_idle_or_pending_runners,
+                )
+            })
+            .collect()
+    }
+
+    /// What migrate decides for each kind of set, from the set and the runners listed beside it.
+    #[test]
+    fn each_set_is_decided_from_its_annotation_and_its_runners() {
+        let good = hash_of("img:2");
+        let items = vec![
+            set("in-sync", Some(&good), 0, 0, "img:2"),
+            set("pending", Some("7b4dd5c9f8"), 0, 0, "img:2"),
+            set("applied-ahead", Some("7b4dd5c9f8"), 2, 5, "img:2"),
+            set("no-annotation", None, 3, 3, "img:2"),
+            set("stale-runner", Some(&good), 4, 4, "img:2"),
+            runner("stale-runner", "stale-runner-a", "img:1", "Running", ""),
+            // A busy runner on an old spec finishes its job: it does not make the set pending.
+            set("busy-only", Some(&good), 0, 0, "img:2"),
+            runner("busy-only", "busy-only-a", "img:1", "Running", "1234"),
+            // A runner of no set in the dump is ignored.
+            runner("elsewhere", "elsewhere-a", "img:1", "Running", ""),
+        ];
+        let report = offline(&plan(), items);
+        let want = |n: &str, v, r, from, to, result, stale| {
+            (n.to_string(), Some(v), Some(r), from, to, result, stale)
+        };
+        use MigrateResult::{Unchanged, WouldWrite};
+        assert_eq!(
+            rows(&report),
+            vec![
+                want(
+                    "in-sync",
+                    Verdict::InSync,
+                    "HashMatches",
+                    0,
+                    0,
+                    WouldWrite,
+                    0
+                ),
+                want(
+                    "pending",
+                    Verdict::Pending,
+                    "HashMismatch",
+                    0,
+                    1,
+                    WouldWrite,
+                    0
+                ),
+                want(
+                    "applied-ahead",
+                    Verdict::Pending,
+                    "HashMismatch",
+                    2,
+                    6,
+                    WouldWrite,
+                    0
+                ),
+                want(
+                    "no-annotation",
+                    Verdict::NoLegacyAnnotation,
+                    "NoLegacyAnnotation",
+                    3,
+                    3,
+                    Unchanged,
+                    0
+                ),
+                want(
+                    "stale-runner",
+                    Verdict::Pending,
+                    "StaleRunners",
+                    4,
+                    5,
+                    WouldWrite,
+                    1
+                ),
+                want(
+                    "busy-only",
+                    Verdict::InSync,
+                    "HashMatches",
+                    0,
+                    0,
+                    WouldWrite,
+                    0
+                ),
+            ]
+        );
+        assert_eq!(
+            report.items[5].stale_runners, 1,
+            "busy and stale, not cleaned up"
+        );
+        assert_eq!(report.outcome(), crate::cli::Outcome::Clean);
+    }
+
+    #[test]
+    fn names_selectors_and_the_unverifiable_policy_choose_and_decide() {
+        let mut p = plan();
+        p.scope.names = vec!["pending".into()];
+        let items = vec![
+            set("in-sync", Some(&hash_of("img:2")), 0, 0, "img:2"),
+            set("pending", Some("7b4dd5c9f8"), 0, 0, "img:2"),
+        ];
+        let names: Vec<String> = offline(&p, items)
+            .items
+            .into_iter()
+            .map(|r| r.name)
+            .collect();
+        assert_eq!(names, ["pending"]);
+
+        // A set time prints Go's local zone in the hash: it cannot be reproduced.
+        let mut odd = set("odd", Some("7b4dd5c9f8"), 1, 1, "img:2");
+        odd["spec"]["ephemeralRunnerSpec"]["metadata"] =
+            json!({"creationTimestamp": "2026-01-01T00:00:00Z"});
+        let mut p = plan();
+        let verdict = |p: &MigratePlan| {
+            let r = &offline(p, vec![odd.clone()]).items[0];
+            (r.decision, r.reason, r.new_spec_revision, r.result)
+        };
+        let unverifiable = (Some(Verdict::Unverifiable), Some("HashUnverifiable"));
+        assert_eq!(
+            verdict(&p),
+            (unverifiable.0, unverifiable.1, 2, MigrateResult::WouldWrite)
+        );
+        p.unverifiable = UnverifiablePolicy::Skip;
+        assert_eq!(
+            verdict(&p),
+            (unverifiable.0, unverifiable.1, 1, MigrateResult::Unchanged)
+        );
+    }
+
+    #[test]
+    fn a_set_that_cannot_be_decided_fails_its_row_and_the_run() {
+        let mut bad = set("bad", Some("7b4dd5c9f8"), 0, 0, "img:2");
+        bad["spec"]["actionableRevision"] = json!("two");
+        let items = vec![bad, set("pending", Some("7b4dd5c9f8"), 0, 0, "img:2")];
+        let report = offline(&plan(), items);
+        assert_eq!(report.items[0].result, MigrateResult::Failed);
+        let error = report.items[0].error.as_deref().unwrap();
+        assert!(error.starts_with("EphemeralRunnerSet ci/bad: "), "{error}");
+        assert_eq!(
+            report.items[1].result,
+            MigrateResult::WouldWrite,
+            "the others are decided"
+        );
+        assert_eq!(report.outcome(), crate::cli::Outcome::Failed);
+    }
+
+    fn candidate(v: &Value) -> Candidate {
+        let raw: cluster::RawObject = serde_json::from_value(v.clone()).unwrap();
+        listed_candidate(&raw).unwrap()
+    }
+
+    /// A listed set is decided on its own spec text, and each result of its write makes its row.
+    #[test]
+    fn a_listed_sets_write_outcome_makes_its_row() {
+        let c = candidate(&set("pending", Some("7b4dd5c9f8"), 2, 5, "img:2"));
+        assert_eq!((c.namespace.as_str(), c.name.as_str()), ("ci", "pending"));
+        assert_eq!(c.object.resource_version(), Some("7"));
+        let d = decide_object(&c, &c.object, UnverifiablePolicy::Pending).unwrap();
+        assert_eq!((d.verdict, d.to_revision), (Verdict::Pending, 6));
+        assert_eq!(
+            d.patch(),
+            Some(
+                json!({"metadata": {"annotations": {ANNOTATION_INTEGRITY_HASH: null}}, "spec": {"actionableRevision": 6}})
+            )
+        );
+        let written = || {
+            Ok(Ok(Outcome::Written {
+                before: c.object.clone(),
+                after: json!({}),
+                patch: json!({}),
+                attempts: 3,
+            }))
+        };
+        let r = written_row(&c, &d, DryRun::None, written());
+        assert_eq!(
+            (r.result, r.attempts, r.new_spec_revision),
+            (MigrateResult::Written, 3, 6)
+        );
+        let r = written_row(&c, &d, DryRun::Server, written());
+        assert_eq!(r.result, MigrateResult::WouldWrite);
+        let skipped = Ok(Ok(Outcome::Skipped {
+            before: c.object.clone(),
+            reason: "done".into(),
+        }));
+        assert_eq!(
+            written_row(&c, &d, DryRun::None, skipped).result,
+            MigrateResult::Unchanged
+        );
+        let refused = Ok(Ok(Outcome::Refused {
+            before: c.object.clone(),
+            reason: "no".into(),
+        }));
+        let r = written_row(&c, &d, DryRun::None, refused);
+        assert_eq!(
+            (r.result, r.error.as_deref()),
+            (MigrateResult::Failed, Some("no"))
+        );
+        let conflict = Ok(Err(WriteError::Conflict {
+            what: "ephemeralrunnersets ci/pending".into(),
+            attempts: 5,
+        }));
+        let r = written_row(&c, &d, DryRun::None, conflict);
+        assert_eq!(r.result, MigrateResult::Failed);
+        assert!(r.error.unwrap().contains("conflict"));
+        let r = written_row(&c, &d, DryRun::None, Err("not attempted: gone".into()));
+        assert_eq!(
+            (r.result, r.error.as_deref()),
+            (MigrateResult::Failed, Some("not attempted: gone"))
+        );
+    }
+
+    #[test]
+    fn the_stored_set_is_verified_for_the_revision_and_the_annotation() {
+        let migrated = json!({"metadata": {"annotations": {}}, "spec": {"actionableRevision": 6}});
+        assert_eq!(verify_migrated(&migrated, 6), Ok(()));
+        assert_eq!(
+            verify_migrated(&migrated, 5),
+            Ok(()),
+            "a later revision is fine"
+        );
+        let pruned = json!({"spec": {}});
+        assert!(verify_migrated(&pruned, 6).unwrap_err().contains("pruned"));
+        let kept = json!({"metadata": {"annotations": {ANNOTATION_INTEGRITY_HASH: "x"}}, "spec": {"actionableRevision": 6}});
+        assert!(
+            verify_migrated(&kept, 6)
+                .unwrap_err()
+                .contains("still there")
+        );
+    }
 }

@@ -14,6 +14,7 @@
 pub(crate) mod bump;
 pub(crate) mod diff;
 pub(crate) mod migrate;
+pub(crate) mod release;
 pub(crate) mod status;
 
 use crate::cluster::ratelimit::RateLimiter;

@@ -22,7 +22,7 @@ use crate::core::layout::Layout;
 use crate::core::pairing;
 use crate::core::selector::Selector;
 use crate::core::status::{
-    Census, DesiredSpec, RunnerFacts, SetFacts, SetKey, SetStatus, State, Unobserved,
+    Census, DesiredSpec, Replacement, RunnerFacts, SetFacts, SetKey, SetStatus, State, Unobserved,
 };
 use crate::input;
 use crate::render::follow::Shown;
@@ -102,17 +102,31 @@ impl Request {
 pub(crate) async fn list(client: &kube::Client, plan: &Plan) -> Result<Snapshot> {
     let gathered = gather(client, plan, Census::new(plan.layout, false)).await?;
     let mut census = gathered.census;
-    attach_desired(&scale_sets(client, plan).await, &mut census);
+    let scale_sets = scale_sets(client, plan).await;
+    attach_desired(&scale_sets, &mut census);
+    let waiting: Vec<SetStatus> =
+        scale_sets_without_sets(plan, &scale_sets, |a| has_set(a, &census))
+            .into_iter()
+            .map(|a| scale_set_row(plan, a))
+            .collect();
     if gathered.seen.is_empty()
+        && waiting.is_empty()
         && let Some(ns) = plan.namespace.as_deref()
     {
         cluster::check_namespace(client, ns).await?;
     }
-    let errors = missing_names(plan, &census);
+    let errors = missing_names(plan, &census, &waiting);
     Ok(Snapshot {
-        rows: census.statuses(plan.now()),
+        rows: with_rows(census.statuses(plan.now()), waiting),
         errors,
     })
+}
+
+/// The sets' rows and the rows of scale sets without a set, in one order (namespace, name).
+fn with_rows(mut rows: Vec<SetStatus>, more: Vec<SetStatus>) -> Vec<SetStatus> {
+    rows.extend(more);
+    rows.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    rows
 }
 
 /// What to show, with the namespace and names resolved (a scale set's name stands for its sets).
@@ -163,23 +177,34 @@ impl Plan {
 /// (owner reference, labels, name; the newest set when several), so that a change ARC has not
 /// written yet shows as Propagating.
 fn attach_desired(scale_sets: &[input::Object], census: &mut Census) {
+    let mut replacements: Vec<(SetKey, Replacement)> = Vec::new();
     let chosen: Vec<(SetKey, DesiredSpec)> = {
         let inputs = census.pairing_inputs();
         let sets: Vec<_> = inputs.iter().map(|(_, s)| *s).collect();
+        // Indexed once: each scale set looks at its own few candidates, not at every set.
+        let index = pairing::Index::new(&sets);
         scale_sets
             .iter()
             .filter(|a| a.problem.is_none())
             .filter_map(|a| {
-                let p = pairing::pair(
-                    pairing::ScaleSet {
-                        namespace: a.namespace(),
-                        name: a.name(),
-                        uid: a.meta.uid.as_deref(),
-                    },
-                    &sets,
-                )?;
+                let p = index.pair(pairing::ScaleSet {
+                    namespace: a.namespace(),
+                    name: a.name(),
+                    uid: a.meta.uid.as_deref(),
+                })?;
                 let (key, _) = &inputs[p.chosen];
                 let facts = census.facts(key)?;
+                if facts.spec_hash_era {
+                    replacements.push((key.clone(), judged(a, facts)));
+                    for &old in &p.replaced {
+                        replacements.push((
+                            inputs[old].0.clone(),
+                            Replacement::Old {
+                                newest: facts.name.clone(),
+                            },
+                        ));
+                    }
+                }
                 let id = a
                     .meta
                     .annotations
@@ -200,6 +225,33 @@ fn attach_desired(scale_sets: &[input::Object], census: &mut Census) {
     };
     for (key, desired) in chosen {
         census.set_desired(&key, Some(desired));
+    }
+    for (key, replacement) in replacements {
+        census.set_replacement(&key, Some(replacement));
+    }
+}
+
+/// The newest set of ARC up to 0.14 as its scale set judges it: the release the set's
+/// `app.kubernetes.io/version` label names (else the newest release) hashes the scale set.
+fn judged(scale_set: &input::Object, facts: &SetFacts) -> Replacement {
+    let release = facts
+        .labels
+        .get("app.kubernetes.io/version")
+        .and_then(|v| crate::core::release::release(v))
+        .or_else(crate::core::replacement::newest_hash_release);
+    let Some(release) = release else {
+        return Replacement::Judged {
+            scale_set: format!("{}/{}", scale_set.namespace(), scale_set.name()),
+            release: "?".into(),
+            desired: Err("no release of the runner-spec-hash era is known".into()),
+        };
+    };
+    let spec = scale_set.spec.as_ref().map_or("{}", |s| s.get());
+    Replacement::Judged {
+        scale_set: format!("{}/{}", scale_set.namespace(), scale_set.name()),
+        release: release.version.to_string(),
+        desired: crate::core::spec_hash::runner_set_spec_hash(release, spec)
+            .map_err(|e| e.to_string()),
     }
 }
 
@@ -307,11 +359,69 @@ async fn scale_sets(client: &kube::Client, plan: &Plan) -> Vec<input::Object> {
     .unwrap_or_default()
 }
 
-pub(crate) fn missing_names(plan: &Plan, census: &Census) -> Vec<String> {
+/// Whether ARC's `listEphemeralRunnerSets` finds a set of `scale_set` in the census.
+fn has_set(scale_set: &input::Object, census: &Census) -> bool {
+    let inputs = census.pairing_inputs();
+    let sets: Vec<_> = inputs.iter().map(|(_, s)| *s).collect();
+    has_set_among(scale_set, &sets)
+}
+
+/// Whether ARC's `listEphemeralRunnerSets` finds a set of `scale_set` among `sets`.
+fn has_set_among(scale_set: &input::Object, sets: &[pairing::RunnerSet<'_>]) -> bool {
+    pairing::pair(
+        pairing::ScaleSet {
+            namespace: scale_set.namespace(),
+            name: scale_set.name(),
+            uid: scale_set.meta.uid.as_deref(),
+        },
+        sets,
+    )
+    .is_some()
+}
+
+/// The scale sets in scope (namespace, names, selector) for which ARC finds no set in the census:
+/// each is a row of its own (a scale set just installed, waiting for registration or for the
+/// controller, or one ARC cannot build).
+fn scale_sets_without_sets<'a>(
+    plan: &Plan,
+    scale_sets: &'a [input::Object],
+    has_set: impl Fn(&input::Object) -> bool,
+) -> Vec<&'a input::Object> {
+    scale_sets
+        .iter()
+        .filter(|a| a.problem.is_none() && a.meta.name.is_some())
+        .filter(|a| {
+            plan.namespace
+                .as_deref()
+                .is_none_or(|ns| ns == a.namespace())
+        })
+        .filter(|a| plan.names.is_empty() || plan.names.iter().any(|n| n == a.name()))
+        .filter(|a| (plan.parsed_selector.as_ref()).is_none_or(|s| s.matches(&a.meta.labels)))
+        .filter(|a| !has_set(a))
+        .collect()
+}
+
+/// The row of a scale set without a set ([`crate::core::status::scale_set_without_set`]).
+fn scale_set_row(plan: &Plan, scale_set: &input::Object) -> SetStatus {
+    crate::core::status::scale_set_without_set(
+        plan.layout,
+        scale_set.key(),
+        scale_set.spec.as_ref().map(|s| s.get()),
+        (scale_set.meta.annotations)
+            .get(arc::ANNOTATION_RUNNER_SCALE_SET_ID)
+            .map(String::as_str),
+        scale_set.meta.creation_timestamp.clone(),
+        plan.now(),
+    )
+}
+
+/// Names given that are neither a set in the census nor a scale set shown without one.
+pub(crate) fn missing_names(plan: &Plan, census: &Census, shown: &[SetStatus]) -> Vec<String> {
     let ns = plan.namespace.clone().unwrap_or_default();
     plan.names
         .iter()
         .filter(|n| !census.contains(&(ns.clone(), (*n).clone())))
+        .filter(|n| !shown.iter().any(|r| r.namespace == ns && &r.name == *n))
         .map(|n| format!("EphemeralRunnerSet {ns}/{n} not found"))
         .collect()
 }
@@ -443,17 +553,30 @@ pub(crate) async fn follow(
     let deadline = timeout.map(|t| tokio::time::Instant::now() + t);
     let gathered = gather(client, plan, Census::new(plan.layout, true)).await?;
     let mut census = gathered.census;
-    attach_desired(&scale_sets(client, plan).await, &mut census);
-    let missing = missing_names(plan, &census);
+    let scale_sets = scale_sets(client, plan).await;
+    attach_desired(&scale_sets, &mut census);
+    // Scale sets without a set yet (just installed): waited for until ARC creates their set, as
+    // `kubectl rollout status` waits for a new Deployment's ReplicaSet.
+    let mut waiting: Vec<input::Object> =
+        scale_sets_without_sets(plan, &scale_sets, |a| has_set(a, &census))
+            .into_iter()
+            .cloned()
+            .collect();
+    let waiting_rows: Vec<SetStatus> = waiting.iter().map(|a| scale_set_row(plan, a)).collect();
+    let missing = missing_names(plan, &census, &waiting_rows);
     if !missing.is_empty() {
         for e in &missing {
             shell.error(e)?;
         }
         return Ok(Outcome::Failed);
     }
-    if let Some(code) = shown.start(plan, census.statuses(plan.now()), shell)? {
+    let rows = with_rows(census.statuses(plan.now()), waiting_rows);
+    if let Some(code) = shown.start(plan, rows, shell)? {
         return Ok(code);
     }
+    // Sets ARC created for a waited-for scale set, whatever their name (`<name>-xxxxx` up to
+    // 0.14): followed as if they had been named.
+    let mut adopted: HashSet<SetKey> = HashSet::new();
     let mut sets_watch = Watcher::new(
         client.clone(),
         arc::EPHEMERAL_RUNNER_SETS,
@@ -481,9 +604,33 @@ pub(crate) async fn follow(
                         let facts = SetFacts::from_json(&v.to_string())
                             .map_err(|e| anyhow::anyhow!("an EphemeralRunnerSet event: {e}"))?;
                         let key = (facts.namespace.clone(), facts.name.clone());
-                        if plan.selects(&key) {
+                        if plan.selects(&key) || adopted.contains(&key) {
+                            // ARC up to 0.14 replaces a set with a new one: which set is the
+                            // newest (and so judged by the hash) is decided again.
+                            let replaced = facts.spec_hash_era;
                             census.upsert_set(facts);
                             dirty.insert(key);
+                            if replaced {
+                                attach_desired(&scale_sets, &mut census);
+                                dirty.extend(census.keys().cloned().collect::<Vec<_>>());
+                            }
+                        } else if !waiting.is_empty() {
+                            census.upsert_set(facts);
+                            if waiting.iter().any(|a| has_set(a, &census)) {
+                                adopted.insert(key.clone());
+                                dirty.insert(key);
+                            } else {
+                                census.remove_set(&key);
+                            }
+                        }
+                        if !waiting.is_empty() {
+                            waiting.retain(|a| {
+                                let found = has_set(a, &census);
+                                if found {
+                                    shown.forget(&a.key());
+                                }
+                                !found
+                            });
                         }
                     }
                     Event::Deleted(v) => {
@@ -597,6 +744,7 @@ pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Re
     let mut census = Census::new(plan.layout, false);
     let mut runners = Vec::new();
     let mut scale_sets = Vec::new();
+    let mut set_objects = Vec::new();
     for obj in objects {
         if obj.is_arc(arc::KIND_AUTOSCALING_RUNNER_SET) {
             scale_sets.push(obj);
@@ -624,6 +772,7 @@ pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Re
                 }
                 Err(e) => errors.push(format!("{}: {e}", obj.describe())),
             }
+            set_objects.push(obj);
         } else {
             runners.push(obj.json());
         }
@@ -634,13 +783,236 @@ pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Re
         }
     }
     attach_desired(&scale_sets, &mut census);
+    // Against every set of the files, named or not: a scale set's set may have another name.
+    let all_sets: Vec<_> = set_objects.iter().map(input::Object::pairing_set).collect();
+    let waiting: Vec<SetStatus> =
+        scale_sets_without_sets(plan, &scale_sets, |a| has_set_among(a, &all_sets))
+            .into_iter()
+            .map(|a| scale_set_row(plan, a))
+            .collect();
     for name in &plan.names {
-        if !census.keys().any(|k| &k.1 == name) {
+        if !census.keys().any(|k| &k.1 == name) && !waiting.iter().any(|r| &r.name == name) {
             errors.push(format!("EphemeralRunnerSet {name} not found in the files"));
         }
     }
     Snapshot {
-        rows: census.statuses(plan.now()),
+        rows: with_rows(census.statuses(plan.now()), waiting),
         errors,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::runners::RunnerCounts;
+    use serde_json::{Value, json};
+
+    /// The shipped example's scale set and set, as JSON values.
+    fn example() -> (Value, Value) {
+        let text = include_str!("../../examples/actionable-revision/scale-set-dump.yaml");
+        let docs = crate::manifest::parse(text, "example.yaml").unwrap();
+        let items: Vec<Value> = match docs[0].value.get("items") {
+            Some(Value::Array(items)) => items.clone(),
+            _ => docs.iter().map(|d| d.value.clone()).collect(),
+        };
+        assert_eq!(items[0]["kind"], "AutoscalingRunnerSet");
+        assert_eq!(items[1]["kind"], "EphemeralRunnerSet");
+        (items[0].clone(), items[1].clone())
+    }
+
+    fn plan(names: &[&str], selector: Option<&str>) -> Plan {
+        Plan {
+            layout: Layout::arc(),
+            namespace: None,
+            names: names.iter().map(|n| n.to_string()).collect(),
+            selector: selector.map(str::to_string),
+            parsed_selector: selector.map(|s| Selector::parse(s).unwrap()),
+            clock: || std::time::UNIX_EPOCH + Duration::from_secs(1_800_000_000),
+        }
+    }
+
+    /// `status -f -` of these objects.
+    fn status(plan: &Plan, items: &[Value]) -> Snapshot {
+        let dump = json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string();
+        let files = Files {
+            paths: vec!["-".into()],
+            namespace: "default".into(),
+            namespace_given: false,
+        };
+        from_files(plan, &files, &mut dump.as_bytes())
+    }
+
+    fn states(s: &Snapshot) -> Vec<(String, State)> {
+        s.rows.iter().map(|r| (r.name.clone(), r.state)).collect()
+    }
+
+    fn row(name: &str, state: State) -> SetStatus {
+        SetStatus {
+            namespace: "ci".into(),
+            name: name.into(),
+            spec_revision: Some(1),
+            applied_revision: Some(1),
+            state,
+            runners: RunnerCounts::default(),
+            reasons: Vec::new(),
+            phase: None,
+            spec_revision_written_by: None,
+            creation_timestamp: None,
+            age_seconds: None,
+        }
+    }
+
+    /// The scale set's wanted spec reaches the set it owns, found as ARC finds it: its change not
+    /// yet written shows the set as Propagating; a set it does not own is judged on its own.
+    #[test]
+    fn a_scale_sets_unwritten_change_shows_on_the_set_it_owns() {
+        let (ars, ers) = example();
+        let s = status(&plan(&[], None), &[ars.clone(), ers.clone()]);
+        assert_eq!(
+            states(&s),
+            vec![("arc-runner-set".to_string(), State::Propagating)]
+        );
+        assert!(s.errors.is_empty(), "{:?}", s.errors);
+        assert_eq!(s.outcome(), Outcome::Clean);
+        // Alone, the set is judged on its own revisions.
+        let alone = status(&plan(&[], None), std::slice::from_ref(&ers));
+        assert_ne!(alone.rows[0].state, State::Propagating);
+        // Owned by another scale set: not this one's, even with its name.
+        let mut foreign = ers.clone();
+        foreign["metadata"]["ownerReferences"][0]["name"] = json!("other");
+        foreign["metadata"]["ownerReferences"][0]["uid"] = json!("u-other");
+        let s = status(&plan(&[], None), &[ars.clone(), foreign]);
+        assert_eq!(s.rows[0].state, alone.rows[0].state);
+        // Of two sets of the scale set, the newest is ARC's: only it is compared.
+        let mut old = ers.clone();
+        old["metadata"]["name"] = json!("arc-runner-set-old");
+        old["metadata"]["creationTimestamp"] = json!("2020-01-01T00:00:00Z");
+        let mut new = ers;
+        new["metadata"]["creationTimestamp"] = json!("2026-01-01T00:00:00Z");
+        let s = status(&plan(&[], None), &[old, ars, new]);
+        assert_eq!(s.rows[0].name, "arc-runner-set");
+        assert_eq!(s.rows[0].state, State::Propagating);
+        assert_ne!(s.rows[1].state, State::Propagating, "{:?}", s.rows[1]);
+    }
+
+    #[test]
+    fn names_and_selectors_choose_the_sets_and_a_missing_name_fails() {
+        let (ars, ers) = example();
+        let mut gpu = ers.clone();
+        gpu["metadata"]["name"] = json!("gpu");
+        gpu["metadata"]["labels"] = json!({"team": "gpu"});
+        let items = [ars, ers, gpu];
+        let s = status(&plan(&["gpu"], None), &items);
+        assert_eq!(s.rows.len(), 1);
+        assert_eq!(s.rows[0].name, "gpu");
+        assert_eq!(s.outcome(), Outcome::Clean);
+        let s = status(&plan(&[], Some("team=gpu")), &items);
+        assert_eq!(
+            s.rows.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(),
+            ["gpu"]
+        );
+        let s = status(&plan(&["gpu", "nope"], None), &items);
+        assert_eq!(s.rows.len(), 1);
+        assert_eq!(s.errors, ["EphemeralRunnerSet nope not found in the files"]);
+        assert_eq!(s.outcome(), Outcome::Failed);
+    }
+
+    #[test]
+    fn runners_count_on_their_set_and_a_bad_object_is_an_error_beside_the_others() {
+        let (_, ers) = example();
+        let runner = |name: &str, phase: &str, job: &str| {
+            json!({"apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunner",
+                   "metadata": {"name": name, "namespace": "arc-runners", "ownerReferences": [
+                       {"apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunnerSet",
+                        "name": "arc-runner-set", "uid": "u", "controller": true}]},
+                   "spec": ers["spec"]["ephemeralRunnerSpec"],
+                   "status": {"phase": phase, "jobId": job}})
+        };
+        let mut bad = ers.clone();
+        bad["metadata"]["name"] = json!("bad");
+        bad["metadata"]["labels"] = json!("not a map");
+        let items = [
+            ers.clone(),
+            runner("idle", "Running", ""),
+            runner("busy", "Running", "42"),
+            runner("pending", "Pending", ""),
+            bad,
+        ];
+        let s = status(&plan(&[], None), &items);
+        assert_eq!(s.rows.len(), 1, "{:?}", states(&s));
+        let r = &s.rows[0].runners;
+        assert_eq!((r.idle, r.busy, r.pending), (1, 1, 1));
+        assert_eq!(s.errors.len(), 1, "{:?}", s.errors);
+        assert!(s.errors[0].contains("bad"), "{:?}", s.errors);
+        assert_eq!(s.outcome(), Outcome::Failed);
+    }
+
+    #[test]
+    fn wait_settles_on_synced_or_deleting_and_gives_up_on_what_only_a_person_fixes() {
+        assert!(settled(&row("a", State::Synced)));
+        assert!(settled(&row("a", State::Deleting)));
+        for state in [State::Pending, State::Stale, State::Propagating] {
+            assert!(!settled(&row("a", state)), "{state:?}");
+        }
+        let waiting = [row("a", State::Pending), row("b", State::Propagating)];
+        assert_eq!(cannot_progress(&waiting), None);
+        let stuck = [
+            row("a", State::Pending),
+            row("b", State::Outdated),
+            row("c", State::Invalid),
+        ];
+        let why = cannot_progress(&stuck).unwrap();
+        assert!(why.starts_with("waiting cannot help: "), "{why}");
+        assert!(
+            why.contains("ci/b is Outdated") && why.contains("ci/c is Invalid"),
+            "{why}"
+        );
+        assert!(!why.contains("ci/a"), "{why}");
+    }
+
+    #[test]
+    fn the_scale_set_id_and_an_unobserved_generation_are_read_as_written() {
+        assert_eq!(
+            runner_scale_set_id(r#"{"runnerScaleSetId": 7}"#),
+            Some("7".into())
+        );
+        assert_eq!(
+            runner_scale_set_id(r#"{"runnerScaleSetId": 0}"#),
+            None,
+            "unset"
+        );
+        assert_eq!(runner_scale_set_id(r#"{}"#), None);
+        let (ars, _) = example();
+        let object = |generation: i64, observed: i64| {
+            let mut a = ars.clone();
+            a["metadata"]["generation"] = json!(generation);
+            a["status"] = json!({"observedGeneration": observed});
+            let text = json!({"apiVersion": "v1", "kind": "List", "items": [a]}).to_string();
+            let mut inputs = input::read(&["-".into()], &mut text.as_bytes());
+            inputs.objects.remove(0)
+        };
+        assert_eq!(
+            unobserved(&object(3, 2)),
+            Some(Unobserved {
+                generation: 3,
+                observed: 2
+            })
+        );
+        assert_eq!(unobserved(&object(2, 2)), None);
+    }
+
+    #[test]
+    fn a_name_not_in_the_census_is_reported_in_its_namespace() {
+        let mut p = plan(&["a", "b"], None);
+        p.namespace = Some("ci".into());
+        let mut census = Census::new(p.layout, false);
+        let (_, mut ers) = example();
+        ers["metadata"]["namespace"] = json!("ci");
+        ers["metadata"]["name"] = json!("a");
+        census.upsert_set(SetFacts::from_json(&ers.to_string()).unwrap());
+        assert_eq!(
+            missing_names(&p, &census, &[]),
+            ["EphemeralRunnerSet ci/b not found"]
+        );
     }
 }

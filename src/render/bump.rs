@@ -63,9 +63,16 @@ pub(crate) struct BumpItem {
     /// Write attempts (more than 1 after conflicts).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) attempts: Option<u32>,
-    /// With `--wait`: the applied revision reached the new one.
+    /// With `--wait`: the applied revision reached the new one (ARC up to 0.14: the new set
+    /// replaced this one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) acknowledged: Option<bool>,
+    /// ARC up to 0.14: the `kubectl-arc/restarted-at` time written into the scale set's template.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) restarted_at: Option<String>,
+    /// ARC up to 0.14: the AutoscalingRunnerSet whose template the bump changes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) scale_set: Option<String>,
 }
 
 /// `bump -o json|yaml`.
@@ -193,6 +200,8 @@ mod tests {
             message: None,
             attempts: Some(1),
             acknowledged: None,
+            restarted_at: None,
+            scale_set: None,
         }
     }
 

@@ -15,6 +15,7 @@ use crate::core::equality::{Difference, Reason};
 use crate::core::layout::Layout;
 use crate::core::quantity::Format;
 use crate::core::recycle_loop::{Cause, Change, RecycleLoopError, RoundTrip};
+use crate::core::release::Mechanism;
 use crate::core::value::Value;
 use crate::core::written::Written;
 use crate::render::display::{self, Line};
@@ -34,7 +35,14 @@ pub struct DiffReport {
     /// Where `arcVersion` was read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub arc_version_from: Option<String>,
+    /// Scale sets only the live side holds (not in the change given with `-f`): not judged.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub not_in_change: usize,
     pub items: Vec<ScaleSetDiff>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The drift of one scale set.
@@ -46,7 +54,41 @@ pub struct ScaleSetDiff {
     /// A scale set without an EphemeralRunnerSet: ARC will create one, so nothing is recycled.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub(crate) new: bool,
-    /// Whether ARC will bump `spec.actionableRevision` and recycle idle and pending runners.
+    /// What decides for this scale set: the release's mechanism (`RunnerSpecHash` up to 0.14.2,
+    /// `IntegrityHash`, `ActionableRevision`). Absent when the comparison could not be made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) mechanism: Option<Mechanism>,
+    /// Applying the desired side makes this release recycle idle or pending runners: the set is
+    /// replaced (`RunnerSpecHash`), cleaned up (`IntegrityHash`) or its revision bumped
+    /// (`ActionableRevision`). The exit code is 1 exactly where this is true.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) recycle: Option<bool>,
+    /// The release whose rule judged this scale set (runner-spec-hash era), and why that one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) release: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) release_from: Option<String>,
+    /// The newest set's `actions.github.com/runner-spec-hash` and the release's
+    /// `RunnerSetSpecHash()` of the desired AutoscalingRunnerSet.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) runner_spec_hash: Option<HashPair>,
+    /// The set's `actions.github.com/integrity-hash` and the hash of the desired runner spec as
+    /// the AutoscalingRunnerSet controller builds it in memory.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) integrity_hash: Option<HashPair>,
+    /// The listener is recreated (`ListenerSpecHash()` or the values-hash annotation differs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) listener_restart: Option<bool>,
+    /// The releases whose hash of the live AutoscalingRunnerSet equals the set's annotation: the
+    /// releases that can have made the set (empty: none matches, the scale set changed since).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) hash_matches: Option<Vec<&'static str>>,
+    /// With `--arc-version`: the upgrade to it replaces the set by itself (the release that made
+    /// the set hashes the unchanged AutoscalingRunnerSet to the annotation, this one does not).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) upgrade_replaces: Option<bool>,
+    /// Whether a revision-era ARC would bump `spec.actionableRevision` and recycle idle and
+    /// pending runners (Go's Semantic equality of the runner specs).
     /// Absent when the comparison could not be made (see `error`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) semantic_drift: Option<bool>,
@@ -101,6 +143,15 @@ pub struct ScaleSetDiff {
     pub(crate) specs: Option<Box<Specs>>,
 }
 
+/// A hash as the set carries it and as the release computes it of the desired side.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HashPair {
+    /// The set's annotation; `null` when it has none.
+    pub(crate) current: Option<String>,
+    pub(crate) desired: String,
+}
+
 /// The desired and current runner specs of a comparison, the layout that reads them, and what
 /// each side's input wrote (to show its values as written).
 #[derive(Debug, Clone)]
@@ -141,6 +192,15 @@ impl ScaleSetDiff {
             namespace,
             name,
             new: false,
+            mechanism: None,
+            recycle: None,
+            release: None,
+            release_from: None,
+            runner_spec_hash: None,
+            integrity_hash: None,
+            listener_restart: None,
+            hash_matches: None,
+            upgrade_replaces: None,
             semantic_drift: None,
             reflect_equal: None,
             cmp_equal: None,
@@ -174,6 +234,7 @@ impl ScaleSetDiff {
     ) -> ScaleSetDiff {
         ScaleSetDiff {
             new: true,
+            recycle: Some(false),
             semantic_drift: Some(false),
             error: None,
             note: waiting,
@@ -208,6 +269,15 @@ impl ScaleSetDiff {
             namespace,
             name,
             new: false,
+            mechanism: None,
+            recycle: None,
+            release: None,
+            release_from: None,
+            runner_spec_hash: None,
+            integrity_hash: None,
+            listener_restart: None,
+            hash_matches: None,
+            upgrade_replaces: None,
             semantic_drift: Some(d.semantic_drift()),
             reflect_equal: Some(c.reflect_equal()),
             cmp_equal: Some(c.cmp_equal()),
@@ -424,18 +494,25 @@ pub struct TextOptions {
     /// Lines of context around each change.
     pub context: usize,
     pub color: bool,
+    /// The `--- current`/`+++ desired` lines before each unified diff (`--no-headers`: none).
+    pub headers: bool,
 }
 
 /// Write the text report.
+/// The first line is the first scale set's verdict (`| head -1`); the ARC release closes the
+/// output, after a blank line, as a summary.
 pub fn write_text(report: &DiffReport, opts: TextOptions, out: &mut dyn Write) -> io::Result<()> {
-    if let (Some(v), Some(from)) = (&report.arc_version, &report.arc_version_from) {
-        writeln!(out, "ARC {v} ({from})")?;
-    }
     for (i, item) in report.items.iter().enumerate() {
         if i > 0 {
             writeln!(out)?;
         }
         write_item(item, opts, out)?;
+    }
+    if let (Some(v), Some(from)) = (&report.arc_version, &report.arc_version_from) {
+        if !report.items.is_empty() {
+            writeln!(out)?;
+        }
+        writeln!(out, "ARC {v} ({from})")?;
     }
     Ok(())
 }
@@ -470,6 +547,44 @@ fn write_item(item: &ScaleSetDiff, opts: TextOptions, out: &mut dyn Write) -> io
     }
     let semantic = item.differences.iter().filter(|d| d.semantic).count();
     let strict = item.strict_only_differences;
+    if let Some(words) = release_words(item) {
+        let style: fn(&str) -> String = if item.recycle == Some(true) {
+            |s| s.yellow().bold().to_string()
+        } else {
+            |s| s.green().to_string()
+        };
+        writeln!(
+            out,
+            "{}: {}",
+            paint(&id, |s| s.bold().to_string()),
+            paint(&words.verdict, style)
+        )?;
+        for line in &words.details {
+            writeln!(out, "  {line}")?;
+        }
+        if !item.differences.is_empty() {
+            writeln!(
+                out,
+                "  a revision-era ARC would judge it by Go's Semantic equality: {}",
+                if item.semantic_drift == Some(true) {
+                    format!(
+                        "semantic drift, it would bump spec.actionableRevision ({semantic} semantic {}, {strict} strict-only)",
+                        plural(semantic, "difference", "differences")
+                    )
+                } else {
+                    format!(
+                        "no semantic drift, it would not act ({strict} strict-only {})",
+                        plural(strict, "difference", "differences")
+                    )
+                }
+            )?;
+        }
+        if let Some(note) = &item.note {
+            writeln!(out, "  {note}")?;
+        }
+        write_changes(item, opts, out)?;
+        return write_recycle_loop(item, opts, out);
+    }
     let verdict = if item.semantic_drift == Some(true) {
         paint(
             &format!(
@@ -503,6 +618,84 @@ fn write_item(item: &ScaleSetDiff, opts: TextOptions, out: &mut dyn Write) -> io
     }
     write_changes(item, opts, out)?;
     write_recycle_loop(item, opts, out)
+}
+
+/// A verdict in the words of a release whose mechanism is a hash: the first line, and what
+/// follows it.
+pub(crate) struct ReleaseWords {
+    pub(crate) verdict: String,
+    pub(crate) details: Vec<String>,
+    /// For a pull-request annotation: its title.
+    pub(crate) title: String,
+}
+
+/// What ARC does in the words of the release that judged the item (`None`: the revision era,
+/// whose words are Semantic drift's, or an item without a verdict).
+pub(crate) fn release_words(item: &ScaleSetDiff) -> Option<ReleaseWords> {
+    let id = format!("{}/{}", item.namespace, item.name);
+    let recycle = item.recycle?;
+    match item.mechanism? {
+        Mechanism::RunnerSpecHash => {
+            let hashes = item.runner_spec_hash.as_ref()?;
+            let release = item.release.as_deref().unwrap_or("up to 0.14");
+            let current = hashes.current.as_deref().unwrap_or("none");
+            let mut details = Vec::new();
+            if let Some(from) = &item.release_from {
+                details.push(format!("ARC {release}: {from}"));
+            }
+            let title;
+            let verdict = if recycle {
+                title = format!("ARC {release} will replace the runners of scale set {id}");
+                details.push("with ARC's default update strategy (immediate) the set's idle and pending runners are deleted at once and busy ones finish their job first; with --update-strategy=eventual the set is scaled to 0 and replaced once its running and pending runners are done; the listener is recreated".to_string());
+                format!(
+                    "replaced: ARC {release} will replace {} with a new EphemeralRunnerSet (runner-spec-hash {current} -> {})",
+                    item.current_from, hashes.desired
+                )
+            } else {
+                title = format!("ARC {release} will not replace the runners of scale set {id}");
+                if item.listener_restart == Some(true) {
+                    details.push("the listener is recreated (the rest of the AutoscalingRunnerSet's spec or its values-hash changes); no runner is recycled".to_string());
+                }
+                format!(
+                    "not replaced: ARC {release}'s runner-spec-hash is unchanged ({current}); no runner is recycled"
+                )
+            };
+            if let (Some(true), Some(matches)) = (item.upgrade_replaces, &item.hash_matches) {
+                details.push(format!(
+                    "the upgrade to ARC {release} replaces this set by itself: ARC {} made it (its hash of the unchanged AutoscalingRunnerSet is {current}), ARC {release} hashes the same object otherwise",
+                    crate::core::replacement::versions_text(matches)
+                ));
+            }
+            Some(ReleaseWords {
+                verdict,
+                details,
+                title,
+            })
+        }
+        Mechanism::IntegrityHash => {
+            let hashes = item.integrity_hash.as_ref()?;
+            let current = hashes.current.as_deref().unwrap_or("none");
+            Some(if recycle {
+                ReleaseWords {
+                    verdict: format!(
+                        "cleanup: an integrity-hash-era ARC will patch {} and delete its idle and pending runners (integrity-hash {current} -> {}); busy ones finish their job first",
+                        item.current_from, hashes.desired
+                    ),
+                    details: Vec::new(),
+                    title: format!("ARC will recycle the idle runners of scale set {id}"),
+                }
+            } else {
+                ReleaseWords {
+                    verdict: format!(
+                        "no cleanup: the integrity hash is unchanged ({current}); no runner is recycled"
+                    ),
+                    details: Vec::new(),
+                    title: format!("No runner recycling for scale set {id}"),
+                }
+            })
+        }
+        Mechanism::ActionableRevision => None,
+    }
 }
 
 /// The integrity-hash recycle loop warning: each field with its fix.
@@ -557,20 +750,22 @@ fn write_changes(item: &ScaleSetDiff, opts: TextOptions, out: &mut dyn Write) ->
     let old: Vec<&str> = current_lines.iter().map(|l| l.identity.as_str()).collect();
     let new: Vec<&str> = desired_lines.iter().map(|l| l.identity.as_str()).collect();
     let diff = TextDiff::configure().diff_slices(&old, &new);
-    writeln!(
-        out,
-        "{}",
-        paint(&format!("--- current: {}", item.current_from), |s| s
-            .red()
-            .to_string())
-    )?;
-    writeln!(
-        out,
-        "{}",
-        paint(&format!("+++ desired: {}", item.desired_from), |s| s
-            .green()
-            .to_string())
-    )?;
+    if opts.headers {
+        writeln!(
+            out,
+            "{}",
+            paint(&format!("--- current: {}", item.current_from), |s| s
+                .red()
+                .to_string())
+        )?;
+        writeln!(
+            out,
+            "{}",
+            paint(&format!("+++ desired: {}", item.desired_from), |s| s
+                .green()
+                .to_string())
+        )?;
+    }
     // A strict-only difference is a line change (identities differ exactly when Go's strict
     // comparison does); the lines it marks that no hunk shows are listed after the hunks.
     let marked_old: Vec<usize> = (0..old.len())
@@ -830,12 +1025,14 @@ mod tests {
             layout: l.k8s_api.clone(),
             arc_version: None,
             arc_version_from: None,
+            not_in_change: 0,
             items: vec![item.clone()],
         };
         let mut out = Vec::new();
         let opts = TextOptions {
             context: 0,
             color: false,
+            headers: true,
         };
         write_text(&report, opts, &mut out).unwrap();
         (String::from_utf8(out).unwrap(), item)

@@ -314,6 +314,16 @@ fn render_pieces(pieces: &[Piece], current: &Value, out: &mut String) -> Result<
     Ok(i)
 }
 
+/// YAML as kubectl writes it (go-yaml): a single-line string stays on its line however long
+/// (serde-saphyr folds one beyond 80 characters into `>` by default); a multi-line one is a
+/// literal block (`|`).
+pub(crate) fn to_yaml<T: Serialize>(value: &T) -> Result<String, serde_saphyr::SerializeError> {
+    serde_saphyr::to_string_with_options(
+        value,
+        serde_saphyr::ser_options! { folded_wrap_chars: usize::MAX },
+    )
+}
+
 /// Write a report in one of the formats that all commands share. Returns `false` for the
 /// command's own human formats (and `github`), which the command renders itself.
 ///
@@ -334,7 +344,7 @@ pub(crate) fn structured<R: Serialize>(
             writeln!(out)?;
         }
         Output::Yaml => {
-            let text = serde_saphyr::to_string(report).map_err(io::Error::other)?;
+            let text = to_yaml(report).map_err(io::Error::other)?;
             write!(out, "{text}")?;
         }
         Output::Name => {

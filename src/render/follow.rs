@@ -258,8 +258,10 @@ impl<'a> Shown<'a> {
         shell.clear_progress();
         write_status(self.show, rows, shell)?;
         shell.error(format_args!(
-            "timed out after {} waiting for every EphemeralRunnerSet to be Synced: {}",
+            "timed out after {} waiting for every EphemeralRunnerSet to be Synced: {} of {} not Synced yet: {}",
             format_duration(self.show.timeout.unwrap_or_default()),
+            waiting.len(),
+            self.rows.len(),
             crate::cli::name_a_few(&waiting, 3)
         ))?;
         Ok(Outcome::Drift)
@@ -286,8 +288,15 @@ fn wait_summary(rows: &[SetStatus]) -> String {
         .filter(|r| matches!((r.spec_revision, r.applied_revision), (Some(s), Some(a)) if a >= s))
         .count();
     let stale: usize = rows.iter().map(|r| r.runners.stale).sum();
+    // What is left comes first, in words: "1/1 revisions acknowledged" at a timeout read as done.
     format!(
-        "Waiting for ARC: {settled}/{total} EphemeralRunnerSets Synced, {acknowledged}/{total} revisions acknowledged, {stale} stale {} left",
+        "Waiting for ARC: {} of {total} {} not Synced yet ({acknowledged} of {total} revisions acknowledged), {stale} stale {} left",
+        total - settled,
+        if total == 1 {
+            "EphemeralRunnerSet"
+        } else {
+            "EphemeralRunnerSets"
+        },
         if stale == 1 { "runner" } else { "runners" }
     )
 }
@@ -366,8 +375,20 @@ mod tests {
         ];
         assert_eq!(
             wait_summary(&rows),
-            "Waiting for ARC: 1/3 EphemeralRunnerSets Synced, 2/3 revisions acknowledged, 3 stale runners left"
+            "Waiting for ARC: 2 of 3 EphemeralRunnerSets not Synced yet (2 of 3 revisions acknowledged), 3 stale runners left"
         );
         assert!(wait_summary(&rows[1..2]).ends_with("1 stale runner left"));
+    }
+
+    /// Issue 20: at a timeout, "0/1 EphemeralRunnerSets Synced, 1/1 revisions acknowledged" read
+    /// as done. The line says first what is not done.
+    #[test]
+    fn wait_timeout_does_not_read_one_of_one_as_done() {
+        let line = wait_summary(&[row("b", State::Stale, (3, 3), 1)]);
+        assert!(
+            line.starts_with("Waiting for ARC: 1 of 1 EphemeralRunnerSet not Synced yet"),
+            "{line}"
+        );
+        assert!(!line.contains("1/1"), "{line}");
     }
 }

@@ -31,13 +31,51 @@ pub(crate) struct GithubOptions {
     pub(crate) file: Option<String>,
 }
 
-/// Write one workflow command per scale set that needs attention, and a summary line.
+/// An input that could not be read (a file, standard input, the whole run), for `-o github`: an
+/// `::error` of its own, counted in the summary, so a pull request shows why the check failed.
+#[derive(Debug, Clone)]
+pub(crate) struct InputError {
+    /// The file the message is about, when it names one of the inputs.
+    pub(crate) file: Option<String>,
+    pub(crate) message: String,
+}
+
+impl InputError {
+    /// `message`, attached to the first of `inputs` it starts with (`FILE: ...`).
+    pub(crate) fn of(message: &str, inputs: &[String]) -> InputError {
+        let file = inputs
+            .iter()
+            .filter(|f| f.as_str() != "-")
+            .find(|f| message.starts_with(&format!("{f}:")) || message.contains(&format!(" {f}")))
+            .cloned();
+        InputError {
+            file,
+            message: message.to_string(),
+        }
+    }
+}
+
+/// Write one `::error` per input that could not be read, one workflow command per scale set that
+/// needs attention, and a summary line.
 pub(crate) fn write_diff(
     report: &DiffReport,
+    input_errors: &[InputError],
     opts: &GithubOptions,
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let (mut recycle, mut strict_only, mut loops, mut errors) = (0, 0, 0, 0);
+    for e in input_errors {
+        errors += 1;
+        write_command(
+            out,
+            &Annotation {
+                level: Level::Error,
+                file: e.file.clone(),
+                title: "kubectl arc diff: cannot read the input".to_string(),
+                message: e.message.clone(),
+            },
+        )?;
+    }
     let new = report.items.iter().filter(|i| i.new).count();
     for item in &report.items {
         if let Some(mut annotation) = annotation(item, &report.layout) {
@@ -63,9 +101,14 @@ pub(crate) fn write_diff(
             write_command(out, &annotation)?;
         }
     }
+    let not_in_change = if report.not_in_change > 0 {
+        format!(", {} not in the change", report.not_in_change)
+    } else {
+        String::new()
+    };
     writeln!(
         out,
-        "kubectl arc diff: {} scale {} checked; {recycle} would recycle runners, {strict_only} with strict-only differences, {loops} with a legacy recycle loop, {}{errors} {}",
+        "kubectl arc diff: {} scale {} checked{not_in_change}; {recycle} would recycle runners, {strict_only} with strict-only differences, {loops} with a legacy recycle loop, {}{errors} {}",
         report.items.len(),
         if report.items.len() == 1 {
             "set"
@@ -140,6 +183,9 @@ fn annotation(item: &ScaleSetDiff, layout: &str) -> Option<Annotation> {
     }
     let semantic: Vec<_> = item.differences.iter().filter(|d| d.semantic).collect();
     let strict: Vec<_> = item.differences.iter().filter(|d| !d.semantic).collect();
+    if let Some(words) = super::diff::release_words(item) {
+        return release_annotation(item, words, file, fields, layout);
+    }
     if semantic.is_empty() && strict.is_empty() {
         return None;
     }
@@ -180,6 +226,76 @@ fn annotation(item: &ScaleSetDiff, layout: &str) -> Option<Annotation> {
                 "This change does not make ARC recycle runners of scale set {id}: its differences are strict-only, which ARC's Semantic equality ignores.\n{fields}"
             ),
         }
+    })
+}
+
+/// The annotation of a release that decides by a hash: a `::warning` where it recycles, a
+/// `::notice` (shown with `--show-strict`) where only the listener or strict-only differences
+/// change, nothing where nothing changes.
+fn release_annotation(
+    item: &ScaleSetDiff,
+    words: super::diff::ReleaseWords,
+    file: Option<String>,
+    mut fields: String,
+    layout: &str,
+) -> Option<Annotation> {
+    let recycle = item.recycle == Some(true);
+    if !recycle && item.differences.is_empty() && item.listener_restart != Some(true) {
+        return None;
+    }
+    if let Some(m) = item.mechanism {
+        fields.push_str(&format!("mechanism: {m:?}\n"));
+    }
+    if let Some(r) = &item.release {
+        fields.push_str(&format!("release: {r}\n"));
+    }
+    fields.push_str(&format!("recycle: {recycle}\n"));
+    let hashes = item
+        .runner_spec_hash
+        .as_ref()
+        .map(|h| ("runnerSpecHash", h))
+        .or(item.integrity_hash.as_ref().map(|h| ("integrityHash", h)));
+    if let Some((name, h)) = hashes {
+        fields.push_str(&format!(
+            "{name}: {} -> {}\n",
+            h.current.as_deref().unwrap_or("none"),
+            h.desired
+        ));
+    }
+    if let Some(l) = item.listener_restart {
+        fields.push_str(&format!("listenerRestart: {l}\n"));
+    }
+    if let Some(u) = item.upgrade_replaces {
+        fields.push_str(&format!("upgradeReplaces: {u}\n"));
+    }
+    let semantic: Vec<_> = item.differences.iter().filter(|d| d.semantic).collect();
+    fields.push_str(&format!(
+        "revision era (Semantic equality): semanticDrift: {}, {} semantic and {} strict-only differences\n",
+        item.semantic_drift == Some(true),
+        semantic.len(),
+        item.strict_only_differences
+    ));
+    for d in &item.differences {
+        fields.push_str(&format!("  - {} ({})\n", d.path, d.reason.explain()));
+    }
+    fields.push_str(&format!(
+        "desiredFrom: {}\ncurrentFrom: {}\nlayout: {layout}\n",
+        item.desired_from, item.current_from
+    ));
+    let mut message = words.verdict;
+    message.push('.');
+    for d in &words.details {
+        message.push_str(&format!(" {}{}.", d[..1].to_uppercase(), &d[1..]));
+    }
+    Some(Annotation {
+        level: if recycle {
+            Level::Warning
+        } else {
+            Level::Notice
+        },
+        file,
+        title: words.title,
+        message: format!("{}{}\n{fields}", message[..1].to_uppercase(), &message[1..]),
     })
 }
 
@@ -313,6 +429,7 @@ mod tests {
             layout: "v0.36.2".into(),
             arc_version: None,
             arc_version_from: None,
+            not_in_change: 0,
             items: vec![
                 item("1", r#"{"template":{"spec":{"tolerations":[]}}}"#),
                 item("2", r#"{"template":{"spec":{"tolerations":null}}}"#),
@@ -321,6 +438,7 @@ mod tests {
         let mut out = Vec::new();
         write_diff(
             &report,
+            &[],
             &GithubOptions {
                 show_strict: true,
                 file: None,

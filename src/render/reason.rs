@@ -102,7 +102,7 @@ impl Display for StatusReason {
             ),
             StatusReason::SpecHash => write!(
                 f,
-                "made by ARC 0.14 or older ({ANNOTATION_RUNNER_SPEC_HASH}): a runner-spec change replaces the whole set, so there is no revision to acknowledge; `kubectl arc bump` and `migrate` do not apply (to recycle runners, change the AutoscalingRunnerSet's template)"
+                "made by ARC 0.14 or older ({ANNOTATION_RUNNER_SPEC_HASH}): a runner-spec change replaces the whole set, and its AutoscalingRunnerSet is not among the inputs, so whether ARC replaces it cannot be told (`kubectl arc bump` replaces it as `kubectl rollout restart` does)"
             ),
             StatusReason::SpecMissing { error } => f.write_str(error),
             StatusReason::SetUndecodable { error } => write!(
@@ -221,6 +221,44 @@ impl Display for StatusReason {
                 Names(group)
             ),
             StatusReason::Deleted => f.write_str("the EphemeralRunnerSet was deleted"),
+            StatusReason::NotRegistered => f.write_str(
+                "no EphemeralRunnerSet yet: ARC has not registered the scale set with GitHub (no \
+                 runner-scale-set-id annotation); it creates the set once it has (is the \
+                 controller running, and is the GitHub secret valid?)",
+            ),
+            StatusReason::SetNotCreated => f.write_str(
+                "no EphemeralRunnerSet yet: the scale set is registered with GitHub, and ARC's \
+                 controller has not created its set (is the controller running?)",
+            ),
+            StatusReason::CannotBuild { error } => write!(
+                f,
+                "no EphemeralRunnerSet, and ARC cannot build one: {error}"
+            ),
+            StatusReason::ReplacementPending {
+                scale_set,
+                release,
+                current,
+                desired,
+            } => write!(
+                f,
+                "ARC {release} replaces this set: RunnerSetSpecHash() of AutoscalingRunnerSet {scale_set} is {desired}, the set's {ANNOTATION_RUNNER_SPEC_HASH} is {current}; it has not acted yet, or (with --update-strategy=eventual) waits for running jobs. Its idle and pending runners go when it does, busy ones finish their job"
+            ),
+            StatusReason::ReplacementWaitsForJobs { busy, pending } => write!(
+                f,
+                "scaled to 0 while {busy} busy and {pending} pending runners finish (--update-strategy=eventual): ARC creates the new set once they are done"
+            ),
+            StatusReason::SpecHashMatches { release, hash } => write!(
+                f,
+                "ARC {release}'s RunnerSetSpecHash() of the AutoscalingRunnerSet equals the set's {ANNOTATION_RUNNER_SPEC_HASH} ({hash}): nothing to replace"
+            ),
+            StatusReason::OldSet { newest } => write!(
+                f,
+                "an old set of its scale set (the newest is {newest}): ARC deletes it once it has replaced it; busy runners finish their job first"
+            ),
+            StatusReason::SpecHashUnknown { release, error } => write!(
+                f,
+                "made by ARC 0.14 or older ({ANNOTATION_RUNNER_SPEC_HASH}), and ARC {release}'s RunnerSetSpecHash() of its AutoscalingRunnerSet cannot be computed: {error}"
+            ),
         }
     }
 }
@@ -356,6 +394,42 @@ mod tests {
             (StatusReason::Replaced, "Replaced"),
             (StatusReason::SpecHash, "SpecHash"),
             (
+                StatusReason::ReplacementPending {
+                    scale_set: "ns/a".into(),
+                    release: "0.14.2".into(),
+                    current: "1".into(),
+                    desired: "2".into(),
+                },
+                "ReplacementPending",
+            ),
+            (
+                StatusReason::ReplacementWaitsForJobs {
+                    busy: 1,
+                    pending: 0,
+                },
+                "ReplacementWaitsForJobs",
+            ),
+            (
+                StatusReason::SpecHashMatches {
+                    release: "0.14.2".into(),
+                    hash: "1".into(),
+                },
+                "SpecHashMatches",
+            ),
+            (
+                StatusReason::OldSet {
+                    newest: "a-x".into(),
+                },
+                "OldSet",
+            ),
+            (
+                StatusReason::SpecHashUnknown {
+                    release: "0.14.2".into(),
+                    error: "x".into(),
+                },
+                "SpecHashUnknown",
+            ),
+            (
                 StatusReason::SpecMissing { error: "x".into() },
                 "SpecMissing",
             ),
@@ -459,6 +533,12 @@ mod tests {
                 "RunnersUndecodable",
             ),
             (StatusReason::Deleted, "Deleted"),
+            (StatusReason::NotRegistered, "NotRegistered"),
+            (StatusReason::SetNotCreated, "SetNotCreated"),
+            (
+                StatusReason::CannotBuild { error: "x".into() },
+                "CannotBuild",
+            ),
         ]
     }
 
@@ -533,7 +613,15 @@ mod tests {
                 | StatusReason::RunnersDeleting { .. }
                 | StatusReason::WaitingForController
                 | StatusReason::RunnersUndecodable { .. }
-                | StatusReason::Deleted => {}
+                | StatusReason::Deleted
+                | StatusReason::NotRegistered
+                | StatusReason::SetNotCreated
+                | StatusReason::CannotBuild { .. } => {}
+                StatusReason::ReplacementPending { .. }
+                | StatusReason::ReplacementWaitsForJobs { .. }
+                | StatusReason::SpecHashMatches { .. }
+                | StatusReason::OldSet { .. }
+                | StatusReason::SpecHashUnknown { .. } => {}
             }
         }
         for (r, _) in &bump {

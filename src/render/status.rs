@@ -50,7 +50,13 @@ pub(crate) struct Widths(Vec<usize>);
 fn state_color(state: State) -> Color {
     match state {
         State::Synced => Color::Green,
-        State::Pending | State::Stale | State::Propagating => Color::Yellow,
+        State::Pending
+        | State::Stale
+        | State::Propagating
+        | State::Registering
+        | State::Creating
+        | State::Replacing
+        | State::Draining => Color::Yellow,
         State::Legacy => Color::Blue,
         State::Invalid | State::Outdated | State::RecycleLoop => Color::Red,
         State::Deleting | State::SpecHash | State::Deleted => Color::DarkGrey,
@@ -230,9 +236,13 @@ pub(crate) fn write_reasons(
         let state = if color {
             match row.state {
                 State::Synced => row.state.green().to_string(),
-                State::Pending | State::Stale | State::Propagating => {
-                    row.state.yellow().to_string()
-                }
+                State::Pending
+                | State::Stale
+                | State::Propagating
+                | State::Registering
+                | State::Creating
+                | State::Replacing
+                | State::Draining => row.state.yellow().to_string(),
                 State::Legacy => row.state.blue().to_string(),
                 State::Invalid | State::Outdated | State::RecycleLoop => {
                     row.state.red().to_string()
@@ -270,7 +280,7 @@ pub(crate) fn write_json_line(row: &SetStatus, out: &mut dyn Write) -> io::Resul
 
 /// One row as a YAML document (`--watch -o yaml`).
 pub(crate) fn write_yaml_document(row: &SetStatus, out: &mut dyn Write) -> io::Result<()> {
-    let text = serde_saphyr::to_string(row).map_err(io::Error::other)?;
+    let text = crate::render::emit::to_yaml(row).map_err(io::Error::other)?;
     write!(out, "---\n{text}")
 }
 

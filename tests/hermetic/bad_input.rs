@@ -130,7 +130,7 @@ case!(render_takes_the_id_from_its_set: ["diff", "-f", "@render.yaml", "-f", "@e
 case!(render_pairs_a_generated_name_by_owner: ["diff", "-f", "@render.yaml", "-f", "@ers-dump.yaml", "-o", "json"] => 1,
     "\"pairedBy\": \"OwnerName\"");
 case!(render_and_set_drift: ["diff", "-f", "@render.yaml", "-f", "@ers-dump.yaml"] => 1,
-    "arc-runners/arc-runner-set: semantic drift");
+    "arc-runners/arc-runner-set: replaced: ARC 0.14.1 will replace");
 // A render plus a full dump (which also holds the old scale set) is never a silent "no drift".
 case!(render_plus_full_dump_is_refused: ["diff", "-f", "@render.yaml", "-f", "@full-dump.yaml"] => 2,
     "AutoscalingRunnerSet arc-runners/arc-runner-set is given twice");

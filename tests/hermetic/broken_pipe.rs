@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 const EXAMPLE: &str = "examples/scale-set-dump.yaml";
 
 /// Run kubectl-arc with stdout (or stderr, with `on_stderr`) a pipe nobody reads; (exit code,
-/// stderr).
+/// the stream that is not the closed pipe: stderr, or stdout with `on_stderr`).
 fn into_closed_pipe(args: &[&str], on_stderr: bool) -> (Option<i32>, String) {
     let (reader, writer) = std::io::pipe().expect("a pipe");
     drop(reader);
@@ -21,13 +21,14 @@ fn into_closed_pipe(args: &[&str], on_stderr: bool) -> (Option<i32>, String) {
         .env("HOME", "/nonexistent")
         .stdin(Stdio::null());
     let out = if on_stderr {
-        cmd.stderr(writer).stdout(Stdio::null()).output().unwrap()
+        cmd.stderr(writer).output().unwrap()
     } else {
         cmd.stdout(writer).output().unwrap()
     };
+    let open = if on_stderr { &out.stdout } else { &out.stderr };
     (
         out.status.code(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+        String::from_utf8_lossy(open).into_owned(),
     )
 }
 
@@ -78,18 +79,43 @@ fn kubectls_completer_ends_quietly_on_a_closed_stdout() {
 }
 
 /// Diagnostics meet the closed pipe instead (`kubectl arc ... 2>&1 | head -1`): they are lost, and
-/// the exit code still says how the run went.
+/// the exit code still says how the run went. Each input exists, and stdout shows it was read: an
+/// exit 2 for "cannot read" would not do.
 #[test]
 fn a_closed_stderr_keeps_the_exit_code() {
-    let (code, _) = into_closed_pipe(&["diff", "-f", "tests/badinput/malformed.yaml"], true);
+    let existing = |file: &str| {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+        assert!(
+            path.is_file(),
+            "{file} must exist for this test to mean anything"
+        );
+        file.to_string()
+    };
+    // A file YAML cannot read at all: its error goes to the closed stderr, nothing to stdout.
+    let malformed = existing("tests/badinput/malformed.yaml");
+    let (code, out) = into_closed_pipe(&["diff", "-f", &malformed], true);
     assert_eq!(code, Some(2), "an error stays an error");
-    let (code, _) = into_closed_pipe(
-        &["diff", "-f", "tests/badinput/scalar-read-otherwise.yaml"],
-        true,
+    assert_eq!(out, "", "nothing compared");
+    // One object kubectl refuses beside a healthy pair, still compared: both are items of the
+    // report on stdout; only the summary on stderr is lost.
+    let refused = existing("tests/badinput/scalar-kubectl-refuses.yaml");
+    let (code, out) = into_closed_pipe(&["diff", "-f", &refused], true);
+    assert_eq!(code, Some(2), "the refused object still fails the run");
+    assert!(
+        out.contains("ci/arc2: no drift"),
+        "the healthy pair was read and compared:\n{out}"
     );
+    assert!(
+        out.contains("ci/arc: error: ") && out.contains("terminationGracePeriodSeconds"),
+        "the refused set is reported as its item, naming the field:\n{out}"
+    );
+    let (code, out) = into_closed_pipe(&["diff", "--bogus"], true);
     assert_eq!(code, Some(2));
-    let (code, _) = into_closed_pipe(&["diff", "--bogus"], true);
-    assert_eq!(code, Some(2));
-    let (code, _) = into_closed_pipe(&["diff", "-f", EXAMPLE], true);
+    assert_eq!(out, "");
+    let (code, out) = into_closed_pipe(&["diff", "-f", &existing(EXAMPLE)], true);
     assert_eq!(code, Some(1), "drift");
+    assert!(
+        out.contains("drift"),
+        "the example's drift is reported:\n{out}"
+    );
 }

@@ -259,3 +259,83 @@ fn the_readmes_github_example_is_the_real_output() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(String::from_utf8(out.stdout).unwrap(), block);
 }
+
+/// Issue 20: `migrate --help` said 1 for a failed set where the README's table (and the code)
+/// say 2. The help's exit status line and the README's migrate column agree.
+#[test]
+fn migrate_help_and_readme_agree_on_exit_codes() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    // The conventions table: | code | diff | status | bump | migrate |
+    let migrate_column = |code: &str| -> String {
+        let line = readme
+            .lines()
+            .find(|l| {
+                l.starts_with(&format!("  | {code} |")) || l.starts_with(&format!("| {code} |"))
+            })
+            .unwrap_or_else(|| panic!("README has no exit-code row {code}"));
+        line.trim()
+            .trim_matches('|')
+            .split('|')
+            .nth(4)
+            .unwrap()
+            .trim()
+            .to_string()
+    };
+    let mut cli = Cli::command();
+    let help = cli
+        .find_subcommand_mut("migrate")
+        .unwrap()
+        .render_long_help()
+        .to_string();
+    let exit = &help[help
+        .find("Exit status:")
+        .expect("migrate help says its exit status")..];
+    let exit = exit.split("\n\n").next().unwrap().replace('\n', " ");
+    assert_eq!(migrate_column("1"), "(never)");
+    assert!(exit.contains("Never 1"), "{exit}");
+    assert!(
+        migrate_column("2").contains("a failed set"),
+        "{}",
+        migrate_column("2")
+    );
+    assert!(exit.contains("2 some set failed"), "{exit}");
+    assert!(!exit.contains("1 some set failed"), "{exit}");
+}
+
+/// Issue 20: the README's "test bed by hand" block started a second test bed (`up /tmp/tb`) that
+/// its `down` did not stop. Each `scripts/testbed.sh up [DIR]` of the block has a `down` of the
+/// same directory after it.
+#[test]
+fn readme_test_bed_by_hand_block_leaves_no_second_test_bed() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let start = readme
+        .find("To use the test bed by hand:")
+        .expect("README has the block");
+    let block = &readme[start..];
+    let block = &block[block.find("```sh").unwrap() + 5..];
+    let block = &block[..block.find("```").unwrap()];
+    let dir_of = |line: &str, verb: &str| -> Option<String> {
+        let at = line.find(&format!("scripts/testbed.sh {verb}"))?;
+        let rest = line[at + "scripts/testbed.sh ".len() + verb.len()..].trim_start();
+        let word = rest.split_whitespace().next().unwrap_or("");
+        Some(if word.is_empty() || word.starts_with(['#', '|', ')']) {
+            ".cache/testbed/run".to_string()
+        } else {
+            word.to_string()
+        })
+    };
+    let mut running: Vec<String> = Vec::new();
+    for line in block.lines() {
+        if let Some(dir) = dir_of(line, "up") {
+            running.push(dir);
+        }
+        if let Some(dir) = dir_of(line, "down") {
+            running.retain(|d| *d != dir);
+        }
+    }
+    assert!(
+        running.is_empty(),
+        "left running by the README's block: {running:?}\n{block}"
+    );
+    assert!(block.contains("scripts/testbed.sh up"), "{block}");
+}

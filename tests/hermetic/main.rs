@@ -7,5 +7,7 @@ mod broken_pipe;
 mod cli_transcripts;
 mod completion_install;
 mod equality_table;
+mod guarded_write;
 mod hostile_flags;
+mod issue20;
 mod kubeconfig;

@@ -12,9 +12,11 @@ import (
 
 // layout is the reflection dump of the Go types reachable from the roots.
 type layout struct {
-	K8sAPI string     `json:"k8sApi"`
-	Roots  []string   `json:"roots"`
-	Types  []typeInfo `json:"types"`
+	K8sAPI string `json:"k8sApi"`
+	// ArcReleases names the ARC releases whose types a release layout holds ("0.9.0-0.10.1").
+	ArcReleases string     `json:"arcReleases,omitempty"`
+	Roots       []string   `json:"roots"`
+	Types       []typeInfo `json:"types"`
 }
 
 type typeInfo struct {

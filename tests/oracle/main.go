@@ -7,6 +7,7 @@
 //
 //	oracle          serve the line protocol on stdin/stdout (see README.md)
 //	oracle layout   print the reflected type layout as indented JSON
+//	oracle layout R the layout of ARC release R's roots (this binary must link R's pins)
 package main
 
 import (
@@ -25,9 +26,11 @@ func main() {
 	case len(os.Args) == 1:
 		err = serve(os.Stdin, os.Stdout)
 	case len(os.Args) == 2 && os.Args[1] == "layout":
-		err = printLayout(os.Stdout)
+		err = printLayout(os.Stdout, nil)
+	case len(os.Args) == 3 && os.Args[1] == "layout":
+		err = printLayout(os.Stdout, &os.Args[2])
 	default:
-		fmt.Fprintln(os.Stderr, "usage: oracle [layout]")
+		fmt.Fprintln(os.Stderr, "usage: oracle [layout [ARC-RELEASE]]")
 		os.Exit(2)
 	}
 	if err != nil {
@@ -62,8 +65,12 @@ func serve(in io.Reader, out io.Writer) error {
 	}
 }
 
-func printLayout(out io.Writer) error {
+// printLayout prints the layout of the integrity-era roots, or of an ARC release's roots.
+func printLayout(out io.Writer, release *string) error {
 	l, err := buildLayout(layoutRoots)
+	if release != nil {
+		l, err = releaseLayout(release)
+	}
 	if err != nil {
 		return err
 	}

@@ -19,8 +19,12 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"kubectl-arc/oracle/arc/actionsgithubcom"
+	"kubectl-arc/oracle/arc/hash"
 	"kubectl-arc/oracle/arc/v1alpha1"
 )
+
+// templateHash and templateSpew are ARC's hash.ComputeTemplateHash and the text it hashes.
+var templateHash, templateSpew = hash.ComputeTemplateHash, hash.Spew
 
 // integrityHashAnnotation mirrors annotationKeyIntegrityHash in ARC
 // controllers/actions.github.com/resourcebuilder.go.
@@ -41,6 +45,8 @@ type request struct {
 	URL  *string `json:"url"`
 	// Bits is a float64's IEEE 754 bits in hexadecimal, for formatFloat.
 	Bits *string `json:"bits"`
+	// Release is an ARC release ("0.14.2"), for runnerSetSpecHash, listenerSpecHash and layout.
+	Release *string `json:"release"`
 }
 
 type response map[string]any
@@ -98,10 +104,17 @@ func dispatch(req *request) (response, error) {
 		return opRoundTrip(req)
 	case "layout":
 		l, err := buildLayout(layoutRoots)
+		if req.Release != nil {
+			l, err = releaseLayout(req.Release)
+		}
 		if err != nil {
 			return nil, err
 		}
 		return response{"layout": l}, nil
+	case "runnerSetSpecHash":
+		return opSpecHash(req, false)
+	case "listenerSpecHash":
+		return opSpecHash(req, true)
 	case "yaml2json":
 		return opYAMLToJSON(req)
 	case "jsonString":

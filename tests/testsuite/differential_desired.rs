@@ -9,6 +9,8 @@ use kubectl_arc::core::legacy_hash::integrity_hash;
 use serde_json::{Value, json};
 
 const CASES: usize = 2_000;
+/// At most one pair in this many may skip the hash comparison.
+const UNHASHED_AT_MOST: usize = 4;
 
 /// An AutoscalingRunnerSet whose template and settings come from a runner spec.
 fn ars_from(runner: &Value, annotation: Option<&str>, rng: &mut specgen::Rng) -> Value {
@@ -82,6 +84,9 @@ fn run(layout_name: &str) {
         .collect();
     let answers = oracle.ask_all(&requests);
     let (mut drifted, mut errors) = (0, 0);
+    // Pairs whose hashes were compared with Go's, and pairs where ours cannot be reproduced (a set
+    // time prints Go's local zone): only the verdicts compare there.
+    let (mut hashed, mut unhashed) = (0, 0);
     for (i, ((ars, annotation, _, current), go)) in cases.iter().zip(&answers).enumerate() {
         let ctx =
             || format!("{layout_name} seed {seed} case {i}\nARS {ars}\ncurrent {current}\nGo {go}");
@@ -121,15 +126,24 @@ fn run(layout_name: &str) {
                 ) {
                     assert_eq!(hd, go["hashDesired"].as_str().unwrap(), "{}", ctx());
                     assert_eq!(hc, go["hashCurrent"].as_str().unwrap(), "{}", ctx());
+                    hashed += 1;
+                } else {
+                    unhashed += 1;
                 }
                 drifted += d.semantic_drift() as usize;
             }
         }
     }
     eprintln!(
-        "{layout_name}: {CASES} ARS/ERS pairs agree with Go ({drifted} with semantic drift, {errors} unbuildable)"
+        "{layout_name}: {CASES} ARS/ERS pairs agree with Go ({drifted} with semantic drift, {errors} unbuildable; \
+         hashes compared on {hashed}, not reproducible on {unhashed})"
     );
     assert!(drifted > 0 && drifted < CASES - errors && errors > 0);
+    // The hash comparison is skipped only rarely, and runs on most pairs.
+    assert!(
+        hashed > 0 && unhashed * UNHASHED_AT_MOST < hashed + unhashed,
+        "hashes compared on {hashed} pairs, skipped on {unhashed} (at most 1 in {UNHASHED_AT_MOST})"
+    );
 }
 
 #[test]

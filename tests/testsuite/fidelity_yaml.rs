@@ -106,6 +106,8 @@ fn yaml_scalars_with_goyaml_breaks_and_escapes_read_as_kubectl() {
     );
     // (read byte for byte as kubectl stores it, refused naming the field, refused by both)
     let mut counts = [0usize; 3];
+    // Refusals whose message was checked for the field and both readings: every one of them.
+    let mut messages_checked = 0usize;
     for ((s, doc), go) in docs.iter().zip(&answers) {
         let ctx = || format!("seed {seed}: {doc:?}\nGo {go}");
         let ours = parse(doc, "gen.yaml");
@@ -126,19 +128,33 @@ fn yaml_scalars_with_goyaml_breaks_and_escapes_read_as_kubectl() {
                         counts[0] += 1;
                     }
                     Some(p) => {
-                        // A quoted scalar's message names Go's reading exactly.
-                        if !s.starts_with('p')
-                            && !doc.contains("# note")
-                            && let Some(go_a) = &go_a
-                        {
-                            assert!(
+                        // Refused where Go reads it: the message names the field and both
+                        // readings, kubectl's as Go makes it where it can be said.
+                        assert!(
+                            p.starts_with("X a") || p.starts_with("X "),
+                            "{p}\n{}",
+                            ctx()
+                        );
+                        let readings = if doc.contains("# note") {
+                            // LS in a comment: a line break for go-yaml, which then reads the
+                            // rest of the line as a key.
+                            p.contains("is a line break for kubectl (go.yaml.in/yaml/v2), which then reads")
+                                && p.contains("; here it is an ordinary character")
+                        } else if s.starts_with('p') {
+                            // A plain scalar go-yaml ends at NEL, LS or PS.
+                            p.contains(" a: ")
+                                && p.contains("is read by kubectl (go.yaml.in/yaml/v2) as another document, or an error")
+                                && p.contains(&format!("but here as {}", go_json(&ours[0].value["a"])))
+                        } else {
+                            // A quoted scalar: Go's reading, exactly.
+                            go_a.as_ref().is_some_and(|go_a| {
                                 p.contains(&format!(
                                     "is read by kubectl (go.yaml.in/yaml/v2) as {go_a} but here as"
-                                )),
-                                "{p}\n{}",
-                                ctx()
-                            );
-                        }
+                                ))
+                            })
+                        };
+                        assert!(readings, "both readings: {p}\n{}", ctx());
+                        messages_checked += 1;
                         counts[1] += 1;
                     }
                 }
@@ -161,6 +177,11 @@ fn yaml_scalars_with_goyaml_breaks_and_escapes_read_as_kubectl() {
         counts[0], counts[1], counts[2]
     );
     assert!(counts.iter().all(|&c| c > 0), "{counts:?}");
+    assert_eq!(
+        messages_checked, counts[1],
+        "every refusal's message is checked"
+    );
+    assert!(messages_checked > 0);
 }
 
 /// A scalar with a tag go-yaml resolves (or a custom one), over texts of every kind.

@@ -239,7 +239,7 @@ async fn progress_at_a_terminal_is_one_line_erased_before_the_rest() {
     assert_eq!(code, 1, "{err:?}");
     assert!(
         err.starts_with(
-            "\rWaiting for ARC: 0/20 EphemeralRunnerSets Synced, 0/20 revisions acknowledged, 0 stale runners left\x1b[K"
+            "\rWaiting for ARC: 20 of 20 EphemeralRunnerSets not Synced yet (0 of 20 revisions acknowledged), 0 stale runners left\x1b[K"
         ),
         "{err:?}"
     );

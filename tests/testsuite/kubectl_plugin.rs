@@ -74,6 +74,10 @@ fn path_with(plugin_dir: &Path) -> OsString {
 }
 
 fn run_kubectl(plugin_dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Output {
+    let plugin_args = args.strip_prefix(&["arc"]).unwrap_or(&[]);
+    let _no_controller = common::controller::lists_deployments(plugin_args)
+        .then(common::controller::shared)
+        .flatten();
     let mut cmd = Command::new(kubectl());
     cmd.args(args)
         .env("PATH", path_with(plugin_dir))
@@ -90,6 +94,9 @@ fn stdout(o: &Output) -> String {
 }
 
 fn direct(args: &[&str]) -> Output {
+    let _no_controller = common::controller::lists_deployments(args)
+        .then(common::controller::shared)
+        .flatten();
     Command::new(env!("CARGO_BIN_EXE_kubectl-arc"))
         .args(args)
         .env_remove("KUBECONFIG")

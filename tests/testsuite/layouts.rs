@@ -31,3 +31,69 @@ fn shipped_layouts_are_what_go_reflection_says() {
         assert_eq!(fresh["k8sApi"], version);
     }
 }
+
+/// The release layouts (`src/core/layouts/arc-*.json`) are what the oracle built on each
+/// release's pins reflects of that release's types, and every release's oracle links exactly the
+/// k8s.io/api, k8s.io/apimachinery and go-spew versions of the release's go.mod.
+#[test]
+fn release_layouts_are_what_go_reflection_says_on_each_releases_pins() {
+    use kubectl_arc::core::release::releases;
+    let mut checked: Vec<*const kubectl_arc::core::layout::Layout> = Vec::new();
+    let mut dumps: Vec<(String, serde_json::Value)> = Vec::new();
+    for r in releases() {
+        let mut oracle = Oracle::spawn(r.k8s_api);
+        let v = oracle.ask(&serde_json::json!({"op": "version"}));
+        assert_eq!(v["k8sApi"], r.k8s_api, "ARC {}", r.version);
+        assert_eq!(v["apimachinery"], r.k8s_api, "ARC {}", r.version);
+        assert_eq!(v["spew"], r.go_spew, "ARC {}", r.version);
+        let fresh =
+            oracle.ask(&serde_json::json!({"op": "layout", "release": r.version}))["layout"]
+                .clone();
+        assert!(fresh.is_object(), "ARC {}: {fresh}", r.version);
+        let layout = r.layout();
+        if checked.contains(&(layout as *const _)) {
+            // A release sharing an earlier release's layout (0.13.1 on v0.34.3 shares 0.13.0's
+            // on v0.34.1): its own dump must be that layout, type for type.
+            let (name, shared) = dumps.last().unwrap();
+            assert!(
+                fresh["types"] == shared["types"],
+                "ARC {} on {} does not have the types of {name}: give it a layout of its own",
+                r.version,
+                r.k8s_api
+            );
+            eprintln!(
+                "ARC {} ({}): the same types as {name}",
+                r.version, r.k8s_api
+            );
+            continue;
+        }
+        assert_eq!(layout.k8s_api, r.k8s_api);
+        checked.push(layout);
+        let name = format!("arc-{}-k8s-{}", r.version, r.k8s_api);
+        let path = format!(
+            "{}/src/core/layouts/{name}.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let shipped: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert!(
+            fresh == shipped,
+            "{path} is stale: regenerate it with `.cache/oracle/bin/oracle-{} layout {} > {path}`",
+            r.k8s_api,
+            r.version
+        );
+        dumps.push((name, fresh));
+    }
+    assert_eq!(checked.len(), 5);
+    // Where two releases' Go types are the same but k8s.io/api differs, say whether the layouts
+    // differ too (they get a layout each either way).
+    for pair in dumps.windows(2) {
+        let same = pair[0].1["types"] == pair[1].1["types"];
+        eprintln!(
+            "{} and {}: types {}",
+            pair[0].0,
+            pair[1].0,
+            if same { "identical" } else { "differ" }
+        );
+    }
+}

@@ -10,11 +10,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::common::cli::exe;
-use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
+use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 
-/// The tests of this file run one at a time: one of them starts a (fake) ARC controller
-/// Deployment, which makes every other migrate refuse while it exists.
+/// The tests of this file run one at a time: the kill test's timing and the race test's load are
+/// their own. The (fake) ARC controller Deployment one of them makes is kept from every other test,
+/// of any file, by `common::controller`.
 static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// ARC's hash (k8s.io/api v0.36.2) of the runner spec `common::ers_object` builds with `spec`
@@ -266,12 +267,11 @@ async fn a_running_controller_blocks_unless_forced() {
         }
     }))
     .unwrap();
-    let deployments: Api<k8s_openapi::api::apps::v1::Deployment> =
-        Api::namespaced(client.clone(), &ns);
-    deployments
-        .create(&PostParams::default(), &deploy)
-        .await
-        .unwrap();
+    // Every migrate and diff of the other tests sees it (they list Deployments cluster-wide): it
+    // exists only while this test holds the controller lock alone, and is deleted when the guard
+    // drops, on a failure too.
+    let controller =
+        common::controller::ControllerDeployment::create(&kc, &client, &ns, &deploy).await;
     let before = common::ers_states(&client, &ns).await;
     let (code, _, err) = exe(&["migrate", "--kubeconfig", &kcs, "-A"]);
     assert_eq!(code, 2, "{err}");
@@ -297,10 +297,19 @@ async fn a_running_controller_blocks_unless_forced() {
         (1, false)
     );
     // Scaled to zero, it no longer blocks.
-    deployments
-        .delete("arc-gha-rs-controller", &Default::default())
+    controller
+        .api(&client)
+        .patch(
+            &controller.name,
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"replicas": 0}})),
+        )
         .await
         .unwrap();
+    let (code, _, err) = exe(&["migrate", "--kubeconfig", &kcs, "-n", &ns]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("are running"), "{err}");
+    drop(controller);
 }
 
 /// Sets: every third in sync, the others pending with assorted revisions.
@@ -375,12 +384,25 @@ async fn concurrent_writers_never_lose_or_lower_a_revision() {
         })
     };
     let mut runs = 0;
+    let mut conflicts = 0u64;
     let final_state = loop {
         runs += 1;
         let (code, out, err) = migrate(&kcs, &ns, &["--qps", "0", "-o", "json"]);
         assert!(code == 0 || code == 1, "run {runs}: {err}");
         let report: Value = serde_json::from_str(&out).unwrap();
         eprintln!("run {runs}: {}", report["summary"]);
+        // A write that met a 409 is read again and sent again (attempts > 1), or fails as a
+        // conflict once its retries are spent.
+        for item in report["items"].as_array().unwrap() {
+            let attempts = item["attempts"].as_u64().unwrap_or(0);
+            conflicts += attempts.saturating_sub(1);
+            if item["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("conflict"))
+            {
+                conflicts += 1;
+            }
+        }
         if code == 1 {
             assert!(
                 err.contains("conflict"),
@@ -405,8 +427,15 @@ async fn concurrent_writers_never_lose_or_lower_a_revision() {
     };
     stop.store(true, Ordering::Relaxed);
     let writes = writer.await.unwrap();
-    eprintln!("migrate converged in {runs} run(s) against {writes} concurrent writes");
+    eprintln!(
+        "migrate converged in {runs} run(s) against {writes} concurrent writes, meeting {conflicts} conflicts"
+    );
     assert!(writes > 60, "the concurrent writer ran ({writes} writes)");
+    // The precondition is what turns a concurrent change into a 409: without it, none happen.
+    assert!(
+        conflicts > 0,
+        "no write met a conflict: is resourceVersion sent?"
+    );
     assert_eq!(final_state, want, "after {runs} runs");
 }
 

@@ -16,6 +16,8 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
 const TEMPLATES_PER_LAYOUT: usize = 10_000;
+/// At most one template in this many may be compared only in part (each kind counted apart).
+const PARTIAL_AT_MOST: usize = 4;
 
 /// One generated case: the runner spec, and the AutoscalingRunnerSet built around it when the
 /// case goes in that way.
@@ -219,6 +221,24 @@ fn run(layout_name: &str) {
         n.loops
     );
     assert!(n.read_back_errors > 0 && n.through_ars > 0);
+    // The cases compared only in part are counted and bounded: the read-back failures (compared as
+    // an error only) and the hashes over a set time (verdict and paths only) stay a small share,
+    // and the hashes are compared on most templates.
+    assert!(
+        n.read_back_errors * PARTIAL_AT_MOST < TEMPLATES_PER_LAYOUT,
+        "{} of {TEMPLATES_PER_LAYOUT} do not read back (at most 1 in {PARTIAL_AT_MOST})",
+        n.read_back_errors
+    );
+    assert!(
+        n.unverifiable_hashes * PARTIAL_AT_MOST < TEMPLATES_PER_LAYOUT,
+        "{} of {TEMPLATES_PER_LAYOUT} with hashes not compared (at most 1 in {PARTIAL_AT_MOST})",
+        n.unverifiable_hashes
+    );
+    let hashed = n.agreed - n.read_back_errors - n.unverifiable_hashes;
+    assert!(
+        hashed > TEMPLATES_PER_LAYOUT / 2,
+        "hashes compared on {hashed}"
+    );
     for kind in ["empty list", "empty map", "quantity", "time"] {
         assert!(
             n.causes.get(kind).is_some_and(|&k| k > 100),

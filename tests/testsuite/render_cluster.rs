@@ -517,3 +517,149 @@ async fn a_replacement_by_arc_0_14() {
         .await
         .unwrap();
 }
+
+/// The verdict lines of an `-o github` run: each workflow command's level and properties (its
+/// message carries `currentFrom`, which names the dump or the cluster), and the summary line.
+fn github_verdict(out: &str) -> Vec<String> {
+    out.lines()
+        .map(|l| match l.find("::").filter(|_| l.starts_with("::")) {
+            Some(_) => l[..l[2..].find("::").map_or(l.len(), |i| i + 2)].to_string(),
+            None => l.to_string(),
+        })
+        .collect()
+}
+
+/// Issue 20: two scale sets in one namespace, both applied with the real kubectl; ARC created both
+/// sets, and team-b's new image is not propagated yet (the upgrade runbook scales the controller
+/// to 0). A pull request changes team-a alone: the README's `-o github` step gives the same single
+/// verdict against the cluster and against a `--live` dump of the namespace, team-b counted once
+/// as not in the change. Then the README's CI recipe as it is written, on the two sets, and with a
+/// dump of a mistyped namespace it fails closed.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pull_request_check_judges_the_change_and_nothing_else() {
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::revision_kubeconfig(), "arc-prcheck").await;
+    let dir = common::scratch_dir("arc-prcheck");
+    let (old, new) = (
+        "ghcr.io/actions/actions-runner:2.328.0",
+        "ghcr.io/actions/actions-runner:2.329.0",
+    );
+    let installed = format!(
+        "{}{}",
+        render(&ns, "team-a", old, "\"1\""),
+        render(&ns, "team-b", old, "\"1\"")
+    );
+    let installed = write(&dir, "installed.yaml", &installed);
+    kubectl_run(&kubeconfig, &["apply", "-f", installed.to_str().unwrap()]);
+    arc_creates_the_set(&client, &ns, "team-a", old, Naming::Generated).await;
+    arc_creates_the_set(&client, &ns, "team-b", old, Naming::Generated).await;
+    // team-b's upgrade applied, not propagated: its scale set wants the new image, its set runs
+    // the old one.
+    let team_b = write(&dir, "team-b.yaml", &render(&ns, "team-b", new, "\"1\""));
+    kubectl_run(&kubeconfig, &["apply", "-f", team_b.to_str().unwrap()]);
+    let live = write(
+        &dir,
+        "current.yaml",
+        &kubectl_run(
+            &kubeconfig,
+            &[
+                "get",
+                "autoscalingrunnersets,ephemeralrunnersets",
+                "-n",
+                &ns,
+                "-o",
+                "yaml",
+            ],
+        ),
+    );
+    // The pull request: team-a's image moves.
+    let rendered = write(&dir, "rendered.yaml", &render(&ns, "team-a", new, "\"1\""));
+    let kc = kubeconfig.to_str().unwrap();
+    let step = |extra: &[&str]| {
+        let mut argv = vec![
+            "diff",
+            "--kubeconfig",
+            kc,
+            "-f",
+            rendered.to_str().unwrap(),
+            "-o",
+            "github",
+            "--annotate-file",
+            "values.yaml",
+        ];
+        argv.extend_from_slice(extra);
+        run(args(&argv))
+    };
+    let (c1, from_cluster, e1) = step(&["-n", &ns]).await;
+    let (c2, from_dump, e2) = step(&["--live", live.to_str().unwrap()]).await;
+    assert_eq!((c1, c2), (1, 1), "{from_cluster}{e1}\n{from_dump}{e2}");
+    let want = [
+        "::warning file=values.yaml,title=ARC will recycle the idle runners of scale set NS/team-a"
+            .replace("NS", &ns),
+        "kubectl arc diff: 1 scale set checked, 1 not in the change; 1 would recycle runners, 0 with strict-only differences, 0 with a legacy recycle loop, 0 errors".to_string(),
+    ];
+    assert_eq!(github_verdict(&from_cluster), want, "{from_cluster}");
+    assert_eq!(github_verdict(&from_dump), want, "{from_dump}");
+    assert!(!from_cluster.contains("team-b") && !from_dump.contains("team-b"));
+
+    // The README's CI recipe, its `kubectl arc diff` line as written (helm is not in the test
+    // bed: rendered.yaml is written above), run by bash through kubectl's plugin mechanism.
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let recipe = readme
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("kubectl arc diff -f rendered.yaml --live current.yaml -o github"))
+        .expect("the README's CI recipe")
+        .to_string();
+    let plugin_dir = common::scratch_dir("arc-prcheck-plugin");
+    std::os::unix::fs::symlink(
+        env!("CARGO_BIN_EXE_kubectl-arc"),
+        plugin_dir.join("kubectl-arc"),
+    )
+    .unwrap();
+    let path = std::env::join_paths([
+        &*plugin_dir,
+        Path::new(&kubectl()).parent().unwrap(),
+        Path::new("/usr/bin"),
+        Path::new("/bin"),
+    ])
+    .unwrap();
+    let recipe_in = || {
+        let out = Command::new("bash")
+            .args(["-e", "-c", &recipe])
+            .current_dir(&*dir)
+            .env("PATH", &path)
+            .env("KUBECONFIG", &kubeconfig)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, out, err) = recipe_in();
+    assert_eq!(code, 0, "the step passes on drift: {out}{err}");
+    assert_eq!(github_verdict(&out), want, "{out}");
+    // A dump of a mistyped namespace: the step fails, saying why on the pull request.
+    let typo = kubectl_run(
+        &kubeconfig,
+        &[
+            "get",
+            "autoscalingrunnersets,ephemeralrunnersets",
+            "-n",
+            &format!("{ns}-typo"),
+            "-o",
+            "yaml",
+        ],
+    );
+    write(&dir, "current.yaml", &typo);
+    let (code, out, err) = recipe_in();
+    // diff exits 2, and the recipe's `|| [ $? -eq 1 ]` turns that into the test's own 1: the
+    // step fails either way.
+    assert_eq!(code, 1, "the step fails: {out}{err}");
+    assert!(out.starts_with("::error file=current.yaml,"), "{out}");
+    assert!(err.contains("--allow-empty-live"), "{err}");
+}

@@ -3,8 +3,13 @@
 
 use serde_json::Value;
 
-/// Run the real `kubectl-arc` binary with `NO_COLOR=1`; (exit code or -1, stdout, stderr).
+/// Run the real `kubectl-arc` binary with `NO_COLOR=1`; (exit code or -1, stdout, stderr). A
+/// command that lists Deployments runs while no other test's controller exists
+/// ([`super::controller`]).
 pub fn exe(args: &[&str]) -> (i32, String, String) {
+    let _no_controller = super::controller::lists_deployments(args)
+        .then(super::controller::shared)
+        .flatten();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-arc"))
         .args(args)
         .env("NO_COLOR", "1")
@@ -26,6 +31,9 @@ pub async fn exe_async(args: Vec<String>) -> (i32, String, String) {
 
 /// Run the CLI in-process (`argv[0]` is "kubectl-arc"); (exit code, stdout, stderr).
 pub fn in_process(args: &[&str]) -> (u8, String, String) {
+    let _no_controller = super::controller::lists_deployments(args)
+        .then(super::controller::shared)
+        .flatten();
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let mut argv = vec!["kubectl-arc"];
     argv.extend_from_slice(args);
@@ -46,6 +54,9 @@ pub fn in_process(args: &[&str]) -> (u8, String, String) {
 /// [`in_process`] with stderr a terminal (stdout a pipe), as a user at a terminal who redirects
 /// the report: progress lines are shown.
 pub fn in_process_tty(args: &[&str]) -> (u8, String, String) {
+    let _no_controller = super::controller::lists_deployments(args)
+        .then(super::controller::shared)
+        .flatten();
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let mut argv = vec!["kubectl-arc"];
     argv.extend_from_slice(args);

@@ -6,6 +6,7 @@
 
 pub mod apiserver;
 pub mod cli;
+pub mod controller;
 pub mod faults;
 pub mod oracle;
 pub mod specgen;

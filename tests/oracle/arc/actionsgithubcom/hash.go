@@ -4,42 +4,13 @@
 // function-local wrapper type of ARC's ephemeralRunnerSetIntegrityHash as "actionsgithubcom.data".
 package actionsgithubcom
 
-import (
-	"hash/fnv"
-	"io"
-	"strconv"
-	"strings"
+import "kubectl-arc/oracle/arc/hash"
 
-	"github.com/davecgh/go-spew/spew"
-	"k8s.io/apimachinery/pkg/util/rand"
-)
-
-// spewConfig is the go-spew configuration of ARC's hash.ComputeTemplateHash (hash/hash.go).
-// Indent has no effect on the %#v formatter; the other three switches do.
-var spewConfig = spew.ConfigState{Indent: " ", SortKeys: true, DisableMethods: true, SpewKeys: true}
-
-func writeSpew(w io.Writer, v interface{}) {
-	spewConfig.Fprintf(w, "%#v", v)
-}
-
-// ComputeTemplateHash gives what ARC's hash.ComputeTemplateHash gives for v: the go-spew %#v text
-// written into FNV-32a, the sum in decimal, encoded with rand.SafeEncodeString.
-func ComputeTemplateHash(v interface{}) string {
-	h := fnv.New32a()
-	writeSpew(h, v)
-	return rand.SafeEncodeString(strconv.FormatUint(uint64(h.Sum32()), 10))
-}
+// ComputeTemplateHash gives what ARC's hash.ComputeTemplateHash gives for v (see package hash).
+func ComputeTemplateHash(v interface{}) string { return hash.ComputeTemplateHash(v) }
 
 // TemplateSpew is the text ComputeTemplateHash hashes, for debugging and tests.
-func TemplateSpew(v interface{}) string {
-	var b strings.Builder
-	writeSpew(&b, v)
-	return b.String()
-}
+func TemplateSpew(v interface{}) string { return hash.Spew(v) }
 
 // HashOfSpew finishes the hash from a spew text.
-func HashOfSpew(s string) string {
-	h := fnv.New32a()
-	_, _ = io.WriteString(h, s)
-	return rand.SafeEncodeString(strconv.FormatUint(uint64(h.Sum32()), 10))
-}
+func HashOfSpew(s string) string { return hash.OfSpew(s) }
