@@ -548,7 +548,7 @@ fn krew_installs_upgrades_and_uninstalls_the_release() {
         .collect();
     assert_eq!(
         store,
-        [r.next_tag.clone()],
+        std::slice::from_ref(&r.next_tag),
         "the old version is left in krew's store"
     );
     // The completer follows krew's link to the new version.
