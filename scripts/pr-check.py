@@ -297,7 +297,7 @@ def escape_prop(s):
 def rank(level, title):
     """Most important first: errors; ARC recycling runners; a legacy loop; the rest."""
     if level == "warning":
-        return 0 if title.startswith("ARC will recycle") else 1
+        return 1 if title.startswith("Integrity-hash-era") else 0
     return 0
 
 
