@@ -3,8 +3,8 @@
 #
 #   scripts/bench-startup.sh [RUNS]      (default RUNS=200; not part of scripts/test.sh)
 #
-# Builds the release binaries and times, with hyperfine (installed from Debian's packages when
-# missing and running as root) or else a `date +%s%N` loop:
+# Builds the release binary (linking kubectl_complete-arc to it) and times, with hyperfine
+# (installed from Debian's packages when missing and running as root) or else a `date +%s%N` loop:
 #   true                                 the cost of starting any process
 #   kubectl-arc --help                   clap's help, no I/O
 #   kubectl-arc version
@@ -18,8 +18,10 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 runs=${1:-200}
 
-cargo build --release --locked --quiet --bin kubectl-arc --bin kubectl_complete-arc
+cargo build --release --locked --quiet --bin kubectl-arc
 bin="$root/target/release"
+# kubectl's completer is the same executable under its name, as `completion install` links it.
+"$bin/kubectl-arc" completion install --dir "$bin" >/dev/null 2>&1
 # kubectl finds plugins on PATH; so do the scripts.
 export PATH="$bin:$PATH"
 export NO_COLOR=1

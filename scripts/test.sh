@@ -21,6 +21,15 @@ echo "test: test bed up in $((SECONDS - t1))s" >&2
 # shellcheck disable=SC1091
 source "$run/env"
 
+# Release, workflows and the GitHub Action (issue 24; docs/release.md): actionlint, zizmor, krew and
+# validate-krew-manifest built or installed once into .cache/tools (scripts/tools.sh), and this
+# machine's release archive (the dist profile, built into .cache/release-target) for the testsuite's
+# release_krew and github_action tests.
+t2=$SECONDS
+eval "$(scripts/tools.sh)"
+scripts/release-local.sh "$root/.cache/release" >/dev/null
+echo "test: release tools and archive in $((SECONDS - t2))s" >&2
+
 cargo fmt --all -- --check
 cargo clippy --all-targets --features testbed --locked -- -D warnings
 # The fuzz targets are their own crate (running them needs nightly: scripts/fuzz.sh); checking them

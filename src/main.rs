@@ -45,9 +45,29 @@ fn init_logging(level: u8, color: bool) {
         .init();
 }
 
+/// Started as `kubectl_complete-arc` (a link to or a copy of this executable, which
+/// `kubectl arc completion install` makes): kubectl's plugin completion, with the words typed after
+/// `kubectl arc`.
+fn kubectl_completer(words: &[std::ffi::OsString], env: &kubectl_arc::shell::Env) -> ExitCode {
+    let stdout = std::io::stdout();
+    match kubectl_arc::cli::completion::kubectl_plugin(words, env, &mut stdout.lock()) {
+        Ok(()) => ExitCode::SUCCESS,
+        // A reader that went away ends the run quietly, as for kubectl-arc itself.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        // kubectl ignores the output of a failed completer.
+        Err(_) => ExitCode::from(kubectl_arc::cli::EXIT_ERROR),
+    }
+}
+
 fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let env = kubectl_arc::shell::Env::from_process();
+    if args
+        .first()
+        .is_some_and(|a| kubectl_arc::cli::completion::invoked_as_kubectl_completer(a))
+    {
+        return kubectl_completer(&args[1..], &env);
+    }
     if env.var_os(kubectl_arc::cli::completion::ENV_VAR).is_some() {
         // SAFETY: no other thread exists yet. A completion request must not reach the child
         // processes of the run (kubeconfig exec plugins); the library reads it from `env`.

@@ -166,6 +166,8 @@ pub struct Env<'a> {
     pub(crate) home: Option<PathBuf>,
     /// The working directory (completion of relative paths).
     pub(crate) cwd: Option<PathBuf>,
+    /// The running executable (`completion install` links kubectl's completer to it).
+    pub(crate) exe: Option<PathBuf>,
     /// `-` as a file name reads this.
     pub(crate) stdin: Box<dyn Read + 'a>,
     /// The wall clock: ages in tables, "last written ... ago".
@@ -184,6 +186,7 @@ impl Default for Env<'_> {
             vars: BTreeMap::new(),
             home: None,
             cwd: None,
+            exe: None,
             stdin: Box::new(io::empty()),
             clock: SystemTime::now,
             seed: random_seed(&[]),
@@ -210,6 +213,7 @@ impl<'a> Env<'a> {
             vars: std::env::vars_os().collect(),
             home: std::env::home_dir(),
             cwd: std::env::current_dir().ok(),
+            exe: std::env::current_exe().ok(),
             stdin: Box::new(io::stdin()),
             clock: SystemTime::now,
             seed: random_seed(&[

@@ -6,6 +6,7 @@
 
 pub(crate) mod bump;
 pub mod completion;
+pub(crate) mod completion_install;
 pub(crate) mod diff;
 pub(crate) mod migrate;
 pub(crate) mod status;
@@ -183,7 +184,7 @@ pub(crate) enum Command {
     #[command(about = "Print the version and the supported k8s.io/api layouts")]
     Version(version::VersionArgs),
     #[command(
-        about = "Print a shell completion script (bash, zsh, fish, powershell, elvish) or kubectl's completer"
+        about = "Print a shell completion script (bash, zsh, fish, powershell, elvish), or install kubectl's completer"
     )]
     Completion(completion::CompletionArgs),
 }
@@ -411,7 +412,7 @@ fn run(
             (migrate::run(&k, c.args, env, shell), k)
         }
         Command::Version(args) => return version::run(args, shell.out()),
-        Command::Completion(args) => return completion::run(args, shell.out()),
+        Command::Completion(args) => return completion::run(args, env, shell),
     };
     result.map_err(|e| with_server(e, &flags.connect_options()))
 }

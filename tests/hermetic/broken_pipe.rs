@@ -62,11 +62,18 @@ fn every_renderer_ends_quietly_on_a_closed_stdout() {
 fn kubectls_completer_ends_quietly_on_a_closed_stdout() {
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
-    let out = Command::new(env!("CARGO_BIN_EXE_kubectl_complete-arc"))
+    // The executable under kubectl's completer's name, as `completion install` links it.
+    let dir = std::env::temp_dir().join(format!("kubectl-arc-completer-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let completer = dir.join("kubectl_complete-arc");
+    let _ = std::fs::remove_file(&completer);
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_kubectl-arc"), &completer).unwrap();
+    let out = Command::new(&completer)
         .args(["diff", "-o", ""])
         .stdout(writer)
         .output()
         .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert!(out.stderr.is_empty(), "{out:?}");
 }

@@ -156,7 +156,7 @@ fn the_bash_script_completes_through_the_binary() {
     // For a new word clap's engine offers the values first, then the flags.
     let shells = ask("kubectl-arc completion ''");
     assert!(
-        shells.starts_with("bash\nzsh\nfish\npowershell\nelvish\nkubectl\n--"),
+        shells.starts_with("install\nuninstall\nbash\nzsh\nfish\npowershell\nelvish\nkubectl\n--"),
         "{shells}"
     );
 }
@@ -191,8 +191,8 @@ fn render_krew_template(template: &str, tag: &str) -> String {
     out
 }
 
-/// The krew manifest names the plugin, its binaries and every platform a release builds, and its
-/// archives are named as "Release" in the README makes them.
+/// The krew manifest names the plugin, its binary and every platform a release builds, and its
+/// archives are named as the release workflow (scripts/package.sh) makes them.
 #[test]
 fn krew_manifest_matches_the_release() {
     let template = std::fs::read_to_string(root().join("plugins/arc.yaml")).unwrap();
@@ -207,7 +207,7 @@ fn krew_manifest_matches_the_release() {
     let spec = &manifest["spec"];
     assert_eq!(spec["version"], "v0.1.0");
     assert!(spec["shortDescription"].as_str().unwrap().len() <= 50);
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let workflow = std::fs::read_to_string(root().join(".github/workflows/release.yml")).unwrap();
     let platforms = spec["platforms"].as_array().unwrap();
     assert_eq!(platforms.len(), 5);
     for p in platforms {
@@ -217,15 +217,15 @@ fn krew_manifest_matches_the_release() {
         let archive = uri.rsplit('/').next().unwrap();
         assert!(
             archive.starts_with("kubectl-arc-v0.1.0-"),
-            "{archive}: not the README's archive name"
+            "{archive}: not scripts/package.sh's archive name"
         );
         let target = archive
             .trim_start_matches("kubectl-arc-v0.1.0-")
             .trim_end_matches(".tar.gz")
             .trim_end_matches(".zip");
         assert!(
-            readme.contains(target),
-            "the README's release steps do not build {target}"
+            workflow.contains(&format!("- target: {target}\n")),
+            "the release workflow does not build {target}"
         );
         let files: Vec<&str> = p["files"]
             .as_array()
@@ -233,11 +233,7 @@ fn krew_manifest_matches_the_release() {
             .iter()
             .map(|f| f["from"].as_str().unwrap())
             .collect();
-        assert!(files.contains(&bin), "{files:?}");
-        assert!(
-            files.iter().any(|f| f.starts_with("kubectl_complete-arc")),
-            "{files:?}"
-        );
+        assert_eq!(files, [bin, "LICENSE"], "{p}");
     }
 }
 

@@ -14,12 +14,20 @@ use crate::common::scratch_dir;
 use kube::api::{DynamicObject, PostParams};
 use serde_json::json;
 
-const COMPLETER: &str = env!("CARGO_BIN_EXE_kubectl_complete-arc");
+/// `kubectl_complete-arc`, as `kubectl arc completion install` makes it: a link to this build.
+fn completer() -> &'static Path {
+    static COMPLETER: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    COMPLETER.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("completer");
+        std::fs::create_dir_all(&dir).unwrap();
+        crate::kubectl_plugin::install_completer(&dir)
+    })
+}
 
 /// Run `kubectl_complete-arc WORDS...` as kubectl does; (stdout, how long it took).
 fn complete(words: &[&str], env: &[(&str, &str)]) -> (String, Duration) {
     let start = Instant::now();
-    let mut cmd = Command::new(COMPLETER);
+    let mut cmd = Command::new(completer());
     cmd.args(words).env_remove("KUBECONFIG");
     for (k, v) in env {
         cmd.env(k, v);

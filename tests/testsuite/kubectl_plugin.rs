@@ -26,19 +26,36 @@ fn kubectl() -> PathBuf {
     }
 }
 
+/// Put kubectl's completer for this build into `dir` as users do, with
+/// `kubectl-arc completion install --dir DIR` (a link to the executable); its path.
+pub(crate) fn install_completer(dir: &Path) -> PathBuf {
+    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-arc"))
+        .args(["completion", "install", "--dir"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let completer = dir.join("kubectl_complete-arc");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!("created {} -> ", completer.display()))
+            || stdout.contains("already installed: "),
+        "{stdout}"
+    );
+    assert_eq!(
+        std::fs::canonicalize(&completer).unwrap(),
+        std::fs::canonicalize(env!("CARGO_BIN_EXE_kubectl-arc")).unwrap()
+    );
+    completer
+}
+
 /// A directory holding this build's plugin executables, as `cargo install` or krew would put them
-/// on PATH; with or without kubectl's completer.
+/// on PATH; with or without kubectl's completer (installed by `completion install`).
 fn plugin_dir(with_completer: bool) -> Scratch {
     let dir = common::scratch_dir("plugin");
-    let mut bins = vec![("kubectl-arc", env!("CARGO_BIN_EXE_kubectl-arc"))];
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_kubectl-arc"), dir.join("kubectl-arc")).unwrap();
     if with_completer {
-        bins.push((
-            "kubectl_complete-arc",
-            env!("CARGO_BIN_EXE_kubectl_complete-arc"),
-        ));
-    }
-    for (name, target) in bins {
-        std::os::unix::fs::symlink(target, dir.join(name)).unwrap();
+        install_completer(&dir);
     }
     dir
 }
