@@ -797,6 +797,8 @@ mod tests {
         assert_eq!(
             values(&v),
             [
+                "install",
+                "uninstall",
                 "bash",
                 "zsh",
                 "fish",
