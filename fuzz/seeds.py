@@ -3,7 +3,7 @@
 (fuzz/dict/*.dict) from files kept in the repository:
 
   examples/scale-set-dump.yaml, tests/oracle/testdata/realistic-spec.json, tests/badinput/*,
-  tests/data/quantity/go_cases.tsv, src/core/layouts/k8s-api-v0.36.2.json
+  tests/data/quantity/go_cases.tsv, crates/kubectl-arc-core/src/layouts/k8s-api-v0.36.2.json
 
 Run from anywhere: python3 fuzz/seeds.py. Seeds are small and realistic; libFuzzer grows its own
 corpus from them in a scratch directory (see scripts/fuzz.sh), which is not committed.
@@ -57,7 +57,7 @@ ARS_COPIED = ["githubConfigUrl", "githubConfigSecret", "proxy", "githubServerTLS
 realistic_ars = {k: realistic[k] for k in ARS_COPIED if k in realistic}
 realistic_ars["template"] = {k: realistic[k] for k in ("metadata", "spec") if k in realistic}
 
-# Small documents with the Go quirks the unit tests pin (src/core/{value,legacy_hash}.rs).
+# Small documents with the Go quirks the unit tests pin (crates/kubectl-arc-core/src/{value,legacy_hash}.rs).
 WORKED = ('{"githubConfigUrl":"https://github.com/my-org","githubConfigSecret":"gh-secret",'
           '"runnerScaleSetId":3,"metadata":{"labels":{"app":"runner"}},"spec":{"restartPolicy":'
           '"Never","serviceAccountName":"runner-sa","containers":[{"name":"runner","image":'
@@ -131,7 +131,7 @@ manifest_seeds = [("scale-set-dump.yaml", dump_text),
 for path in sorted(glob.glob(os.path.join(ROOT, "tests/badinput/*"))):
     name = os.path.basename(path)
     # Kubeconfigs are not manifests; the billion-laughs document is bounded by go-yaml's aliasing
-    # budget (src/manifest/yaml.rs) but costs time per run, which would starve the fuzzer
+    # budget (crates/kubectl-arc-core/src/manifest/yaml.rs) but costs time per run, which would starve the fuzzer
     # (tests/bad_input.rs covers it).
     if os.path.isdir(path) or name.startswith("kubeconfig") or name == "billion-laughs.yaml":
         continue
@@ -187,7 +187,7 @@ write_corpus("json_check_valid", [
 ])
 
 # Dictionaries: JSON keys of ARC's runner-spec types, YAML keys, quantity suffixes.
-layout = json.loads(read("src/core/layouts/k8s-api-v0.36.2.json"))
+layout = json.loads(read("crates/kubectl-arc-core/src/layouts/k8s-api-v0.36.2.json"))
 keys = sorted({f["json"] for t in layout["types"] if t.get("pkgPath", "").find("apimachinery/pkg/api/resource") < 0
                for f in t.get("fields", []) if f["exported"] and not f["inline"] and f["json"] != "-"})
 d = os.path.join(FUZZ, "dict")
@@ -202,14 +202,14 @@ json_tokens = ['"\\"%s\\":"' % esc(k) for k in keys]
 json_tokens += ['"null"', '"true"', '"false"', '"[]"', '"{}"', '"\\\\u"', '"\\"1000m\\""',
                 '"\\"1Gi\\""', '"\\"2024-01-01T00:00:00Z\\""', '"\\"\\\\u0000\\""']
 with open(os.path.join(d, "json.dict"), "w") as f:
-    f.write("# JSON keys of ARC's runner-spec types (from src/core/layouts), and JSON literals.\n")
+    f.write("# JSON keys of ARC's runner-spec types (from crates/kubectl-arc-core/src/layouts), and JSON literals.\n")
     f.write("\n".join(json_tokens) + "\n")
 yaml_tokens = ['"%s: "' % esc(k) for k in keys]
 yaml_tokens += ['"---\\x0a"', '"- "', '"&a "', '"*a"', '"!!str "', '"<<: "', '"|\\x0a"', '"? "',
                 '"kind: AutoscalingRunnerSet"', '"kind: EphemeralRunnerSet"', '"kind: List"',
                 '"apiVersion: actions.github.com/v1alpha1"', '"runner-scale-set-id: "']
 with open(os.path.join(d, "yaml.dict"), "w") as f:
-    f.write("# YAML keys of ARC's runner-spec types (from src/core/layouts), and YAML syntax.\n")
+    f.write("# YAML keys of ARC's runner-spec types (from crates/kubectl-arc-core/src/layouts), and YAML syntax.\n")
     f.write("\n".join(yaml_tokens) + "\n")
 q_tokens = ['"%s"' % s for s in ["Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "n", "u", "m", "k", "M", "G",
                                  "T", "P", "E", "e", "e-", "e+", ".", "-", "+", "\\\"", "null",

@@ -91,7 +91,7 @@ dict() {
 echo "fuzz: building the targets (cargo +$toolchain fuzz build)..." >&2
 build_args=()
 [[ ${#targets[@]} == 1 ]] && build_args=("${targets[0]}")
-cargo "+$toolchain" fuzz build --fuzz-dir fuzz "${build_args[@]}"
+cargo "+$toolchain" fuzz build --fuzz-dir fuzz --features cli "${build_args[@]}"
 # The binaries are run directly (`cargo fuzz run` would check the build again between targets).
 triple=$(rustc "+$toolchain" -vV | sed -n 's/^host: //p')
 bin_dir="$root/fuzz/target/$triple/release"

@@ -20,9 +20,9 @@
 
 pub mod cli;
 pub mod cluster;
-pub mod core;
+pub use kubectl_arc_core as core;
 pub(crate) mod input;
-pub mod manifest;
+pub use kubectl_arc_core::manifest;
 pub(crate) mod ops;
 pub mod render;
 pub mod shell;

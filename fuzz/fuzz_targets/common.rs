@@ -1,10 +1,10 @@
-//! Shared by the fuzz targets: the `diff` pipeline as `kubectl arc diff` runs it
-//! (`drift`, then `ScaleSetDiff::from_drift`, as src/cli/diff.rs `compare_pair` does), and an independent FNV-32a for checking the legacy hash.
+//! Shared by the targets that render (feature `cli`): the `diff` pipeline as `kubectl arc diff` runs it
+//! (`drift`, then `ScaleSetDiff::from_drift`, as src/cli/diff.rs `compare_pair` does).
 #![allow(dead_code)]
 
-use kubectl_arc::core::drift::drift;
-use kubectl_arc::core::layout::Layout;
-use kubectl_arc::core::recycle_loop::round_trip_of_autoscaling_runner_set;
+use kubectl_arc_core::drift::drift;
+use kubectl_arc_core::layout::Layout;
+use kubectl_arc_core::recycle_loop::round_trip_of_autoscaling_runner_set;
 use kubectl_arc::render::diff::{DiffReport, ScaleSetDiff, TextOptions, write_text};
 
 /// Compute the drift of one ARS/ERS pair and render it as `diff` does: the text report (with and
@@ -63,18 +63,4 @@ pub fn diff_pair(
     write_text(&report, no_color, &mut plain).expect("write to a Vec");
     serde_json::to_string(&report).expect("the report serializes");
     String::from_utf8(plain).expect("the text report is UTF-8")
-}
-
-/// Go's FNV-32a, then `rand.SafeEncodeString(fmt.Sprint(h))`: written independently of
-/// src/core/legacy_hash.rs (which hashes through jump tables), to check it.
-pub fn fnv_safe_encoded(bytes: &[u8]) -> String {
-    let mut h: u32 = 2166136261;
-    for &b in bytes {
-        h ^= b as u32;
-        h = h.wrapping_mul(16777619);
-    }
-    h.to_string()
-        .bytes()
-        .map(|c| b"bcdfghjklmnpqrstvwxz2456789"[c as usize % 27] as char)
-        .collect()
 }

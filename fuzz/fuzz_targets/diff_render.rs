@@ -9,8 +9,8 @@
 
 use libfuzzer_sys::fuzz_target;
 
-use kubectl_arc::core::layout::Layout;
-use kubectl_arc::core::value::decode;
+use kubectl_arc_core::layout::Layout;
+use kubectl_arc_core::value::decode;
 use kubectl_arc::render::display;
 
 mod common;

@@ -7,7 +7,7 @@
 
 use libfuzzer_sys::fuzz_target;
 
-use kubectl_arc::core::json::{check_valid, find_raw};
+use kubectl_arc_core::json::{check_valid, find_raw};
 
 fuzz_target!(|data: &[u8]| {
     let valid = check_valid(data);

@@ -10,16 +10,16 @@ use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
 
-use kubectl_arc::core::desired::desired_runner_spec;
-use kubectl_arc::core::layout::Layout;
-use kubectl_arc::core::legacy_hash::{integrity_hash, spew};
-use kubectl_arc::core::value::{Value, decode};
+use kubectl_arc_core::desired::desired_runner_spec;
+use kubectl_arc_core::layout::Layout;
+use kubectl_arc_core::legacy_hash::{integrity_hash, spew};
+use kubectl_arc_core::value::{Value, decode};
 
-mod common;
+mod fnv;
 
 /// ARC's pin, loaded again: not the shipped object, so it has no plan.
 static COPY: LazyLock<Layout> = LazyLock::new(|| {
-    Layout::from_json(include_str!("../../src/core/layouts/k8s-api-v0.36.2.json")).unwrap()
+    Layout::from_json(include_str!("../../crates/kubectl-arc-core/src/layouts/k8s-api-v0.36.2.json")).unwrap()
 });
 
 fn check(planned: &Value, plain: &Value) {
@@ -29,7 +29,7 @@ fn check(planned: &Value, plain: &Value) {
     let hash = integrity_hash(arc, planned);
     match (&text, &hash) {
         (Ok(text), Ok(hash)) => {
-            assert_eq!(*hash, common::fnv_safe_encoded(text.as_bytes()), "{text}");
+            assert_eq!(*hash, fnv::fnv_safe_encoded(text.as_bytes()), "{text}");
             assert_eq!(spew(copy, plain).as_ref(), Ok(text));
             assert_eq!(integrity_hash(copy, plain).as_ref(), Ok(hash));
         }

@@ -4,9 +4,9 @@
 
 use libfuzzer_sys::fuzz_target;
 
-use kubectl_arc::core::arc;
-use kubectl_arc::core::layout::Layout;
-use kubectl_arc::manifest;
+use kubectl_arc_core::arc;
+use kubectl_arc_core::layout::Layout;
+use kubectl_arc_core::manifest;
 
 mod common;
 

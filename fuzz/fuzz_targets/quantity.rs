@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 
 use libfuzzer_sys::fuzz_target;
 
-use kubectl_arc::core::quantity::Quantity;
+use kubectl_arc_core::quantity::Quantity;
 
 fn exercise(q: &Quantity) {
     let _ = q.canonical_string();

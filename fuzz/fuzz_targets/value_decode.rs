@@ -6,9 +6,9 @@
 
 use libfuzzer_sys::fuzz_target;
 
-use kubectl_arc::core::equality::compare;
-use kubectl_arc::core::layout::{Layout, TypeId};
-use kubectl_arc::core::value::decode;
+use kubectl_arc_core::equality::compare;
+use kubectl_arc_core::layout::{Layout, TypeId};
+use kubectl_arc_core::value::decode;
 
 fn check(layout: &Layout, ty: TypeId, text: &str) {
     match decode(layout, ty, text) {

@@ -16,6 +16,24 @@ use crate::ops::migrate::{MigratePlan, Source, migrate};
 use crate::render::emit::{self, Output};
 use crate::render::migrate::write_table;
 
+/// `--unverifiable`, as clap parses it: the core's [`UnverifiablePolicy`] (the core has no clap).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Unverifiable {
+    /// Request a new revision (a cleanup that was not needed recycles idle runners once).
+    Pending,
+    /// Leave the set and its annotation alone.
+    Skip,
+}
+
+impl From<Unverifiable> for UnverifiablePolicy {
+    fn from(u: Unverifiable) -> Self {
+        match u {
+            Unverifiable::Pending => UnverifiablePolicy::Pending,
+            Unverifiable::Skip => UnverifiablePolicy::Skip,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 #[command(
     long_about = "Turn pending legacy cleanups into pending revisions, before the revision-era ARC \
@@ -68,8 +86,8 @@ pub(crate) struct MigrateArgs {
     #[arg(long)]
     pub(crate) no_headers: bool,
     /// Sets whose hash cannot be reproduced exactly: request a revision (pending) or leave them (skip).
-    #[arg(long, value_enum, default_value_t = UnverifiablePolicy::Pending)]
-    pub(crate) unverifiable: UnverifiablePolicy,
+    #[arg(long, value_enum, default_value_t = Unverifiable::Pending)]
+    pub(crate) unverifiable: Unverifiable,
     /// Proceed although an ARC controller is running (it may race with the writes).
     #[arg(long)]
     pub(crate) force: bool,
@@ -132,7 +150,7 @@ fn validate(kube: &KubeFlags, args: &MigrateArgs) -> Result<MigratePlan> {
         scope,
         source,
         dry_run: args.dry_run,
-        unverifiable: args.unverifiable,
+        unverifiable: args.unverifiable.into(),
         force: args.force,
         throttle: Throttle {
             qps: args.qps,

@@ -7,7 +7,6 @@ pub(crate) mod emit;
 pub(crate) mod follow;
 pub(crate) mod github;
 pub(crate) mod migrate;
-pub(crate) mod reason;
 pub(crate) mod status;
 
 use crate::cluster::write::DryRun;

@@ -1,4 +1,4 @@
-//! The layout files shipped in src/core/layouts/ are exactly what the Go oracle's reflection walk
+//! The layout files shipped in crates/kubectl-arc-core/src/layouts/ are exactly what the Go oracle's reflection walk
 //! gives for each k8s.io/api version (regenerate with `oracle layout > ...` when this fails).
 
 use crate::common::oracle::Oracle;
@@ -13,7 +13,7 @@ fn shipped_layouts_are_what_go_reflection_says() {
         let mut oracle = Oracle::spawn(oracle_name);
         let fresh = oracle.ask(&serde_json::json!({"op": "layout"}))["layout"].clone();
         let path = format!(
-            "{}/src/core/layouts/k8s-api-{version}.json",
+            "{}/crates/kubectl-arc-core/src/layouts/k8s-api-{version}.json",
             env!("CARGO_MANIFEST_DIR")
         );
         let shipped: serde_json::Value =
@@ -32,7 +32,7 @@ fn shipped_layouts_are_what_go_reflection_says() {
     }
 }
 
-/// The release layouts (`src/core/layouts/arc-*.json`) are what the oracle built on each
+/// The release layouts (`crates/kubectl-arc-core/src/layouts/arc-*.json`) are what the oracle built on each
 /// release's pins reflects of that release's types, and every release's oracle links exactly the
 /// k8s.io/api, k8s.io/apimachinery and go-spew versions of the release's go.mod.
 #[test]
@@ -71,7 +71,7 @@ fn release_layouts_are_what_go_reflection_says_on_each_releases_pins() {
         checked.push(layout);
         let name = format!("arc-{}-k8s-{}", r.version, r.k8s_api);
         let path = format!(
-            "{}/src/core/layouts/{name}.json",
+            "{}/crates/kubectl-arc-core/src/layouts/{name}.json",
             env!("CARGO_MANIFEST_DIR")
         );
         let shipped: serde_json::Value =

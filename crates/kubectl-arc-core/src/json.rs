@@ -1,0 +1,748 @@
+//! A JSON reader with Go's rules, for the typed decoder in [`crate::value`].
+//!
+//! Pure core. [`check_valid`] mirrors encoding/json's `checkValid` (the scanner that runs over the
+//! whole input before anything is decoded, with its nesting limit of 10000); [`Reader`] then walks
+//! input that is known to be valid, so it needs no error paths. [`unquote`] mirrors `unquote` in
+//! encoding/json's decode.go (invalid surrogates become U+FFFD).
+
+use std::borrow::Cow;
+
+use crate::goyaml::go_float;
+use crate::value::DecodeError;
+use crate::written::{Spelling, pointer_step};
+
+/// encoding/json's `maxNestingDepth`.
+pub const MAX_NESTING_DEPTH: usize = 10000;
+
+/// What the next JSON value is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Token {
+    Object,
+    Array,
+    String,
+    Number,
+    True,
+    False,
+    Null,
+}
+
+fn syntax(offset: usize, msg: impl Into<String>) -> DecodeError {
+    DecodeError::Syntax {
+        offset,
+        msg: msg.into(),
+    }
+}
+
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// Check that `b` is exactly one JSON value with optional surrounding white space.
+/// Iterative, so hostile nesting cannot overflow the stack.
+pub fn check_valid(b: &[u8]) -> Result<(), DecodeError> {
+    let end = check_valid_prefix(b, 0)?;
+    let mut i = end;
+    while i < b.len() && is_ws(b[i]) {
+        i += 1;
+    }
+    if i < b.len() {
+        return Err(syntax(
+            i,
+            format!("invalid character {:?} after top-level value", b[i] as char),
+        ));
+    }
+    Ok(())
+}
+
+/// Check that one JSON value starts at `start` (after optional white space) and return the index
+/// just after it: one step of Go's `json.Decoder` over a stream of values.
+pub fn check_valid_prefix(b: &[u8], start: usize) -> Result<usize, DecodeError> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Frame {
+        Object,
+        Array,
+    }
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut i = start;
+    let skip_ws = |i: &mut usize| {
+        while *i < b.len() && is_ws(b[*i]) {
+            *i += 1;
+        }
+    };
+    skip_ws(&mut i);
+    'value: loop {
+        // Parse one value at i.
+        if i >= b.len() {
+            return Err(syntax(i, "unexpected end of JSON input"));
+        }
+        match b[i] {
+            b'{' => {
+                // Go's scanner pushes a parse state for every container, empty ones too.
+                if stack.len() >= MAX_NESTING_DEPTH {
+                    return Err(syntax(i, "exceeded max depth"));
+                }
+                i += 1;
+                skip_ws(&mut i);
+                if i < b.len() && b[i] == b'}' {
+                    i += 1;
+                } else {
+                    stack.push(Frame::Object);
+                    i = scan_key(b, i)?;
+                    skip_ws(&mut i);
+                    continue 'value;
+                }
+            }
+            b'[' => {
+                // Go's scanner pushes a parse state for every container, empty ones too.
+                if stack.len() >= MAX_NESTING_DEPTH {
+                    return Err(syntax(i, "exceeded max depth"));
+                }
+                i += 1;
+                skip_ws(&mut i);
+                if i < b.len() && b[i] == b']' {
+                    i += 1;
+                } else {
+                    stack.push(Frame::Array);
+                    continue 'value;
+                }
+            }
+            b'"' => i = scan_string(b, i)?,
+            b'-' | b'0'..=b'9' => i = scan_number(b, i)?,
+            b't' => i = scan_literal(b, i, b"true")?,
+            b'f' => i = scan_literal(b, i, b"false")?,
+            b'n' => i = scan_literal(b, i, b"null")?,
+            c => {
+                return Err(syntax(
+                    i,
+                    format!(
+                        "invalid character {:?} looking for beginning of value",
+                        c as char
+                    ),
+                ));
+            }
+        }
+        // After a value: close containers or move to the next element.
+        loop {
+            skip_ws(&mut i);
+            match stack.last() {
+                None => return Ok(i),
+                Some(frame) => {
+                    let close = if *frame == Frame::Object { b'}' } else { b']' };
+                    match b.get(i) {
+                        Some(&c) if c == close => {
+                            i += 1;
+                            stack.pop();
+                        }
+                        Some(b',') => {
+                            i += 1;
+                            skip_ws(&mut i);
+                            if *frame == Frame::Object {
+                                i = scan_key(b, i)?;
+                                skip_ws(&mut i);
+                            }
+                            continue 'value;
+                        }
+                        Some(&c) => {
+                            return Err(syntax(
+                                i,
+                                format!("invalid character {:?} after element", c as char),
+                            ));
+                        }
+                        None => return Err(syntax(i, "unexpected end of JSON input")),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A key string and its colon; returns the index after the colon.
+fn scan_key(b: &[u8], i: usize) -> Result<usize, DecodeError> {
+    if b.get(i) != Some(&b'"') {
+        return Err(syntax(i, "looking for beginning of object key string"));
+    }
+    let mut i = scan_string(b, i)?;
+    while i < b.len() && is_ws(b[i]) {
+        i += 1;
+    }
+    if b.get(i) != Some(&b':') {
+        return Err(syntax(i, "after object key"));
+    }
+    Ok(i + 1)
+}
+
+fn scan_string(b: &[u8], start: usize) -> Result<usize, DecodeError> {
+    let mut i = start + 1;
+    while i < b.len() {
+        match b[i] {
+            b'"' => return Ok(i + 1),
+            b'\\' => match b.get(i + 1) {
+                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
+                Some(b'u') => {
+                    if i + 6 > b.len() || !b[i + 2..i + 6].iter().all(u8::is_ascii_hexdigit) {
+                        return Err(syntax(i, "invalid character in \\u hexadecimal escape"));
+                    }
+                    i += 6;
+                }
+                _ => return Err(syntax(i, "invalid character in string escape code")),
+            },
+            c if c < 0x20 => return Err(syntax(i, "invalid character in string literal")),
+            _ => i += 1,
+        }
+    }
+    Err(syntax(b.len(), "unexpected end of JSON input"))
+}
+
+fn scan_number(b: &[u8], start: usize) -> Result<usize, DecodeError> {
+    let mut i = start;
+    let digits = |i: &mut usize| {
+        let s = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i > s
+    };
+    if b[i] == b'-' {
+        i += 1;
+    }
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => {
+            digits(&mut i);
+        }
+        _ => return Err(syntax(i, "in numeric literal")),
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if !digits(&mut i) {
+            return Err(syntax(i, "after decimal point in numeric literal"));
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if !digits(&mut i) {
+            return Err(syntax(i, "in exponent of numeric literal"));
+        }
+    }
+    Ok(i)
+}
+
+fn scan_literal(b: &[u8], i: usize, lit: &[u8]) -> Result<usize, DecodeError> {
+    if b.len() >= i + lit.len() && &b[i..i + lit.len()] == lit {
+        Ok(i + lit.len())
+    } else {
+        Err(syntax(i, "in literal"))
+    }
+}
+
+/// A cursor over input that [`check_valid`] accepted.
+pub struct Reader<'a> {
+    s: &'a str,
+    b: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(s: &'a str) -> Self {
+        Reader {
+            s,
+            b: s.as_bytes(),
+            i: 0,
+        }
+    }
+
+    fn ws(&mut self) {
+        while self.i < self.b.len() && is_ws(self.b[self.i]) {
+            self.i += 1;
+        }
+    }
+
+    /// The byte offset of the cursor.
+    pub fn offset(&self) -> usize {
+        self.i
+    }
+
+    /// The kind of the next value.
+    pub fn peek_kind(&mut self) -> Token {
+        self.ws();
+        match self.b[self.i] {
+            b'{' => Token::Object,
+            b'[' => Token::Array,
+            b'"' => Token::String,
+            b't' => Token::True,
+            b'f' => Token::False,
+            b'n' => Token::Null,
+            _ => Token::Number,
+        }
+    }
+
+    /// Skip the next value entirely.
+    pub fn skip_value(&mut self) {
+        self.ws();
+        let mut depth = 0usize;
+        loop {
+            match self.b[self.i] {
+                b'"' => self.i = scan_string(self.b, self.i).expect("validated"),
+                b'{' | b'[' => {
+                    depth += 1;
+                    self.i += 1;
+                }
+                b'}' | b']' => {
+                    depth -= 1;
+                    self.i += 1;
+                }
+                b',' | b':' => self.i += 1,
+                c if is_ws(c) => self.i += 1,
+                b'-' | b'0'..=b'9' => self.i = scan_number(self.b, self.i).expect("validated"),
+                b't' | b'n' => self.i += 4,
+                b'f' => self.i += 5,
+                _ => unreachable!("validated JSON"),
+            }
+            if depth == 0 {
+                return;
+            }
+        }
+    }
+
+    /// The next value's text, as it stands in the input.
+    pub fn raw_value(&mut self) -> &'a str {
+        self.ws();
+        let start = self.i;
+        self.skip_value();
+        // A value starts and ends with ASCII: the slice is at character boundaries.
+        &self.s[start..self.i]
+    }
+
+    /// Consume `{`.
+    pub fn begin_object(&mut self) {
+        self.ws();
+        debug_assert_eq!(self.b[self.i], b'{');
+        self.i += 1;
+    }
+
+    /// The next key of the current object (consuming its colon), or `None` after consuming `}`.
+    pub fn next_key(&mut self) -> Option<Cow<'a, str>> {
+        self.ws();
+        if self.b[self.i] == b',' {
+            self.i += 1;
+            self.ws();
+        }
+        if self.b[self.i] == b'}' {
+            self.i += 1;
+            return None;
+        }
+        let key = self.string();
+        self.ws();
+        self.i += 1; // ':'
+        Some(key)
+    }
+
+    /// Consume `[`.
+    pub fn begin_array(&mut self) {
+        self.ws();
+        debug_assert_eq!(self.b[self.i], b'[');
+        self.i += 1;
+    }
+
+    /// Whether another element follows (consuming its comma), or `false` after consuming `]`.
+    pub fn next_element(&mut self) -> bool {
+        self.ws();
+        if self.b[self.i] == b',' {
+            self.i += 1;
+            self.ws();
+        }
+        if self.b[self.i] == b']' {
+            self.i += 1;
+            return false;
+        }
+        true
+    }
+
+    /// The next value, a string, decoded.
+    pub fn string(&mut self) -> Cow<'a, str> {
+        self.ws();
+        let start = self.i;
+        let mut i = start + 1;
+        let mut escaped = false;
+        loop {
+            match self.b[i] {
+                b'"' => break,
+                b'\\' => {
+                    escaped = true;
+                    i += 2;
+                }
+                _ => i += 1,
+            }
+        }
+        self.i = i + 1;
+        let raw = &self.s[start..self.i];
+        if escaped {
+            Cow::Owned(unquote(raw))
+        } else {
+            Cow::Borrowed(&raw[1..raw.len() - 1])
+        }
+    }
+
+    /// The next value, a number, as written.
+    pub fn number(&mut self) -> &'a str {
+        self.raw_value()
+    }
+}
+
+/// The exact text of the value at `path` (object keys) in a JSON document, if the document is
+/// valid and the path exists. The last duplicate key wins, as for Go's scalars.
+pub fn find_raw<'a>(text: &'a str, path: &[&str]) -> Option<&'a str> {
+    check_valid(text.as_bytes()).ok()?;
+    let mut r = Reader::new(text);
+    find_in(&mut r, path)
+}
+
+fn find_in<'a>(r: &mut Reader<'a>, path: &[&str]) -> Option<&'a str> {
+    let Some((first, rest)) = path.split_first() else {
+        return Some(r.raw_value());
+    };
+    if r.peek_kind() != Token::Object {
+        return None;
+    }
+    r.begin_object();
+    let mut found = None;
+    while let Some(key) = r.next_key() {
+        if key == *first {
+            let raw = r.raw_value();
+            found = Some(raw);
+        } else {
+            r.skip_value();
+        }
+    }
+    let raw = found?;
+    let mut inner = Reader::new(raw);
+    find_in(&mut inner, rest)
+}
+
+/// One JSON document of a manifest, as kubectl reads it.
+#[derive(Debug, Clone)]
+pub struct ManifestDocument {
+    pub value: serde_json::Value,
+    /// Values kubectl refuses, by path (`spec.template.x[0]`) with the byte offset and Go's
+    /// message: numbers beyond float64.
+    pub refused: Vec<RefusedValue>,
+    /// Numbers written otherwise than Go writes them back (`1.0`, `1e3`), for showing them as
+    /// written.
+    pub spellings: Vec<Spelling>,
+}
+
+/// A value kubectl refuses in a JSON document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefusedValue {
+    pub path: String,
+    pub offset: usize,
+    pub text: String,
+    pub message: String,
+}
+
+/// The documents of a JSON manifest, as kubectl's `YAMLOrJSONDecoder` (a stream of JSON values)
+/// and its unstructured decoding (`UnstructuredJSONScheme`) read them: strings decoded as
+/// encoding/json does (a lone surrogate escape is U+FFFD; DEL, C1 controls, U+FFFE and U+FFFF
+/// are plain characters), the last of duplicate keys wins, an integer within int64 is one,
+/// any other number a float64 (so an integer in [2^63, 2^64) is rounded to float64, as kubectl
+/// stores it). A number beyond float64 is recorded in `refused` (kubectl refuses its object), not
+/// the whole file. Nesting deeper than `max_depth` is an error, as is any syntax error.
+pub fn manifest_documents(
+    text: &str,
+    max_depth: usize,
+) -> Result<Vec<ManifestDocument>, DecodeError> {
+    let b = text.as_bytes();
+    let mut docs = Vec::new();
+    let mut i = 0;
+    loop {
+        while i < b.len() && is_ws(b[i]) {
+            i += 1;
+        }
+        if i >= b.len() {
+            return Ok(docs);
+        }
+        let end = check_valid_prefix(b, i).map_err(|e| match e {
+            DecodeError::Syntax { offset, msg } if msg == "exceeded max depth" => {
+                syntax(offset, format!("nested deeper than {max_depth} levels"))
+            }
+            e => e,
+        })?;
+        let mut r = Reader {
+            s: &text[..end],
+            b: &b[..end],
+            i,
+        };
+        let mut found = Found::default();
+        let mut path = Vec::new();
+        let value = to_serde(&mut r, &mut path, &mut found, max_depth)?;
+        docs.push(ManifestDocument {
+            value,
+            refused: found.refused,
+            spellings: found.spellings,
+        });
+        i = end;
+    }
+}
+
+/// A step of the path to a value: an object key, or an array index.
+enum Step<'a> {
+    Key(Cow<'a, str>),
+    Index(usize),
+}
+
+/// `spec.template.x[0]`: where a refused value is.
+fn path_text(path: &[Step<'_>]) -> String {
+    let mut out = String::new();
+    for step in path {
+        match step {
+            Step::Key(key) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(key);
+            }
+            Step::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
+}
+
+/// `/spec/template/x/0`: the JSON pointer of a value.
+fn pointer_text(path: &[Step<'_>]) -> String {
+    let mut out = String::new();
+    for step in path {
+        match step {
+            Step::Key(key) => pointer_step(&mut out, key),
+            Step::Index(i) => out.push_str(&format!("/{i}")),
+        }
+    }
+    out
+}
+
+/// What reading a JSON document noticed beside its value.
+#[derive(Default)]
+struct Found {
+    refused: Vec<RefusedValue>,
+    spellings: Vec<Spelling>,
+}
+
+fn to_serde<'a>(
+    r: &mut Reader<'a>,
+    path: &mut Vec<Step<'a>>,
+    found: &mut Found,
+    max_depth: usize,
+) -> Result<serde_json::Value, DecodeError> {
+    let refused = &mut found.refused;
+    use serde_json::Value;
+    let deeper = |r: &mut Reader<'_>, path: &Vec<Step<'_>>| {
+        if path.len() >= max_depth {
+            Err(syntax(
+                r.offset(),
+                format!("nested deeper than {max_depth} levels"),
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    Ok(match r.peek_kind() {
+        Token::Null => {
+            r.skip_value();
+            Value::Null
+        }
+        Token::True | Token::False => {
+            let b = r.peek_kind() == Token::True;
+            r.skip_value();
+            Value::Bool(b)
+        }
+        Token::String => Value::String(r.string().into_owned()),
+        Token::Number => {
+            let offset = r.offset();
+            let text = r.number();
+            // What kubectl stores, and the text Go writes of it.
+            let (value, go) = if let Ok(n) = text.parse::<i64>() {
+                (Value::from(n), n.to_string())
+            } else {
+                match text.parse::<f64>() {
+                    Ok(f) if f.is_finite() => (Value::from(f), go_float(f)),
+                    _ => {
+                        refused.push(RefusedValue {
+                            path: path_text(path),
+                            offset,
+                            text: text.to_string(),
+                            message: format!(
+                                "json: cannot unmarshal number {text} into Go value of type float64"
+                            ),
+                        });
+                        return Ok(Value::Null);
+                    }
+                }
+            };
+            if go != text {
+                found.spellings.push(Spelling {
+                    pointer: pointer_text(path),
+                    yaml: text.to_string(),
+                    json: go,
+                });
+            }
+            value
+        }
+        Token::Array => {
+            deeper(r, path)?;
+            r.begin_array();
+            let mut items = Vec::new();
+            while r.next_element() {
+                path.push(Step::Index(items.len()));
+                items.push(to_serde(r, path, found, max_depth)?);
+                path.pop();
+            }
+            Value::Array(items)
+        }
+        Token::Object => {
+            deeper(r, path)?;
+            r.begin_object();
+            let mut map = serde_json::Map::new();
+            while let Some(key) = r.next_key() {
+                path.push(Step::Key(key));
+                let v = to_serde(r, path, found, max_depth)?;
+                let Some(Step::Key(key)) = path.pop() else {
+                    unreachable!("the key pushed above")
+                };
+                // The last duplicate wins, as for Go's maps.
+                map.insert(key.into_owned(), v);
+            }
+            Value::Object(map)
+        }
+    })
+}
+
+/// Decode a valid JSON string literal (with its quotes) as Go's `unquote` does.
+pub fn unquote(raw: &str) -> String {
+    let s = &raw[1..raw.len() - 1];
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    let hex4 = |i: usize| -> Option<u32> {
+        if i + 6 <= b.len() && b[i] == b'\\' && b[i + 1] == b'u' {
+            u32::from_str_radix(&s[i + 2..i + 6], 16).ok()
+        } else {
+            None
+        }
+    };
+    while i < b.len() {
+        if b[i] != b'\\' {
+            let next = s[i..].find('\\').map_or(s.len(), |n| i + n);
+            out.push_str(&s[i..next]);
+            i = next;
+            continue;
+        }
+        match b[i + 1] {
+            b'"' => out.push('"'),
+            b'\\' => out.push('\\'),
+            b'/' => out.push('/'),
+            b'b' => out.push('\u{8}'),
+            b'f' => out.push('\u{c}'),
+            b'n' => out.push('\n'),
+            b'r' => out.push('\r'),
+            b't' => out.push('\t'),
+            b'u' => {
+                let r = hex4(i).expect("validated escape");
+                i += 6;
+                if (0xD800..0xE000).contains(&r) {
+                    // utf16.DecodeRune of a surrogate pair, else U+FFFD for this escape alone.
+                    if let Some(r2) = hex4(i)
+                        && (0xD800..0xDC00).contains(&r)
+                        && (0xDC00..0xE000).contains(&r2)
+                    {
+                        let c = 0x10000 + ((r - 0xD800) << 10) + (r2 - 0xDC00);
+                        out.push(char::from_u32(c).expect("valid pair"));
+                        i += 6;
+                        continue;
+                    }
+                    out.push('\u{FFFD}');
+                } else {
+                    out.push(char::from_u32(r).expect("not a surrogate"));
+                }
+                continue;
+            }
+            _ => unreachable!("validated escape"),
+        }
+        i += 2;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validity_follows_go() {
+        for ok in [
+            "{}",
+            " [1, -0, 0.5e-3, \"a\\u00e9\", true, false, null] ",
+            r#"{"a":{"b":[{}]}}"#,
+        ] {
+            check_valid(ok.as_bytes()).unwrap_or_else(|e| panic!("{ok}: {e}"));
+        }
+        for bad in [
+            "",
+            "{",
+            "{\"a\"}",
+            "[1,]",
+            "01",
+            "1.",
+            "-",
+            "{\"a\":1,}",
+            "\"\t\"",
+            "{} {}",
+            "nul",
+            "\"\\x\"",
+            "[1 2]",
+        ] {
+            assert!(
+                check_valid(bad.as_bytes()).is_err(),
+                "{bad:?} should be invalid"
+            );
+        }
+        let deep = "[".repeat(MAX_NESTING_DEPTH + 1) + &"]".repeat(MAX_NESTING_DEPTH + 1);
+        assert!(check_valid(deep.as_bytes()).is_err());
+        let ok = "[".repeat(MAX_NESTING_DEPTH) + &"]".repeat(MAX_NESTING_DEPTH);
+        assert!(check_valid(ok.as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn unquote_follows_go() {
+        assert_eq!(unquote(r#""a\nb\u00e9\/""#), "a\nbé/");
+        assert_eq!(unquote(r#""\ud83d\ude00""#), "😀");
+        assert_eq!(unquote(r#""\ud83dx""#), "\u{FFFD}x");
+        assert_eq!(unquote(r#""\ude00\ud83d""#), "\u{FFFD}\u{FFFD}");
+    }
+
+    #[test]
+    fn find_raw_keeps_the_exact_text() {
+        let text = r#"{"spec": {"ephemeralRunnerSpec": {"a": 1e3, "b": "\u0030"}, "x": 1}}"#;
+        assert_eq!(
+            find_raw(text, &["spec", "ephemeralRunnerSpec"]),
+            Some(r#"{"a": 1e3, "b": "\u0030"}"#)
+        );
+        assert_eq!(find_raw(text, &["spec", "missing"]), None);
+        assert_eq!(find_raw(text, &["spec", "x", "deeper"]), None);
+        assert_eq!(find_raw(r#"{"a":1,"a":2}"#, &["a"]), Some("2"));
+    }
+
+    #[test]
+    fn reader_walks_objects_and_arrays() {
+        let text = r#" { "a" : [1, {"b": null}], "c\n": "x" } "#;
+        check_valid(text.as_bytes()).unwrap();
+        let mut r = Reader::new(text);
+        r.begin_object();
+        assert_eq!(r.next_key().as_deref(), Some("a"));
+        assert_eq!(r.raw_value(), r#"[1, {"b": null}]"#);
+        assert_eq!(r.next_key().as_deref(), Some("c\n"));
+        assert_eq!(r.string(), "x");
+        assert_eq!(r.next_key(), None);
+    }
+}

@@ -1,0 +1,688 @@
+//! Manifests from files: multi-document YAML or JSON, `List` kinds flattened, every object tagged
+//! with where it came from.
+//!
+//! Pure: takes text, returns objects. The command layer reads the files. YAML is read by
+//! [`yaml`], values built from granit-parser's events and resolved as go.yaml.in/yaml/v2
+//! resolves them, with budgets on nesting, size and alias expansion; a file starting with `{` is
+//! JSON, read with Go's `encoding/json` rules ([`crate::json::manifest_documents`]).
+
+use serde_json::Value;
+
+use crate::arc;
+pub use crate::goyaml::go_float;
+use crate::written::Spelling;
+
+mod yaml;
+
+/// One object read from a manifest.
+#[derive(Debug, Clone)]
+pub struct ManifestObject {
+    /// `file.yaml#2` (index from 1 among the file's non-empty documents), with `[i]` for List items.
+    pub source: String,
+    /// The document (from 1) when the file holds several, else `None`.
+    pub document: Option<usize>,
+    /// Item indexes of the enclosing `List`s, outermost first.
+    pub items: Vec<usize>,
+    pub value: Value,
+    /// Why the object must not be used although it parsed: a value in it that kubectl refuses,
+    /// or a place where go.yaml.in/yaml/v2 reads the text otherwise (NEL, LS and PS outside
+    /// quoted scalars). Commands report it as the object's error and go on with the other
+    /// objects.
+    pub problem: Option<String>,
+    /// Scalars kubectl stores otherwise than they are spelled (`1.0`, `0x10`, `yes`), by JSON
+    /// pointer from the object's root.
+    pub spellings: Vec<Spelling>,
+}
+
+impl ManifestObject {
+    pub fn kind(&self) -> &str {
+        self.value.get("kind").and_then(Value::as_str).unwrap_or("")
+    }
+    pub fn api_version(&self) -> &str {
+        self.value
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+    }
+    pub fn name(&self) -> Option<&str> {
+        self.value.pointer("/metadata/name").and_then(Value::as_str)
+    }
+    pub fn namespace(&self) -> Option<&str> {
+        self.value
+            .pointer("/metadata/namespace")
+            .and_then(Value::as_str)
+    }
+    /// Whether this is one of ARC's `actions.github.com/v1alpha1` objects of `kind`.
+    pub fn is_arc(&self, kind: &str) -> bool {
+        self.kind() == kind && self.api_version() == arc::API_VERSION
+    }
+}
+
+/// Why a manifest cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ManifestError {
+    /// Not YAML or JSON.
+    #[error("{origin}: not valid YAML or JSON: {message}")]
+    Parse { origin: String, message: String },
+    /// A document that is not an object.
+    #[error(
+        "{origin}: a Kubernetes object must be a mapping with apiVersion and kind, found {found}"
+    )]
+    NotAnObject { origin: String, found: &'static str },
+}
+
+/// The nesting limit for documents (Kubernetes objects are never this deep).
+const MAX_DEPTH: usize = 256;
+
+/// The largest manifest read (a `kubectl get -A -o yaml` of 10,000 scale sets is well below).
+pub const MAX_BYTES: usize = 128 * 1024 * 1024;
+
+/// Parse every document of a manifest file. Empty documents are skipped; `List` kinds
+/// (`v1/List`, `*List`) are flattened into their items. Budgets bound the work a hostile file can
+/// cause: its size, nesting, node count, and alias expansion (a "billion laughs" document fails).
+pub fn parse(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestError> {
+    if text.len() > MAX_BYTES {
+        return Err(ManifestError::Parse {
+            origin: source.to_string(),
+            message: format!(
+                "{} MiB is larger than the {} MiB kubectl-arc reads: split the file, or let kubectl-arc read the cluster",
+                text.len() >> 20,
+                MAX_BYTES >> 20
+            ),
+        });
+    }
+    // kubectl reads a stream starting with '{' as JSON, with Go's rules (its YAMLOrJSONDecoder).
+    if text.trim_start().starts_with('{') {
+        return parse_json(text, source);
+    }
+    let docs = yaml::read(text).map_err(|message| ManifestError::Parse {
+        origin: source.to_string(),
+        message,
+    })?;
+    let multi = docs.len() > 1;
+    let mut out = Vec::new();
+    for (i, doc) in docs.into_iter().enumerate() {
+        let src = if multi {
+            format!("{source}#{}", i + 1)
+        } else {
+            source.to_string()
+        };
+        let position = Position {
+            document: multi.then_some(i + 1),
+            items: Vec::new(),
+        };
+        let found = Found {
+            divergences: &doc.refusals,
+            spellings: &doc.spellings,
+        };
+        push_object(doc.value, src, position, &found, "", None, &mut out)?;
+    }
+    Ok(out)
+}
+
+/// A JSON manifest, read as kubectl reads one (see [`crate::json::manifest_documents`]):
+/// a value kubectl refuses (a number beyond float64) refuses its object, not the file.
+fn parse_json(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestError> {
+    let docs =
+        crate::json::manifest_documents(text, MAX_DEPTH).map_err(|e| ManifestError::Parse {
+            origin: source.to_string(),
+            message: e.to_string(),
+        })?;
+    let multi = docs.len() > 1;
+    let mut out = Vec::new();
+    for (i, doc) in docs.into_iter().enumerate() {
+        let src = if multi {
+            format!("{source}#{}", i + 1)
+        } else {
+            source.to_string()
+        };
+        let refused: Vec<Divergence> = doc
+            .refused
+            .into_iter()
+            .map(|r| {
+                let before = &text[..r.offset];
+                Divergence {
+                    line: before.matches('\n').count() + 1,
+                    column: before.len() - before.rfind('\n').map_or(0, |n| n + 1) + 1,
+                    path: r.path,
+                    text: r.text,
+                    kubectl: r.message,
+                    ours: String::new(),
+                    key: false,
+                    style: "JSON number",
+                }
+            })
+            .collect();
+        let position = Position {
+            document: multi.then_some(i + 1),
+            items: Vec::new(),
+        };
+        let found = Found {
+            divergences: &refused,
+            spellings: &doc.spellings,
+        };
+        push_object(doc.value, src, position, &found, "", None, &mut out)?;
+    }
+    Ok(out)
+}
+
+/// The JSON text of a manifest value as kubectl sends it to the API server (`sigs.k8s.io/yaml.YAMLToJSON`,
+/// then its unstructured decoding and `encoding/json`), for the Go-faithful decoder: numbers as
+/// Go's `encoding/json` prints them (a YAML `1e3` or `1.0` is the float64 1000 or 1 and is
+/// written `1000` or `1`, not `1000.0`; an integer beyond int64 is a float64), since a
+/// `resource.Quantity` keeps the literal text of a JSON number; keys sorted and strings escaped as
+/// `encoding/json` writes them (`<` as `\u003c`), since a `metav1.FieldsV1` keeps the exact bytes.
+pub fn go_json(value: &Value) -> String {
+    let mut out = String::new();
+    write_go_json(value, &mut out);
+    out
+}
+
+fn write_go_json(value: &Value, out: &mut String) {
+    match value {
+        Value::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => out.push_str(&i.to_string()),
+            // An integer beyond int64 is a float64 once kubectl has read it (sigs.k8s.io/json's
+            // int-preserving decode), and is stored so: 12345678901234567890 as 12345678901234567000.
+            (None, Some(f)) => out.push_str(&go_float(f)),
+            (None, None) => out.push_str(&n.to_string()),
+        },
+        Value::String(s) => crate::goyaml::go_json_string(s, out),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_go_json(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            // encoding/json writes a map's keys sorted (a FieldsV1 keeps these exact bytes).
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (i, (k, v)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                crate::goyaml::go_json_string(k, out);
+                out.push(':');
+                write_go_json(v, out);
+            }
+            out.push('}');
+        }
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+/// A place kubectl reads otherwise or refuses: a value it refuses, or go.yaml.in/yaml/v2's own
+/// reading of NEL, LS and PS where this reader cannot follow it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Divergence {
+    pub line: usize,
+    pub column: usize,
+    /// Where in the document: `spec.template.spec.containers[0].image` (the key itself for a key).
+    pub path: String,
+    pub text: String,
+    /// How kubectl reads it (JSON), or why kubectl refuses it.
+    pub kubectl: String,
+    /// How this reader reads it (JSON); empty when kubectl refuses it (`kubectl` says why).
+    pub ours: String,
+    pub key: bool,
+    /// The scalar's style: "plain", "single-quoted", "double-quoted", "block", "quoted" (a
+    /// quoted scalar with a tag); "JSON number" for a number of a JSON manifest that kubectl
+    /// refuses; "outside" for NEL, LS or PS outside any scalar; "node" for a collection as a
+    /// key; "merge" for a merge key.
+    pub style: &'static str,
+}
+
+impl std::fmt::Display for Divergence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if !self.path.is_empty() {
+            write!(f, "{}: ", self.path)?;
+        }
+        write!(f, "line {} column {}: ", self.line, self.column)?;
+        match self.style {
+            "JSON number" => write!(
+                f,
+                "the number {} is refused by kubectl ({}), so this object cannot be applied: write a number within float64",
+                self.text, self.kubectl
+            ),
+            "outside" => write!(
+                f,
+                "{} outside any scalar is a line break for kubectl (go.yaml.in/yaml/v2), which then reads {}; here it is {}: remove it, or write it as an escape in a double-quoted scalar",
+                self.text, self.kubectl, self.ours
+            ),
+            "node" => write!(
+                f,
+                "{} as a key is refused by kubectl ({}): use a string key",
+                self.text, self.kubectl
+            ),
+            "merge" => write!(
+                f,
+                "the merge key `<<` is refused by kubectl ({}): merge a mapping, an alias of one, or a list of them",
+                self.kubectl
+            ),
+            style if self.ours.is_empty() => write!(
+                f,
+                "the {style} {} `{}` is refused by kubectl ({}): {}",
+                if self.key { "key" } else { "scalar" },
+                self.text,
+                self.kubectl,
+                if self.kubectl.contains("unsupported value") {
+                    "kubectl refuses .inf and .nan; quote it if it is text"
+                } else if self.key {
+                    "quote the key"
+                } else {
+                    "write a value of the type its tag names, or drop the tag"
+                }
+            ),
+            style => write!(
+                f,
+                "the {style} {} `{}` is read by kubectl (go.yaml.in/yaml/v2) as {} but here as {}: {}",
+                if self.key { "key" } else { "scalar" },
+                self.text,
+                self.kubectl,
+                self.ours,
+                if self.kubectl.contains("escape") {
+                    "use only the escapes kubectl knows (no \\/; a character beyond U+FFFF as \\U0001F600, not a surrogate pair)"
+                } else if style == "plain" && !self.text.contains("<U+") {
+                    "quote it, or write it the way kubectl reads it"
+                } else {
+                    "write NEL, LS and PS as the escapes \\N, \\L and \\P in a double-quoted scalar"
+                }
+            ),
+        }
+    }
+}
+
+/// `text` with NEL, LS, PS and other invisible characters shown as `<U+2028>`.
+fn visible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') {
+            out.push_str(&format!("<U+{:04X}>", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The first divergence under `prefix` (a List item's `items[j]`, or the whole document), as the
+/// object's problem, naming the object and the field.
+fn problem_of(doc: &Value, divergences: &[Divergence], prefix: &str) -> Option<String> {
+    let d = divergences.iter().find(|d| under(&d.path, prefix))?;
+    let field = |p: &str| doc.pointer(p).and_then(Value::as_str).unwrap_or("");
+    let (kind, ns, name) = (
+        field("/kind"),
+        field("/metadata/namespace"),
+        field("/metadata/name"),
+    );
+    let mut d = d.clone();
+    let path = d.path.strip_prefix(prefix).unwrap_or(&d.path);
+    d.path = format!(
+        "{kind} {}{name} {}",
+        if ns.is_empty() {
+            String::new()
+        } else {
+            format!("{ns}/")
+        },
+        path.strip_prefix('.').unwrap_or(path)
+    );
+    Some(d.to_string())
+}
+
+/// Whether `path` is at or under `prefix` (everything is under the empty prefix).
+fn under(path: &str, prefix: &str) -> bool {
+    prefix.is_empty()
+        || path
+            .strip_prefix(prefix)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.') || rest.starts_with('['))
+}
+
+/// Where in a file an object is: its document and enclosing `List` items.
+#[derive(Clone)]
+struct Position {
+    document: Option<usize>,
+    items: Vec<usize>,
+}
+
+/// What reading a document found beside its value.
+struct Found<'a> {
+    divergences: &'a [Divergence],
+    /// Pointers from the document's root.
+    spellings: &'a [Spelling],
+}
+
+fn push_object(
+    doc: Value,
+    source: String,
+    position: Position,
+    found: &Found<'_>,
+    prefix: &str,
+    inherited: Option<&str>,
+    out: &mut Vec<ManifestObject>,
+) -> Result<(), ManifestError> {
+    let divergences = found.divergences;
+    match doc {
+        Value::Null => Ok(()),
+        Value::Object(_) => {
+            let is_list = doc
+                .get("kind")
+                .and_then(Value::as_str)
+                .is_some_and(|k| k.ends_with("List"))
+                && doc.get("items").is_some_and(Value::is_array);
+            if is_list {
+                // A place in the List itself, outside its items, is refused for every item (kubectl
+                // refuses the whole document).
+                let items_at = if prefix.is_empty() {
+                    "items[".to_string()
+                } else {
+                    format!("{prefix}.items[")
+                };
+                let own: Vec<Divergence> = divergences
+                    .iter()
+                    .filter(|d| under(&d.path, prefix) && !d.path.starts_with(&items_at))
+                    .cloned()
+                    .collect();
+                let list_problem =
+                    problem_of(&doc, &own, prefix).or_else(|| inherited.map(str::to_string));
+                let Value::Object(mut m) = doc else {
+                    unreachable!()
+                };
+                let Some(Value::Array(items)) = m.remove("items") else {
+                    unreachable!()
+                };
+                for (j, item) in items.into_iter().enumerate() {
+                    let item_prefix = if prefix.is_empty() {
+                        format!("items[{j}]")
+                    } else {
+                        format!("{prefix}.items[{j}]")
+                    };
+                    let mut at = position.clone();
+                    at.items.push(j);
+                    push_object(
+                        item,
+                        format!("{source}[{j}]"),
+                        at,
+                        found,
+                        &item_prefix,
+                        list_problem.as_deref(),
+                        out,
+                    )?;
+                }
+                Ok(())
+            } else {
+                let problem =
+                    problem_of(&doc, divergences, prefix).or_else(|| inherited.map(str::to_string));
+                // The item's own spellings, by pointer from the item.
+                let mut at = String::new();
+                for step in prefix.split('.').filter(|s| !s.is_empty()) {
+                    let (key, index) = step.split_once('[').unwrap_or((step, ""));
+                    at.push('/');
+                    at.push_str(key);
+                    if let Some(i) = index.strip_suffix(']') {
+                        at.push('/');
+                        at.push_str(i);
+                    }
+                }
+                let spellings = found
+                    .spellings
+                    .iter()
+                    .filter_map(|s| {
+                        let rest = s.pointer.strip_prefix(&at)?;
+                        (rest.is_empty() || rest.starts_with('/')).then(|| Spelling {
+                            pointer: rest.to_string(),
+                            ..s.clone()
+                        })
+                    })
+                    .collect();
+                out.push(ManifestObject {
+                    source,
+                    document: position.document,
+                    items: position.items,
+                    value: doc,
+                    problem,
+                    spellings,
+                });
+                Ok(())
+            }
+        }
+        other => Err(ManifestError::NotAnObject {
+            origin: source,
+            found: match other {
+                Value::Array(_) => "a sequence",
+                Value::String(_) => "a string",
+                Value::Number(_) => "a number",
+                Value::Bool(_) => "a boolean",
+                _ => "something else",
+            },
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression: a block of 33 or more comment lines (ARC's chart values, GitOps manifests) made
+    /// the whole file "not valid YAML or JSON: too many buffered comments".
+    #[test]
+    fn long_comment_blocks_are_read() {
+        for lines in [33, 97, 5000] {
+            let comments = "# a comment line\n".repeat(lines);
+            let text = format!(
+                "{comments}apiVersion: v1\nkind: ConfigMap\nmetadata:\n{comments}  name: x\ndata:\n  k:\n{comments}  - a\n{comments}  - b\n{comments}"
+            );
+            let objs = parse(&text, "f.yaml").unwrap_or_else(|e| panic!("{lines}: {e}"));
+            assert_eq!(objs.len(), 1, "{lines}");
+            assert_eq!(objs[0].value["data"]["k"], serde_json::json!(["a", "b"]));
+            assert!(objs[0].problem.is_none(), "{lines}");
+        }
+    }
+
+    /// Outputs of Go's `json.Marshal(float64)`, recorded by running Go 1.26.
+    #[test]
+    fn floats_print_as_go_encoding_json() {
+        for (f, go) in [
+            (1000.0, "1000"),
+            (1.0, "1"),
+            (-0.0, "-0"),
+            (0.5, "0.5"),
+            (1e20, "100000000000000000000"),
+            (1e21, "1e+21"),
+            (1.5e300, "1.5e+300"),
+            (1e-6, "0.000001"),
+            (1e-7, "1e-7"),
+            (1.25e-10, "1.25e-10"),
+            (18446744073709551616.0, "18446744073709552000"),
+            (0.1, "0.1"),
+            // An exact tie between two shortest candidates: Go takes the even digit.
+            (f64::from_bits(0x4310_0000_0000_0001), "1125899906842624.2"),
+        ] {
+            assert_eq!(go_float(f), go, "{f:e}");
+        }
+    }
+
+    /// Spellings a YAML 1.2 reader resolves otherwise are read as go.yaml.in/yaml/v2 reads them
+    /// (recorded with the oracle's kubectlStores: `sigs.k8s.io/yaml.YAMLToJSON` v1.6.0, then
+    /// kubectl's unstructured decoding).
+    #[test]
+    fn scalars_read_as_go_yaml_v2_reads_them() {
+        let text = "kind: X\na:\n- x\n- 0X1F\n- '0X1F'\n- ...\n- ---x\n- a\n\n  b\n- 1e400\n- +9223372036854775808\nb: {1.0: y, c: [tRue], 0x10: z, 1e-7: w}\n---\nd: 1_000.5\n";
+        let objs = parse(text, "t").unwrap();
+        assert!(objs.iter().all(|o| o.problem.is_none()));
+        assert_eq!(
+            go_json(&objs[0].value),
+            r#"{"a":["x",31,"0X1F","...","---x","a\nb","1e400",9223372036854776000],"b":{"1":true,"16":"z","1e-07":"w","c":["tRue"]},"kind":"X"}"#
+        );
+        assert_eq!(go_json(&objs[1].value), r#"{"d":1000.5}"#);
+    }
+
+    /// go-yaml v2 merges in place, in order: a key after `<<` replaces a merged one, and a
+    /// merged one replaces a key before it. Tags resolve as its `resolve` does. A block scalar
+    /// ending the input has no line feed added. (The oracle's kubectlStores.)
+    #[test]
+    fn merge_keys_tags_and_block_scalars_as_go_yaml_v2() {
+        let text = "kind: X\na: &x {p: 1, q: 2}\nb:\n  <<: *x\n  q: 3\nc:\n  q: 3\n  <<: *x\nd: !!null ~\ne: !!int \"12\"\nf: !!float 3\ng: !!binary aGVsbG8=\nh: !!merge <<\ni: 1.0\nk: {<<: [{p: 1}, {p: 2, q: 3}], q: 4}\nl: !!str 1\nm: !foo 1\nj: |\n  x";
+        let objs = parse(text, "t").unwrap();
+        assert!(objs[0].problem.is_none(), "{:?}", objs[0].problem);
+        assert_eq!(
+            go_json(&objs[0].value),
+            r#"{"a":{"p":1,"q":2},"b":{"p":1,"q":3},"c":{"p":1,"q":2},"d":null,"e":12,"f":3,"g":"hello","h":"\u003c\u003c","i":1,"j":"x","k":{"p":1,"q":4},"kind":"X","l":"1","m":"1"}"#
+        );
+    }
+
+    /// The fuzz seed of merges and tags (fuzz/corpus/manifest_parse/seed-merges-and-refusals.yaml):
+    /// its first document as the oracle's kubectlStores reads it, its second refused as Go
+    /// refuses it.
+    #[test]
+    fn merges_and_tags_of_the_fuzz_seed() {
+        let text =
+            include_str!("../../../fuzz/corpus/manifest_parse/seed-merges-and-refusals.yaml");
+        let objs = parse(text, "seed").unwrap();
+        assert!(objs[0].problem.is_none(), "{:?}", objs[0].problem);
+        assert_eq!(
+            go_json(&objs[0].value),
+            r#"{"apiVersion":"actions.github.com/v1alpha1","kind":"AutoscalingRunnerSet","metadata":{"annotations":{"runner-scale-set-id":"1"},"name":"m"},"spec":{"p":1,"q":31,"r":3,"template":{"p":1000,"q":2,"spec":{"containers":[{"image":"1e400","name":"r"}]}}},"x":{"p":1,"q":2}}"#
+        );
+        assert!(
+            objs[1]
+                .problem
+                .as_deref()
+                .unwrap_or("")
+                .contains("map merge requires map")
+        );
+        let objs = parse(
+            "kind: X\ne: [yes, 0o17, +9223372036854775808, 1e400, !!null \"\", !!timestamp 2001-12-14]\n",
+            "t",
+        )
+        .unwrap();
+        assert_eq!(
+            go_json(&objs[0].value),
+            r#"{"e":[true,15,9223372036854776000,"1e400",null,"2001-12-14"],"kind":"X"}"#
+        );
+    }
+
+    /// What go.yaml.in/yaml/v2 or sigs.k8s.io/yaml refuses refuses its object, naming the place.
+    #[test]
+    fn values_kubectl_refuses_refuse_their_object() {
+        for (doc, said) in [
+            (
+                "a: !!int abc\n",
+                "a: line 2 column 10: the plain scalar `!!int abc` is refused by kubectl (yaml: cannot decode !!str `abc` as a !!int)",
+            ),
+            (
+                "a: {<<: 1}\n",
+                "a.<<: line 2 column 9: the merge key `<<` is refused by kubectl (yaml: map merge requires map or sequence of maps as the value)",
+            ),
+            (
+                "? [a]\n: 1\n",
+                "a sequence or mapping as a key is refused by kubectl (yaml: invalid map key)",
+            ),
+            (
+                "a: .inf\n",
+                "a: line 2 column 4: the plain scalar `.inf` is refused by kubectl (json: unsupported value: +Inf)",
+            ),
+            (
+                "a: {~: 1}\n",
+                "a.~: line 2 column 5: the plain key `~` is refused by kubectl (sigs.k8s.io/yaml: unsupported map key of type: <nil>)",
+            ),
+        ] {
+            let objs = parse(&format!("kind: X\n{doc}"), "t").unwrap();
+            let problem = objs[0].problem.as_deref().unwrap_or("");
+            assert!(problem.contains(said), "{doc:?}: {problem}");
+        }
+        // A refusal in a List, outside its items, refuses every item.
+        let objs = parse("kind: List\nx: .nan\nitems: [{kind: A}, {kind: B}]\n", "t").unwrap();
+        assert!(objs.iter().all(|o| o.problem.is_some()), "{objs:?}");
+    }
+
+    #[test]
+    fn budgets_and_errors_name_the_place() {
+        let err = |text: &str| parse(text, "f.yaml").unwrap_err().to_string();
+        assert!(err("a:\n  b: 1\n  b: 2\n").contains("line 3 column 3: duplicate key \"b\""));
+        assert!(err("a: &a [*a]\n").contains("contains itself"));
+        let laughs = (1..10).fold(
+            "a0: &a0 [x, x, x, x, x, x, x, x, x]\n".to_string(),
+            |t, i| {
+                t + &format!(
+                    "a{i}: &a{i} [{}]\n",
+                    vec![format!("*a{}", i - 1); 9].join(", ")
+                )
+            },
+        );
+        assert!(err(&laughs).contains("billion laughs"));
+        assert!(
+            err(&format!("a: {}{}\n", "[".repeat(300), "]".repeat(300)))
+                .contains("nested deeper than 256 levels")
+        );
+        assert!(err("a: [1,\n").contains("line 1 column 4: unclosed bracket"));
+        // A merge may replace an explicit key, two explicit keys are a duplicate.
+        assert!(err("a: {<<: {b: 1}, b: 2, b: 3}\n").contains("duplicate key \"b\""));
+    }
+
+    #[test]
+    fn yaml_scalars_resolve_as_kubectl_reads_them() {
+        let objs = parse(
+            "kind: X\napiVersion: v1\na: [1e3, 1.0, 0755, 0o17, 0x1F, yes, \"1e3\", 30.0]\n",
+            "t",
+        )
+        .unwrap();
+        assert_eq!(
+            go_json(&objs[0].value["a"]),
+            r#"[1000,1,493,15,31,true,"1e3",30]"#
+        );
+    }
+
+    #[test]
+    fn multi_document_yaml_json_and_lists() {
+        let text = "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: actions.github.com/v1alpha1, kind: EphemeralRunnerSet, metadata: {name: a}}\n- {apiVersion: actions.github.com/v1alpha1, kind: AutoscalingRunnerSet, metadata: {name: a}}\n---\n---\n{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {\"name\": \"c\"}}\n";
+        let objs = parse(text, "dump.yaml").unwrap();
+        let names: Vec<(&str, &str)> = objs.iter().map(|o| (o.source.as_str(), o.kind())).collect();
+        assert_eq!(
+            names,
+            [
+                ("dump.yaml#1[0]", "EphemeralRunnerSet"),
+                ("dump.yaml#1[1]", "AutoscalingRunnerSet"),
+                ("dump.yaml#2", "ConfigMap")
+            ]
+        );
+        assert!(objs[0].is_arc("EphemeralRunnerSet"));
+    }
+
+    /// A file starting with `{` is JSON, read with encoding/json's rules, never YAML's: `\/` is an
+    /// escape JSON has and go-yaml refuses; a number beyond float64 refuses its object alone.
+    #[test]
+    fn json_is_never_read_as_yaml() {
+        let objs = parse(
+            " {\"kind\": \"X\", \"a\": \"x\\/y\", \"b\": 1e400, \"c\": \"\\ud800\"}",
+            "f.json",
+        )
+        .unwrap();
+        assert_eq!(objs[0].value["a"], "x/y");
+        assert_eq!(objs[0].value["c"], "\u{fffd}");
+        assert!(
+            objs[0]
+                .problem
+                .as_deref()
+                .unwrap()
+                .contains("the number 1e400 is refused")
+        );
+    }
+
+    #[test]
+    fn errors_name_the_source() {
+        let err = parse("a: [1,\n", "bad.yaml").unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("bad.yaml: not valid YAML or JSON"),
+            "{err}"
+        );
+        let err = parse("- 1\n- 2\n", "seq.yaml").unwrap_err();
+        assert!(err.to_string().contains("found a sequence"), "{err}");
+    }
+}

@@ -1,0 +1,821 @@
+//! The English of the core's reasons: `status`'s ([`StatusReason`]), `bump`'s ([`BumpReason`]) and
+//! `migrate`'s ([`MigrateReason`]).
+//!
+//! Render layer. The rules in the core return typed reasons that carry facts; this module is the
+//! one place that writes them as sentences (`Display`, for tables, `status NAME` and messages) and
+//! as a report entry (`Serialize`: `{"reason": "<Code>", "message": "<English>"}`, as a Kubernetes
+//! condition carries its reason and message), so that JSON consumers branch on the stable code.
+
+use std::fmt::{self, Display, Formatter};
+
+use serde::ser::{Serialize, SerializeStruct, Serializer};
+
+use crate::arc::{ANNOTATION_INTEGRITY_HASH, ANNOTATION_RUNNER_SPEC_HASH};
+use crate::migrate::{MigrateReason, UnverifiablePolicy};
+use crate::status::{BumpReason, Examples, StatusReason, human_duration};
+
+/// The one-line reason of the Outdated phase; [`OUTDATED_EXPLANATION`] says the rest.
+const OUTDATED_SHORT: &str = "Outdated: a runner's version is too old for GitHub (exit code 7); ARC creates no runners until the runner image in the AutoscalingRunnerSet's template is updated";
+
+/// What ARC does while a set is in phase Outdated, and what clears it (ARC 2ee6b3b8,
+/// ephemeralrunnerset_controller.go and autoscalingrunnerset_controller.go).
+const OUTDATED_EXPLANATION: &str = "status.phase is Outdated: a runner exited with code 7, \
+its runner version is too old for GitHub. ARC's EphemeralRunnerSet controller never resets that phase; \
+while it is set the controller only deletes finished, failed and outdated runners and creates none, and \
+the AutoscalingRunnerSet controller removes the listener and deletes this EphemeralRunnerSet to create \
+it again from the AutoscalingRunnerSet. What clears it: update the runner image in the \
+AutoscalingRunnerSet's template (for example `helm upgrade` with a current \
+ghcr.io/actions/actions-runner); a set created again with the old image turns Outdated again";
+
+fn runners_word(n: usize) -> &'static str {
+    if n == 1 { "runner" } else { "runners" }
+}
+
+/// A few runner names, and how many more.
+struct Names<'a>(&'a Examples);
+
+impl Display for Names<'_> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0.names.join(", "))?;
+        if self.0.count > self.0.names.len() {
+            write!(f, " and {} more", self.0.count - self.0.names.len())?;
+        }
+        Ok(())
+    }
+}
+
+/// [`StatusReason::SpecNotPropagated`]: the paths ARC has yet to write, a few named.
+fn not_propagated(
+    f: &mut Formatter<'_>,
+    scale_set: &str,
+    paths: &[String],
+    more: usize,
+) -> fmt::Result {
+    write!(
+        f,
+        "ARC's controller has not written the new runner spec of AutoscalingRunnerSet {scale_set} to this set yet ({}",
+        paths.join(", ")
+    )?;
+    if more > 0 {
+        write!(f, ", and {more} more")?;
+    }
+    f.write_str(")")
+}
+
+/// [`StatusReason::RecycleLoop`]: the fields that loop, the flips seen, and the two ways out.
+fn recycle_loop(
+    f: &mut Formatter<'_>,
+    scale_set: &str,
+    paths: &[String],
+    flips: usize,
+) -> fmt::Result {
+    write!(
+        f,
+        "recycle loop: AutoscalingRunnerSet {scale_set}'s template does not survive Go's JSON round trip ({}), so the integrity hash ARC builds in memory never matches the one it reads back and its two controllers recycle idle and pending runners forever",
+        paths.join(", ")
+    )?;
+    if flips > 0 {
+        write!(f, " (the annotation changed {flips} times while watched)")?;
+    }
+    f.write_str("; write those fields as Go does (`kubectl arc diff` names each fix), or finish the upgrade to the revision era (`kubectl arc migrate`), which does not loop")
+}
+
+/// "N runner(s) WHAT (names)", the shape of every reason about a group of runners.
+fn runners(f: &mut Formatter<'_>, group: &Examples, what: &str) -> fmt::Result {
+    write!(
+        f,
+        "{} {}{what} ({})",
+        group.count,
+        runners_word(group.count),
+        Names(group)
+    )
+}
+
+impl Display for StatusReason {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            StatusReason::Deleting => f.write_str(
+                "being deleted (metadata.deletionTimestamp is set): its AutoscalingRunnerSet is being removed, or ARC is replacing the set",
+            ),
+            StatusReason::Replaced => f.write_str(
+                "being deleted: ARC (0.14 or older) replaced this set after a runner-spec change; its successor is the newest set of the same scale set",
+            ),
+            StatusReason::SpecHash => write!(
+                f,
+                "made by ARC 0.14 or older ({ANNOTATION_RUNNER_SPEC_HASH}): a runner-spec change replaces the whole set, and its AutoscalingRunnerSet is not among the inputs, so whether ARC replaces it cannot be told (`kubectl arc bump` replaces it as `kubectl rollout restart` does)"
+            ),
+            StatusReason::SpecMissing { error } => f.write_str(error),
+            StatusReason::SetUndecodable { error } => write!(
+                f,
+                "{error}: ARC's controller cannot decode this EphemeralRunnerSet"
+            ),
+            StatusReason::RunnerSpecUndecodable { error } => write!(
+                f,
+                "spec.ephemeralRunnerSpec cannot be decoded with ARC's Go types: {error}"
+            ),
+            StatusReason::AppliedAhead {
+                spec,
+                applied,
+                next,
+            } => write!(
+                f,
+                "status.appliedActionableRevision {applied} is ahead of spec.actionableRevision {spec}: ARC never writes that \
+                 (a lowered spec or a hand-written status); the next request is revision {next} (max + 1)"
+            ),
+            StatusReason::SpecNotPropagated {
+                scale_set,
+                paths,
+                more,
+            } => not_propagated(f, scale_set, paths, *more),
+            StatusReason::ObservedGenerationBehind {
+                generation,
+                observed,
+            } => write!(
+                f,
+                "ARC has not observed generation {generation} of the AutoscalingRunnerSet yet (status.observedGeneration {observed})"
+            ),
+            StatusReason::SpecChangeDeferred { busy, pending } => write!(
+                f,
+                "ARC defers a spec change while runners are busy or pending ({busy} busy, {pending} pending): it patches the set once they drain"
+            ),
+            StatusReason::Outdated => f.write_str(OUTDATED_SHORT),
+            StatusReason::OutdatedExplanation => f.write_str(OUTDATED_EXPLANATION),
+            StatusReason::RecycleLoop {
+                scale_set,
+                paths,
+                flips,
+            } => recycle_loop(f, scale_set, paths, *flips),
+            StatusReason::LegacyAnnotation => write!(
+                f,
+                "annotation {ANNOTATION_INTEGRITY_HASH} is still set: the integrity-hash era decides cleanups for this set; \
+                 run `kubectl arc migrate` before the revision-era controller reconciles"
+            ),
+            StatusReason::RevisionNotAcknowledged { spec, applied } => write!(
+                f,
+                "revision {spec} is requested and not acknowledged yet (applied {applied})"
+            ),
+            StatusReason::RevisionWrittenBy {
+                manager,
+                ago_seconds,
+            } => {
+                write!(f, "spec.actionableRevision was last written by {manager}")?;
+                match ago_seconds {
+                    Some(s) => write!(f, " {} ago", human_duration(*s)),
+                    None => Ok(()),
+                }
+            }
+            StatusReason::StaleRunners {
+                runners: group,
+                revision,
+                set,
+            } => write!(
+                f,
+                "{} idle or pending {} on an older spec although revision {revision} is acknowledged ({}): \
+                 `kubectl arc bump {set}` requests a new cleanup",
+                group.count,
+                runners_word(group.count),
+                Names(group)
+            ),
+            StatusReason::AwaitingCleanup { runners: group } => write!(
+                f,
+                "{} idle or pending {} on an older spec {} for the cleanup ({})",
+                group.count,
+                runners_word(group.count),
+                if group.count == 1 { "waits" } else { "wait" },
+                Names(group)
+            ),
+            StatusReason::RunnersBusy { runners: group } => runners(
+                f,
+                group,
+                " busy with a job on an older spec: ARC lets them finish the job first",
+            ),
+            StatusReason::RunnersUnregistered { runners: group } => write!(
+                f,
+                "{} idle or pending {} never registered with GitHub (status.runnerId 0): removing them from the service can fail and stall the cleanup, ARC #4653 ({})",
+                group.count,
+                runners_word(group.count),
+                Names(group)
+            ),
+            StatusReason::RunnersOutdated { runners: group } => runners(
+                f,
+                group,
+                " in phase Outdated (runner exited with code 7: runner version too old)",
+            ),
+            StatusReason::RunnersDeleting { runners: group } => runners(
+                f,
+                group,
+                " being deleted (deletionTimestamp set; a finalizer may hold them)",
+            ),
+            StatusReason::WaitingForController => f.write_str(
+                "no runner blocks the cleanup: waiting for ARC's EphemeralRunnerSet controller \
+                 (is a revision-era controller running?)",
+            ),
+            StatusReason::RunnersUndecodable {
+                runners: group,
+                error,
+            } => write!(
+                f,
+                "{} {} with a spec ARC's Go types cannot decode ({}): {error}",
+                group.count,
+                runners_word(group.count),
+                Names(group)
+            ),
+            StatusReason::Deleted => f.write_str("the EphemeralRunnerSet was deleted"),
+            StatusReason::NotRegistered => f.write_str(
+                "no EphemeralRunnerSet yet: ARC has not registered the scale set with GitHub (no \
+                 runner-scale-set-id annotation); it creates the set once it has (is the \
+                 controller running, and is the GitHub secret valid?)",
+            ),
+            StatusReason::SetNotCreated => f.write_str(
+                "no EphemeralRunnerSet yet: the scale set is registered with GitHub, and ARC's \
+                 controller has not created its set (is the controller running?)",
+            ),
+            StatusReason::CannotBuild { error } => write!(
+                f,
+                "no EphemeralRunnerSet, and ARC cannot build one: {error}"
+            ),
+            StatusReason::ReplacementPending {
+                scale_set,
+                release,
+                current,
+                desired,
+            } => write!(
+                f,
+                "ARC {release} replaces this set: RunnerSetSpecHash() of AutoscalingRunnerSet {scale_set} is {desired}, the set's {ANNOTATION_RUNNER_SPEC_HASH} is {current}; it has not acted yet, or (with --update-strategy=eventual) waits for running jobs. Its idle and pending runners go when it does, busy ones finish their job"
+            ),
+            StatusReason::ReplacementWaitsForJobs { busy, pending } => write!(
+                f,
+                "scaled to 0 while {busy} busy and {pending} pending runners finish (--update-strategy=eventual): ARC creates the new set once they are done"
+            ),
+            StatusReason::SpecHashMatches { release, hash } => write!(
+                f,
+                "ARC {release}'s RunnerSetSpecHash() of the AutoscalingRunnerSet equals the set's {ANNOTATION_RUNNER_SPEC_HASH} ({hash}): nothing to replace"
+            ),
+            StatusReason::OldSet { newest } => write!(
+                f,
+                "an old set of its scale set (the newest is {newest}): ARC deletes it once it has replaced it; busy runners finish their job first"
+            ),
+            StatusReason::SpecHashUnknown { release, error } => write!(
+                f,
+                "made by ARC 0.14 or older ({ANNOTATION_RUNNER_SPEC_HASH}), and ARC {release}'s RunnerSetSpecHash() of its AutoscalingRunnerSet cannot be computed: {error}"
+            ),
+        }
+    }
+}
+
+impl Display for BumpReason {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            BumpReason::InvalidRevision { error } => {
+                write!(f, "{error}: fix the field before requesting a revision")
+            }
+            BumpReason::OwnerMismatch {
+                scale_set,
+                uid,
+                found,
+            } => {
+                write!(
+                    f,
+                    "the EphemeralRunnerSet is not owned by the AutoscalingRunnerSet {scale_set} (uid {uid}): its owner reference names "
+                )?;
+                match found {
+                    Some(o) => {
+                        let field = |v: &Option<String>| v.clone().unwrap_or_else(|| "?".into());
+                        write!(
+                            f,
+                            "{} {} (uid {})",
+                            field(&o.kind),
+                            field(&o.name),
+                            field(&o.uid)
+                        )?;
+                    }
+                    None => f.write_str("no controller")?,
+                }
+                f.write_str("; refusing to bump a set its AutoscalingRunnerSet does not control")
+            }
+            BumpReason::Outdated => write!(
+                f,
+                "{OUTDATED_EXPLANATION}. A new revision would not be acted on, so none is requested"
+            ),
+            BumpReason::LegacyAnnotation => write!(
+                f,
+                "the set still carries the {ANNOTATION_INTEGRITY_HASH} annotation (state Legacy): \
+                 run `kubectl arc migrate` so that the upgrade does not act on it again"
+            ),
+        }
+    }
+}
+
+impl Display for MigrateReason {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            MigrateReason::NoLegacyAnnotation => {
+                write!(f, "no {ANNOTATION_INTEGRITY_HASH} annotation")
+            }
+            MigrateReason::StaleRunners { count } => write!(
+                f,
+                "{count} idle or pending {} on an older spec",
+                runners_word(*count)
+            ),
+            MigrateReason::HashMatches { k8s_api } => write!(
+                f,
+                "annotation matches the spec's hash (k8s.io/api {k8s_api}); no stale runner"
+            ),
+            MigrateReason::HashMismatch { annotation } => write!(
+                f,
+                "annotation {annotation} matches no hash of the current spec: a legacy cleanup was pending"
+            ),
+            MigrateReason::HashUnverifiable { problems, policy } => {
+                f.write_str("hash not reproducible (")?;
+                for (i, p) in problems.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str("; ")?;
+                    }
+                    write!(f, "k8s.io/api {}: {}", p.k8s_api, p.error)?;
+                }
+                f.write_str(match policy {
+                    UnverifiablePolicy::Pending => "); treated as pending",
+                    UnverifiablePolicy::Skip => "); skipped (--unverifiable=skip)",
+                })
+            }
+        }
+    }
+}
+
+/// `{"reason": code, "message": English}`.
+fn serialize_reason<S: Serializer>(code: &str, message: String, s: S) -> Result<S::Ok, S::Error> {
+    let mut entry = s.serialize_struct("Reason", 2)?;
+    entry.serialize_field("reason", code)?;
+    entry.serialize_field("message", &message)?;
+    entry.end()
+}
+
+impl Serialize for StatusReason {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        serialize_reason(self.code(), self.to_string(), s)
+    }
+}
+
+impl Serialize for BumpReason {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        serialize_reason(self.code(), self.to_string(), s)
+    }
+}
+
+impl Serialize for MigrateReason {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        serialize_reason(self.code(), self.to_string(), s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::migrate::LayoutProblem;
+    use crate::revision::RevisionError;
+    use crate::runners::RunnerCounts;
+    use crate::status::{OwnerRef, SetStatus, State};
+    use serde_json::json;
+
+    fn examples(count: usize) -> Examples {
+        Examples {
+            count,
+            names: (0..count.min(3)).map(|i| format!("r{i}")).collect(),
+        }
+    }
+
+    /// Codes are an interface: a JSON consumer branches on them. Renaming one is a breaking change
+    /// of the report, so each is listed here.
+    /// One of each status reason, with the code it must keep.
+    fn status_table() -> Vec<(StatusReason, &'static str)> {
+        let e = examples(1);
+        vec![
+            (StatusReason::Deleting, "Deleting"),
+            (StatusReason::Replaced, "Replaced"),
+            (StatusReason::SpecHash, "SpecHash"),
+            (
+                StatusReason::ReplacementPending {
+                    scale_set: "ns/a".into(),
+                    release: "0.14.2".into(),
+                    current: "1".into(),
+                    desired: "2".into(),
+                },
+                "ReplacementPending",
+            ),
+            (
+                StatusReason::ReplacementWaitsForJobs {
+                    busy: 1,
+                    pending: 0,
+                },
+                "ReplacementWaitsForJobs",
+            ),
+            (
+                StatusReason::SpecHashMatches {
+                    release: "0.14.2".into(),
+                    hash: "1".into(),
+                },
+                "SpecHashMatches",
+            ),
+            (
+                StatusReason::OldSet {
+                    newest: "a-x".into(),
+                },
+                "OldSet",
+            ),
+            (
+                StatusReason::SpecHashUnknown {
+                    release: "0.14.2".into(),
+                    error: "x".into(),
+                },
+                "SpecHashUnknown",
+            ),
+            (
+                StatusReason::SpecMissing { error: "x".into() },
+                "SpecMissing",
+            ),
+            (
+                StatusReason::SetUndecodable { error: "x".into() },
+                "SetUndecodable",
+            ),
+            (
+                StatusReason::RunnerSpecUndecodable { error: "x".into() },
+                "RunnerSpecUndecodable",
+            ),
+            (
+                StatusReason::AppliedAhead {
+                    spec: 1,
+                    applied: 2,
+                    next: 3,
+                },
+                "AppliedAhead",
+            ),
+            (
+                StatusReason::SpecNotPropagated {
+                    scale_set: "a/b".into(),
+                    paths: vec!["spec".into()],
+                    more: 0,
+                },
+                "SpecNotPropagated",
+            ),
+            (
+                StatusReason::ObservedGenerationBehind {
+                    generation: 2,
+                    observed: 1,
+                },
+                "ObservedGenerationBehind",
+            ),
+            (
+                StatusReason::SpecChangeDeferred {
+                    busy: 1,
+                    pending: 0,
+                },
+                "SpecChangeDeferred",
+            ),
+            (StatusReason::Outdated, "Outdated"),
+            (StatusReason::OutdatedExplanation, "OutdatedExplanation"),
+            (
+                StatusReason::RecycleLoop {
+                    scale_set: "a/b".into(),
+                    paths: vec![],
+                    flips: 0,
+                },
+                "RecycleLoop",
+            ),
+            (StatusReason::LegacyAnnotation, "LegacyAnnotation"),
+            (
+                StatusReason::RevisionNotAcknowledged {
+                    spec: 2,
+                    applied: 1,
+                },
+                "RevisionNotAcknowledged",
+            ),
+            (
+                StatusReason::RevisionWrittenBy {
+                    manager: "m".into(),
+                    ago_seconds: None,
+                },
+                "RevisionWrittenBy",
+            ),
+            (
+                StatusReason::StaleRunners {
+                    runners: e.clone(),
+                    revision: 1,
+                    set: "s".into(),
+                },
+                "StaleRunners",
+            ),
+            (
+                StatusReason::AwaitingCleanup { runners: e.clone() },
+                "AwaitingCleanup",
+            ),
+            (
+                StatusReason::RunnersBusy { runners: e.clone() },
+                "RunnersBusy",
+            ),
+            (
+                StatusReason::RunnersUnregistered { runners: e.clone() },
+                "RunnersUnregistered",
+            ),
+            (
+                StatusReason::RunnersOutdated { runners: e.clone() },
+                "RunnersOutdated",
+            ),
+            (
+                StatusReason::RunnersDeleting { runners: e.clone() },
+                "RunnersDeleting",
+            ),
+            (StatusReason::WaitingForController, "WaitingForController"),
+            (
+                StatusReason::RunnersUndecodable {
+                    runners: e,
+                    error: "x".into(),
+                },
+                "RunnersUndecodable",
+            ),
+            (StatusReason::Deleted, "Deleted"),
+            (StatusReason::NotRegistered, "NotRegistered"),
+            (StatusReason::SetNotCreated, "SetNotCreated"),
+            (
+                StatusReason::CannotBuild { error: "x".into() },
+                "CannotBuild",
+            ),
+        ]
+    }
+
+    #[test]
+    fn every_code_is_stable_and_unique() {
+        let status = status_table();
+        let bump = [
+            (
+                BumpReason::InvalidRevision {
+                    error: RevisionError::MissingSpec,
+                },
+                "InvalidRevision",
+            ),
+            (
+                BumpReason::OwnerMismatch {
+                    scale_set: "a".into(),
+                    uid: "u".into(),
+                    found: None,
+                },
+                "OwnerMismatch",
+            ),
+            (BumpReason::Outdated, "Outdated"),
+            (BumpReason::LegacyAnnotation, "LegacyAnnotation"),
+        ];
+        let migrate = [
+            (MigrateReason::NoLegacyAnnotation, "NoLegacyAnnotation"),
+            (MigrateReason::StaleRunners { count: 1 }, "StaleRunners"),
+            (
+                MigrateReason::HashMatches {
+                    k8s_api: "v0.36.2".into(),
+                },
+                "HashMatches",
+            ),
+            (
+                MigrateReason::HashMismatch {
+                    annotation: "x".into(),
+                },
+                "HashMismatch",
+            ),
+            (
+                MigrateReason::HashUnverifiable {
+                    problems: vec![],
+                    policy: UnverifiablePolicy::Skip,
+                },
+                "HashUnverifiable",
+            ),
+        ];
+        // A new variant does not compile until it is added to these matches; give it a row above.
+        for (r, _) in &status {
+            match r {
+                StatusReason::Deleting
+                | StatusReason::Replaced
+                | StatusReason::SpecHash
+                | StatusReason::SpecMissing { .. }
+                | StatusReason::SetUndecodable { .. }
+                | StatusReason::RunnerSpecUndecodable { .. }
+                | StatusReason::AppliedAhead { .. }
+                | StatusReason::SpecNotPropagated { .. }
+                | StatusReason::ObservedGenerationBehind { .. }
+                | StatusReason::SpecChangeDeferred { .. }
+                | StatusReason::Outdated
+                | StatusReason::OutdatedExplanation
+                | StatusReason::RecycleLoop { .. }
+                | StatusReason::LegacyAnnotation
+                | StatusReason::RevisionNotAcknowledged { .. }
+                | StatusReason::RevisionWrittenBy { .. }
+                | StatusReason::StaleRunners { .. }
+                | StatusReason::AwaitingCleanup { .. }
+                | StatusReason::RunnersBusy { .. }
+                | StatusReason::RunnersUnregistered { .. }
+                | StatusReason::RunnersOutdated { .. }
+                | StatusReason::RunnersDeleting { .. }
+                | StatusReason::WaitingForController
+                | StatusReason::RunnersUndecodable { .. }
+                | StatusReason::Deleted
+                | StatusReason::NotRegistered
+                | StatusReason::SetNotCreated
+                | StatusReason::CannotBuild { .. } => {}
+                StatusReason::ReplacementPending { .. }
+                | StatusReason::ReplacementWaitsForJobs { .. }
+                | StatusReason::SpecHashMatches { .. }
+                | StatusReason::OldSet { .. }
+                | StatusReason::SpecHashUnknown { .. } => {}
+            }
+        }
+        for (r, _) in &bump {
+            match r {
+                BumpReason::InvalidRevision { .. }
+                | BumpReason::OwnerMismatch { .. }
+                | BumpReason::Outdated
+                | BumpReason::LegacyAnnotation => {}
+            }
+        }
+        for (r, _) in &migrate {
+            match r {
+                MigrateReason::NoLegacyAnnotation
+                | MigrateReason::StaleRunners { .. }
+                | MigrateReason::HashMatches { .. }
+                | MigrateReason::HashMismatch { .. }
+                | MigrateReason::HashUnverifiable { .. } => {}
+            }
+        }
+        let status: Vec<(&str, &str)> = status.iter().map(|(r, c)| (r.code(), *c)).collect();
+        let bump: Vec<(&str, &str)> = bump.iter().map(|(r, c)| (r.code(), *c)).collect();
+        let migrate: Vec<(&str, &str)> = migrate.iter().map(|(r, c)| (r.code(), *c)).collect();
+        for table in [&status, &bump, &migrate] {
+            let mut codes = std::collections::BTreeSet::new();
+            for (code, want) in table.iter() {
+                assert_eq!(code, want);
+                assert!(codes.insert(*code), "{code} twice");
+                assert!(
+                    code.starts_with(|c: char| c.is_ascii_uppercase())
+                        && code.chars().all(|c| c.is_ascii_alphanumeric()),
+                    "{code} is not UpperCamelCase"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn english_of_some_reasons() {
+        let say = |r: StatusReason| r.to_string();
+        assert_eq!(
+            say(StatusReason::RunnersBusy {
+                runners: examples(1)
+            }),
+            "1 runner busy with a job on an older spec: ARC lets them finish the job first (r0)"
+        );
+        assert_eq!(
+            say(StatusReason::RunnersUnregistered {
+                runners: examples(5)
+            }),
+            "5 idle or pending runners never registered with GitHub (status.runnerId 0): removing them \
+             from the service can fail and stall the cleanup, ARC #4653 (r0, r1, r2 and 2 more)"
+        );
+        // One runner waits, two wait (before, one runner "wait"-ed too).
+        assert_eq!(
+            say(StatusReason::AwaitingCleanup {
+                runners: examples(1)
+            }),
+            "1 idle or pending runner on an older spec waits for the cleanup (r0)"
+        );
+        assert_eq!(
+            say(StatusReason::AwaitingCleanup {
+                runners: examples(2)
+            }),
+            "2 idle or pending runners on an older spec wait for the cleanup (r0, r1)"
+        );
+        assert_eq!(
+            say(StatusReason::SpecNotPropagated {
+                scale_set: "arc/runners".into(),
+                paths: vec!["a".into(), "b".into(), "c".into()],
+                more: 2,
+            }),
+            "ARC's controller has not written the new runner spec of AutoscalingRunnerSet arc/runners \
+             to this set yet (a, b, c, and 2 more)"
+        );
+        assert_eq!(
+            say(StatusReason::RevisionWrittenBy {
+                manager: "kubectl-arc".into(),
+                ago_seconds: Some(600),
+            }),
+            "spec.actionableRevision was last written by kubectl-arc 10m ago"
+        );
+        assert_eq!(
+            say(StatusReason::RevisionWrittenBy {
+                manager: "kubectl-arc".into(),
+                ago_seconds: None,
+            }),
+            "spec.actionableRevision was last written by kubectl-arc"
+        );
+        assert_eq!(
+            say(StatusReason::AppliedAhead {
+                spec: 2,
+                applied: 5,
+                next: 6
+            }),
+            "status.appliedActionableRevision 5 is ahead of spec.actionableRevision 2: ARC never writes \
+             that (a lowered spec or a hand-written status); the next request is revision 6 (max + 1)"
+        );
+        assert_eq!(
+            BumpReason::OwnerMismatch {
+                scale_set: "x".into(),
+                uid: "2".into(),
+                found: Some(OwnerRef {
+                    kind: Some("AutoscalingRunnerSet".into()),
+                    name: None,
+                    uid: Some("1".into()),
+                }),
+            }
+            .to_string(),
+            "the EphemeralRunnerSet is not owned by the AutoscalingRunnerSet x (uid 2): its owner \
+             reference names AutoscalingRunnerSet ? (uid 1); refusing to bump a set its \
+             AutoscalingRunnerSet does not control"
+        );
+        assert!(
+            BumpReason::Outdated
+                .to_string()
+                .starts_with("status.phase is Outdated: a runner exited with code 7")
+        );
+        assert_eq!(
+            MigrateReason::StaleRunners { count: 2 }.to_string(),
+            "2 idle or pending runners on an older spec"
+        );
+        assert_eq!(
+            MigrateReason::HashUnverifiable {
+                problems: vec![
+                    LayoutProblem {
+                        k8s_api: "v0.35.10".into(),
+                        error: "e1".into()
+                    },
+                    LayoutProblem {
+                        k8s_api: "v0.36.2".into(),
+                        error: "e2".into()
+                    },
+                ],
+                policy: UnverifiablePolicy::Skip,
+            }
+            .to_string(),
+            "hash not reproducible (k8s.io/api v0.35.10: e1; k8s.io/api v0.36.2: e2); skipped \
+             (--unverifiable=skip)"
+        );
+    }
+
+    /// Each reason is an object with a stable code and its English, as a Kubernetes condition
+    /// carries `reason` and `message`; a set's `reasons` is a list of them.
+    #[test]
+    fn json_shape_of_reasons() {
+        let row = SetStatus {
+            namespace: "arc".into(),
+            name: "runners".into(),
+            spec_revision: Some(3),
+            applied_revision: Some(2),
+            state: State::Pending,
+            runners: RunnerCounts::default(),
+            reasons: vec![
+                StatusReason::RevisionNotAcknowledged {
+                    spec: 3,
+                    applied: 2,
+                },
+                StatusReason::WaitingForController,
+            ],
+            phase: None,
+            spec_revision_written_by: None,
+            creation_timestamp: None,
+            age_seconds: None,
+        };
+        let v = serde_json::to_value(&row).unwrap();
+        assert_eq!(
+            v["reasons"],
+            json!([
+                {"reason": "RevisionNotAcknowledged", "message": "revision 3 is requested and not acknowledged yet (applied 2)"},
+                {"reason": "WaitingForController", "message": "no runner blocks the cleanup: waiting for ARC's EphemeralRunnerSet controller (is a revision-era controller running?)"},
+            ])
+        );
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "namespace",
+                "name",
+                "specRevision",
+                "appliedRevision",
+                "state",
+                "runners",
+                "reasons"
+            ],
+            "reasons keep their place in the row"
+        );
+        assert_eq!(
+            serde_json::to_value(MigrateReason::NoLegacyAnnotation).unwrap(),
+            json!({"reason": "NoLegacyAnnotation", "message": "no actions.github.com/integrity-hash annotation"})
+        );
+        let yaml = serde_saphyr::to_string(&BumpReason::LegacyAnnotation).unwrap();
+        assert!(
+            yaml.starts_with("reason: LegacyAnnotation\nmessage: "),
+            "{yaml}"
+        );
+    }
+}
