@@ -109,7 +109,7 @@ pub(crate) struct Object {
     pub(crate) kind: String,
     pub(crate) meta: Meta,
     /// `metadata` as JSON text (as read; for a cluster object, as kube-rs writes `ObjectMeta`).
-    metadata: Option<Box<RawValue>>,
+    pub(crate) metadata: Option<Box<RawValue>>,
     /// `spec` as Go-compatible JSON text (numbers as Go writes them), `None` when absent or null.
     pub(crate) spec: Option<Box<RawValue>>,
     /// `status`, likewise.
@@ -247,48 +247,6 @@ impl Object {
         }
     }
 
-    /// An object read from the cluster (its kind and version are the resource's).
-    pub(crate) fn from_cluster(kind: &str, raw: crate::cluster::RawObject) -> Object {
-        let metadata = serde_json::to_string(&raw.metadata)
-            .ok()
-            .and_then(|t| RawValue::from_string(t).ok());
-        let m = raw.metadata;
-        let controller = m
-            .owner_references
-            .unwrap_or_default()
-            .into_iter()
-            .find(|o| o.controller == Some(true))
-            .map(|o| OwnerRef {
-                api_version: o.api_version,
-                kind: o.kind,
-                name: o.name,
-                uid: o.uid,
-            });
-        Object {
-            origin: Origin::Cluster,
-            api_version: arc::API_VERSION.to_string(),
-            kind: kind.to_string(),
-            meta: Meta {
-                namespace: m.namespace,
-                name: m.name,
-                generate_name: m.generate_name,
-                uid: m.uid,
-                resource_version: m.resource_version,
-                generation: m.generation,
-                creation_timestamp: m.creation_timestamp.map(|t| rfc3339(&t.0)),
-                deletion_timestamp: m.deletion_timestamp.map(|t| rfc3339(&t.0)),
-                labels: m.labels.unwrap_or_default(),
-                annotations: m.annotations.unwrap_or_default(),
-                controller,
-            },
-            metadata,
-            spec: raw.spec.filter(|s| s.get() != "null"),
-            status: raw.status.filter(|s| s.get() != "null"),
-            spellings: Vec::new(),
-            problem: None,
-        }
-    }
-
     /// An object read from a manifest. A `metadata` field of the wrong type makes it a problem
     /// object (kubectl refuses it), never a silently defaulted one.
     pub(crate) fn from_manifest(value: &Value, origin: Origin, problem: Option<String>) -> Object {
@@ -328,11 +286,6 @@ impl Object {
             problem: problem.or(meta_problem),
         }
     }
-}
-
-/// `metav1.Time` as the API server writes it.
-fn rfc3339(t: &k8s_openapi::jiff::Timestamp) -> String {
-    t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 /// The Go type of a JSON value, for messages that say what kubectl's decoder refuses.

@@ -25,4 +25,5 @@ pub(crate) mod input;
 pub use kubectl_arc_core::manifest;
 pub(crate) mod ops;
 pub mod render;
+pub mod report;
 pub mod shell;

@@ -249,14 +249,6 @@ impl<'a> Env<'a> {
     pub(crate) fn var(&self, name: impl AsRef<OsStr>) -> Option<&str> {
         self.var_os(name).and_then(OsStr::to_str)
     }
-
-    /// The variables the cluster layer reads (`KUBECONFIG`) and the home directory.
-    pub(crate) fn kube(&self) -> crate::cluster::KubeEnv {
-        crate::cluster::KubeEnv {
-            kubeconfig: self.var_os("KUBECONFIG").map(OsStr::to_os_string),
-            home: self.home.clone(),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -331,7 +323,12 @@ mod tests {
         let env = Env::with_vars([("KUBECONFIG", "/a:/b"), ("COMPLETE", "bash")]);
         assert_eq!(env.var("KUBECONFIG"), Some("/a:/b"));
         assert_eq!(env.var("HOME"), None);
-        assert_eq!(env.kube().kubeconfig.as_deref(), Some(OsStr::new("/a:/b")));
+        assert_eq!(
+            crate::cluster::KubeEnv::from_env(&env)
+                .kubeconfig
+                .as_deref(),
+            Some(OsStr::new("/a:/b"))
+        );
         let fixed = Env {
             clock: || SystemTime::UNIX_EPOCH,
             ..Env::default()

@@ -5,7 +5,8 @@
 use kubectl_arc_core::drift::drift;
 use kubectl_arc_core::layout::Layout;
 use kubectl_arc_core::recycle_loop::round_trip_of_autoscaling_runner_set;
-use kubectl_arc::render::diff::{DiffReport, ScaleSetDiff, TextOptions, write_text};
+use kubectl_arc::render::diff::{TextOptions, write_text};
+use kubectl_arc::report::diff::{DiffReport, ScaleSetDiff};
 
 /// Compute the drift of one ARS/ERS pair and render it as `diff` does: the text report (with and
 /// without colour) and the JSON report. Returns the text, for the caller to check.

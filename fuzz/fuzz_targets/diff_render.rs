@@ -11,7 +11,7 @@ use libfuzzer_sys::fuzz_target;
 
 use kubectl_arc_core::layout::Layout;
 use kubectl_arc_core::value::decode;
-use kubectl_arc::render::display;
+use kubectl_arc::report::display;
 
 mod common;
 

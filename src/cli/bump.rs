@@ -12,8 +12,9 @@ use super::{ColorChoice, Env, KubeFlags, Shell, parse_duration};
 use crate::cluster::write::DryRun;
 use crate::ops::Throttle;
 use crate::ops::bump::{BumpPlan, bump};
-use crate::render::bump::{BumpReport, WaitTimeout, write_bump_table};
+use crate::render::bump::write_bump_table;
 use crate::render::emit::{self, Output};
+use crate::report::bump::{BumpReport, WaitTimeout};
 
 #[derive(Debug, Args)]
 #[command(

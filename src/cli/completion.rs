@@ -443,7 +443,7 @@ impl Requests {
                 Some(after) => after.over(&before),
                 None => before,
             };
-            kube.env = env.kube();
+            kube.env = crate::cluster::KubeEnv::from_env(env);
             Some(kube)
         });
         let all_namespaces = matches
@@ -469,7 +469,7 @@ impl Requests {
             all_namespaces,
             timeout,
             path: Mutex::new(None),
-            env: env.kube(),
+            env: crate::cluster::KubeEnv::from_env(env),
         }
     }
 

@@ -21,37 +21,8 @@ use clap::{Args, CommandFactory as _, Parser, Subcommand};
 
 use crate::cluster::ConnectOptions;
 
-/// Exit code: success, or nothing to report (like `kubectl diff` with no differences).
-pub(crate) const EXIT_OK: u8 = 0;
-/// Exit code: drift found / some objects failed (like `kubectl diff` with differences).
-pub(crate) const EXIT_DRIFT: u8 = 1;
-/// Exit code: usage or runtime error.
-pub const EXIT_ERROR: u8 = 2;
-
-/// How a run went, as its exit code tells it: the README's one table, the same in every command.
-/// Ordered from best to worst, so the outcome of many objects is the worst of theirs
-/// (`outcomes.max()`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
-pub(crate) enum Outcome {
-    /// 0: nothing to report, or everything done.
-    #[default]
-    Clean,
-    /// 1: semantic drift (diff), or `--wait` did not see what it waited for.
-    Drift,
-    /// 2: an error, or an object that could not be processed (the others still were).
-    Failed,
-}
-
-impl Outcome {
-    /// The process exit code: 0, 1 or 2, like `kubectl diff`.
-    pub(crate) fn code(self) -> u8 {
-        match self {
-            Outcome::Clean => EXIT_OK,
-            Outcome::Drift => EXIT_DRIFT,
-            Outcome::Failed => EXIT_ERROR,
-        }
-    }
-}
+pub use crate::report::EXIT_ERROR;
+pub(crate) use crate::report::{EXIT_OK, Outcome, name_a_few};
 
 /// See and operate actions-runner-controller's runner-spec revisions.
 #[derive(Debug, Parser)]
@@ -390,7 +361,7 @@ fn run(
     // home, and `-v` for the shell (no progress line under log lines).
     let kube = |flags: KubeFlags, shell: &mut Shell<'_>| {
         let mut kube = flags.over(&cli.kube);
-        kube.env = env.kube();
+        kube.env = crate::cluster::KubeEnv::from_env(env);
         shell.set_verbosity(kube.verbosity);
         kube
     };
@@ -557,24 +528,13 @@ pub(crate) fn arc_version_arg(
     })
 }
 
-/// Name the first `few` of many things, and count the rest: an error about 400 sets stays a line.
-pub(crate) fn name_a_few(things: &[String], few: usize) -> String {
-    if things.len() <= few {
-        return things.join("; ");
-    }
-    format!(
-        "{}; and {} more",
-        things[..few].join("; "),
-        things.len() - few
-    )
-}
-
 /// A single-threaded runtime for the commands that talk to a cluster.
 pub(crate) use crate::ops::runtime;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::EXIT_DRIFT;
 
     #[test]
     fn the_command_line_definition_is_consistent() {

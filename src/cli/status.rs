@@ -10,9 +10,10 @@ use anyhow::{Result, bail};
 use clap::Args;
 
 use super::{ColorChoice, Env, KubeFlags, Outcome, Shell, parse_duration};
+use crate::ops::follow::Follow;
 use crate::ops::status::{Files, Request, Snapshot};
 use crate::render::emit::{self, Output};
-use crate::render::follow::{ShowOptions, Shown, write_status};
+use crate::render::follow::{Printer, ShowOptions, write_status};
 use crate::render::status::TableOptions;
 
 #[derive(Debug, Args)]
@@ -111,7 +112,6 @@ pub(crate) fn run(
         no_headers: args.no_headers,
         explain: !args.names.is_empty(),
         wait: args.wait,
-        timeout: args.timeout,
     };
     let outcome = if !args.files.is_empty() {
         let files = Files {
@@ -125,8 +125,9 @@ pub(crate) fn run(
         super::runtime()?.block_on(async {
             let (client, plan) = request.connect().await?;
             if args.watch || args.wait {
-                let mut shown = Shown::new(&show);
-                crate::ops::status::follow(&client, &plan, &mut shown, args.timeout, shell).await
+                let mut printer = Printer::new(&show);
+                let mut follow = Follow::new(args.wait, &mut printer);
+                crate::ops::status::follow(&client, &plan, &mut follow, args.timeout, shell).await
             } else {
                 finish(
                     &show,

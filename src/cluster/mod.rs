@@ -21,6 +21,11 @@ use anyhow::{Context as _, Result};
 use kube::config::KubeConfigOptions;
 use kube::{Client, Config};
 use kubeconfig::Kubeconfig;
+use serde_json::value::RawValue;
+
+use crate::core::arc;
+use crate::input::{Meta, Object, Origin, OwnerRef};
+use crate::shell::Env;
 
 pub(crate) use error::{ApiError, ApiErrorKind};
 
@@ -54,6 +59,17 @@ pub(crate) struct KubeEnv {
     pub(crate) kubeconfig: Option<OsString>,
     /// The home directory, for `~/.kube/config`.
     pub(crate) home: Option<PathBuf>,
+}
+
+impl KubeEnv {
+    /// The variables the cluster layer reads (`KUBECONFIG`) and the home directory, from the
+    /// environment `main` handed in.
+    pub(crate) fn from_env(env: &Env) -> KubeEnv {
+        KubeEnv {
+            kubeconfig: env.var_os("KUBECONFIG").map(std::ffi::OsStr::to_os_string),
+            home: env.home.clone(),
+        }
+    }
 }
 
 /// A connected client and the context's default namespace.
@@ -105,7 +121,7 @@ pub(crate) async fn list_objects(
 ) -> Result<Vec<crate::input::Object>, ApiError> {
     let mut out = Vec::new();
     list_pages_each(client, plural, namespace, selector, |o| {
-        out.push(crate::input::Object::from_cluster(kind, o));
+        out.push(object_from_cluster(kind, o));
         Ok::<_, ApiError>(())
     })
     .await?;
@@ -122,7 +138,7 @@ pub(crate) async fn get_object(
 ) -> Result<Option<crate::input::Object>, ApiError> {
     Ok(get(client, plural, namespace, name)
         .await?
-        .map(|o| crate::input::Object::from_cluster(kind, o)))
+        .map(|o| object_from_cluster(kind, o)))
 }
 
 /// The server a connection would go to (`--cluster`, else the context's cluster, the context
@@ -316,4 +332,52 @@ pub(crate) async fn check_namespace(client: &Client, namespace: &str) -> Result<
         )),
         Ok(_) | Err(_) => Ok(()),
     }
+}
+
+/// An object read from the cluster, as the one [`Object`] every source gives (its kind and
+/// version are the resource's).
+pub(crate) fn object_from_cluster(kind: &str, raw: RawObject) -> Object {
+    let metadata = serde_json::to_string(&raw.metadata)
+        .ok()
+        .and_then(|t| RawValue::from_string(t).ok());
+    let m = raw.metadata;
+    let controller = m
+        .owner_references
+        .unwrap_or_default()
+        .into_iter()
+        .find(|o| o.controller == Some(true))
+        .map(|o| OwnerRef {
+            api_version: o.api_version,
+            kind: o.kind,
+            name: o.name,
+            uid: o.uid,
+        });
+    Object {
+        origin: Origin::Cluster,
+        api_version: arc::API_VERSION.to_string(),
+        kind: kind.to_string(),
+        meta: Meta {
+            namespace: m.namespace,
+            name: m.name,
+            generate_name: m.generate_name,
+            uid: m.uid,
+            resource_version: m.resource_version,
+            generation: m.generation,
+            creation_timestamp: m.creation_timestamp.map(|t| rfc3339(&t.0)),
+            deletion_timestamp: m.deletion_timestamp.map(|t| rfc3339(&t.0)),
+            labels: m.labels.unwrap_or_default(),
+            annotations: m.annotations.unwrap_or_default(),
+            controller,
+        },
+        metadata,
+        spec: raw.spec.filter(|s| s.get() != "null"),
+        status: raw.status.filter(|s| s.get() != "null"),
+        spellings: Vec::new(),
+        problem: None,
+    }
+}
+
+/// `metav1.Time` as the API server writes it.
+fn rfc3339(t: &k8s_openapi::jiff::Timestamp) -> String {
+    t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }

@@ -27,7 +27,7 @@ use crate::cluster::{self, ConnectOptions};
 use crate::core::arc;
 use crate::core::revision::Revisions;
 use crate::core::status::{BumpDecision, BumpReason, BumpRequest, check_bump, decide_bump};
-use crate::render::bump::{BumpItem, BumpReport, BumpResult, WaitTimeout};
+use crate::report::bump::{BumpItem, BumpReport, BumpResult, WaitTimeout};
 use crate::shell::Shell;
 
 /// The field manager of kubectl-arc's writes (as it appears in managedFields).

@@ -13,7 +13,6 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 
-use crate::cli::Outcome;
 use crate::cluster::{self, ConnectOptions};
 use crate::core::arc;
 use crate::core::desired::DesiredError;
@@ -25,7 +24,8 @@ use crate::core::revision::RevisionError;
 use crate::core::selector::Selector;
 use crate::input::{self, Object};
 use crate::ops::Scope;
-use crate::render::diff::{DiffReport, ScaleSetDiff};
+use crate::report::Outcome;
+use crate::report::diff::{DiffReport, ScaleSetDiff};
 
 /// What to compare, checked: the command's arguments after validation.
 pub(crate) struct Plan {
@@ -262,7 +262,7 @@ pub(crate) fn run(plan: &Plan, stdin: &mut dyn Read) -> Result<Diff> {
     if offline {
         world.complete_everywhere = true;
     } else if !files_given || needs_cluster(&world) {
-        let rt = crate::cli::runtime()?;
+        let rt = crate::ops::runtime()?;
         rt.block_on(complete_from_cluster(plan, &filter, &mut world))?;
     }
 

@@ -28,7 +28,7 @@ use crate::core::migrate::{Decision, UnverifiablePolicy, decide};
 use crate::core::runners::{RunnerCounts, RunnerState, is_stale, owner_set};
 use crate::core::value::{Value as GoValue, decode};
 use crate::input;
-use crate::render::migrate::{MigrateReport, MigrateResult, MigrateRow};
+use crate::report::migrate::{MigrateReport, MigrateResult, MigrateRow};
 use crate::shell::Shell;
 
 /// The field manager of migrate's writes.
@@ -828,7 +828,7 @@ mod tests {
             report.items[5].stale_runners, 1,
             "busy and stale, not cleaned up"
         );
-        assert_eq!(report.outcome(), crate::cli::Outcome::Clean);
+        assert_eq!(report.outcome(), crate::report::Outcome::Clean);
     }
 
     #[test]
@@ -881,7 +881,7 @@ mod tests {
             MigrateResult::WouldWrite,
             "the others are decided"
         );
-        assert_eq!(report.outcome(), crate::cli::Outcome::Failed);
+        assert_eq!(report.outcome(), crate::report::Outcome::Failed);
     }
 
     fn candidate(v: &Value) -> Candidate {

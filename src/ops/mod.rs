@@ -6,13 +6,14 @@
 //! [`crate::shell::Env`], the cluster through [`crate::cluster`]) and a
 //! [`crate::shell::Shell`] for progress and warnings only, and returns a typed report. The
 //! command hands the report to [`crate::render::emit`] and turns its
-//! [`crate::cli::Outcome`] into the exit code: one rule for every command.
+//! [`crate::report::Outcome`] into the exit code: one rule for every command.
 //!
 //! What bump and migrate share lives here: a run of guarded writes, one EphemeralRunnerSet after
 //! another, throttled and stopped by a breaker ([`write_each`]).
 
 pub(crate) mod bump;
 pub(crate) mod diff;
+pub(crate) mod follow;
 pub(crate) mod migrate;
 pub(crate) mod release;
 pub(crate) mod status;

@@ -12,7 +12,7 @@ use crate::core::arc;
 use crate::core::release::{self, ArcRelease, Mechanism};
 use crate::core::replacement::{self, ANNOTATION_VALUES_HASH, ListenerSide};
 use crate::input::Object;
-use crate::render::diff::{HashPair, ScaleSetDiff};
+use crate::report::diff::{HashPair, ScaleSetDiff};
 
 /// The release the run was told, or read from the cluster.
 #[derive(Debug, Clone, Default)]

@@ -14,7 +14,6 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
-use crate::cli::Outcome;
 use crate::cluster::watch::{Event, Scope, Watcher, list_pages};
 use crate::cluster::{self, ConnectOptions};
 use crate::core::arc;
@@ -25,7 +24,8 @@ use crate::core::status::{
     Census, DesiredSpec, Replacement, RunnerFacts, SetFacts, SetKey, SetStatus, State, Unobserved,
 };
 use crate::input;
-use crate::render::follow::Shown;
+use crate::ops::follow::Follow;
+use crate::report::Outcome;
 use crate::shell::Shell;
 
 /// What the command asks, checked, before the cluster resolves the namespace and the names.
@@ -546,7 +546,7 @@ async fn gather_parts(
 pub(crate) async fn follow(
     client: &kube::Client,
     plan: &Plan,
-    shown: &mut Shown<'_>,
+    shown: &mut Follow<'_>,
     timeout: Option<Duration>,
     shell: &mut Shell<'_>,
 ) -> Result<Outcome> {
@@ -689,16 +689,15 @@ pub(crate) async fn follow(
                 }
             }
             _ = tokio::time::sleep_until(timeout_deadline), if deadline.is_some() => {
-                return shown.timed_out(shell);
+                return shown.timed_out(timeout.unwrap_or_default(), shell);
             }
         }
     }
 }
 
-/// What `--wait` waits for: Synced, or a set being deleted (ARC replaced it; its successor is the
-/// one that must settle).
+/// What `--wait` waits for: [`SetStatus::settled`].
 pub(crate) fn settled(row: &SetStatus) -> bool {
-    matches!(row.state, State::Synced | State::Deleting)
+    row.settled()
 }
 
 /// A set's state and its first reason, for a message about waiting: `ns/name is Pending (...)`.
@@ -730,8 +729,12 @@ pub(crate) fn cannot_progress(rows: &[SetStatus]) -> Option<String> {
         })
         .map(where_it_stands)
         .collect();
-    (!stuck.is_empty())
-        .then(|| format!("waiting cannot help: {}", crate::cli::name_a_few(&stuck, 3)))
+    (!stuck.is_empty()).then(|| {
+        format!(
+            "waiting cannot help: {}",
+            crate::report::name_a_few(&stuck, 3)
+        )
+    })
 }
 
 /// `-f`: the census from a dump, read through the one input layer. Returns the rows and the

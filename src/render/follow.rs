@@ -1,21 +1,22 @@
 //! What `status --watch` and `status --wait` print as the census changes: `--watch` a row again
 //! when what it shows changes (a deleted set's last row as Deleted), `--wait` one updating line of
-//! counts on a terminal or a line per real change in a log, then the table and the verdict.
+//! counts on a terminal or a line per real change in a log, then the table and the verdict. The
+//! operation decides which rows changed and when waiting ends ([`crate::ops::follow`]); the
+//! [`Printer`] only prints.
 
-use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::time::Duration;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
-use crate::cli::Outcome;
-use crate::core::status::{Census, SetKey, SetStatus, State, StatusReason};
-use crate::ops::status::{Plan, cannot_progress, settled, where_it_stands};
+use crate::core::status::{SetStatus, State};
+use crate::ops::follow::{Ending, FollowSink};
 use crate::render::emit::{self, Output};
 use crate::render::status::{
     StatusReport, TableOptions, Widths, visible, write_json_line, write_reasons, write_rows,
     write_table, write_yaml_document,
 };
+use crate::report::name_a_few;
 use crate::shell::Shell;
 
 /// What `-o name` calls a set.
@@ -30,8 +31,6 @@ pub(crate) struct ShowOptions {
     pub(crate) explain: bool,
     /// `--wait` (else `--watch`, or one listing).
     pub(crate) wait: bool,
-    /// `--timeout`, for the message when it passes.
-    pub(crate) timeout: Option<Duration>,
 }
 
 /// The rows in the chosen format: a table (with the reasons under it for `status NAME`), or a
@@ -69,69 +68,19 @@ pub(crate) fn write_status(
     Ok(())
 }
 
-/// What `--watch` and `--wait` have shown, and how they print what changed.
-pub(crate) struct Shown<'a> {
+/// How `--watch` and `--wait` show what the operation ([`crate::ops::follow::Follow`]) hands
+/// them: the rows in the output's format, progress lines, the final table and message.
+pub(crate) struct Printer<'a> {
     show: &'a ShowOptions,
-    rows: HashMap<SetKey, SetStatus>,
     widths: Widths,
 }
 
-impl<'a> Shown<'a> {
-    /// A set gone while the watch was away (a relist): not shown again, not waited for.
-    pub(crate) fn forget(&mut self, key: &SetKey) {
-        self.rows.remove(key);
-    }
-
-    pub(crate) fn new(show: &'a ShowOptions) -> Shown<'a> {
-        Shown {
+impl<'a> Printer<'a> {
+    pub(crate) fn new(show: &'a ShowOptions) -> Printer<'a> {
+        Printer {
             show,
-            rows: HashMap::new(),
             widths: Widths::default(),
         }
-    }
-
-    fn sorted(&self) -> Vec<SetStatus> {
-        let mut rows: Vec<SetStatus> = self.rows.values().cloned().collect();
-        rows.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
-        rows
-    }
-
-    /// The first rows: a table (`--watch`), or progress lines and maybe the end already
-    /// (`--wait`: everything settled, or something waiting cannot change).
-    pub(crate) fn start(
-        &mut self,
-        plan: &Plan,
-        rows: Vec<SetStatus>,
-        shell: &mut Shell<'_>,
-    ) -> Result<Option<Outcome>> {
-        let args = self.show;
-        if args.wait {
-            if rows.is_empty() {
-                bail!(
-                    "no EphemeralRunnerSets match{}: nothing to wait for",
-                    match &plan.namespace {
-                        Some(ns) => format!(" in namespace {ns}"),
-                        None => String::new(),
-                    }
-                );
-            }
-            if !shell.shows_progress() {
-                for r in &rows {
-                    shell.status(progress_line(r))?;
-                }
-            }
-        } else if rows.is_empty() && args.output.is_human() {
-            shell.status("No EphemeralRunnerSets found; watching.")?;
-        } else {
-            self.print(&rows, shell.out())?;
-        }
-        for r in rows {
-            self.rows.insert((r.namespace.clone(), r.name.clone()), r);
-        }
-        if args.wait {
-            return self.verdict(shell);
-        }
-        Ok(None)
     }
 
     /// Rows printed under the first ones, in the output's format.
@@ -152,119 +101,66 @@ impl<'a> Shown<'a> {
         out.flush()?;
         Ok(())
     }
+}
 
-    /// A set was deleted: `--watch` prints its row one last time as Deleted, as `kubectl get -w`
-    /// prints a deleted object; `--wait` fails when it waited for that set by name.
-    pub(crate) fn deleted(
-        &mut self,
-        plan: &Plan,
-        key: &SetKey,
-        shell: &mut Shell<'_>,
-    ) -> Result<()> {
-        let last = self.rows.remove(key);
-        if self.show.wait {
-            if plan.names.contains(&key.1) {
-                bail!(
-                    "EphemeralRunnerSet {}/{} was deleted while waiting for it",
-                    key.0,
-                    key.1
-                );
-            }
+impl FollowSink for Printer<'_> {
+    fn listed(&mut self, rows: &[SetStatus], shell: &mut Shell<'_>) -> Result<()> {
+        if rows.is_empty() && self.show.output.is_human() {
+            shell.status("No EphemeralRunnerSets found; watching.")?;
             return Ok(());
         }
-        if let Some(mut row) = last {
-            row.state = State::Deleted;
-            row.reasons = vec![StatusReason::Deleted];
-            self.print(&[row], shell.out())?;
+        self.print(rows, shell.out())
+    }
+
+    fn changed(&mut self, rows: &[SetStatus], shell: &mut Shell<'_>) -> Result<()> {
+        self.print(rows, shell.out())
+    }
+
+    fn differs(&self, before: &SetStatus, after: &SetStatus) -> bool {
+        if self.show.wait {
+            progress_line(before) != progress_line(after)
+        } else if self.show.output.is_human() {
+            visible(before, self.show.table) != visible(after, self.show.table)
+        } else {
+            !same_row(before, after)
+        }
+    }
+
+    /// In a log, a line per set and change; on a terminal the one line of [`Self::waiting`].
+    fn progress(&mut self, row: &SetStatus, shell: &mut Shell<'_>) -> Result<()> {
+        if !shell.shows_progress() {
+            shell.status(progress_line(row))?;
         }
         Ok(())
     }
 
-    /// Print what changed of the dirty sets (only what the output shows), and for `--wait` decide
-    /// whether it is over.
-    pub(crate) fn flush(
-        &mut self,
-        plan: &Plan,
-        census: &mut Census,
-        dirty: &mut HashSet<SetKey>,
-        shell: &mut Shell<'_>,
-    ) -> Result<Option<Outcome>> {
-        let (args, opts) = (self.show, self.show.table);
-        let table = args.output.is_human();
-        let mut changed = Vec::new();
-        let mut keys: Vec<SetKey> = dirty.drain().collect();
-        keys.sort();
-        for key in keys {
-            let Some(row) = census.status(&key, plan.now()) else {
-                continue;
-            };
-            let unchanged = self.rows.get(&key).is_some_and(|b| {
-                if args.wait {
-                    progress_line(b) == progress_line(&row)
-                } else if table {
-                    visible(b, opts) == visible(&row, opts)
-                } else {
-                    same_row(b, &row)
-                }
-            });
-            if !unchanged {
-                if args.wait {
-                    if !shell.shows_progress() {
-                        shell.status(progress_line(&row))?;
-                    }
-                } else {
-                    changed.push(row.clone());
-                }
-            }
-            self.rows.insert(key, row);
-        }
-        if args.wait {
-            return self.verdict(shell);
-        }
-        if !changed.is_empty() {
-            self.print(&changed, shell.out())?;
-        }
-        Ok(None)
-    }
-
-    /// `--wait`: over when every set has settled (exit 0), or when waiting cannot help (exit 1).
-    ///
     /// On a terminal, while it goes on, one line counts what is left.
-    fn verdict(&self, shell: &mut Shell<'_>) -> Result<Option<Outcome>> {
-        let rows = self.sorted();
-        if rows.iter().all(settled) {
-            shell.clear_progress();
-            write_status(self.show, rows, shell)?;
-            return Ok(Some(Outcome::Clean));
-        }
-        if let Some(stuck) = cannot_progress(&rows) {
-            shell.clear_progress();
-            write_status(self.show, rows, shell)?;
-            shell.error(stuck)?;
-            return Ok(Some(Outcome::Drift));
-        }
-        shell.progress(wait_summary(&rows))?;
-        Ok(None)
+    fn waiting(&mut self, rows: &[SetStatus], shell: &mut Shell<'_>) -> Result<()> {
+        shell.progress(wait_summary(rows))?;
+        Ok(())
     }
 
-    /// `--timeout` passed: the table, and the sets still waited for (a few named).
-    pub(crate) fn timed_out(&mut self, shell: &mut Shell<'_>) -> Result<Outcome> {
-        let rows = self.sorted();
-        let waiting: Vec<String> = rows
-            .iter()
-            .filter(|r| !settled(r))
-            .map(where_it_stands)
-            .collect();
+    fn end(&mut self, rows: Vec<SetStatus>, why: &Ending, shell: &mut Shell<'_>) -> Result<()> {
         shell.clear_progress();
         write_status(self.show, rows, shell)?;
-        shell.error(format_args!(
-            "timed out after {} waiting for every EphemeralRunnerSet to be Synced: {} of {} not Synced yet: {}",
-            format_duration(self.show.timeout.unwrap_or_default()),
-            waiting.len(),
-            self.rows.len(),
-            crate::cli::name_a_few(&waiting, 3)
-        ))?;
-        Ok(Outcome::Drift)
+        match why {
+            Ending::Settled => {}
+            Ending::Stuck(message) => shell.error(message)?,
+            Ending::TimedOut {
+                after,
+                waiting,
+                total,
+            } => {
+                shell.error(format_args!(
+                    "timed out after {} waiting for every EphemeralRunnerSet to be Synced: {} of {} not Synced yet: {}",
+                    format_duration(*after),
+                    waiting.len(),
+                    total,
+                    name_a_few(waiting, 3)
+                ))?
+            }
+        }
+        Ok(())
     }
 }
 
@@ -282,7 +178,7 @@ fn same_row(a: &SetStatus, b: &SetStatus) -> bool {
 /// and the stale runners ARC has yet to replace.
 fn wait_summary(rows: &[SetStatus]) -> String {
     let total = rows.len();
-    let settled = rows.iter().filter(|r| settled(r)).count();
+    let settled = rows.iter().filter(|r| r.settled()).count();
     let acknowledged = rows
         .iter()
         .filter(|r| matches!((r.spec_revision, r.applied_revision), (Some(s), Some(a)) if a >= s))

@@ -17,7 +17,7 @@
 
 use std::io::{self, Write};
 
-use super::diff::{DiffReport, ScaleSetDiff};
+use crate::report::diff::{DiffReport, ScaleSetDiff};
 
 /// How `-o github` annotates.
 #[derive(Debug, Clone, Default)]

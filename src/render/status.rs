@@ -7,28 +7,9 @@
 use std::io::{self, Write};
 
 use comfy_table::{Cell, Color, ColumnConstraint, ContentArrangement, Table, Width};
-use serde::Serialize;
 
 use crate::core::status::{SetStatus, State, human_duration};
-
-/// `status -o json|yaml`.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct StatusReport {
-    pub(crate) api_version: &'static str,
-    pub(crate) kind: &'static str,
-    pub(crate) items: Vec<SetStatus>,
-}
-
-impl StatusReport {
-    pub(crate) fn new(items: Vec<SetStatus>) -> StatusReport {
-        StatusReport {
-            api_version: "kubectl-arc/v1alpha1",
-            kind: "StatusReport",
-            items,
-        }
-    }
-}
+pub(crate) use crate::report::status::StatusReport;
 
 /// How a status table looks.
 #[derive(Debug, Clone, Copy, Default)]

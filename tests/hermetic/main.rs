@@ -11,3 +11,4 @@ mod guarded_write;
 mod hostile_flags;
 mod issue20;
 mod kubeconfig;
+mod layers;

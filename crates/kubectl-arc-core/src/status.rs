@@ -509,6 +509,14 @@ pub struct SetStatus {
     pub age_seconds: Option<i64>,
 }
 
+impl SetStatus {
+    /// What `status --wait` waits for: Synced, or a set being deleted (ARC replaced it; its
+    /// successor is the one that must settle).
+    pub fn settled(&self) -> bool {
+        matches!(self.state, State::Synced | State::Deleting)
+    }
+}
+
 /// Seconds since the Unix epoch of an RFC 3339 time.
 pub fn unix_seconds(rfc3339: &str) -> Option<i64> {
     gotime::parse_rfc3339(rfc3339)
