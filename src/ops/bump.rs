@@ -25,8 +25,8 @@ use crate::cluster::write::{
 };
 use crate::cluster::{self, ConnectOptions};
 use crate::core::arc;
+use crate::core::bump::{BumpDecision, BumpReason, BumpRequest, check_bump, decide_bump};
 use crate::core::revision::Revisions;
-use crate::core::status::{BumpDecision, BumpReason, BumpRequest, check_bump, decide_bump};
 use crate::report::bump::{BumpItem, BumpReport, BumpResult, WaitTimeout};
 use crate::shell::Shell;
 
@@ -310,7 +310,7 @@ async fn targets(
     Ok((targets, items))
 }
 
-/// Item codes beside [`crate::core::status::BumpReason`]'s: what the cluster said of a set.
+/// Item codes beside [`crate::core::bump::BumpReason`]'s: what the cluster said of a set.
 const SPEC_HASH: &str = "SpecHash";
 const NOT_FOUND: &str = "NotFound";
 

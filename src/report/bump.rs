@@ -43,7 +43,7 @@ pub(crate) struct BumpItem {
     /// `spec.actionableRevision` written (or that would be).
     pub(crate) new_spec_revision: Option<i64>,
     pub(crate) result: BumpResult,
-    /// The stable code of `message`: bump's rules ([`crate::core::status::BumpReason`]:
+    /// The stable code of `message`: bump's rules ([`crate::core::bump::BumpReason`]:
     /// `InvalidRevision`, `OwnerMismatch`, `Outdated`, `LegacyAnnotation`), or what the cluster
     /// said of the set (`AlreadyBumped`, `SpecHash`, `NoEphemeralRunnerSet`, `NotFound`,
     /// `Conflict`, `OutcomeUnknown`, `WriteFailed`, `NotAttempted`, `Deleted`, `Internal`).

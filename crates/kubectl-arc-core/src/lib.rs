@@ -4,6 +4,7 @@
 //! the Go function it mirrors, and differential tests compare it with the Go oracle (tests/oracle).
 
 pub mod arc;
+pub mod bump;
 pub mod desired;
 pub mod drift;
 pub mod equality;

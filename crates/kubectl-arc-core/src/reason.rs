@@ -11,8 +11,9 @@ use std::fmt::{self, Display, Formatter};
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
 use crate::arc::{ANNOTATION_INTEGRITY_HASH, ANNOTATION_RUNNER_SPEC_HASH};
+use crate::bump::BumpReason;
 use crate::migrate::{MigrateReason, UnverifiablePolicy};
-use crate::status::{BumpReason, Examples, StatusReason, human_duration};
+use crate::status::{Examples, StatusReason, human_duration};
 
 /// The one-line reason of the Outdated phase; [`OUTDATED_EXPLANATION`] says the rest.
 const OUTDATED_SHORT: &str = "Outdated: a runner's version is too old for GitHub (exit code 7); ARC creates no runners until the runner image in the AutoscalingRunnerSet's template is updated";
@@ -371,10 +372,11 @@ impl Serialize for MigrateReason {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bump::OwnerRef;
     use crate::migrate::LayoutProblem;
     use crate::revision::RevisionError;
     use crate::runners::RunnerCounts;
-    use crate::status::{OwnerRef, SetStatus, State};
+    use crate::status::{SetStatus, State};
     use serde_json::json;
 
     fn examples(count: usize) -> Examples {

@@ -1,0 +1,436 @@
+//! The verdict on one set: its state and reasons from its facts, its runners' tally and what its
+//! AutoscalingRunnerSet wants (the revision handshake, a replacement by hash, propagation).
+
+use super::facts::SetFacts;
+use super::tally::{Examples, Tally};
+use super::{SetStatus, State, StatusReason, Unobserved, unix_seconds};
+use crate::layout::Layout;
+use crate::revision::Handshake;
+use crate::runners::RunnerCounts;
+
+/// What holds back runners of a set: busy ones on an older spec, unregistered, Outdated or
+/// deleting ones, each with the runners named (the cleanup rules of `cleanUpEphemeralRunners`).
+fn blockers(tally: &Tally, reasons: &mut Vec<StatusReason>) {
+    let named = |group: &Examples| (group.count > 0).then(|| group.clone());
+    reasons.extend(named(&tally.busy_stale).map(|runners| StatusReason::RunnersBusy { runners }));
+    reasons.extend(
+        named(&tally.unregistered).map(|runners| StatusReason::RunnersUnregistered { runners }),
+    );
+    reasons.extend(named(&tally.outdated).map(|runners| StatusReason::RunnersOutdated { runners }));
+    reasons.extend(named(&tally.deleting).map(|runners| StatusReason::RunnersDeleting { runners }));
+}
+
+/// Why a set is Invalid: revisions that are not ARC's, a runner spec ARC cannot decode, or an
+/// applied revision ahead of the requested one.
+fn invalid_reason(facts: &SetFacts, spec_error: Option<&str>) -> Option<StatusReason> {
+    match (&facts.revisions, spec_error) {
+        (Err(e), _) if facts.spec_missing => Some(StatusReason::SpecMissing { error: e.clone() }),
+        (Err(e), _) => Some(StatusReason::SetUndecodable { error: e.clone() }),
+        (Ok(_), Some(e)) => Some(StatusReason::RunnerSpecUndecodable {
+            error: e.to_string(),
+        }),
+        (Ok(r), None) if r.handshake() == Handshake::AppliedAhead => {
+            Some(StatusReason::AppliedAhead {
+                spec: r.spec,
+                applied: r.applied,
+                next: r.next(),
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The reasons that follow a state: what blocks the cleanup, and the Outdated phase's meaning.
+fn follow_up_reasons(
+    state: State,
+    tally: &Tally,
+    outdated_phase: bool,
+    reasons: &mut Vec<StatusReason>,
+) {
+    match state {
+        State::Pending => {
+            if tally.stale_idle_or_pending.count > 0 {
+                reasons.push(StatusReason::AwaitingCleanup {
+                    runners: tally.stale_idle_or_pending.clone(),
+                });
+            }
+            blockers(tally, reasons);
+            if outdated_phase {
+                reasons.push(StatusReason::OutdatedExplanation);
+            }
+            if tally.busy_stale.count == 0
+                && tally.unregistered.count == 0
+                && tally.outdated.count == 0
+                && tally.deleting.count == 0
+                && !outdated_phase
+            {
+                reasons.push(StatusReason::WaitingForController);
+            }
+        }
+        State::Stale | State::Invalid | State::Legacy | State::RecycleLoop => {
+            blockers(tally, reasons);
+            if outdated_phase {
+                reasons.push(StatusReason::OutdatedExplanation);
+            }
+        }
+        State::Outdated => {
+            blockers(tally, reasons);
+            reasons.push(StatusReason::OutdatedExplanation);
+        }
+        State::Deleting
+        | State::SpecHash
+        | State::Propagating
+        | State::Deleted
+        | State::Registering
+        | State::Creating
+        | State::Replacing
+        | State::Draining => {}
+        State::Synced => {
+            if tally.busy_stale.count > 0 {
+                reasons.push(StatusReason::RunnersBusy {
+                    runners: tally.busy_stale.clone(),
+                });
+            }
+            if outdated_phase {
+                reasons.push(StatusReason::OutdatedExplanation);
+            }
+        }
+    }
+}
+
+/// Why a set is Propagating: what differs, and why ARC may not have written it yet.
+fn propagation_reasons(
+    waiting: &Waiting,
+    tally: &Tally,
+    outdated_phase: bool,
+    reasons: &mut Vec<StatusReason>,
+) {
+    reasons.push(StatusReason::SpecNotPropagated {
+        scale_set: waiting.scale_set.clone(),
+        paths: waiting.paths.clone(),
+        more: waiting.more,
+    });
+    if let Some(u) = waiting.unobserved {
+        reasons.push(StatusReason::ObservedGenerationBehind {
+            generation: u.generation,
+            observed: u.observed,
+        });
+    }
+    let c = &tally.counts;
+    if c.busy + c.pending > 0 {
+        reasons.push(StatusReason::SpecChangeDeferred {
+            busy: c.busy,
+            pending: c.pending,
+        });
+    }
+    if outdated_phase {
+        reasons.push(StatusReason::Outdated);
+    }
+}
+
+/// The verdict on one set. `spec_error` is a failure to decode the set's runner spec (found when
+/// a runner's spec had to be compared with it); `now` is the clock in Unix seconds.
+pub fn classify(
+    facts: &SetFacts,
+    tally: &Tally,
+    spec_error: Option<&str>,
+    propagation: Option<&Propagation>,
+    recycle_loop: Option<&RecycleLoop>,
+    replacement: Option<&Replacement>,
+    now: Option<i64>,
+) -> SetStatus {
+    let created = facts.creation_timestamp.as_deref().and_then(unix_seconds);
+    let mut reasons = Vec::new();
+    let (spec_revision, applied_revision) = match &facts.revisions {
+        // ARC 0.14 and older have no revisions: 0/0 would read as a handshake.
+        Ok(_) if facts.spec_hash_era => (None, None),
+        Ok(r) => (Some(r.spec), Some(r.applied)),
+        Err(_) => (None, None),
+    };
+    let written = facts
+        .revision_writer
+        .as_ref()
+        .map(|w| StatusReason::RevisionWrittenBy {
+            manager: w.manager.clone(),
+            ago_seconds: match (w.time.as_deref().and_then(unix_seconds), now) {
+                (Some(t), Some(now)) => Some(now - t),
+                _ => None,
+            },
+        });
+    let c = &tally.counts;
+    let outdated_phase = facts.phase.as_deref() == Some("Outdated");
+
+    let invalid = invalid_reason(facts, spec_error);
+    let state = if facts.deleting {
+        reasons.push(if facts.spec_hash_era {
+            StatusReason::Replaced
+        } else {
+            StatusReason::Deleting
+        });
+        State::Deleting
+    } else if facts.spec_hash_era {
+        match replacement {
+            Some(Replacement::Judged {
+                scale_set,
+                release,
+                desired: Ok(desired),
+            }) => {
+                let current = facts.runner_spec_hash.clone().unwrap_or_default();
+                if *desired == current {
+                    reasons.push(StatusReason::SpecHashMatches {
+                        release: release.clone(),
+                        hash: current,
+                    });
+                    State::Synced
+                } else {
+                    reasons.push(StatusReason::ReplacementPending {
+                        scale_set: scale_set.clone(),
+                        release: release.clone(),
+                        current,
+                        desired: desired.clone(),
+                    });
+                    if facts.replicas == Some(0) && c.busy + c.pending > 0 {
+                        reasons.push(StatusReason::ReplacementWaitsForJobs {
+                            busy: c.busy,
+                            pending: c.pending,
+                        });
+                    }
+                    State::Replacing
+                }
+            }
+            Some(Replacement::Judged {
+                release,
+                desired: Err(error),
+                ..
+            }) => {
+                reasons.push(StatusReason::SpecHashUnknown {
+                    release: release.clone(),
+                    error: error.clone(),
+                });
+                State::SpecHash
+            }
+            Some(Replacement::Old { newest }) => {
+                reasons.push(StatusReason::OldSet {
+                    newest: newest.clone(),
+                });
+                State::Draining
+            }
+            None => {
+                reasons.push(StatusReason::SpecHash);
+                State::SpecHash
+            }
+        }
+    } else if let Some(why) = invalid {
+        reasons.push(why);
+        State::Invalid
+    } else if let Some(Propagation::Waiting(waiting)) = propagation {
+        propagation_reasons(waiting, tally, outdated_phase, &mut reasons);
+        State::Propagating
+    } else if outdated_phase
+        && facts
+            .revisions
+            .as_ref()
+            .is_ok_and(|r| r.handshake() != Handshake::Pending)
+    {
+        // An Outdated phase counts as a verdict on the current spec only once the revision is
+        // acknowledged (`ephemeralRunnerSetOutdatedForAppliedRevision`); a pending revision is
+        // the cure in progress.
+        reasons.push(StatusReason::Outdated);
+        State::Outdated
+    } else if let Some(l) = recycle_loop.filter(|_| facts.legacy_annotation) {
+        reasons.push(StatusReason::RecycleLoop {
+            scale_set: l.scale_set.clone(),
+            paths: l.paths.clone(),
+            flips: l.flips,
+        });
+        State::RecycleLoop
+    } else if facts.legacy_annotation {
+        reasons.push(StatusReason::LegacyAnnotation);
+        State::Legacy
+    } else {
+        let r = facts.revisions.clone().expect("checked above");
+        match r.handshake() {
+            Handshake::Pending => {
+                reasons.push(StatusReason::RevisionNotAcknowledged {
+                    spec: r.spec,
+                    applied: r.applied,
+                });
+                reasons.extend(written);
+                State::Pending
+            }
+            _ if c.stale_idle_or_pending > 0 => {
+                reasons.push(StatusReason::StaleRunners {
+                    runners: tally.stale_idle_or_pending.clone(),
+                    revision: r.spec,
+                    set: facts.name.clone(),
+                });
+                State::Stale
+            }
+            _ => State::Synced,
+        }
+    };
+    follow_up_reasons(state, tally, outdated_phase, &mut reasons);
+    if tally.undecodable.count > 0 {
+        reasons.push(StatusReason::RunnersUndecodable {
+            runners: tally.undecodable.clone(),
+            error: tally.first_decode_error.clone().unwrap_or_default(),
+        });
+    }
+    SetStatus {
+        namespace: facts.namespace.clone(),
+        name: facts.name.clone(),
+        spec_revision,
+        applied_revision,
+        state,
+        runners: tally.counts,
+        reasons,
+        phase: facts.phase.clone(),
+        spec_revision_written_by: facts.revision_writer.clone(),
+        creation_timestamp: facts.creation_timestamp.clone(),
+        age_seconds: match (created, now) {
+            (Some(c), Some(n)) => Some(n - c),
+            _ => None,
+        },
+    }
+}
+
+/// The row of an AutoscalingRunnerSet for which ARC's `listEphemeralRunnerSets` finds no set (a
+/// scale set just installed): Invalid when ARC cannot build its set (the checks of
+/// [`crate::desired::check_builds`], as for an existing one), else Registering until the
+/// `runner-scale-set-id` annotation is there, then Creating until the set is. `spec_json` is the
+/// scale set's `spec` (`None`: absent); `now` the clock in Unix seconds.
+pub fn scale_set_without_set(
+    layout: &Layout,
+    key: SetKey,
+    spec_json: Option<&str>,
+    scale_set_id: Option<&str>,
+    creation_timestamp: Option<String>,
+    now: Option<i64>,
+) -> SetStatus {
+    let built = match spec_json {
+        Some(spec) => {
+            crate::desired::check_builds(layout, spec, scale_set_id).map_err(|e| e.to_string())
+        }
+        None => Err("spec is missing: there is no runner template to build a set from".into()),
+    };
+    let (state, reason) = match (built, scale_set_id) {
+        (Err(error), _) => (State::Invalid, StatusReason::CannotBuild { error }),
+        (Ok(()), None) => (State::Registering, StatusReason::NotRegistered),
+        (Ok(()), Some(_)) => (State::Creating, StatusReason::SetNotCreated),
+    };
+    let age_seconds = match (now, creation_timestamp.as_deref().and_then(unix_seconds)) {
+        (Some(now), Some(created)) => Some(now - created),
+        _ => None,
+    };
+    SetStatus {
+        namespace: key.0,
+        name: key.1,
+        spec_revision: None,
+        applied_revision: None,
+        state,
+        runners: RunnerCounts::default(),
+        reasons: vec![reason],
+        phase: None,
+        spec_revision_written_by: None,
+        creation_timestamp,
+        age_seconds,
+    }
+}
+
+/// Namespace and name of an EphemeralRunnerSet.
+pub type SetKey = (String, String);
+
+/// What a set's AutoscalingRunnerSet wants of it, for the Propagating state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DesiredSpec {
+    /// `namespace/name` of the AutoscalingRunnerSet.
+    pub scale_set: String,
+    /// Its `spec` JSON text.
+    pub spec_json: String,
+    /// The runner scale set id (its annotation, else the set's `runnerScaleSetId`).
+    pub scale_set_id: Option<String>,
+    /// `metadata.generation` > `status.observedGeneration`, when the object has both: said as a
+    /// reason.
+    pub unobserved: Option<Unobserved>,
+}
+
+/// The integrity-hash recycle loop of a set's scale set (see [`crate::recycle_loop`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecycleLoop {
+    /// `namespace/name` of the AutoscalingRunnerSet.
+    pub scale_set: String,
+    /// The fields Go's round trip changes.
+    pub paths: Vec<String>,
+    /// How often the set's integrity-hash annotation changed while watched.
+    pub flips: usize,
+}
+
+/// A set of ARC up to 0.14 as its scale set sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Replacement {
+    /// The newest set: release `release`'s `RunnerSetSpecHash()` of the AutoscalingRunnerSet (or
+    /// why it cannot be computed), compared with the set's annotation.
+    Judged {
+        scale_set: String,
+        release: String,
+        desired: Result<String, String>,
+    },
+    /// An old set, not the newest of its scale set (`newest`).
+    Old { newest: String },
+}
+
+/// Whether the desired runner spec has reached the set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Propagation {
+    /// Semantic-equal: ARC has written it (or nothing changed).
+    Reached,
+    /// Not yet.
+    Waiting(Waiting),
+}
+
+/// A desired runner spec that has not reached the set: the semantic differences, and why ARC may
+/// not have acted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Waiting {
+    /// `namespace/name` of the AutoscalingRunnerSet.
+    pub scale_set: String,
+    /// The first paths that differ (at most 3).
+    pub paths: Vec<String>,
+    /// How many more paths differ.
+    pub more: usize,
+    pub unobserved: Option<Unobserved>,
+}
+
+/// Compare what the AutoscalingRunnerSet wants with the set's runner spec, as ARC's controller
+/// does (`apiequality.Semantic.DeepEqual` of `newEphemeralRunnerSet`'s spec and the stored one).
+/// `None` when the comparison cannot be made (the desired spec does not build): the set's own
+/// state stands.
+pub fn propagation(
+    layout: &Layout,
+    desired: &DesiredSpec,
+    runner_spec: Option<&str>,
+) -> Option<Propagation> {
+    let d = crate::drift::drift(
+        layout,
+        &desired.spec_json,
+        desired.scale_set_id.as_deref(),
+        runner_spec,
+    )
+    .ok()?;
+    if !d.semantic_drift() {
+        return Some(Propagation::Reached);
+    }
+    let paths: Vec<String> = d
+        .comparison
+        .differences
+        .iter()
+        .filter(|x| !x.reason.semantic_equal())
+        .map(|x| x.path.clone())
+        .collect();
+    Some(Propagation::Waiting(Waiting {
+        scale_set: desired.scale_set.clone(),
+        more: paths.len().saturating_sub(3),
+        paths: paths.into_iter().take(3).collect(),
+        unobserved: desired.unobserved,
+    }))
+}

@@ -1,0 +1,329 @@
+//! What status reads of an EphemeralRunnerSet and of a runner: facts from the objects' JSON text.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::arc::{
+    ANNOTATION_ACTIONABLE_REVISION, ANNOTATION_INTEGRITY_HASH, ANNOTATION_RUNNER_SPEC_HASH,
+};
+use crate::revision::{RevisionError, Revisions};
+use crate::runners::{self, RunnerState};
+
+/// Who last wrote `spec.actionableRevision`, from the set's managedFields.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FieldWriter {
+    /// The field manager that owns the field.
+    pub manager: String,
+    /// The time of that manager's latest write to the set (RFC 3339), when recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time: Option<String>,
+}
+
+/// What status reads of one EphemeralRunnerSet.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SetFacts {
+    pub namespace: String,
+    pub name: String,
+    pub uid: Option<String>,
+    pub resource_version: Option<String>,
+    pub creation_timestamp: Option<String>,
+    pub labels: BTreeMap<String, String>,
+    /// The two revision fields, or why they are not what ARC's Go types accept.
+    pub revisions: Result<Revisions, String>,
+    /// The object has no `spec` at all: Go would decode it, but ARC never writes one like that.
+    pub spec_missing: bool,
+    /// The `actions.github.com/integrity-hash` annotation is present.
+    pub legacy_annotation: bool,
+    /// Its value, to count how often it changes while watched (a recycle loop flips it).
+    pub integrity_hash: Option<String>,
+    /// Made by ARC up to 0.14: the `actions.github.com/runner-spec-hash` annotation or label.
+    pub spec_hash_era: bool,
+    /// The `actions.github.com/runner-spec-hash` annotation's value.
+    pub runner_spec_hash: Option<String>,
+    /// `spec.replicas` (ARC scales a set it drains to 0).
+    pub replicas: Option<i64>,
+    /// `metadata.deletionTimestamp` is set.
+    pub deleting: bool,
+    /// The controller owner reference: (apiVersion, kind, name, uid).
+    pub controller: Option<(String, String, String, String)>,
+    /// `status.phase` (Running, Outdated).
+    pub phase: Option<String>,
+    /// The exact JSON text of `spec.ephemeralRunnerSpec` (`None` when absent).
+    pub runner_spec: Option<String>,
+    pub revision_writer: Option<FieldWriter>,
+}
+
+/// What status reads of one EphemeralRunner.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunnerFacts<'a> {
+    pub namespace: Cow<'a, str>,
+    pub name: Cow<'a, str>,
+    /// The EphemeralRunnerSet that controls it (its owner reference).
+    pub set: Option<String>,
+    pub state: RunnerState,
+    /// `status.runnerId` (0: never registered with GitHub).
+    pub runner_id: i64,
+    /// The exact JSON text of `spec`.
+    pub spec: Option<&'a str>,
+    /// `actions.github.com/actionable-revision`: the set's revision when the runner was created.
+    pub created_for_revision: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct MetaText<'a> {
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    namespace: Option<Cow<'a, str>>,
+    #[serde(default)]
+    uid: Option<String>,
+    #[serde(default)]
+    resource_version: Option<String>,
+    #[serde(default)]
+    creation_timestamp: Option<String>,
+    #[serde(default)]
+    deletion_timestamp: Option<Value>,
+    #[serde(default)]
+    labels: Option<BTreeMap<String, String>>,
+    #[serde(borrow, default)]
+    annotations: Option<HashMap<Cow<'a, str>, Cow<'a, str>>>,
+    #[serde(default)]
+    owner_references: Option<Value>,
+    #[serde(borrow, default)]
+    managed_fields: Option<Vec<ManagedFieldsText<'a>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ManagedFieldsText<'a> {
+    #[serde(default)]
+    manager: Option<String>,
+    #[serde(default)]
+    time: Option<String>,
+    #[serde(default)]
+    subresource: Option<String>,
+    #[serde(borrow, default, rename = "fieldsV1")]
+    fields_v1: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct ObjectText<'a> {
+    #[serde(borrow, default)]
+    metadata: MetaText<'a>,
+    #[serde(borrow, default)]
+    spec: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    status: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SetSpecText<'a> {
+    #[serde(default)]
+    actionable_revision: Value,
+    #[serde(default)]
+    replicas: Value,
+    #[serde(borrow, default)]
+    ephemeral_runner_spec: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SetStatusText {
+    #[serde(default)]
+    applied_actionable_revision: Value,
+    #[serde(default)]
+    phase: Value,
+}
+
+/// Which manager owns `f:spec` → `f:actionableRevision` (Server-Side Apply field sets).
+#[derive(Deserialize)]
+struct FieldsSpec {
+    #[serde(rename = "f:spec", default)]
+    spec: Option<FieldsRevision>,
+}
+
+#[derive(Deserialize)]
+struct FieldsRevision {
+    #[serde(rename = "f:actionableRevision", default)]
+    revision: Option<serde::de::IgnoredAny>,
+}
+
+impl SetFacts {
+    /// Read an EphemeralRunnerSet from its JSON text. Only a document that is not a JSON object
+    /// is an error; a malformed field makes the set Invalid instead.
+    pub fn from_json(text: &str) -> Result<SetFacts, String> {
+        let obj: ObjectText = serde_json::from_str(text)
+            .map_err(|e| format!("not an EphemeralRunnerSet object: {e}"))?;
+        let meta = obj.metadata;
+        let mut problems = Vec::new();
+        let spec_missing = obj.spec.is_none();
+        let mut replicas = None;
+        let (spec_revision, runner_spec) = match obj.spec {
+            None => {
+                problems.push(RevisionError::MissingSpec.to_string());
+                (Value::Null, None)
+            }
+            Some(raw) => match serde_json::from_str::<SetSpecText>(raw.get()) {
+                Ok(s) => {
+                    replicas = s.replicas.as_i64();
+                    (
+                        s.actionable_revision,
+                        s.ephemeral_runner_spec.map(|r| r.get().to_string()),
+                    )
+                }
+                Err(e) => {
+                    problems.push(format!("spec is not an EphemeralRunnerSetSpec: {e}"));
+                    (Value::Null, None)
+                }
+            },
+        };
+        let (applied, phase) = match obj.status {
+            None => (Value::Null, None),
+            Some(raw) => match serde_json::from_str::<SetStatusText>(raw.get()) {
+                Ok(s) => (
+                    s.applied_actionable_revision,
+                    match s.phase {
+                        Value::Null => None,
+                        Value::String(p) => Some(p),
+                        other => {
+                            problems.push(format!("status.phase is {other}, not a string"));
+                            None
+                        }
+                    },
+                ),
+                Err(e) => {
+                    problems.push(format!("status is not an EphemeralRunnerSetStatus: {e}"));
+                    (Value::Null, None)
+                }
+            },
+        };
+        let revisions = Revisions::from_object(&serde_json::json!({
+            "spec": {"actionableRevision": spec_revision},
+            "status": {"appliedActionableRevision": applied},
+        }))
+        .map_err(|e| e.to_string());
+        let revisions = match (revisions, problems.is_empty()) {
+            (Ok(r), true) => Ok(r),
+            (Ok(_), false) => Err(problems.join("; ")),
+            (Err(e), _) => {
+                problems.insert(0, e);
+                Err(problems.join("; "))
+            }
+        };
+        let integrity_hash = meta
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get(ANNOTATION_INTEGRITY_HASH))
+            .map(|v| v.to_string());
+        let legacy_annotation = integrity_hash.is_some();
+        let runner_spec_hash = meta
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get(ANNOTATION_RUNNER_SPEC_HASH))
+            .map(|v| v.to_string());
+        let spec_hash_era = runner_spec_hash.is_some()
+            || meta
+                .labels
+                .as_ref()
+                .is_some_and(|l| l.contains_key(ANNOTATION_RUNNER_SPEC_HASH));
+        let deleting = meta
+            .deletion_timestamp
+            .as_ref()
+            .is_some_and(|t| !t.is_null());
+        let controller = meta
+            .owner_references
+            .as_ref()
+            .and_then(Value::as_array)
+            .and_then(|refs| {
+                refs.iter()
+                    .find(|r| r.get("controller") == Some(&Value::Bool(true)))
+            })
+            .map(|r| {
+                let s = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+                (s("apiVersion"), s("kind"), s("name"), s("uid"))
+            });
+        Ok(SetFacts {
+            integrity_hash,
+            spec_hash_era,
+            runner_spec_hash,
+            replicas,
+            deleting,
+            controller,
+            namespace: meta.namespace.map(Cow::into_owned).unwrap_or_default(),
+            name: meta.name.map(Cow::into_owned).unwrap_or_default(),
+            uid: meta.uid,
+            resource_version: meta.resource_version,
+            creation_timestamp: meta.creation_timestamp,
+            labels: meta.labels.unwrap_or_default(),
+            revisions,
+            spec_missing,
+            legacy_annotation,
+            phase,
+            runner_spec,
+            revision_writer: revision_writer(meta.managed_fields.as_deref().unwrap_or(&[])),
+        })
+    }
+}
+
+/// The manager owning `spec.actionableRevision` (the latest, if several co-own it through Apply).
+fn revision_writer(entries: &[ManagedFieldsText<'_>]) -> Option<FieldWriter> {
+    entries
+        .iter()
+        .filter(|m| m.subresource.as_deref().unwrap_or("").is_empty())
+        .filter(|m| {
+            m.fields_v1
+                .and_then(|f| serde_json::from_str::<FieldsSpec>(f.get()).ok())
+                .and_then(|f| f.spec)
+                .is_some_and(|s| s.revision.is_some())
+        })
+        .max_by(|a, b| a.time.cmp(&b.time))
+        .map(|m| FieldWriter {
+            manager: m
+                .manager
+                .clone()
+                .unwrap_or_else(|| "(unnamed manager)".into()),
+            time: m.time.clone(),
+        })
+}
+
+impl<'a> RunnerFacts<'a> {
+    /// Read an EphemeralRunner from its JSON text, borrowing its spec.
+    pub fn from_json(text: &'a str) -> Result<RunnerFacts<'a>, String> {
+        let obj: ObjectText<'a> = serde_json::from_str(text)
+            .map_err(|e| format!("not an EphemeralRunner object: {e}"))?;
+        let status: Value = match obj.status {
+            Some(raw) => serde_json::from_str(raw.get()).unwrap_or(Value::Null),
+            None => Value::Null,
+        };
+        // The fields RunnerState::of, owner_set and runner_id read, in the object's shape.
+        let view = serde_json::json!({
+            "metadata": {
+                "deletionTimestamp": obj.metadata.deletion_timestamp,
+                "ownerReferences": obj.metadata.owner_references,
+            },
+            "status": status,
+        });
+        let created_for_revision = obj
+            .metadata
+            .annotations
+            .as_ref()
+            .and_then(|a| a.get(ANNOTATION_ACTIONABLE_REVISION))
+            .map(|v| v.to_string());
+        Ok(RunnerFacts {
+            namespace: obj.metadata.namespace.unwrap_or(Cow::Borrowed("")),
+            name: obj.metadata.name.unwrap_or(Cow::Borrowed("")),
+            set: runners::owner_set(&view).map(str::to_string),
+            state: RunnerState::of(&view),
+            runner_id: runners::runner_id(&view),
+            spec: obj.spec.map(RawValue::get),
+            created_for_revision,
+        })
+    }
+}

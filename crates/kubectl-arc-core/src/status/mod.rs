@@ -1,0 +1,359 @@
+//! `status`'s verdict on each EphemeralRunnerSet: where it stands in the revision handshake, how its
+//! runners are spread over the states ARC's controller sees, and why it is not Synced.
+//!
+//! Pure core: objects in (as JSON text), verdicts out; the caller hands in the clock. Runner states
+//! mirror `newEphemeralRunnersByStates` ([`crate::runners::RunnerState`]) and staleness is Semantic
+//! inequality with the set's `spec.ephemeralRunnerSpec` ([`crate::runners::is_stale`]); the cleanup rules quoted in the
+//! reasons are those of `cleanUpEphemeralRunners` in ARC's
+//! controllers/actions.github.com/ephemeralrunnerset_controller.go.
+//!
+//! A [`Census`] aggregates runners per set as they stream in, so a list of 50,000 runners never has
+//! to be held: a runner whose spec is byte-for-byte the set's is not stale without decoding, and the
+//! verdict for any other spec is decoded once per set and distinct spec. In live mode (watch) it
+//! keeps one small record per runner, so that a change or deletion can be taken back.
+//!
+//! Split by what each part decides: [`facts`] reads a set and a runner from their JSON text,
+//! [`tally`] counts a set's runners by state, [`classify`] gives one set its state and reasons,
+//! [`census`] keeps sets and runners as they stream in; a row ([`SetStatus`]), its [`State`] and
+//! [`StatusReason`]s are here. `bump`'s decision is [`crate::bump`].
+
+use std::hash::Hash;
+
+use serde::{Deserialize, Serialize};
+
+use crate::gotime;
+use crate::runners::RunnerCounts;
+
+pub mod census;
+pub mod classify;
+pub mod facts;
+#[cfg(test)]
+mod hash_era_tests;
+pub mod tally;
+#[cfg(test)]
+mod tests;
+
+pub use census::*;
+pub use classify::*;
+pub use facts::*;
+pub use tally::*;
+
+/// Where a set stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum State {
+    /// applied >= spec, and no idle or pending runner runs an older spec (busy ones finish first).
+    Synced,
+    /// spec > applied: a cleanup is requested and not acknowledged yet.
+    Pending,
+    /// The revisions agree, yet idle or pending runners run an older spec.
+    Stale,
+    /// Still carries the integrity-hash annotation: `kubectl arc migrate` has not run.
+    Legacy,
+    /// applied > spec, or a field ARC's Go types cannot decode.
+    Invalid,
+    /// `status.phase` is Outdated: ARC creates no runners until the runner spec changes.
+    Outdated,
+    /// Being deleted (a deletionTimestamp): ARC up to 0.14 replaced it, or its scale set is going.
+    Deleting,
+    /// Made by ARC up to 0.14 (`actions.github.com/runner-spec-hash`): a runner-spec change
+    /// replaces the whole set; there is no revision to acknowledge, bump or migrate.
+    SpecHash,
+    /// The AutoscalingRunnerSet's desired runner spec differs from the set's under Semantic
+    /// equality: ARC's controller has not written the new spec yet.
+    Propagating,
+    /// Gone: `--watch` prints a set's row one last time when it is deleted.
+    Deleted,
+    /// ARC up to 0.14: the AutoscalingRunnerSet's `RunnerSetSpecHash()` differs from the newest
+    /// set's `runner-spec-hash`: ARC replaces the set (has not acted yet, or waits for running
+    /// jobs under `--update-strategy=eventual`).
+    Replacing,
+    /// ARC up to 0.14: an old set (not the newest of its scale set) scaled to 0 with runners left.
+    Draining,
+    /// Still under the integrity-hash mechanism, and its AutoscalingRunnerSet's template does not
+    /// survive Go's JSON round trip: ARC's two controllers recycle its runners forever.
+    RecycleLoop,
+    /// An AutoscalingRunnerSet without an EphemeralRunnerSet, not registered with GitHub yet (no
+    /// `runner-scale-set-id`): ARC creates the set once its listener has registered it.
+    Registering,
+    /// An AutoscalingRunnerSet registered with GitHub whose EphemeralRunnerSet ARC's controller
+    /// has not created yet.
+    Creating,
+}
+
+impl State {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Synced => "Synced",
+            State::Pending => "Pending",
+            State::Stale => "Stale",
+            State::Legacy => "Legacy",
+            State::Invalid => "Invalid",
+            State::Outdated => "Outdated",
+            State::Deleting => "Deleting",
+            State::SpecHash => "SpecHash",
+            State::Propagating => "Propagating",
+            State::Deleted => "Deleted",
+            State::RecycleLoop => "RecycleLoop",
+            State::Registering => "Registering",
+            State::Creating => "Creating",
+            State::Replacing => "Replacing",
+            State::Draining => "Draining",
+        }
+    }
+}
+
+impl std::fmt::Display for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A set's row: what `status` prints and `-o json` carries.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SetStatus {
+    pub namespace: String,
+    pub name: String,
+    /// `spec.actionableRevision` (`null` when it is not an integer).
+    pub spec_revision: Option<i64>,
+    /// `status.appliedActionableRevision` (`null` when it is not an integer).
+    pub applied_revision: Option<i64>,
+    pub state: State,
+    pub runners: RunnerCounts,
+    /// Why the set is not Synced (and, for a Synced set, busy runners still on an older spec).
+    /// Serialized as `{"reason": code, "message": English}` ([`crate::render::reason`]).
+    pub reasons: Vec<StatusReason>,
+    /// `status.phase`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spec_revision_written_by: Option<FieldWriter>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub creation_timestamp: Option<String>,
+    /// Seconds since creation, when the clock and the timestamp are known (table only).
+    #[serde(skip)]
+    pub age_seconds: Option<i64>,
+}
+
+impl SetStatus {
+    /// What `status --wait` waits for: Synced, or a set being deleted (ARC replaced it; its
+    /// successor is the one that must settle).
+    pub fn settled(&self) -> bool {
+        matches!(self.state, State::Synced | State::Deleting)
+    }
+}
+
+/// Seconds since the Unix epoch of an RFC 3339 time.
+pub fn unix_seconds(rfc3339: &str) -> Option<i64> {
+    gotime::parse_rfc3339(rfc3339)
+        .ok()
+        .map(|(s, _)| s - gotime::UNIX_TO_INTERNAL)
+}
+
+/// Mirrors k8s.io/apimachinery `duration.HumanDuration`, as kubectl prints AGE.
+pub fn human_duration(seconds: i64) -> String {
+    if seconds < -1 {
+        return "<invalid>".into();
+    }
+    let seconds = seconds.max(0);
+    if seconds < 60 * 2 {
+        return format!("{seconds}s");
+    }
+    let minutes = seconds / 60;
+    if minutes < 10 {
+        let s = seconds % 60;
+        return if s == 0 {
+            format!("{minutes}m")
+        } else {
+            format!("{minutes}m{s}s")
+        };
+    }
+    if minutes < 60 * 3 {
+        return format!("{minutes}m");
+    }
+    let hours = seconds / 3600;
+    if hours < 8 {
+        let m = minutes % 60;
+        return if m == 0 {
+            format!("{hours}h")
+        } else {
+            format!("{hours}h{m}m")
+        };
+    }
+    if hours < 48 {
+        return format!("{hours}h");
+    }
+    if hours < 24 * 8 {
+        let h = hours % 24;
+        return if h == 0 {
+            format!("{}d", hours / 24)
+        } else {
+            format!("{}d{h}h", hours / 24)
+        };
+    }
+    if hours < 24 * 365 * 2 {
+        return format!("{}d", hours / 24);
+    }
+    if hours < 24 * 365 * 8 {
+        let d = (hours / 24) % 365;
+        return if d == 0 {
+            format!("{}y", hours / 24 / 365)
+        } else {
+            format!("{}y{d}d", hours / 24 / 365)
+        };
+    }
+    format!("{}y", hours / 24 / 365)
+}
+
+/// `metadata.generation` of an AutoscalingRunnerSet ahead of its `status.observedGeneration`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unobserved {
+    pub generation: i64,
+    pub observed: i64,
+}
+
+/// Why a set is in its state, as facts: the rules decide which apply, and
+/// [`crate::render::reason`] writes each as English (`status NAME`, `-o wide`) and as
+/// `{"reason": code, "message": English}` in `-o json|yaml`. Consumers branch on
+/// [`StatusReason::code`], which is stable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StatusReason {
+    /// The set has a deletionTimestamp: its AutoscalingRunnerSet is being removed, or ARC is
+    /// replacing the set.
+    Deleting,
+    /// A set made by ARC 0.14 or older is being deleted: ARC replaced it after a runner-spec change.
+    Replaced,
+    /// Made by ARC 0.14 or older ([`ANNOTATION_RUNNER_SPEC_HASH`]): no revision to acknowledge.
+    SpecHash,
+    /// The set has no `spec` at all (the error stands alone: Go would decode the object).
+    SpecMissing { error: String },
+    /// A revision or status field ARC's Go types cannot decode.
+    SetUndecodable { error: String },
+    /// `spec.ephemeralRunnerSpec` cannot be decoded with ARC's Go types.
+    RunnerSpecUndecodable { error: String },
+    /// `status.appliedActionableRevision` > `spec.actionableRevision` ([`Handshake::AppliedAhead`]);
+    /// `next` is `nextActionableRevision` (max + 1).
+    AppliedAhead { spec: i64, applied: i64, next: i64 },
+    /// The AutoscalingRunnerSet's desired runner spec differs from the set's under Semantic
+    /// equality: the first paths that differ, and how many more.
+    SpecNotPropagated {
+        scale_set: String,
+        paths: Vec<String>,
+        more: usize,
+    },
+    /// The AutoscalingRunnerSet's controller has not observed its latest generation.
+    ObservedGenerationBehind { generation: i64, observed: i64 },
+    /// ARC's AutoscalingRunnerSet controller defers a spec change while runners are busy or pending.
+    SpecChangeDeferred { busy: usize, pending: usize },
+    /// `status.phase` is Outdated, said in one line.
+    Outdated,
+    /// `status.phase` is Outdated: what ARC does meanwhile, and what clears it.
+    OutdatedExplanation,
+    /// The integrity-hash recycle loop of the set's scale set ([`RecycleLoop`]).
+    RecycleLoop {
+        scale_set: String,
+        paths: Vec<String>,
+        flips: usize,
+    },
+    /// The integrity-hash annotation is still set: `kubectl arc migrate` has not run.
+    LegacyAnnotation,
+    /// spec > applied: revision `spec` is requested and not acknowledged.
+    RevisionNotAcknowledged { spec: i64, applied: i64 },
+    /// Who last wrote `spec.actionableRevision` (managedFields), and how long ago when known.
+    RevisionWrittenBy {
+        manager: String,
+        ago_seconds: Option<i64>,
+    },
+    /// Idle or pending runners on an older spec although revision `revision` is acknowledged:
+    /// `kubectl arc bump SET` requests a new cleanup.
+    StaleRunners {
+        runners: Examples,
+        revision: i64,
+        set: String,
+    },
+    /// Idle or pending runners on an older spec, which the requested cleanup removes.
+    AwaitingCleanup { runners: Examples },
+    /// Busy runners on an older spec: `cleanUpEphemeralRunners` lets them finish their job.
+    RunnersBusy { runners: Examples },
+    /// Idle or pending runners with `status.runnerId` 0: removing them can stall the cleanup
+    /// (ARC #4653).
+    RunnersUnregistered { runners: Examples },
+    /// Runners in phase Outdated (exit code 7).
+    RunnersOutdated { runners: Examples },
+    /// Runners with a deletionTimestamp.
+    RunnersDeleting { runners: Examples },
+    /// A cleanup is requested and no runner blocks it: ARC's EphemeralRunnerSet controller has
+    /// not acted.
+    WaitingForController,
+    /// Runners whose spec ARC's Go types cannot decode, with the first error.
+    RunnersUndecodable { runners: Examples, error: String },
+    /// The set was deleted (`--watch` prints its row one last time).
+    Deleted,
+    /// No EphemeralRunnerSet, and no `runner-scale-set-id` on the AutoscalingRunnerSet: its
+    /// listener has not registered the scale set with GitHub.
+    NotRegistered,
+    /// No EphemeralRunnerSet yet, although the scale set is registered.
+    SetNotCreated,
+    /// ARC cannot build the scale set's EphemeralRunnerSet (`newEphemeralRunnerSet` fails or
+    /// panics): it never creates it. ARC's reason.
+    CannotBuild { error: String },
+    /// ARC up to 0.14 (Replacing): release `release` hashes the AutoscalingRunnerSet to `desired`,
+    /// the newest set carries `current`: ARC replaces the set.
+    ReplacementPending {
+        scale_set: String,
+        release: String,
+        current: String,
+        desired: String,
+    },
+    /// Replacing, the set already scaled to 0 with running or pending runners left: ARC's
+    /// `--update-strategy=eventual` waits for them before it creates the new set.
+    ReplacementWaitsForJobs { busy: usize, pending: usize },
+    /// ARC up to 0.14 (Synced): the AutoscalingRunnerSet's hash equals the set's annotation.
+    SpecHashMatches { release: String, hash: String },
+    /// Draining: an old set of the scale set, whose newest set is `newest`; ARC deletes it (its
+    /// busy runners finish their job first).
+    OldSet { newest: String },
+    /// ARC up to 0.14, and the hash cannot be computed (the release, and why).
+    SpecHashUnknown { release: String, error: String },
+}
+
+impl StatusReason {
+    /// The stable UpperCamelCase code, as Kubernetes writes a condition's reason.
+    pub fn code(&self) -> &'static str {
+        match self {
+            StatusReason::Deleting => "Deleting",
+            StatusReason::Replaced => "Replaced",
+            StatusReason::SpecHash => "SpecHash",
+            StatusReason::SpecMissing { .. } => "SpecMissing",
+            StatusReason::SetUndecodable { .. } => "SetUndecodable",
+            StatusReason::RunnerSpecUndecodable { .. } => "RunnerSpecUndecodable",
+            StatusReason::AppliedAhead { .. } => "AppliedAhead",
+            StatusReason::SpecNotPropagated { .. } => "SpecNotPropagated",
+            StatusReason::ObservedGenerationBehind { .. } => "ObservedGenerationBehind",
+            StatusReason::SpecChangeDeferred { .. } => "SpecChangeDeferred",
+            StatusReason::Outdated => "Outdated",
+            StatusReason::OutdatedExplanation => "OutdatedExplanation",
+            StatusReason::RecycleLoop { .. } => "RecycleLoop",
+            StatusReason::LegacyAnnotation => "LegacyAnnotation",
+            StatusReason::RevisionNotAcknowledged { .. } => "RevisionNotAcknowledged",
+            StatusReason::RevisionWrittenBy { .. } => "RevisionWrittenBy",
+            StatusReason::StaleRunners { .. } => "StaleRunners",
+            StatusReason::AwaitingCleanup { .. } => "AwaitingCleanup",
+            StatusReason::RunnersBusy { .. } => "RunnersBusy",
+            StatusReason::RunnersUnregistered { .. } => "RunnersUnregistered",
+            StatusReason::RunnersOutdated { .. } => "RunnersOutdated",
+            StatusReason::RunnersDeleting { .. } => "RunnersDeleting",
+            StatusReason::WaitingForController => "WaitingForController",
+            StatusReason::RunnersUndecodable { .. } => "RunnersUndecodable",
+            StatusReason::Deleted => "Deleted",
+            StatusReason::NotRegistered => "NotRegistered",
+            StatusReason::SetNotCreated => "SetNotCreated",
+            StatusReason::CannotBuild { .. } => "CannotBuild",
+            StatusReason::ReplacementPending { .. } => "ReplacementPending",
+            StatusReason::ReplacementWaitsForJobs { .. } => "ReplacementWaitsForJobs",
+            StatusReason::SpecHashMatches { .. } => "SpecHashMatches",
+            StatusReason::OldSet { .. } => "OldSet",
+            StatusReason::SpecHashUnknown { .. } => "SpecHashUnknown",
+        }
+    }
+}

@@ -1,0 +1,351 @@
+use super::*;
+use crate::bump::*;
+use serde_json::{Value, json};
+
+use crate::layout::Layout;
+use crate::revision::Revisions;
+
+fn set(spec_rev: Value, applied: Value, extra: Value) -> SetFacts {
+    let mut obj = json!({
+        "metadata": {"name": "runners", "namespace": "arc", "creationTimestamp": "2026-09-01T00:00:00Z"},
+        "spec": {"actionableRevision": spec_rev, "ephemeralRunnerSpec": {"githubConfigUrl": "https://github.com/o", "spec": {"containers": [{"name": "runner", "image": "a"}]}}},
+        "status": {"appliedActionableRevision": applied},
+    });
+    merge(&mut obj, extra);
+    SetFacts::from_json(&obj.to_string()).unwrap()
+}
+
+fn merge(a: &mut Value, b: Value) {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in b {
+                merge(a.entry(k).or_insert(Value::Null), v);
+            }
+        }
+        (a, b) => *a = b,
+    }
+}
+
+fn runner(name: &str, image: &str, status: Value) -> String {
+    json!({
+        "metadata": {"name": name, "namespace": "arc", "ownerReferences": [
+            {"apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunnerSet", "name": "runners", "uid": "u", "controller": true}
+        ]},
+        "spec": {"githubConfigUrl": "https://github.com/o", "spec": {"containers": [{"name": "runner", "image": image}]}},
+        "status": status,
+    })
+    .to_string()
+}
+
+/// A set still decided by the integrity hash whose scale set's template loops is RecycleLoop,
+/// with the fields named, and the annotation's flips counted while it is watched; the same
+/// template written as Go writes it is not (issue 13).
+#[test]
+fn a_looping_template_on_a_legacy_set_is_a_recycle_loop_and_flips_are_counted() {
+    let layout = Layout::arc();
+    let legacy = |hash: &str| {
+        set(
+            json!(0),
+            json!(0),
+            // As ARC stored it: the template after Go's round trip (no env, cpu 1).
+            json!({
+                "metadata": {"annotations": {"actions.github.com/integrity-hash": hash}},
+                "spec": {"ephemeralRunnerSpec": {"runnerScaleSetId": 1, "spec": {"containers": [
+                    {"name": "runner", "image": "a", "resources": {"limits": {"cpu": "1"}}}
+                ]}}}
+            }),
+        )
+    };
+    let desired = |template: &str| DesiredSpec {
+        scale_set: "arc/runners".into(),
+        spec_json: format!(
+            r#"{{"githubConfigUrl":"https://github.com/o","template":{{"spec":{{"containers":[{{"name":"runner","image":"a"{template}}}]}}}}}}"#
+        ),
+        scale_set_id: Some("1".into()),
+        unobserved: None,
+    };
+    let key = ("arc".to_string(), "runners".to_string());
+    let mut census = Census::new(layout, true);
+    census.upsert_set(legacy("aaaa"));
+    census.set_desired(
+        &key,
+        Some(desired(
+            r#","env":[],"resources":{"limits":{"cpu":"1000m"}}"#,
+        )),
+    );
+    for hash in ["bbbb", "aaaa", "bbbb"] {
+        census.upsert_set(legacy(hash));
+    }
+    let row = census.status(&key, None).unwrap();
+    assert_eq!(row.state, State::RecycleLoop, "{:?}", row.reasons);
+    assert_eq!(
+        row.reasons[0],
+        StatusReason::RecycleLoop {
+            scale_set: "arc/runners".into(),
+            paths: vec![
+                "spec.containers[0].env".into(),
+                "spec.containers[0].resources.limits.cpu".into()
+            ],
+            flips: 3,
+        }
+    );
+    // Written as Go writes it: no loop; the set is only Legacy (migrate has not run).
+    census.set_desired(
+        &key,
+        Some(desired(r#","resources":{"limits":{"cpu":"1"}}"#)),
+    );
+    assert_eq!(census.status(&key, None).unwrap().state, State::Legacy);
+}
+
+fn census_with(facts: SetFacts, runners: &[String], live: bool) -> SetStatus {
+    let mut c = Census::new(Layout::arc(), live);
+    let key = c.upsert_set(facts);
+    for r in runners {
+        c.add_runner(&RunnerFacts::from_json(r).unwrap());
+    }
+    c.status(&key, unix_seconds("2026-09-01T01:00:00Z"))
+        .unwrap()
+}
+
+#[test]
+fn every_state() {
+    let synced = census_with(
+        set(json!(2), json!(2), json!({})),
+        &[
+            runner("r1", "a", json!({"phase": "Running", "runnerId": 5})),
+            runner(
+                "r2",
+                "old",
+                json!({"phase": "Running", "jobId": "9", "runnerId": 6}),
+            ),
+        ],
+        false,
+    );
+    assert_eq!(synced.state, State::Synced);
+    assert_eq!(synced.runners.idle, 1);
+    assert_eq!(synced.runners.busy, 1);
+    assert_eq!(synced.runners.stale, 1, "a busy runner is counted");
+    assert_eq!(synced.age_seconds, Some(3600));
+    assert_eq!(
+        synced.reasons,
+        vec![StatusReason::RunnersBusy {
+            runners: Examples {
+                count: 1,
+                names: vec!["r2".into()]
+            }
+        }]
+    );
+
+    let pending = census_with(set(json!(3), json!(2), json!({})), &[], false);
+    assert_eq!(pending.state, State::Pending);
+    assert_eq!(
+        pending.reasons[0],
+        StatusReason::RevisionNotAcknowledged {
+            spec: 3,
+            applied: 2
+        }
+    );
+
+    let stale = census_with(
+        set(json!(2), json!(2), json!({})),
+        &[runner("r1", "old", json!({"phase": "Pending"}))],
+        true,
+    );
+    assert_eq!(stale.state, State::Stale);
+    assert_eq!(stale.runners.stale, 1);
+    let codes: Vec<&str> = stale.reasons.iter().map(StatusReason::code).collect();
+    assert_eq!(codes, ["StaleRunners", "RunnersUnregistered"]);
+
+    let legacy = census_with(
+        set(
+            json!(0),
+            json!(0),
+            json!({"metadata": {"annotations": {"actions.github.com/integrity-hash": "x"}}}),
+        ),
+        &[],
+        false,
+    );
+    assert_eq!(legacy.state, State::Legacy);
+
+    let ahead = census_with(set(json!(2), json!(5), json!({})), &[], false);
+    assert_eq!(ahead.state, State::Invalid);
+    assert_eq!(
+        ahead.reasons[0],
+        StatusReason::AppliedAhead {
+            spec: 2,
+            applied: 5,
+            next: 6
+        }
+    );
+
+    let wrong_type = census_with(set(json!("five"), json!(1), json!({})), &[], false);
+    assert_eq!(wrong_type.state, State::Invalid);
+    assert_eq!(wrong_type.spec_revision, None);
+    assert!(
+        matches!(&wrong_type.reasons[0], StatusReason::SetUndecodable { error } if error.contains("not an integer")),
+        "{wrong_type:?}"
+    );
+}
+
+#[test]
+fn live_runners_can_be_taken_back() {
+    let mut c = Census::new(Layout::arc(), true);
+    let key = c.upsert_set(set(json!(2), json!(2), json!({})));
+    c.add_runner(
+        &RunnerFacts::from_json(&runner("r1", "old", json!({"phase": "Running"}))).unwrap(),
+    );
+    assert_eq!(c.status(&key, None).unwrap().state, State::Stale);
+    c.add_runner(
+        &RunnerFacts::from_json(&runner(
+            "r1",
+            "old",
+            json!({"phase": "Running", "jobId": "1"}),
+        ))
+        .unwrap(),
+    );
+    let s = c.status(&key, None).unwrap();
+    assert_eq!(
+        (s.state, s.runners.busy, s.runners.idle),
+        (State::Synced, 1, 0)
+    );
+    c.remove_runner("arc", "r1");
+    assert_eq!(
+        c.status(&key, None).unwrap().runners,
+        RunnerCounts::default()
+    );
+}
+
+#[test]
+fn revision_writer_comes_from_managed_fields() {
+    let f = set(
+        json!(4),
+        json!(3),
+        json!({"metadata": {"managedFields": [
+            {"manager": "arc", "operation": "Update", "time": "2026-09-01T00:10:00Z", "fieldsV1": {"f:spec": {"f:replicas": {}}}},
+            {"manager": "kubectl-arc", "operation": "Update", "time": "2026-09-01T00:50:00Z", "fieldsV1": {"f:spec": {"f:actionableRevision": {}}}},
+            {"manager": "ctl", "operation": "Update", "subresource": "status", "time": "2026-09-01T00:55:00Z", "fieldsV1": {"f:status": {}}}
+        ]}}),
+    );
+    assert_eq!(f.revision_writer.as_ref().unwrap().manager, "kubectl-arc");
+    let s = census_with(f, &[], false);
+    assert!(
+        s.reasons.iter().any(|r| *r
+            == StatusReason::RevisionWrittenBy {
+                manager: "kubectl-arc".into(),
+                ago_seconds: Some(600)
+            }),
+        "{s:?}"
+    );
+}
+
+#[test]
+fn ages_like_kubectl() {
+    let cases = [
+        (0, "0s"),
+        (119, "119s"),
+        (120, "2m"),
+        (125, "2m5s"),
+        (600, "10m"),
+        (3 * 3600, "3h"),
+        (3 * 3600 + 60, "3h1m"),
+        (47 * 3600, "47h"),
+        (49 * 3600, "2d1h"),
+        (10 * 86400, "10d"),
+        (3 * 365 * 86400, "3y"),
+    ];
+    for (s, want) in cases {
+        assert_eq!(human_duration(s), want, "{s}");
+    }
+}
+
+#[test]
+fn bump_is_max_plus_one_once_per_request() {
+    let ers = json!({"metadata": {"annotations": {"kubectl-arc/recent-bumps": "old=3"}}, "spec": {"actionableRevision": 3}, "status": {"appliedActionableRevision": 5}});
+    let req = BumpRequest {
+        id: "abc",
+        reason: Some("new image"),
+        owner: None,
+    };
+    let BumpDecision::Write { new, patch, .. } = decide_bump(&ers, &req) else {
+        panic!()
+    };
+    assert_eq!(new, 6);
+    assert_eq!(
+        patch["metadata"]["annotations"]["kubectl-arc/recent-bumps"],
+        "old=3,abc=6"
+    );
+    assert_eq!(
+        patch["metadata"]["annotations"]["kubectl-arc/bump-reason"],
+        "new image"
+    );
+    let mut written = ers.clone();
+    merge(&mut written, patch);
+    assert_eq!(check_bump(&written, "abc", 6), Ok(()));
+    assert!(check_bump(&ers, "abc", 6).is_err());
+    assert_eq!(
+        decide_bump(&written, &req),
+        BumpDecision::AlreadyDone {
+            before: Revisions {
+                spec: 6,
+                applied: 5
+            },
+            revision: 6
+        }
+    );
+    let outdated = json!({"spec": {"actionableRevision": 1}, "status": {"phase": "Outdated"}});
+    assert!(matches!(
+        decide_bump(&outdated, &req),
+        BumpDecision::Refuse {
+            reason: BumpReason::Outdated,
+            ..
+        }
+    ));
+    let foreign = json!({"metadata": {"ownerReferences": [{"kind": "AutoscalingRunnerSet", "name": "x", "uid": "1", "controller": true}]}, "spec": {}});
+    let owned = BumpRequest {
+        owner: Some(("x", "2")),
+        ..req
+    };
+    assert_eq!(
+        decide_bump(&foreign, &owned),
+        BumpDecision::Refuse {
+            before: Some(Revisions::default()),
+            reason: BumpReason::OwnerMismatch {
+                scale_set: "x".into(),
+                uid: "2".into(),
+                found: Some(OwnerRef {
+                    kind: Some("AutoscalingRunnerSet".into()),
+                    name: Some("x".into()),
+                    uid: Some("1".into()),
+                }),
+            },
+        }
+    );
+    let owned = BumpRequest {
+        owner: Some(("x", "1")),
+        ..req
+    };
+    assert!(matches!(
+        decide_bump(&foreign, &owned),
+        BumpDecision::Write { new: 1, .. }
+    ));
+}
+
+#[test]
+fn recent_bumps_are_bounded() {
+    let many: Vec<String> = (0..40).map(|i| format!("id{i}={i}")).collect();
+    let ers = json!({"metadata": {"annotations": {"kubectl-arc/recent-bumps": many.join(",")}}, "spec": {"actionableRevision": 39}});
+    let req = BumpRequest {
+        id: "new",
+        reason: None,
+        owner: None,
+    };
+    let BumpDecision::Write { patch, .. } = decide_bump(&ers, &req) else {
+        panic!()
+    };
+    let recent = patch["metadata"]["annotations"]["kubectl-arc/recent-bumps"]
+        .as_str()
+        .unwrap();
+    assert_eq!(recent.split(',').count(), RECENT_BUMPS);
+    assert!(recent.ends_with("new=40"));
+    assert!(patch["metadata"]["annotations"]["kubectl-arc/bump-reason"].is_null());
+}
