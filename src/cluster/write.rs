@@ -311,14 +311,29 @@ pub async fn guarded_patch(
                     reason,
                 })?;
                 if opts.dry_run == DryRun::None {
-                    // Read back what was stored, as a second reader would see it.
+                    // Read back what was stored, as a second reader would see it. A read at
+                    // another resourceVersion than the one our write made shows a later write
+                    // (another bump, the controller): ours persisted, and whether the later one
+                    // kept our value is not ours to check (a racing restart writes its own stamp).
                     let stored = read(client, plural, namespace, name)
                         .await?
                         .ok_or_else(|| WriteError::NotFound(what.clone()))?;
-                    verify(&stored.value).map_err(|reason| WriteError::Verify {
-                        what: what.clone(),
-                        reason: format!("read back: {reason}"),
-                    })?;
+                    let written = after
+                        .pointer("/metadata/resourceVersion")
+                        .and_then(Value::as_str);
+                    if written.is_none() || stored.resource_version() == written {
+                        verify(&stored.value).map_err(|reason| WriteError::Verify {
+                            what: what.clone(),
+                            reason: format!("read back: {reason}"),
+                        })?;
+                    } else {
+                        tracing::info!(
+                            target: "kubectl_arc::write",
+                            "{what}: written at resourceVersion {}, read back at {} (a later write)",
+                            written.unwrap_or("?"),
+                            stored.resource_version().unwrap_or("?")
+                        );
+                    }
                 }
                 return Ok(Outcome::Written {
                     before,
