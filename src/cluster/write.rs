@@ -228,8 +228,38 @@ pub(crate) async fn read(
     }
 }
 
+/// A guarded write's outcome, with the caller's own decision (`D`) made on the read the last
+/// attempt was based on: what the caller reports is what the write did, never a decision made on
+/// an earlier read.
+#[derive(Debug)]
+pub struct Guarded<D> {
+    /// `None` when no read succeeded (nothing was decided).
+    pub decision: Option<D>,
+    pub outcome: Result<Outcome, WriteError>,
+}
+
 /// Read, decide, and write with a resourceVersion precondition, retrying as described above.
-pub async fn guarded_patch(
+/// `decide` returns the caller's decision and the write it asks for; the last one made comes back
+/// with the outcome.
+pub async fn guarded_patch<D>(
+    client: &Client,
+    plural: &str,
+    namespace: &str,
+    name: &str,
+    opts: &WriteOptions,
+    mut decide: impl FnMut(&ObjectText) -> (D, Decision),
+) -> Guarded<D> {
+    let mut decision = None;
+    let outcome = patch_with_precondition(client, plural, namespace, name, opts, |object| {
+        let (d, write) = decide(object);
+        decision = Some(d);
+        write
+    })
+    .await;
+    Guarded { decision, outcome }
+}
+
+async fn patch_with_precondition(
     client: &Client,
     plural: &str,
     namespace: &str,

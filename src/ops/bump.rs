@@ -21,7 +21,7 @@ use crate::cluster::preflight::{
 };
 use crate::cluster::watch::{Event, Scope, Watcher};
 use crate::cluster::write::{
-    Backoff, Decision, DryRun, Outcome, WriteError, WriteOptions, guarded_patch, read,
+    Backoff, Decision, DryRun, Guarded, Outcome, WriteError, WriteOptions, guarded_patch, read,
 };
 use crate::cluster::{self, ConnectOptions};
 use crate::core::arc;
@@ -462,7 +462,6 @@ async fn bump_one(
         backoff: Backoff::default(),
         jitter_seed: u64::from_str_radix(bump_id, 16).unwrap_or(0),
     };
-    let mut last: Option<BumpDecision> = None;
     let write = guarded_patch(
         client,
         arc::EPHEMERAL_RUNNER_SETS,
@@ -487,12 +486,11 @@ async fn bump_one(
                 t.name,
                 obj.resource_version().unwrap_or("?")
             );
-            last = Some(decision.clone());
-            match decision {
+            let write = match &decision {
                 BumpDecision::Write { new, patch, .. } => {
-                    let id = bump_id.to_string();
+                    let (id, new) = (bump_id.to_string(), *new);
                     Decision::Patch {
-                        body: patch,
+                        body: patch.clone(),
                         verify: Box::new(move |stored: &Value| check_bump(stored, &id, new)),
                     }
                 }
@@ -500,12 +498,12 @@ async fn bump_one(
                     Decision::Skip(format!("this request already wrote revision {revision}"))
                 }
                 BumpDecision::Refuse { reason, .. } => Decision::Refuse(reason.to_string()),
-            }
+            };
+            (decision, write)
         },
     );
-    let sent = gate.write(write).await;
-    match sent {
-        Ok(outcome) => bumped(t, plan.dry_run, bump_id, outcome, last),
+    match gate.write(write).await {
+        Ok(written) => bumped(t, plan.dry_run, bump_id, written),
         Err(not_attempted) => {
             let mut item = failed(&t.namespace, &t.name, BumpResult::Failed, not_attempted);
             item.reason = Some("NotAttempted");
@@ -558,7 +556,7 @@ async fn restart_one(
                 obj.resource_version().unwrap_or("?")
             );
             let want = want.clone();
-            Decision::Patch {
+            let write = Decision::Patch {
                 body: serde_json::json!({"spec": {"template": {"metadata": {"annotations": {
                     ANNOTATION_RESTARTED_AT: stamp,
                 }}}}}),
@@ -575,10 +573,11 @@ async fn restart_one(
                         ))
                     }
                 }),
-            }
+            };
+            ((), write)
         },
     );
-    match gate.write(write).await {
+    match gate.write(write).await.map(|w| w.outcome) {
         Ok(Ok(Outcome::Written { attempts, .. })) => {
             let result = if plan.dry_run == DryRun::None {
                 BumpResult::Bumped
@@ -711,20 +710,14 @@ fn restarted(t: &Target, restart: &Restart, stamp: &str, result: BumpResult) -> 
 const RESTARTED: &str = "Restarted";
 
 /// The item of a set from what its guarded write did and the decision it last made.
-fn bumped(
-    t: &Target,
-    dry_run: DryRun,
-    bump_id: &str,
-    outcome: Result<Outcome, WriteError>,
-    last: Option<BumpDecision>,
-) -> BumpItem {
+fn bumped(t: &Target, dry_run: DryRun, bump_id: &str, written: Guarded<BumpDecision>) -> BumpItem {
     let mut item = failed(&t.namespace, &t.name, BumpResult::Failed, String::new());
     item.message = None;
     let set_before = |item: &mut BumpItem, before: Option<Revisions>| {
         item.spec_revision = before.map(|r| r.spec);
         item.applied_revision = before.map(|r| r.applied);
     };
-    match (outcome, last) {
+    match (written.outcome, written.decision) {
         (
             Ok(Outcome::Written {
                 attempts, before, ..
@@ -950,13 +943,11 @@ mod tests {
     /// The item of a set whose write did `outcome`, decided on `v` as the write guard decides.
     fn item_of(v: &Value, dry_run: DryRun, outcome: impl Fn(ObjectText) -> Outcome) -> BumpItem {
         let decision = decide_bump(v, &REQUEST);
-        bumped(
-            &target(),
-            dry_run,
-            REQUEST.id,
-            Ok(outcome(object(v))),
-            Some(decision),
-        )
+        let written = Guarded {
+            decision: Some(decision),
+            outcome: Ok(outcome(object(v))),
+        };
+        bumped(&target(), dry_run, REQUEST.id, written)
     }
 
     fn written(before: ObjectText) -> Outcome {
@@ -1044,13 +1035,11 @@ mod tests {
 
         let failed = |e: WriteError| {
             let v = ers(1, 1, json!({}));
-            bumped(
-                &target(),
-                DryRun::None,
-                REQUEST.id,
-                Err(e),
-                Some(decide_bump(&v, &REQUEST)),
-            )
+            let written = Guarded {
+                decision: Some(decide_bump(&v, &REQUEST)),
+                outcome: Err(e),
+            };
+            bumped(&target(), DryRun::None, REQUEST.id, written)
         };
         let item = failed(WriteError::Conflict {
             what: "ephemeralrunnersets ci/runners".into(),
@@ -1078,16 +1067,14 @@ mod tests {
         assert_eq!(item.reason, Some("OutcomeUnknown"));
         // A write whose outcome disagrees with its decision is an internal error, never a success.
         let v = ers(1, 1, json!({}));
-        let item = bumped(
-            &target(),
-            DryRun::None,
-            REQUEST.id,
-            Ok(Outcome::Skipped {
+        let written = Guarded {
+            decision: Some(decide_bump(&v, &REQUEST)),
+            outcome: Ok(Outcome::Skipped {
                 before: object(&v),
                 reason: String::new(),
             }),
-            Some(decide_bump(&v, &REQUEST)),
-        );
+        };
+        let item = bumped(&target(), DryRun::None, REQUEST.id, written);
         assert_eq!(
             (item.result, item.reason),
             (BumpResult::Failed, Some("Internal"))

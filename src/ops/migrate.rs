@@ -18,7 +18,7 @@ use serde_json::Value;
 use super::{Gate, Throttle};
 use crate::cluster::preflight::{self, Permission};
 use crate::cluster::write::{
-    Decision as WriteDecision, DryRun, ObjectText, Outcome, WriteError, WriteOptions, guarded_patch,
+    Decision as WriteDecision, DryRun, Guarded, ObjectText, Outcome, WriteOptions, guarded_patch,
 };
 use crate::cluster::{self, ConnectOptions};
 use crate::core::arc::{self, ANNOTATION_INTEGRITY_HASH};
@@ -412,7 +412,6 @@ async fn migrate_one(
         };
         return row(c, Some(&first), result, None);
     }
-    let mut last: Option<Decision> = None;
     let write = guarded_patch(
         client,
         arc::EPHEMERAL_RUNNER_SETS,
@@ -422,10 +421,9 @@ async fn migrate_one(
         |fresh| {
             let d = match decide_object(c, fresh, plan.unverifiable) {
                 Ok(d) => d,
-                Err(e) => return WriteDecision::Refuse(e),
+                Err(e) => return (None, WriteDecision::Refuse(e)),
             };
-            last = Some(d.clone());
-            match d.patch() {
+            let write = match d.patch() {
                 None => WriteDecision::Skip(d.reason.to_string()),
                 Some(body) => {
                     let want = d.to_revision;
@@ -434,24 +432,32 @@ async fn migrate_one(
                         verify: Box::new(move |after: &Value| verify_migrated(after, want)),
                     }
                 }
-            }
+            };
+            (Some(d), write)
         },
     );
-    let sent = gate.write(write).await;
-    written_row(c, &last.unwrap_or(first), plan.dry_run, sent)
+    written_row(c, first, plan.dry_run, gate.write(write).await)
 }
 
 /// The row of a set whose write went to the gate, from what happened to it (`Err`: not
-/// attempted, the breaker's reason; else what the guarded write did) and the decision last made.
+/// attempted, the breaker's reason; else what the guarded write did) and the decision made on the
+/// read the write was based on (`first`, the decision on the listed object, when no fresh read
+/// was decided: the refusal says why).
 fn written_row(
     c: &Candidate,
-    d: &Decision,
+    first: Decision,
     dry_run: DryRun,
-    sent: Result<Result<Outcome, WriteError>, String>,
+    sent: Result<Guarded<Option<Decision>>, String>,
 ) -> MigrateRow {
-    match sent {
-        Err(not_attempted) => row(c, Some(d), MigrateResult::Failed, Some(not_attempted)),
-        Ok(Ok(Outcome::Written { attempts, .. })) => MigrateRow {
+    let (d, outcome) = match sent {
+        Err(not_attempted) => {
+            return row(c, Some(&first), MigrateResult::Failed, Some(not_attempted));
+        }
+        Ok(Guarded { decision, outcome }) => (decision.flatten().unwrap_or(first), outcome),
+    };
+    let d = &d;
+    match outcome {
+        Ok(Outcome::Written { attempts, .. }) => MigrateRow {
             attempts,
             ..row(
                 c,
@@ -464,11 +470,9 @@ fn written_row(
                 None,
             )
         },
-        Ok(Ok(Outcome::Skipped { .. })) => row(c, Some(d), MigrateResult::Unchanged, None),
-        Ok(Ok(Outcome::Refused { reason, .. })) => {
-            row(c, Some(d), MigrateResult::Failed, Some(reason))
-        }
-        Ok(Err(e)) => row(c, Some(d), MigrateResult::Failed, Some(e.to_string())),
+        Ok(Outcome::Skipped { .. }) => row(c, Some(d), MigrateResult::Unchanged, None),
+        Ok(Outcome::Refused { reason, .. }) => row(c, Some(d), MigrateResult::Failed, Some(reason)),
+        Err(e) => row(c, Some(d), MigrateResult::Failed, Some(e.to_string())),
     }
 }
 
@@ -642,6 +646,7 @@ fn verify_migrated(after: &Value, want: i64) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cluster::write::WriteError;
     use crate::core::migrate::Verdict;
     use crate::shell::Terminal;
     use serde_json::json;
@@ -903,50 +908,80 @@ mod tests {
                 json!({"metadata": {"annotations": {ANNOTATION_INTEGRITY_HASH: null}}, "spec": {"actionableRevision": 6}})
             )
         );
+        let sent = |outcome: Result<Outcome, WriteError>| {
+            Ok(Guarded {
+                decision: Some(Some(d.clone())),
+                outcome,
+            })
+        };
         let written = || {
-            Ok(Ok(Outcome::Written {
+            sent(Ok(Outcome::Written {
                 before: c.object.clone(),
                 after: json!({}),
                 patch: json!({}),
                 attempts: 3,
             }))
         };
-        let r = written_row(&c, &d, DryRun::None, written());
+        let r = written_row(&c, d.clone(), DryRun::None, written());
         assert_eq!(
             (r.result, r.attempts, r.new_spec_revision),
             (MigrateResult::Written, 3, 6)
         );
-        let r = written_row(&c, &d, DryRun::Server, written());
+        let r = written_row(&c, d.clone(), DryRun::Server, written());
         assert_eq!(r.result, MigrateResult::WouldWrite);
-        let skipped = Ok(Ok(Outcome::Skipped {
+        let skipped = sent(Ok(Outcome::Skipped {
             before: c.object.clone(),
             reason: "done".into(),
         }));
         assert_eq!(
-            written_row(&c, &d, DryRun::None, skipped).result,
+            written_row(&c, d.clone(), DryRun::None, skipped).result,
             MigrateResult::Unchanged
         );
-        let refused = Ok(Ok(Outcome::Refused {
+        let refused = sent(Ok(Outcome::Refused {
             before: c.object.clone(),
             reason: "no".into(),
         }));
-        let r = written_row(&c, &d, DryRun::None, refused);
+        let r = written_row(&c, d.clone(), DryRun::None, refused);
         assert_eq!(
             (r.result, r.error.as_deref()),
             (MigrateResult::Failed, Some("no"))
         );
-        let conflict = Ok(Err(WriteError::Conflict {
+        let conflict = sent(Err(WriteError::Conflict {
             what: "ephemeralrunnersets ci/pending".into(),
             attempts: 5,
         }));
-        let r = written_row(&c, &d, DryRun::None, conflict);
+        let r = written_row(&c, d.clone(), DryRun::None, conflict);
         assert_eq!(r.result, MigrateResult::Failed);
         assert!(r.error.unwrap().contains("conflict"));
-        let r = written_row(&c, &d, DryRun::None, Err("not attempted: gone".into()));
+        let r = written_row(
+            &c,
+            d.clone(),
+            DryRun::None,
+            Err("not attempted: gone".into()),
+        );
         assert_eq!(
             (r.result, r.error.as_deref()),
             (MigrateResult::Failed, Some("not attempted: gone"))
         );
+        // The row reports the decision the write was based on, not the first one: a fresh read
+        // that found the work done (here: revision 9) is what the row says.
+        let mut fresh = d.clone();
+        fresh.to_revision = 9;
+        let r = written_row(
+            &c,
+            d.clone(),
+            DryRun::None,
+            Ok(Guarded {
+                decision: Some(Some(fresh)),
+                outcome: Ok(Outcome::Written {
+                    before: c.object.clone(),
+                    after: json!({}),
+                    patch: json!({}),
+                    attempts: 2,
+                }),
+            }),
+        );
+        assert_eq!(r.new_spec_revision, 9);
     }
 
     #[test]

@@ -19,7 +19,7 @@ pub(crate) mod release;
 pub(crate) mod status;
 
 use crate::cluster::ratelimit::RateLimiter;
-use crate::cluster::write::{Breaker, WriteError};
+use crate::cluster::write::{Breaker, Guarded, WriteError};
 use crate::shell::Shell;
 
 /// Which objects a command is about: kubectl's `-n`, `-A`, NAME... and `-l`, checked by
@@ -99,18 +99,22 @@ impl Gate {
     /// Send one guarded write through the gate: `Err(why)` without sending it when the breaker is
     /// open (the item says why it was not attempted); otherwise once the rate limiter lets it,
     /// noting whether it found the API server unreachable.
-    pub(crate) async fn write<T>(
+    pub(crate) async fn write<D>(
         &mut self,
-        write: impl Future<Output = Result<T, WriteError>>,
-    ) -> Result<Result<T, WriteError>, String> {
+        write: impl Future<Output = Guarded<D>>,
+    ) -> Result<Guarded<D>, String> {
         if self.breaker.open() {
             return Err(self.breaker.reason());
         }
         self.limiter.acquire().await;
-        let outcome = write.await;
-        self.breaker
-            .record(outcome.as_ref().is_err_and(WriteError::server_unreachable));
-        Ok(outcome)
+        let guarded = write.await;
+        self.breaker.record(
+            guarded
+                .outcome
+                .as_ref()
+                .is_err_and(WriteError::server_unreachable),
+        );
+        Ok(guarded)
     }
 }
 
@@ -176,12 +180,15 @@ mod tests {
                     let written = gate
                         .write(async {
                             sent += 1;
-                            Err::<(), _>(unreachable_server())
+                            Guarded::<()> {
+                                decision: None,
+                                outcome: Err(unreachable_server()),
+                            }
                         })
                         .await;
-                    match written {
+                    match written.map(|w| w.outcome) {
                         Ok(Err(_)) => "unreachable".to_string(),
-                        Ok(Ok(())) => "written".to_string(),
+                        Ok(Ok(_)) => "written".to_string(),
                         Err(why) => why,
                     }
                 },

@@ -23,7 +23,7 @@ async fn a_conflict_rereads_and_redecides() {
         backoff: Default::default(),
         jitter_seed: 1,
     };
-    let outcome = guarded_patch(
+    let written = guarded_patch(
         &client,
         "ephemeralrunnersets",
         &ns,
@@ -54,7 +54,7 @@ async fn a_conflict_rereads_and_redecides() {
                 .unwrap();
             }
             let want = spec + 1;
-            Decision::Patch {
+            let write = Decision::Patch {
                 body: json!({"spec": {"actionableRevision": want}}),
                 verify: Box::new(move |after: &Value| {
                     match after["spec"]["actionableRevision"].as_i64() {
@@ -62,11 +62,15 @@ async fn a_conflict_rereads_and_redecides() {
                         other => Err(format!("actionableRevision {other:?}, want {want}")),
                     }
                 }),
-            }
+            };
+            (spec, write)
         },
     )
-    .await
-    .expect("the second attempt succeeds");
+    .await;
+    // The decision that comes back is the one the written attempt made: on the concurrent
+    // writer's 10, not on the first read's 0.
+    assert_eq!(written.decision, Some(10));
+    let outcome = written.outcome.expect("the second attempt succeeds");
     assert_eq!(
         decisions.load(Ordering::SeqCst),
         2,
