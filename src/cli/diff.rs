@@ -175,6 +175,7 @@ fn validate(kube: &KubeFlags, args: &DiffArgs) -> Result<Plan> {
         allow_empty_live: args.allow_empty_live,
         arc_release,
         connect,
+        keep_specs: args.output == Output::Default,
     })
 }
 

@@ -49,6 +49,9 @@ pub(crate) struct Plan {
     pub(crate) arc_release: Option<&'static crate::core::release::ArcRelease>,
     /// How to reach the cluster.
     pub(crate) connect: ConnectOptions,
+    /// Keep each item's specs for a text diff (the text report); else they are dropped as soon as
+    /// the item is judged, so that the report of 10,000 sets holds no decoded spec.
+    pub(crate) keep_specs: bool,
 }
 
 /// A diff's result: the report, and the inputs that could not be read (said on stderr).
@@ -279,8 +282,7 @@ pub(crate) fn run(plan: &Plan, stdin: &mut dyn Read) -> Result<Diff> {
             .and_then(|(v, from)| Some((crate::core::release::release(v)?, from.clone()))),
     };
     let pairings = pair_all(&world);
-    let (mut items, not_in_change) =
-        compare_all(plan.layout, &world, &pairings, !files_given, &stated);
+    let (mut items, not_in_change) = compare_all(plan, &world, &pairings, !files_given, &stated);
     items.append(&mut world.failed);
     let judged: BTreeSet<(String, String)> = (items.iter())
         .map(|i| (i.namespace.clone(), i.name.clone()))
@@ -773,26 +775,34 @@ fn scale_set_id<'a>(
 /// Compare every desired scale set with its set; and how many scale sets are only live (not in
 /// the change: not judged).
 fn compare_all(
-    layout: &'static Layout,
+    plan: &Plan,
     world: &World,
     pairings: &[Option<Pairing>],
     live_desired: bool,
     stated: &crate::ops::release::Stated,
 ) -> (Vec<ScaleSetDiff>, usize) {
     let failed = failed_keys(world);
+    let listeners = listeners_by_scale_set(&world.listeners);
     let mut items = Vec::new();
     for (ars, pairing) in world.desired.iter().zip(pairings) {
         if pairing.is_none() && failed.contains(&(ars.namespace(), ars.name())) {
             continue; // its set could not be read: reported with it.
         }
-        items.push(compare_one(
-            layout,
+        let listener = listeners.get(&ars.key()).copied();
+        let mut item = compare_one(
+            plan.layout,
             world,
             ars,
             pairing.as_ref(),
+            listener,
             live_desired,
             stated,
-        ));
+        );
+        // The text diff is the only reader of the specs, and only of an item with differences.
+        if !plan.keep_specs || item.differences.is_empty() {
+            item.specs = None;
+        }
+        items.push(item);
     }
     let claimed: BTreeSet<usize> = pairings
         .iter()
@@ -820,6 +830,27 @@ fn compare_all(
     (items, not_in_change)
 }
 
+/// The AutoscalingListeners by the scale set they name (`spec.autoscalingRunnerSetNamespace` and
+/// `-Name`), indexed once; the first of each scale set, in input order.
+fn listeners_by_scale_set(listeners: &[Object]) -> HashMap<(String, String), &Object> {
+    let mut by = HashMap::new();
+    for l in listeners {
+        let field = |f: &str| {
+            l.spec_field(f)
+                .ok()
+                .flatten()
+                .and_then(|v| serde_json::from_str::<String>(v.get()).ok())
+        };
+        if let (Some(ns), Some(name)) = (
+            field("autoscalingRunnerSetNamespace"),
+            field("autoscalingRunnerSetName"),
+        ) {
+            by.entry((ns, name)).or_insert(l);
+        }
+    }
+    by
+}
+
 /// One scale set's report, with the integrity-hash recycle loop verdict of its template (a
 /// property of the template, so given whenever there is one, even when the drift is not).
 fn compare_one(
@@ -827,6 +858,7 @@ fn compare_one(
     world: &World,
     ars: &Object,
     pairing: Option<&Pairing>,
+    listener: Option<&Object>,
     live_desired: bool,
     stated: &crate::ops::release::Stated,
 ) -> ScaleSetDiff {
@@ -849,17 +881,6 @@ fn compare_one(
             crate::core::desired::written_runner_spec(layout, ars.written_spec(None))
         });
     let set = pairing.map(|p| &world.live_sets[p.chosen]);
-    let (ns, name) = ars.key();
-    let listener = world.listeners.iter().find(|l| {
-        let field = |f: &str| {
-            l.spec_field(f)
-                .ok()
-                .flatten()
-                .and_then(|v| serde_json::from_str::<String>(v.get()).ok())
-        };
-        field("autoscalingRunnerSetNamespace").as_deref() == Some(ns.as_str())
-            && field("autoscalingRunnerSetName").as_deref() == Some(name.as_str())
-    });
     let sides = crate::ops::release::Sides {
         desired: ars,
         set,

@@ -104,11 +104,10 @@ pub(crate) async fn list(client: &kube::Client, plan: &Plan) -> Result<Snapshot>
     let mut census = gathered.census;
     let scale_sets = scale_sets(client, plan).await;
     attach_desired(&scale_sets, &mut census);
-    let waiting: Vec<SetStatus> =
-        scale_sets_without_sets(plan, &scale_sets, |a| has_set(a, &census))
-            .into_iter()
-            .map(|a| scale_set_row(plan, a))
-            .collect();
+    let waiting: Vec<SetStatus> = without_sets(plan, &scale_sets, &census)
+        .into_iter()
+        .map(|a| scale_set_row(plan, a))
+        .collect();
     if gathered.seen.is_empty()
         && waiting.is_empty()
         && let Some(ns) = plan.namespace.as_deref()
@@ -363,19 +362,17 @@ async fn scale_sets(client: &kube::Client, plan: &Plan) -> Vec<input::Object> {
 fn has_set(scale_set: &input::Object, census: &Census) -> bool {
     let inputs = census.pairing_inputs();
     let sets: Vec<_> = inputs.iter().map(|(_, s)| *s).collect();
-    has_set_among(scale_set, &sets)
+    has_set_among(scale_set, &pairing::Index::new(&sets))
 }
 
-/// Whether ARC's `listEphemeralRunnerSets` finds a set of `scale_set` among `sets`.
-fn has_set_among(scale_set: &input::Object, sets: &[pairing::RunnerSet<'_>]) -> bool {
-    pairing::pair(
-        pairing::ScaleSet {
-            namespace: scale_set.namespace(),
-            name: scale_set.name(),
-            uid: scale_set.meta.uid.as_deref(),
-        },
-        sets,
-    )
+/// Whether ARC's `listEphemeralRunnerSets` finds a set of `scale_set` among the indexed sets
+/// (indexed once: each scale set looks at its own few candidates, not at every set).
+fn has_set_among(scale_set: &input::Object, sets: &pairing::Index<'_, '_>) -> bool {
+    sets.pair(pairing::ScaleSet {
+        namespace: scale_set.namespace(),
+        name: scale_set.name(),
+        uid: scale_set.meta.uid.as_deref(),
+    })
     .is_some()
 }
 
@@ -399,6 +396,18 @@ fn scale_sets_without_sets<'a>(
         .filter(|a| (plan.parsed_selector.as_ref()).is_none_or(|s| s.matches(&a.meta.labels)))
         .filter(|a| !has_set(a))
         .collect()
+}
+
+/// [`scale_sets_without_sets`] against the census, its sets indexed once.
+fn without_sets<'a>(
+    plan: &Plan,
+    scale_sets: &'a [input::Object],
+    census: &Census,
+) -> Vec<&'a input::Object> {
+    let inputs = census.pairing_inputs();
+    let sets: Vec<_> = inputs.iter().map(|(_, s)| *s).collect();
+    let index = pairing::Index::new(&sets);
+    scale_sets_without_sets(plan, scale_sets, |a| has_set_among(a, &index))
 }
 
 /// The row of a scale set without a set ([`crate::core::status::scale_set_without_set`]).
@@ -557,11 +566,10 @@ pub(crate) async fn follow(
     attach_desired(&scale_sets, &mut census);
     // Scale sets without a set yet (just installed): waited for until ARC creates their set, as
     // `kubectl rollout status` waits for a new Deployment's ReplicaSet.
-    let mut waiting: Vec<input::Object> =
-        scale_sets_without_sets(plan, &scale_sets, |a| has_set(a, &census))
-            .into_iter()
-            .cloned()
-            .collect();
+    let mut waiting: Vec<input::Object> = without_sets(plan, &scale_sets, &census)
+        .into_iter()
+        .cloned()
+        .collect();
     let waiting_rows: Vec<SetStatus> = waiting.iter().map(|a| scale_set_row(plan, a)).collect();
     let missing = missing_names(plan, &census, &waiting_rows);
     if !missing.is_empty() {
@@ -788,6 +796,7 @@ pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Re
     attach_desired(&scale_sets, &mut census);
     // Against every set of the files, named or not: a scale set's set may have another name.
     let all_sets: Vec<_> = set_objects.iter().map(input::Object::pairing_set).collect();
+    let all_sets = pairing::Index::new(&all_sets);
     let waiting: Vec<SetStatus> =
         scale_sets_without_sets(plan, &scale_sets, |a| has_set_among(a, &all_sets))
             .into_iter()
