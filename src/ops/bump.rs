@@ -294,7 +294,7 @@ async fn targets(
                 Ok(t) => targets.push(t),
                 Err((code, message)) => {
                     // A set bump's rules refuse (made by ARC 0.14 or older) is Refused, as
-                    // the README says; a name that is not there failed.
+                    // docs/bump.md says; a name that is not there failed.
                     let result = if code == SPEC_HASH {
                         BumpResult::Refused
                     } else {

@@ -201,7 +201,7 @@ async fn preflight_checks(
     let denied = preflight::denied_permissions(client, scope, &needed).await?;
     if !denied.is_empty() {
         bail!(
-            "forbidden: this user may not {} {}; migrate needs them (see the README's ClusterRole for migrate)",
+            "forbidden: this user may not {} {}; migrate needs them (the kubectl-arc-migrate ClusterRole of deploy/rbac.yaml, docs/least-privilege.md)",
             denied.join(", "),
             scope.map_or("in all namespaces".to_string(), |ns| format!(
                 "in namespace {ns}"

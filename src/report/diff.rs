@@ -1,5 +1,5 @@
 //! `diff`'s report: per scale set, the verdict, the differences and what each side wrote. Its
-//! JSON and YAML shape is documented in the README; the text and `-o github` renderers read it.
+//! JSON and YAML shape is documented in docs/diff.md; the text and `-o github` renderers read it.
 
 use serde::Serialize;
 
@@ -13,7 +13,7 @@ use crate::core::value::Value;
 use crate::core::written::Written;
 use crate::report::display::{self, Line};
 
-/// The whole report of one `diff` run. Its JSON and YAML shape is documented in the README.
+/// The whole report of one `diff` run. Its JSON and YAML shape is documented in docs/diff.md.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DiffReport {

@@ -237,13 +237,13 @@ fn krew_manifest_matches_the_release() {
     }
 }
 
-/// The README's `-o github` example is what the shipped example really prints (issue 14: "The
-/// README's examples are the real output of the shipped example").
+/// The `-o github` example of docs/diff.md (once the README's) is what the shipped example really
+/// prints (issue 14: "The README's examples are the real output of the shipped example").
 #[test]
-fn the_readmes_github_example_is_the_real_output() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+fn the_docs_github_example_is_the_real_output() {
+    let page = std::fs::read_to_string(root().join("docs/diff.md")).unwrap();
     let intro = "For the shipped example (`kubectl arc diff -f examples/scale-set-dump.yaml -o github`, exit 1):";
-    let after = &readme[readme.find(intro).expect("the README shows the example") + intro.len()..];
+    let after = &page[page.find(intro).expect("docs/diff.md shows the example") + intro.len()..];
     let block = after
         .split("```text\n")
         .nth(1)
@@ -302,16 +302,16 @@ fn migrate_help_and_readme_agree_on_exit_codes() {
     assert!(!exit.contains("1 some set failed"), "{exit}");
 }
 
-/// Issue 20: the README's "test bed by hand" block started a second test bed (`up /tmp/tb`) that
-/// its `down` did not stop. Each `scripts/testbed.sh up [DIR]` of the block has a `down` of the
-/// same directory after it.
+/// Issue 20: the "test bed by hand" block (the README's then, docs/how-it-is-built.md's now)
+/// started a second test bed (`up /tmp/tb`) that its `down` did not stop. Each
+/// `scripts/testbed.sh up [DIR]` of the block has a `down` of the same directory after it.
 #[test]
-fn readme_test_bed_by_hand_block_leaves_no_second_test_bed() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let start = readme
+fn test_bed_by_hand_block_leaves_no_second_test_bed() {
+    let page = std::fs::read_to_string(root().join("docs/how-it-is-built.md")).unwrap();
+    let start = page
         .find("To use the test bed by hand:")
-        .expect("README has the block");
-    let block = &readme[start..];
+        .expect("docs/how-it-is-built.md has the block");
+    let block = &page[start..];
     let block = &block[block.find("```sh").unwrap() + 5..];
     let block = &block[..block.find("```").unwrap()];
     let dir_of = |line: &str, verb: &str| -> Option<String> {
@@ -335,7 +335,7 @@ fn readme_test_bed_by_hand_block_leaves_no_second_test_bed() {
     }
     assert!(
         running.is_empty(),
-        "left running by the README's block: {running:?}\n{block}"
+        "left running by the block: {running:?}\n{block}"
     );
     assert!(block.contains("scripts/testbed.sh up"), "{block}");
 }
