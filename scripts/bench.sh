@@ -134,29 +134,36 @@ for r in table:
     print("| " + " | ".join(r) + " |")
 EOF
 
-# diff's pairing in one namespace (issue 21, point 5): one JSON List of N copies of the shipped
-# example's scale set and its set, `diff --local -f FILE -o json` as a user runs it, wall time and
-# peak RSS from /usr/bin/time -v (medians of the rounds). Linear: 10,000 sets should take about
-# ten times 1,000.
+# Cost that grows with the work (issue 21, point 5): one JSON List of N copies of the shipped
+# example's scale set and its set in one namespace, `diff --local -f FILE -o json` and
+# `status -f FILE -o json` as a user runs them, wall time and peak RSS from /usr/bin/time -v
+# (medians of the rounds), each time as a multiple of the 1,000-set one and each peak as a
+# multiple of the file's size. Linear: 10,000 sets take about ten times 1,000.
 if [ -x /usr/bin/time ]; then
   for n in 1000 4000 10000; do
     python3 scripts/gen-one-namespace.py "$n" "$work/one-namespace-$n.json"
   done
   python3 - "$work" "$count" <<'EOF'
-import re, statistics, subprocess, sys
+import os, re, statistics, subprocess, sys
 work, count = sys.argv[1], int(sys.argv[2])
-print("\n| diff --local -f, one namespace | wall s | peak RSS MiB |")
-print("|---|--:|--:|")
-for n in (1000, 4000, 10000):
-    walls, rss = [], []
-    for _ in range(count):
-        p = subprocess.run(["/usr/bin/time", "-v", "target/release/kubectl-arc", "diff", "--local",
-                            "-f", f"{work}/one-namespace-{n}.json", "-o", "json"],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        m = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", p.stderr)
-        h, mm, ss = m.groups()
-        walls.append(int(h or 0) * 3600 + int(mm) * 60 + float(ss))
-        rss.append(int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr).group(1)) / 1024)
-    print(f"| {n:,} sets | {statistics.median(walls):.2f} | {statistics.median(rss):,.0f} |")
+def run(args):
+    p = subprocess.run(["/usr/bin/time", "-v", "target/release/kubectl-arc", *args],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    m = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", p.stderr)
+    h, mm, ss = m.groups()
+    wall = int(h or 0) * 3600 + int(mm) * 60 + float(ss)
+    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr).group(1)) / 1024
+    return wall, rss
+print("\n| one namespace, N sets | file MiB | command | wall s | x 1,000 | peak RSS MiB | x file |")
+print("|---|--:|---|--:|--:|--:|--:|")
+for command in ("diff --local -f", "status -f"):
+    base = None
+    for n in (1000, 4000, 10000):
+        path = f"{work}/one-namespace-{n}.json"
+        size = os.path.getsize(path) / 2**20
+        walls, rss = zip(*(run(command.split() + [path, "-o", "json"]) for _ in range(count)))
+        wall, peak = statistics.median(walls), statistics.median(rss)
+        base = base or wall
+        print(f"| {n:,} | {size:.0f} | `{command}` | {wall:.2f} | {wall / base:.1f} | {peak:,.0f} | {peak / size:.1f} |")
 EOF
 fi

@@ -41,6 +41,9 @@ struct State {
     set: Value,
     /// Patches still to answer 409, each after a concurrent change of the set.
     conflicts: u32,
+    /// Written patches still to be followed at once by another writer (a GitOps sync that takes
+    /// kubectl-arc's annotations out again), before anyone reads the set again.
+    later_writes: u32,
     seen: Vec<Seen>,
 }
 
@@ -173,6 +176,17 @@ fn answer(state: &mut State, seen: &Seen) -> (u16, Value) {
             set_resource_version(&mut after, resource_version(&state.set) + 1);
             if !dry_run {
                 state.set = after.clone();
+                if state.later_writes > 0 {
+                    // Another writer lands right after ours and drops our annotations.
+                    state.later_writes -= 1;
+                    let rv = resource_version(&state.set) + 1;
+                    merge(
+                        &mut state.set,
+                        &json!({"metadata": {"annotations": {"kubectl-arc/bump-id": null,
+                            "kubectl-arc/recent-bumps": null}}}),
+                    );
+                    set_resource_version(&mut state.set, rv);
+                }
             }
             (200, after)
         }
@@ -187,9 +201,16 @@ fn answer(state: &mut State, seen: &Seen) -> (u16, Value) {
 impl Stub {
     /// A stub serving `set`, whose first `conflicts` patches meet a concurrent change.
     fn start(name: &str, set: Value, conflicts: u32) -> Stub {
+        Stub::start_with(name, set, conflicts, 0)
+    }
+
+    /// As [`Stub::start`], the first `later_writes` written patches each followed by another
+    /// writer's bump.
+    fn start_with(name: &str, set: Value, conflicts: u32, later_writes: u32) -> Stub {
         let state = Arc::new(Mutex::new(State {
             set,
             conflicts,
+            later_writes,
             seen: Vec::new(),
         }));
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -372,6 +393,39 @@ fn assert_guarded(seen: &[Seen]) {
             fresh = None;
         }
     }
+}
+
+/// Another write that lands between ours and its read-back (here one that takes our annotations
+/// out again): ours persisted (the server answered it at its own resourceVersion), and a read-back
+/// at a later version is not a failure of ours (racing restarts of ARC 0.14 sets failed so on the
+/// test bed).
+#[test]
+fn a_later_write_before_the_read_back_is_not_a_failure() {
+    let stub = Stub::start_with("bump-later", runners_set(), 0, 1);
+    let (code, out, err) = stub.run(&["bump", "runners", "-o", "json"]);
+    assert_eq!(code, 0, "{err}\n{out}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    let item = &report["items"][0];
+    assert_eq!(
+        (&item["result"], &item["newSpecRevision"]),
+        (&json!("Bumped"), &json!(3)),
+        "{out}"
+    );
+    let seen = stub.seen();
+    assert_eq!(patches(&seen).len(), 1, "{seen:#?}");
+    assert_guarded(&seen);
+    // The read after the patch saw the other writer's revision.
+    let last_read = seen
+        .iter()
+        .rev()
+        .find(|s| s.method == "GET" && s.path == SET);
+    assert_eq!(last_read.unwrap().answered_rv.as_deref(), Some("102"));
+    let set = stub.set();
+    assert_eq!(set["spec"]["actionableRevision"], 3);
+    assert!(
+        set["metadata"]["annotations"]["kubectl-arc/bump-id"].is_null(),
+        "{set}"
+    );
 }
 
 #[test]
