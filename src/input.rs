@@ -348,21 +348,15 @@ fn meta_of(metadata: Option<&Value>) -> Result<Meta, String> {
             )),
         }
     };
-    let controller = match m.get("ownerReferences") {
-        Some(Value::Array(refs)) => refs
-            .iter()
-            .find(|r| r.get("controller") == Some(&Value::Bool(true)))
-            .map(|r| {
-                let s = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-                OwnerRef {
-                    api_version: s("apiVersion"),
-                    kind: s("kind"),
-                    name: s("name"),
-                    uid: s("uid"),
-                }
-            }),
-        _ => None,
-    };
+    let controller = crate::core::owner::controller_ref(m.get("ownerReferences")).map(|c| {
+        let s = |f: Option<&str>| f.unwrap_or("").to_string();
+        OwnerRef {
+            api_version: s(c.api_version()),
+            kind: s(c.kind()),
+            name: s(c.name()),
+            uid: s(c.uid()),
+        }
+    });
     Ok(Meta {
         namespace: string("namespace")?,
         name: string("name")?,

@@ -341,6 +341,8 @@ pub(crate) fn object_from_cluster(kind: &str, raw: RawObject) -> Object {
         .ok()
         .and_then(|t| RawValue::from_string(t).ok());
     let m = raw.metadata;
+    // The rule of crate::core::owner::controller_ref (`metav1.GetControllerOf`), on the typed
+    // metadata the client decoded.
     let controller = m
         .owner_references
         .unwrap_or_default()

@@ -90,17 +90,9 @@ impl Restart {
         if !(has("annotations") || has("labels")) {
             return None;
         }
-        let owner = set
-            .pointer("/metadata/ownerReferences")
-            .and_then(Value::as_array)?
-            .iter()
-            .find(|r| {
-                r.get("controller") == Some(&Value::Bool(true))
-                    && r.get("kind").and_then(Value::as_str)
-                        == Some(arc::KIND_AUTOSCALING_RUNNER_SET)
-            })?
-            .get("name")?
-            .as_str()?
+        let owner = crate::core::owner::controller_of(set)
+            .filter(|c| c.kind() == Some(arc::KIND_AUTOSCALING_RUNNER_SET))?
+            .name()?
             .to_string();
         let count = |f: &str| {
             set.pointer(&format!("/status/{f}"))

@@ -131,31 +131,23 @@ pub fn decide_bump(ers: &Value, request: &BumpRequest<'_>) -> BumpDecision {
         };
     }
     if let Some((ars, uid)) = request.owner {
-        let owner = ers
-            .pointer("/metadata/ownerReferences")
-            .and_then(Value::as_array)
-            .and_then(|refs| {
-                refs.iter().find(|o| {
-                    o.get("controller").and_then(Value::as_bool) == Some(true)
-                        || o.get("kind").and_then(Value::as_str) == Some("AutoscalingRunnerSet")
-                })
-            });
+        // The set's controller (crate::owner), as ARC's index of a scale set's sets reads it.
+        let owner = crate::owner::controller_of(ers);
         let matches = owner.is_some_and(|o| {
-            o.get("kind").and_then(Value::as_str) == Some("AutoscalingRunnerSet")
-                && o.get("name").and_then(Value::as_str) == Some(ars)
-                && o.get("uid").and_then(Value::as_str) == Some(uid)
+            o.kind() == Some("AutoscalingRunnerSet")
+                && o.name() == Some(ars)
+                && o.uid() == Some(uid)
         });
         if !matches {
-            let field = |o: &Value, k: &str| o.get(k).and_then(Value::as_str).map(str::to_string);
             return BumpDecision::Refuse {
                 before: Some(revisions),
                 reason: BumpReason::OwnerMismatch {
                     scale_set: ars.to_string(),
                     uid: uid.to_string(),
                     found: owner.map(|o| OwnerRef {
-                        kind: field(o, "kind"),
-                        name: field(o, "name"),
-                        uid: field(o, "uid"),
+                        kind: o.kind().map(str::to_string),
+                        name: o.name().map(str::to_string),
+                        uid: o.uid().map(str::to_string),
                     }),
                 },
             };

@@ -18,6 +18,7 @@ pub mod manifest;
 pub mod marshal;
 pub mod migrate;
 pub mod names;
+pub mod owner;
 pub mod pairing;
 pub mod quantity;
 pub mod reason;

@@ -66,18 +66,13 @@ impl RunnerState {
     }
 }
 
-/// The EphemeralRunnerSet a runner belongs to: its controller owner reference.
+/// The EphemeralRunnerSet a runner belongs to: its controller owner reference
+/// ([`crate::owner::controller_of`]), when that is an EphemeralRunnerSet, as ARC's index of a set's
+/// runners finds it.
 pub fn owner_set(runner: &Value) -> Option<&str> {
-    runner
-        .pointer("/metadata/ownerReferences")?
-        .as_array()?
-        .iter()
-        .find(|o| {
-            o.get("kind").and_then(Value::as_str) == Some("EphemeralRunnerSet")
-                && o.get("controller").and_then(Value::as_bool).unwrap_or(true)
-        })?
-        .get("name")?
-        .as_str()
+    crate::owner::controller_of(runner)
+        .filter(|c| c.is_arc("EphemeralRunnerSet"))?
+        .name()
 }
 
 /// `status.runnerId` (0: never registered with GitHub, which can stall a cleanup, ARC #4653).
