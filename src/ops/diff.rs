@@ -174,8 +174,47 @@ fn pair_all(world: &World) -> Vec<Option<Pairing>> {
 /// Read the files, complete from the cluster where allowed and needed, pair and compare.
 pub(crate) fn run(plan: &Plan, stdin: &mut dyn Read) -> Result<Diff> {
     let offline = plan.local || !plan.live.is_empty();
-
     let mut world = World::default();
+    let (given, live) = read_sides(plan, stdin, &mut world)?;
+    let filter = Filter {
+        names: &plan.scope.names,
+        selector: plan.scope.selector(),
+    };
+    let files_given = !plan.files.is_empty();
+    if files_given || !plan.live.is_empty() {
+        sort_sides(plan, given, live, &filter, &mut world);
+    }
+    if offline {
+        world.complete_everywhere = true;
+    } else if !files_given || needs_cluster(&world) {
+        let rt = crate::ops::runtime()?;
+        rt.block_on(complete_from_cluster(plan, &filter, &mut world))?;
+    }
+    let report = report_of(plan, &mut world, files_given);
+    Ok(Diff {
+        report,
+        errors: world.errors,
+    })
+}
+
+/// The paths given, for a message.
+fn names(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|f| f.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Read `-f` (the desired side) and `--live` through the one input layer, kubectl's namespace rule
+/// applied; what cannot be read goes to `world.errors`. A side given without any ARC object is an
+/// error (a wrong file, namespace or context), unless `--allow-empty-live` says a live side is
+/// meant to be empty.
+fn read_sides(
+    plan: &Plan,
+    stdin: &mut dyn Read,
+    world: &mut World,
+) -> Result<(Vec<Object>, Vec<Object>)> {
     let given = input::read(&plan.files, stdin);
     let live = input::read(&plan.live, stdin);
     world.errors.extend(given.errors);
@@ -191,29 +230,16 @@ pub(crate) fn run(plan: &Plan, stdin: &mut dyn Read) -> Result<Diff> {
         &plan.file_namespace,
         plan.scope.namespace.is_some(),
     );
-    let filter = Filter {
-        names: &plan.scope.names,
-        selector: plan.scope.selector(),
-    };
     let files_given = !plan.files.is_empty();
     // Any object of ARC's group (a wrong kind or version is reported with the object).
     let holds_arc = |objects: &[Object]| objects.iter().any(Object::in_arc_group);
-    let names = |paths: &[PathBuf]| {
-        paths
-            .iter()
-            .map(|f| f.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let given_holds_arc = holds_arc(&given);
-    let live_holds_arc = holds_arc(&live);
-    if files_given && !given_holds_arc && world.errors.is_empty() {
+    if files_given && !holds_arc(&given) && world.errors.is_empty() {
         bail!(
             "no AutoscalingRunnerSet or EphemeralRunnerSet (actions.github.com/v1alpha1) in {}",
             names(&plan.files)
         );
     }
-    if !plan.live.is_empty() && !live_holds_arc && world.errors.is_empty() {
+    if !plan.live.is_empty() && !holds_arc(&live) && world.errors.is_empty() {
         if !files_given {
             bail!(
                 "no AutoscalingRunnerSet or EphemeralRunnerSet (actions.github.com/v1alpha1) in {}",
@@ -227,48 +253,56 @@ pub(crate) fn run(plan: &Plan, stdin: &mut dyn Read) -> Result<Diff> {
             );
         }
     }
-    if files_given || !plan.live.is_empty() {
-        sort_objects(given, Side::Desired, &filter, &mut world);
-        sort_objects(live, Side::Live, &filter, &mut world);
-        if !files_given {
-            // `--live` alone: no change to judge; the dump's scale sets are compared with their
-            // own sets.
-            world.desired = (world.live_scale_sets.values())
-                .filter(|o| filter.selects(o))
-                .cloned()
-                .collect();
-        } else {
-            // A name asked for that -f does not give is not found, as kubectl says.
-            let given: BTreeSet<&str> = world
-                .desired
-                .iter()
-                .map(Object::name)
-                .chain(world.failed.iter().map(|f| f.name.as_str()))
-                .collect();
-            let missing: Vec<&String> = (plan.scope.names.iter())
-                .filter(|n| !given.contains(n.as_str()))
-                .collect();
-            for name in missing {
-                world.failed.push(ScaleSetDiff::failed(
-                    plan.file_namespace.clone(),
-                    name.clone(),
-                    String::new(),
-                    String::new(),
-                    format!(
-                        "AutoscalingRunnerSet {name} not found in {}",
-                        names(&plan.files)
-                    ),
-                ));
-            }
-        }
-    }
-    if offline {
-        world.complete_everywhere = true;
-    } else if !files_given || needs_cluster(&world) {
-        let rt = crate::ops::runtime()?;
-        rt.block_on(complete_from_cluster(plan, &filter, &mut world))?;
-    }
+    Ok((given, live))
+}
 
+/// Sort both sides' objects into the world; with `--live` alone the dump's own scale sets are the
+/// desired side, with `-f` a name asked for that it does not give is not found.
+fn sort_sides(
+    plan: &Plan,
+    given: Vec<Object>,
+    live: Vec<Object>,
+    filter: &Filter<'_>,
+    world: &mut World,
+) {
+    sort_objects(given, Side::Desired, filter, world);
+    sort_objects(live, Side::Live, filter, world);
+    if plan.files.is_empty() {
+        // `--live` alone: no change to judge; the dump's scale sets are compared with their
+        // own sets.
+        world.desired = (world.live_scale_sets.values())
+            .filter(|o| filter.selects(o))
+            .cloned()
+            .collect();
+        return;
+    }
+    // A name asked for that -f does not give is not found, as kubectl says.
+    let given: BTreeSet<&str> = world
+        .desired
+        .iter()
+        .map(Object::name)
+        .chain(world.failed.iter().map(|f| f.name.as_str()))
+        .collect();
+    let missing: Vec<String> = (plan.scope.names.iter())
+        .filter(|n| !given.contains(n.as_str()))
+        .cloned()
+        .collect();
+    for name in missing {
+        world.failed.push(ScaleSetDiff::failed(
+            plan.file_namespace.clone(),
+            name.clone(),
+            String::new(),
+            String::new(),
+            format!(
+                "AutoscalingRunnerSet {name} not found in {}",
+                names(&plan.files)
+            ),
+        ));
+    }
+}
+
+/// Pair, compare and judge every scale set of the world: the report, one item per scale set.
+fn report_of(plan: &Plan, world: &mut World, files_given: bool) -> DiffReport {
     if !files_given {
         // No change to judge: every scale set of the live side is judged, broken ones included.
         let mut failed_live = std::mem::take(&mut world.failed_live);
@@ -281,8 +315,8 @@ pub(crate) fn run(plan: &Plan, stdin: &mut dyn Read) -> Result<Diff> {
             .as_ref()
             .and_then(|(v, from)| Some((crate::core::release::release(v)?, from.clone()))),
     };
-    let pairings = pair_all(&world);
-    let (mut items, not_in_change) = compare_all(plan, &world, &pairings, !files_given, &stated);
+    let pairings = pair_all(world);
+    let (mut items, not_in_change) = compare_all(plan, world, &pairings, !files_given, &stated);
     items.append(&mut world.failed);
     let judged: BTreeSet<(String, String)> = (items.iter())
         .map(|i| (i.namespace.clone(), i.name.clone()))
@@ -303,12 +337,12 @@ pub(crate) fn run(plan: &Plan, stdin: &mut dyn Read) -> Result<Diff> {
             Some("--arc-version".to_string()),
         ),
         (None, Some((v, from))) => (Some(v.clone()), Some(from.clone())),
-        (None, None) => match labelled_version(&world) {
+        (None, None) => match labelled_version(world) {
             Some((v, from)) => (Some(v), Some(from)),
             None => (None, None),
         },
     };
-    let report = DiffReport {
+    DiffReport {
         api_version: "kubectl-arc/v1alpha1",
         kind: "DiffReport",
         layout: plan.layout.k8s_api.clone(),
@@ -316,11 +350,7 @@ pub(crate) fn run(plan: &Plan, stdin: &mut dyn Read) -> Result<Diff> {
         arc_version_from,
         not_in_change,
         items,
-    };
-    Ok(Diff {
-        report,
-        errors: world.errors,
-    })
+    }
 }
 
 /// The report of a run that could not read its input at all: no item.
@@ -592,69 +622,96 @@ async fn complete_from_cluster(plan: &Plan, filter: &Filter<'_>, world: &mut Wor
     {
         world.arc_version = running.into_iter().next();
     }
-    let ars_kind = arc::KIND_AUTOSCALING_RUNNER_SET;
-    let ers_kind = arc::KIND_EPHEMERAL_RUNNER_SET;
     if plan.files.is_empty() {
-        let live = if plan.scope.names.is_empty() {
-            cluster::list_objects(
+        live_scale_sets(client, plan, filter, &namespace, scope, world).await?;
+    }
+    let namespaces = live_sets(client, plan, world).await?;
+    if !plan.files.is_empty() {
+        live_side_of_change(client, &conn.server, plan, &namespaces, world).await?;
+    }
+    Ok(())
+}
+
+/// No `-f`: the cluster's AutoscalingRunnerSets in scope are the desired side (each its own
+/// truth), as `kubectl get` finds them: by name, else listed with `-l`.
+async fn live_scale_sets(
+    client: &kube::Client,
+    plan: &Plan,
+    filter: &Filter<'_>,
+    namespace: &str,
+    scope: Option<&str>,
+    world: &mut World,
+) -> Result<()> {
+    let ars_kind = arc::KIND_AUTOSCALING_RUNNER_SET;
+    let live = if plan.scope.names.is_empty() {
+        cluster::list_objects(
+            client,
+            ars_kind,
+            arc::AUTOSCALING_RUNNER_SETS,
+            scope,
+            plan.scope.selector_text(),
+        )
+        .await?
+    } else {
+        let mut found = Vec::new();
+        for name in &plan.scope.names {
+            match cluster::get_object(
                 client,
                 ars_kind,
                 arc::AUTOSCALING_RUNNER_SETS,
-                scope,
-                plan.scope.selector_text(),
+                namespace,
+                name,
             )
             .await?
-        } else {
-            let mut found = Vec::new();
-            for name in &plan.scope.names {
-                match cluster::get_object(
-                    client,
-                    ars_kind,
-                    arc::AUTOSCALING_RUNNER_SETS,
-                    &namespace,
-                    name,
-                )
-                .await?
-                {
-                    Some(o) => found.push(o),
-                    None => {
-                        cluster::check_namespace(client, &namespace).await?;
-                        world.failed.push(ScaleSetDiff::failed(
-                            namespace.clone(),
-                            name.clone(),
-                            String::new(),
-                            String::new(),
-                            format!("AutoscalingRunnerSet {namespace}/{name} not found"),
-                        ));
-                    }
+            {
+                Some(o) => found.push(o),
+                None => {
+                    cluster::check_namespace(client, namespace).await?;
+                    world.failed.push(ScaleSetDiff::failed(
+                        namespace.to_string(),
+                        name.clone(),
+                        String::new(),
+                        String::new(),
+                        format!("AutoscalingRunnerSet {namespace}/{name} not found"),
+                    ));
                 }
             }
-            found
-        };
-        if live.is_empty()
-            && world.failed.is_empty()
-            && let Some(ns) = scope
-        {
-            cluster::check_namespace(client, ns).await?;
         }
-        for o in live.into_iter().filter(|o| filter.selects(o)) {
-            if o.spec.is_none() {
-                let error = format!("{}: {SPEC_MISSING_ARS}", o.describe());
-                let (ns, name) = o.key();
-                world.failed.push(ScaleSetDiff::failed(
-                    ns,
-                    name,
-                    o.describe(),
-                    String::new(),
-                    error,
-                ));
-                continue;
-            }
-            world.live_scale_sets.insert(o.key(), o.clone());
-            world.desired.push(o);
-        }
+        found
+    };
+    if live.is_empty()
+        && world.failed.is_empty()
+        && let Some(ns) = scope
+    {
+        cluster::check_namespace(client, ns).await?;
     }
-    // Every namespace a desired scale set without its set among the files lives in.
+    for o in live.into_iter().filter(|o| filter.selects(o)) {
+        if o.spec.is_none() {
+            let error = format!("{}: {SPEC_MISSING_ARS}", o.describe());
+            let (ns, name) = o.key();
+            world.failed.push(ScaleSetDiff::failed(
+                ns,
+                name,
+                o.describe(),
+                String::new(),
+                error,
+            ));
+            continue;
+        }
+        world.live_scale_sets.insert(o.key(), o.clone());
+        world.desired.push(o);
+    }
+    Ok(())
+}
+
+/// The EphemeralRunnerSets of every namespace a desired scale set without its set among the files
+/// lives in (or of all namespaces with `-A` and no `-f`); returns those namespaces.
+async fn live_sets(
+    client: &kube::Client,
+    plan: &Plan,
+    world: &mut World,
+) -> Result<BTreeSet<String>> {
+    let ers_kind = arc::KIND_EPHEMERAL_RUNNER_SET;
     let pairings = pair_all(world);
     let namespaces: BTreeSet<String> = world
         .desired
@@ -683,54 +740,63 @@ async fn complete_from_cluster(plan: &Plan, filter: &Filter<'_>, world: &mut Wor
             None => world.complete_everywhere = true,
         }
     }
-    // The live scale sets of rendered ones (uid, scale-set id).
-    if !plan.files.is_empty() {
-        let wanted: BTreeSet<(String, String)> = world.desired.iter().map(Object::key).collect();
-        for (ns, name) in wanted {
-            if world
-                .live_scale_sets
-                .contains_key(&(ns.clone(), name.clone()))
-            {
-                continue;
-            }
-            if let Some(o) =
-                cluster::get_object(client, ars_kind, arc::AUTOSCALING_RUNNER_SETS, &ns, &name)
-                    .await?
-            {
-                world.live_scale_sets.insert((ns, name), o);
-            }
-        }
-        // A live side with no ARC object at all is a wrong namespace or context far more often
-        // than a first install: fail closed unless told.
-        let listed_some = world
-            .live_sets
-            .iter()
-            .any(|s| s.origin == input::Origin::Cluster);
-        if !plan.allow_empty_live
-            && !namespaces.is_empty()
-            && !listed_some
-            && world.live_scale_sets.is_empty()
+    Ok(namespaces)
+}
+
+/// With `-f`: the live scale sets of the rendered ones (their uid and scale-set id), and a live
+/// side without any ARC object refused unless `--allow-empty-live` says it is meant.
+async fn live_side_of_change(
+    client: &kube::Client,
+    server: &str,
+    plan: &Plan,
+    namespaces: &BTreeSet<String>,
+    world: &mut World,
+) -> Result<()> {
+    let ars_kind = arc::KIND_AUTOSCALING_RUNNER_SET;
+    let wanted: BTreeSet<(String, String)> = world.desired.iter().map(Object::key).collect();
+    for (ns, name) in wanted {
+        if world
+            .live_scale_sets
+            .contains_key(&(ns.clone(), name.clone()))
         {
-            for ns in &namespaces {
-                let scale_sets = cluster::list_objects(
-                    client,
-                    ars_kind,
-                    arc::AUTOSCALING_RUNNER_SETS,
-                    Some(ns),
-                    None,
-                )
-                .await?;
-                if !scale_sets.is_empty() {
-                    return Ok(());
-                }
-            }
-            let namespaces: Vec<&str> = namespaces.iter().map(String::as_str).collect();
-            bail!(
-                "the cluster at {} holds no AutoscalingRunnerSet or EphemeralRunnerSet in namespace {}, so every scale set of -f would be judged new (a wrong namespace or context?); give --allow-empty-live if nothing is deployed there yet",
-                conn.server,
-                namespaces.join(", ")
-            );
+            continue;
         }
+        if let Some(o) =
+            cluster::get_object(client, ars_kind, arc::AUTOSCALING_RUNNER_SETS, &ns, &name).await?
+        {
+            world.live_scale_sets.insert((ns, name), o);
+        }
+    }
+    // A live side with no ARC object at all is a wrong namespace or context far more often
+    // than a first install: fail closed unless told.
+    let listed_some = world
+        .live_sets
+        .iter()
+        .any(|s| s.origin == input::Origin::Cluster);
+    if !plan.allow_empty_live
+        && !namespaces.is_empty()
+        && !listed_some
+        && world.live_scale_sets.is_empty()
+    {
+        for ns in namespaces {
+            let scale_sets = cluster::list_objects(
+                client,
+                ars_kind,
+                arc::AUTOSCALING_RUNNER_SETS,
+                Some(ns),
+                None,
+            )
+            .await?;
+            if !scale_sets.is_empty() {
+                return Ok(());
+            }
+        }
+        let namespaces: Vec<&str> = namespaces.iter().map(String::as_str).collect();
+        bail!(
+            "the cluster at {} holds no AutoscalingRunnerSet or EphemeralRunnerSet in namespace {}, so every scale set of -f would be judged new (a wrong namespace or context?); give --allow-empty-live if nothing is deployed there yet",
+            server,
+            namespaces.join(", ")
+        );
     }
     Ok(())
 }

@@ -151,61 +151,9 @@ fn runner_spec_hash(item: &mut ScaleSetDiff, stated: &Stated, sides: &Sides<'_>)
             .map(|spec| replacement::detect(spec.get(), a)),
         _ => None,
     };
-    let label = label(sides);
     let matches = detection.as_ref().map(|d| d.matches.clone());
-    let (judge_by, from): (&'static ArcRelease, String) = if let Some(r) = stated.flag {
-        (r, "--arc-version".to_string())
-    } else if let Some((r, from)) = &stated.controller {
-        (r, from.clone())
-    } else if let Some(m) = matches.as_ref().filter(|m| !m.is_empty()) {
-        let live = sides.live.map(Object::describe).unwrap_or_default();
-        let labelled = label.as_ref().and_then(|(v, _)| release::release(v));
-        match labelled {
-            Some(r) if m.contains(&r.version) => (
-                r,
-                format!(
-                    "{}, and its hash of {live} equals the set's runner-spec-hash",
-                    label.as_ref().map(|(_, f)| f.as_str()).unwrap_or_default()
-                ),
-            ),
-            _ => {
-                let newest = release::release(m.last().expect("non-empty")).expect("a release");
-                let mut from = format!(
-                    "runner-spec-hash of {}: the hash of {live} by {} equals it",
-                    set.describe(),
-                    replacement::versions_text(m)
-                );
-                if let Some((v, f)) = &label {
-                    from.push_str(&format!(" (the {f} says {v}, whose hash does not)"));
-                }
-                (newest, from)
-            }
-        }
-    } else {
-        let tried = detection
-            .as_ref()
-            .map(|d| format!(" (tried {})", replacement::versions_text(&d.tried)))
-            .unwrap_or_default();
-        let no_match = if detection.is_some() {
-            format!(
-                "; no release's hash of the live AutoscalingRunnerSet equals the set's runner-spec-hash{tried}: it changed since the set was made"
-            )
-        } else {
-            String::new()
-        };
-        match label
-            .as_ref()
-            .and_then(|(v, f)| Some((release::release(v)?, f)))
-        {
-            Some((r, f)) => (r, format!("{f}{no_match}")),
-            None => match replacement::newest_hash_release() {
-                Some(r) => (
-                    r,
-                    format!("the newest release, as nothing says which{no_match}"),
-                ),
-                None => return,
-            },
-        }
+    let Some((judge_by, from)) = judging_release(stated, sides, set, detection.as_ref()) else {
+        return;
     };
     item.release = Some(judge_by.version.to_string());
     item.release_from = Some(from);
@@ -238,13 +186,89 @@ fn runner_spec_hash(item: &mut ScaleSetDiff, stated: &Stated, sides: &Sides<'_>)
             item.upgrade_replaces = Some(v.recycle);
         }
     }
-    let desired_values = sides
-        .desired
-        .meta
-        .annotations
-        .get(ANNOTATION_VALUES_HASH)
-        .map(String::as_str);
-    let side = match (sides.listener, sides.live) {
+    if let Some(side) = listener_side(sides) {
+        let desired_values = sides
+            .desired
+            .meta
+            .annotations
+            .get(ANNOTATION_VALUES_HASH)
+            .map(String::as_str);
+        item.listener_restart =
+            replacement::listener_restart(judge_by, desired_spec, desired_values, side).ok();
+    }
+}
+
+/// The release whose rule judges a set of ARC up to 0.14, and where that was read: `--arc-version`,
+/// the controller, the releases whose hash of the live scale set equals the set's annotation (the
+/// labelled one among them first), the label, else the newest. `None` when no release of the
+/// runner-spec-hash era is known.
+fn judging_release(
+    stated: &Stated,
+    sides: &Sides<'_>,
+    set: &Object,
+    detection: Option<&replacement::Detection>,
+) -> Option<(&'static ArcRelease, String)> {
+    let label = label(sides);
+    let matches = detection.map(|d| &d.matches);
+    Some(if let Some(r) = stated.flag {
+        (r, "--arc-version".to_string())
+    } else if let Some((r, from)) = &stated.controller {
+        (r, from.clone())
+    } else if let Some(m) = matches.as_ref().filter(|m| !m.is_empty()) {
+        let live = sides.live.map(Object::describe).unwrap_or_default();
+        let labelled = label.as_ref().and_then(|(v, _)| release::release(v));
+        match labelled {
+            Some(r) if m.contains(&r.version) => (
+                r,
+                format!(
+                    "{}, and its hash of {live} equals the set's runner-spec-hash",
+                    label.as_ref().map(|(_, f)| f.as_str()).unwrap_or_default()
+                ),
+            ),
+            _ => {
+                let newest = release::release(m.last().expect("non-empty")).expect("a release");
+                let mut from = format!(
+                    "runner-spec-hash of {}: the hash of {live} by {} equals it",
+                    set.describe(),
+                    replacement::versions_text(m)
+                );
+                if let Some((v, f)) = &label {
+                    from.push_str(&format!(" (the {f} says {v}, whose hash does not)"));
+                }
+                (newest, from)
+            }
+        }
+    } else {
+        let tried = detection
+            .map(|d| format!(" (tried {})", replacement::versions_text(&d.tried)))
+            .unwrap_or_default();
+        let no_match = if detection.is_some() {
+            format!(
+                "; no release's hash of the live AutoscalingRunnerSet equals the set's runner-spec-hash{tried}: it changed since the set was made"
+            )
+        } else {
+            String::new()
+        };
+        match label
+            .as_ref()
+            .and_then(|(v, f)| Some((release::release(v)?, f)))
+        {
+            Some((r, f)) => (r, format!("{f}{no_match}")),
+            None => match replacement::newest_hash_release() {
+                Some(r) => (
+                    r,
+                    format!("the newest release, as nothing says which{no_match}"),
+                ),
+                None => return None,
+            },
+        }
+    })
+}
+
+/// What the listener's hash of a set of ARC up to 0.14 is compared with: the AutoscalingListener
+/// when it is among the inputs, else the live scale set.
+fn listener_side<'a>(sides: &Sides<'a>) -> Option<ListenerSide<'a>> {
+    match (sides.listener, sides.live) {
         (Some(l), _) => Some(ListenerSide::Listener {
             hash: l
                 .meta
@@ -266,9 +290,5 @@ fn runner_spec_hash(item: &mut ScaleSetDiff, stated: &Stated, sides: &Sides<'_>)
                 .map(String::as_str),
         }),
         (None, None) => None,
-    };
-    if let Some(side) = side {
-        item.listener_restart =
-            replacement::listener_restart(judge_by, desired_spec, desired_values, side).ok();
     }
 }
