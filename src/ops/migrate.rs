@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::io::Read;
 use std::path::PathBuf;
 
-use anyhow::{Context as _, Result, bail};
+use anyhow::{Result, bail};
 use serde_json::Value;
 
 use super::{Gate, Throttle};
@@ -25,9 +25,9 @@ use crate::core::arc::{self, ANNOTATION_INTEGRITY_HASH};
 use crate::core::json::find_raw;
 use crate::core::layout::Layout;
 use crate::core::migrate::{Decision, UnverifiablePolicy, decide};
-use crate::core::runners::{RunnerCounts, RunnerState, is_stale, owner_set};
+use crate::core::runners::{RunnerCounts, RunnerState, is_stale};
 use crate::core::value::{Value as GoValue, decode};
-use crate::input;
+use crate::input::{self, Object};
 use crate::report::migrate::{MigrateReport, MigrateResult, MigrateRow};
 use crate::shell::Shell;
 
@@ -247,7 +247,8 @@ async fn preflight_checks(
     Ok(())
 }
 
-/// Read: the sets in scope, then their runners, page by page.
+/// The sets in scope and their runners, listed page by page as the one [`input::Object`] every
+/// source gives: the same candidates and the same runner count as a dump's ([`candidates_of`]).
 async fn read_candidates(
     client: &kube::Client,
     plan: &MigratePlan,
@@ -255,117 +256,101 @@ async fn read_candidates(
 ) -> Result<Vec<Candidate>> {
     let mut limiter = plan.throttle.limiter();
     let selector = plan.scope.selector.as_ref().map(|(text, _)| text.as_str());
-    let mut candidates: Vec<Candidate> = Vec::new();
-    let mut raw_sets = Vec::new();
     limiter.acquire().await;
-    cluster::list_each(client, arc::EPHEMERAL_RUNNER_SETS, scope, selector, |o| {
-        raw_sets.push(o);
-        Ok(())
-    })
+    let sets = cluster::list_objects(
+        client,
+        arc::KIND_EPHEMERAL_RUNNER_SET,
+        arc::EPHEMERAL_RUNNER_SETS,
+        scope,
+        selector,
+    )
     .await?;
-    if raw_sets.is_empty()
+    if sets.is_empty()
         && let Some(ns) = scope
     {
         cluster::check_namespace(client, ns).await?;
     }
-    for o in raw_sets {
-        let name = o.metadata.name.as_deref().unwrap_or_default();
-        if !plan.scope.names.is_empty() && !plan.scope.names.iter().any(|n| n == name) {
-            continue;
-        }
-        candidates.push(listed_candidate(&o)?);
-    }
-    let layout = Layout::arc();
-    let index: HashMap<(String, String), usize> = candidates
-        .iter()
-        .enumerate()
-        .map(|(i, c)| ((c.namespace.clone(), c.name.clone()), i))
-        .collect();
-    // Only sets that carry the legacy annotation need their runners checked.
-    let specs: Vec<Option<GoValue>> = candidates
-        .iter()
-        .map(|c| {
-            let legacy = c
-                .object
-                .value
-                .pointer("/metadata/annotations")
-                .and_then(|a| a.get(ANNOTATION_INTEGRITY_HASH))
-                .is_some();
-            if legacy {
-                set_spec(layout, &c.object)
-            } else {
-                None
-            }
-        })
-        .collect();
+    let mut candidates = candidates_of(plan, sets);
     limiter.acquire().await;
-    cluster::list_each(client, arc::EPHEMERAL_RUNNERS, scope, None, |r| {
-        let ns = r.metadata.namespace.clone().unwrap_or_default();
-        let owner = r
-            .metadata
-            .owner_references
-            .as_ref()
-            .and_then(|refs| refs.iter().find(|o| o.kind == "EphemeralRunnerSet"))
-            .map(|o| o.name.clone());
-        if let Some(&i) = owner.and_then(|o| index.get(&(ns, o))) {
-            if specs[i].is_none() {
-                return Ok(());
-            }
-            let mut value = serde_json::json!({"metadata": r.metadata});
-            if let Some(status) = &r.status {
-                value["status"] = serde_json::from_str(status.get()).unwrap_or(Value::Null);
-            }
-            let state = RunnerState::of(&value);
-            let stale = match &r.spec {
-                Some(spec) => match is_stale(layout, specs[i].as_ref().unwrap(), spec.get()) {
-                    Ok(s) => s,
-                    Err(e) => {
-                        let c = &mut candidates[i];
-                        c.error.get_or_insert(format!(
-                            "EphemeralRunner {}/{}: spec does not decode: {e}",
-                            c.namespace,
-                            r.metadata.name.as_deref().unwrap_or("?")
-                        ));
-                        false
-                    }
-                },
-                None => false,
-            };
-            candidates[i].runners.add(state, stale);
-        }
+    // Page by page: 50,000 runners are counted, never held.
+    let mut counter = RunnerCounter::new(&candidates);
+    cluster::list_each(client, arc::EPHEMERAL_RUNNERS, scope, None, |raw| {
+        let runner = cluster::object_from_cluster(arc::KIND_EPHEMERAL_RUNNER, raw);
+        counter.count(&mut candidates, &runner);
         Ok(())
     })
     .await?;
-
     Ok(candidates)
 }
 
-/// A listed set as migrate decides on it: its metadata, spec and status as a value, and its spec's
-/// exact text (the runner spec is hashed as the server sent it).
-fn listed_candidate(o: &cluster::RawObject) -> Result<Candidate> {
-    let value = serde_json::to_value(&o.metadata)
-        .map(|m| {
-            let mut v = serde_json::json!({"metadata": m});
-            if let Some(spec) = &o.spec {
-                v["spec"] = serde_json::from_str(spec.get()).unwrap_or(Value::Null);
+/// The candidates among `sets` (the names and the selector of the scope), one per set, each from
+/// the one object model: its JSON as the source gave it (the runner spec is hashed as written).
+fn candidates_of(plan: &MigratePlan, sets: Vec<Object>) -> Vec<Candidate> {
+    let selector = plan.scope.selector.as_ref().map(|(_, parsed)| parsed);
+    sets.into_iter()
+        .filter(|o| plan.scope.names.is_empty() || plan.scope.names.iter().any(|n| n == o.name()))
+        .filter(|o| selector.is_none_or(|s| s.matches(&o.meta.labels)))
+        .map(|obj| {
+            let (namespace, name) = obj.key();
+            let text = obj.json();
+            let value = serde_json::from_str(&text).unwrap_or(Value::Null);
+            Candidate {
+                namespace,
+                name,
+                object: ObjectText { text, value },
+                runners: RunnerCounts::default(),
+                error: obj
+                    .problem
+                    .as_ref()
+                    .map(|p| format!("{}: {p}", obj.describe())),
             }
-            if let Some(status) = &o.status {
-                v["status"] = serde_json::from_str(status.get()).unwrap_or(Value::Null);
-            }
-            v
         })
-        .context("cannot re-encode object metadata")?;
-    let text = match &o.spec {
-        Some(spec) => format!("{{\"spec\":{}}}", spec.get()),
-        None => "{}".to_string(),
-    };
-    Ok(Candidate {
-        namespace: o.metadata.namespace.clone().unwrap_or_default(),
-        name: o.metadata.name.clone().unwrap_or_default(),
-        object: ObjectText { text, value },
-        runners: RunnerCounts::default(),
-        error: None,
-    })
+        .collect()
+}
+
+/// Counts each runner on its set (the controller owner reference: [`crate::core::owner`]), the
+/// set's runner spec decoded once, on the first runner of a set that carries the legacy
+/// annotation. A runner kubectl would read otherwise, or whose spec does not decode, makes its
+/// set undecidable.
+struct RunnerCounter {
+    index: HashMap<(String, String), usize>,
+    specs: Vec<Option<Option<GoValue>>>,
+}
+
+impl RunnerCounter {
+    fn new(candidates: &[Candidate]) -> RunnerCounter {
+        RunnerCounter {
+            index: candidates
+                .iter()
+                .enumerate()
+                .map(|(i, c)| ((c.namespace.clone(), c.name.clone()), i))
+                .collect(),
+            specs: vec![None; candidates.len()],
+        }
+    }
+
+    fn count(&mut self, candidates: &mut [Candidate], r: &Object) {
+        let Some(owner) =
+            (r.meta.controller.as_ref()).filter(|c| c.kind == arc::KIND_EPHEMERAL_RUNNER_SET)
+        else {
+            return;
+        };
+        let Some(&i) = (self.index).get(&(r.namespace().to_string(), owner.name.clone())) else {
+            return;
+        };
+        let c = &mut candidates[i];
+        if !c.legacy() {
+            return;
+        }
+        if let Some(p) = &r.problem {
+            // Its spec may be read otherwise than kubectl reads it: the set cannot be decided.
+            c.error.get_or_insert(format!("{}: {p}", r.describe()));
+            return;
+        }
+        let layout = Layout::arc();
+        let spec = self.specs[i].get_or_insert_with(|| set_spec(layout, &c.object));
+        count_runner(layout, spec.as_ref(), r, c);
+    }
 }
 
 /// Decide and write, one set at a time, each write guarded by the resourceVersion it was decided
@@ -476,8 +461,9 @@ fn written_row(
     }
 }
 
-/// Read a dump through the one input layer: EphemeralRunnerSets and their EphemeralRunners.
-/// Files that cannot be read are returned as errors; the others are still used.
+/// Read a dump through the one input layer: the same candidates and runner count as a cluster's
+/// ([`candidates_of`], [`RunnerCounter`]). Files that cannot be read are returned as errors; the
+/// others are still used.
 fn candidates_from_files(
     plan: &MigratePlan,
     files: &[PathBuf],
@@ -488,57 +474,18 @@ fn candidates_from_files(
     let mut objects = inputs.objects;
     let namespace = plan.scope.file_namespace(connect);
     input::resolve_namespaces(&mut objects, &namespace, plan.scope.namespace.is_some());
-    let selector = plan.scope.selector.as_ref().map(|(_, parsed)| parsed);
     let (sets, runners): (Vec<_>, Vec<_>) = objects
         .into_iter()
         .filter(|o| {
             o.is_arc(arc::KIND_EPHEMERAL_RUNNER_SET) || o.is_arc(arc::KIND_EPHEMERAL_RUNNER)
         })
         .partition(|o| o.is_arc(arc::KIND_EPHEMERAL_RUNNER_SET));
-    let mut out = Vec::new();
-    let mut index: HashMap<(String, String), usize> = HashMap::new();
-    for obj in sets {
-        let (ns, name) = obj.key();
-        if !plan.scope.names.is_empty() && !plan.scope.names.contains(&name) {
-            continue;
-        }
-        if selector.is_some_and(|s| !s.matches(&obj.meta.labels)) {
-            continue;
-        }
-        let text = obj.json();
-        let value = serde_json::from_str(&text).unwrap_or(Value::Null);
-        index.insert((ns.clone(), name.clone()), out.len());
-        out.push(Candidate {
-            namespace: ns,
-            name,
-            object: ObjectText { text, value },
-            runners: RunnerCounts::default(),
-            error: obj
-                .problem
-                .as_ref()
-                .map(|p| format!("{}: {p}", obj.describe())),
-        });
+    let mut candidates = candidates_of(plan, sets);
+    let mut counter = RunnerCounter::new(&candidates);
+    for runner in &runners {
+        counter.count(&mut candidates, runner);
     }
-    let layout = Layout::arc();
-    // A set's spec is decoded for its runners only (a dump without runners needs none).
-    let mut specs: Vec<Option<Option<GoValue>>> = vec![None; out.len()];
-    for r in runners {
-        let value: Value = serde_json::from_str(&r.json()).unwrap_or(Value::Null);
-        let Some(owner) = owner_set(&value) else {
-            continue;
-        };
-        let Some(&i) = index.get(&(r.namespace().to_string(), owner.to_string())) else {
-            continue;
-        };
-        if let Some(p) = &r.problem {
-            // Its spec may be read otherwise than kubectl reads it: the set cannot be decided.
-            out[i].error.get_or_insert(format!("{}: {p}", r.describe()));
-            continue;
-        }
-        let spec = specs[i].get_or_insert_with(|| set_spec(layout, &out[i].object));
-        count_runner(layout, spec.as_ref(), &value, &mut out[i]);
-    }
-    (out, inputs.errors)
+    (candidates, inputs.errors)
 }
 
 /// The set's decoded runner spec (`None` when it does not decode: the row reports the error).
@@ -547,18 +494,16 @@ fn set_spec(layout: &Layout, ers: &ObjectText) -> Option<GoValue> {
     decode(layout, layout.ephemeral_runner_spec, raw).ok()
 }
 
-fn count_runner(layout: &Layout, spec: Option<&GoValue>, runner: &Value, c: &mut Candidate) {
-    let state = RunnerState::of(runner);
-    let stale = match (spec, runner.get("spec")) {
-        (Some(spec), Some(rs)) => match is_stale(layout, spec, &crate::manifest::go_json(rs)) {
+fn count_runner(layout: &Layout, spec: Option<&GoValue>, runner: &Object, c: &mut Candidate) {
+    let state = RunnerState::of(&serde_json::from_str(&runner.json()).unwrap_or(Value::Null));
+    let stale = match (spec, &runner.spec) {
+        (Some(spec), Some(rs)) => match is_stale(layout, spec, rs.get()) {
             Ok(s) => s,
             Err(e) => {
                 c.error.get_or_insert(format!(
-                    "EphemeralRunner {}: spec does not decode: {e}",
-                    runner
-                        .pointer("/metadata/name")
-                        .and_then(Value::as_str)
-                        .unwrap_or("?")
+                    "EphemeralRunner {}/{}: spec does not decode: {e}",
+                    runner.namespace(),
+                    runner.name()
                 ));
                 false
             }
@@ -889,9 +834,12 @@ mod tests {
         assert_eq!(report.outcome(), crate::report::Outcome::Failed);
     }
 
+    /// A set as the cluster lists it: through the cluster layer's one object model.
     fn candidate(v: &Value) -> Candidate {
         let raw: cluster::RawObject = serde_json::from_value(v.clone()).unwrap();
-        listed_candidate(&raw).unwrap()
+        let object = cluster::object_from_cluster(arc::KIND_EPHEMERAL_RUNNER_SET, raw);
+        let plan = plan();
+        candidates_of(&plan, vec![object]).remove(0)
     }
 
     /// A listed set is decided on its own spec text, and each result of its write makes its row.
