@@ -226,26 +226,19 @@ async fn targets(
             arc::EPHEMERAL_RUNNER_SETS,
             namespace,
             plan.scope.selector_text(),
-            |o| {
-                let json = serde_json::json!({
-                    "metadata": serde_json::to_value(&o.metadata).unwrap_or(Value::Null),
-                    "status": o.status.as_ref().and_then(|s| serde_json::from_str::<Value>(s.get()).ok()),
-                });
-                let created = o
-                    .metadata
-                    .creation_timestamp
-                    .as_ref()
-                    .map(|t| t.0.to_string())
-                    .unwrap_or_default();
+            |raw| {
+                // The one object model; its JSON for the restart rule.
+                let o = cluster::object_from_cluster(arc::KIND_EPHEMERAL_RUNNER_SET, raw);
+                let json: Value = serde_json::from_str(&o.json()).unwrap_or(Value::Null);
                 listed.push((
                     Target {
-                        namespace: o.metadata.namespace.unwrap_or_default(),
-                        name: o.metadata.name.unwrap_or_default(),
+                        namespace: o.namespace().to_string(),
+                        name: o.name().to_string(),
                         owner: None,
                         restart: Restart::of(&json),
                     },
-                    created,
-                    o.metadata.deletion_timestamp.is_some(),
+                    o.meta.creation_timestamp.clone().unwrap_or_default(),
+                    o.meta.deletion_timestamp.is_some(),
                 ));
                 Ok(())
             },
@@ -331,7 +324,14 @@ async fn resolve(
     name: &str,
 ) -> Result<Result<Target, (&'static str, String)>> {
     let ers = read(client, arc::EPHEMERAL_RUNNER_SETS, ns, name).await?;
-    let ars = cluster::get(client, arc::AUTOSCALING_RUNNER_SETS, ns, name).await?;
+    let ars = cluster::get_object(
+        client,
+        arc::KIND_AUTOSCALING_RUNNER_SET,
+        arc::AUTOSCALING_RUNNER_SETS,
+        ns,
+        name,
+    )
+    .await?;
     if let Some(ers) = &ers
         && let Some(why) = spec_hash_era(&ers.value, ns, name)
     {
@@ -361,7 +361,7 @@ async fn resolve(
         let scale_set = crate::core::pairing::ScaleSet {
             namespace: ns,
             name,
-            uid: ars.metadata.uid.as_deref(),
+            uid: ars.meta.uid.as_deref(),
         };
         if let Some(p) = crate::core::pairing::pair(scale_set, &inputs) {
             let set = &sets[p.chosen];
@@ -380,10 +380,7 @@ async fn resolve(
             return Ok(Ok(Target {
                 namespace: ns.to_string(),
                 name: set.name().to_string(),
-                owner: Some((
-                    name.to_string(),
-                    ars.metadata.uid.clone().unwrap_or_default(),
-                )),
+                owner: Some((name.to_string(), ars.meta.uid.clone().unwrap_or_default())),
                 restart: None,
             }));
         }
@@ -392,7 +389,7 @@ async fn resolve(
         (Some(_), ars) => Ok(Ok(Target {
             namespace: ns.to_string(),
             name: name.to_string(),
-            owner: ars.map(|a| (name.to_string(), a.metadata.uid.unwrap_or_default())),
+            owner: ars.map(|a| (name.to_string(), a.meta.uid.unwrap_or_default())),
             restart: None,
         })),
         (None, Some(_)) => Ok(Err((
