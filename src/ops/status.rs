@@ -258,12 +258,12 @@ impl Surroundings {
         let pod = match self.pods.get(&listener.namespace) {
             None => PodView::Unknown,
             Some(pods) => match pods.iter().find(|p| p.name == listener.name) {
-                Some(p) => PodView::Found(p.clone()),
+                Some(p) => PodView::Found(Box::new(p.clone())),
                 None => PodView::Absent,
             },
         };
         ListenerView::Found {
-            listener: listener.clone(),
+            listener: Box::new(listener.clone()),
             pod,
         }
     }

@@ -311,10 +311,12 @@ impl Census {
             &entry.facts,
             &entry.tally,
             entry.spec_error.as_deref(),
-            propagation.as_ref(),
-            recycle_loop.as_ref(),
-            entry.replacement.as_ref(),
-            &entry.around,
+            super::classify::Context {
+                propagation: propagation.as_ref(),
+                recycle_loop: recycle_loop.as_ref(),
+                replacement: entry.replacement.as_ref(),
+                around: &entry.around,
+            },
             now,
         ))
     }

@@ -131,18 +131,35 @@ fn propagation_reasons(
     }
 }
 
+/// What a set's scale set and surroundings say of it, for [`classify`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Context<'a> {
+    /// Whether the scale set's desired runner spec has reached the set.
+    pub propagation: Option<&'a Propagation>,
+    /// The integrity-hash recycle loop of its scale set.
+    pub recycle_loop: Option<&'a RecycleLoop>,
+    /// ARC up to 0.14: what its scale set says of the set.
+    pub replacement: Option<&'a Replacement>,
+    /// Its listener and the listener's Pod, its scale set's deletion
+    /// ([`super::listener::listener_reasons`]).
+    pub around: &'a [StatusReason],
+}
+
 /// The verdict on one set. `spec_error` is a failure to decode the set's runner spec (found when
 /// a runner's spec had to be compared with it); `now` is the clock in Unix seconds.
 pub fn classify(
     facts: &SetFacts,
     tally: &Tally,
     spec_error: Option<&str>,
-    propagation: Option<&Propagation>,
-    recycle_loop: Option<&RecycleLoop>,
-    replacement: Option<&Replacement>,
-    around: &[StatusReason],
+    context: Context<'_>,
     now: Option<i64>,
 ) -> SetStatus {
+    let Context {
+        propagation,
+        recycle_loop,
+        replacement,
+        around,
+    } = context;
     let created = facts.creation_timestamp.as_deref().and_then(unix_seconds);
     let mut reasons = Vec::new();
     let (spec_revision, applied_revision) = match &facts.revisions {

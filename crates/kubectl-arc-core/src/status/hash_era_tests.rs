@@ -21,7 +21,11 @@ fn judged(desired: Result<&str, &str>) -> Replacement {
 }
 
 fn state(facts: &SetFacts, tally: &Tally, r: Option<&Replacement>) -> SetStatus {
-    classify(facts, tally, None, None, None, r, &[], None)
+    let context = Context {
+        replacement: r,
+        ..Context::default()
+    };
+    classify(facts, tally, None, context, None)
 }
 
 #[test]

@@ -359,7 +359,7 @@ pub enum ListenerView {
     Absent,
     /// The listener, and its Pod as far as known.
     Found {
-        listener: ListenerFacts,
+        listener: Box<ListenerFacts>,
         pod: PodView,
     },
 }
@@ -371,7 +371,7 @@ pub enum PodView {
     Unknown,
     /// Read, and there is none of the listener's name.
     Absent,
-    Found(PodFacts),
+    Found(Box<PodFacts>),
 }
 
 /// The listener reasons of a scale set's newest set (`latest`), as ARC's

@@ -68,7 +68,7 @@ fn running() -> Value {
 
 fn found(l: ListenerFacts, p: PodView) -> ListenerView {
     ListenerView::Found {
-        listener: l,
+        listener: Box::new(l),
         pod: p,
     }
 }
@@ -80,7 +80,10 @@ fn codes(reasons: &[StatusReason]) -> Vec<&'static str> {
 #[test]
 fn a_running_listener_for_the_newest_set_says_nothing() {
     let latest = set("runners", json!({}));
-    let view = found(listener("runners"), PodView::Found(pod(running())));
+    let view = found(
+        listener("runners"),
+        PodView::Found(Box::new(pod(running()))),
+    );
     let names = ["runners".to_string()];
     assert_eq!(
         listener_reasons(&scale_set(), &latest, &names, &view, 0, 0),
@@ -157,7 +160,7 @@ fn no_listener_is_said_only_where_arc_makes_one_and_says_whether_it_waits_for_jo
 fn a_listener_for_another_set_says_whether_it_exists_and_who_fixes_it() {
     let latest = set("runners-new", json!({}));
     let names = ["runners-new".to_string(), "runners-old".to_string()];
-    let view = |to: &str| found(listener(to), PodView::Found(pod(running())));
+    let view = |to: &str| found(listener(to), PodView::Found(Box::new(pod(running()))));
     let r = listener_reasons(&scale_set(), &latest, &names, &view("runners-old"), 0, 0);
     assert_eq!(
         r,
@@ -243,7 +246,7 @@ fn a_listener_pod_as_the_kubelet_reports_it() {
     let latest = set("runners", json!({}));
     let view = found(
         listener("runners"),
-        PodView::Found(pod(waiting("CrashLoopBackOff", 12))),
+        PodView::Found(Box::new(pod(waiting("CrashLoopBackOff", 12)))),
     );
     let r = listener_reasons(&scale_set(), &latest, &["runners".into()], &view, 0, 0);
     assert_eq!(codes(&r), ["ListenerPodNotRunning"]);
