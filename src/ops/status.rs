@@ -124,7 +124,7 @@ pub(crate) async fn list(client: &kube::Client, plan: &Plan) -> Result<Snapshot>
         cluster::check_namespace(client, ns).await?;
     }
     let errors = missing_names(plan, &census, &waiting);
-    let around = Surroundings::read(client).await;
+    let around = Surroundings::read(client, plan).await;
     attach_surroundings(&scale_sets, &mut census, &around);
     Ok(Snapshot {
         rows: with_rows(census.statuses(plan.now()), waiting),
@@ -155,7 +155,7 @@ fn listener_pod_selector() -> String {
 impl Surroundings {
     /// Read the listeners and their Pods. A read that fails is a warning naming the resource and
     /// the verb the role lacks; the checks that need it are skipped.
-    pub(crate) async fn read(client: &kube::Client) -> Surroundings {
+    pub(crate) async fn read(client: &kube::Client, plan: &Plan) -> Surroundings {
         let mut out = Surroundings::default();
         match cluster::list_objects(
             client,
@@ -181,13 +181,20 @@ impl Surroundings {
                 "the listener checks are skipped",
             )),
         }
+        // The Pods of the listeners that serve scale sets in scope only.
         let namespaces: std::collections::BTreeSet<String> = out
             .listeners
             .iter()
             .flatten()
+            .filter(|l| {
+                plan.namespace
+                    .as_deref()
+                    .is_none_or(|ns| ns == l.scale_set.0)
+            })
             .map(|l| l.namespace.clone())
             .collect();
         let selector = listener_pod_selector();
+        let mut refused: Vec<(String, cluster::ApiError)> = Vec::new();
         for ns in namespaces {
             match cluster::list_pods(client, &ns, Some(&selector)).await {
                 Ok(pods) => {
@@ -198,13 +205,22 @@ impl Surroundings {
                             .collect(),
                     );
                 }
-                Err(e) => out.warnings.push(unreadable(
-                    &e,
-                    "list",
-                    &format!("pods in namespace {ns}"),
-                    "the listener Pod checks are skipped there",
-                )),
+                Err(e) => refused.push((ns, e)),
             }
+        }
+        // One warning, however many namespaces refused.
+        if let Some((_, e)) = refused.first() {
+            let names: Vec<String> = refused.iter().map(|(ns, _)| ns.clone()).collect();
+            let what = match names.as_slice() {
+                [one] => format!("pods in namespace {one}"),
+                many => format!("pods in namespaces {}", crate::report::name_a_few(many, 3)),
+            };
+            out.warnings.push(unreadable(
+                e,
+                "list",
+                &what,
+                "the listener Pod checks are skipped there",
+            ));
         }
         out
     }
@@ -783,7 +799,7 @@ pub(crate) async fn follow(
     let mut census = gathered.census;
     let scale_sets = scale_sets(client, plan).await;
     attach_desired(&scale_sets, &mut census);
-    let around = Surroundings::read(client).await;
+    let around = Surroundings::read(client, plan).await;
     for w in &around.warnings {
         shell.warn(w)?;
     }
@@ -927,7 +943,7 @@ pub(crate) async fn follow(
             }
             _ = tokio::time::sleep_until(reread_at), if listeners_readable => {
                 reread_at = reread();
-                let around = Surroundings::read(client).await;
+                let around = Surroundings::read(client, plan).await;
                 attach_surroundings(&scale_sets, &mut census, &around);
                 dirty.extend(census.keys().cloned().collect::<Vec<_>>());
                 flush_at.get_or_insert_with(soon);

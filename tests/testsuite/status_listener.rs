@@ -505,8 +505,16 @@ async fn status_finds_the_listener_failed_runners_and_finalizers() {
         "{err}"
     );
 
-    // Let go of the held objects, so that no other test meets them.
+    // Let go of the held objects and the listeners, so that no other test meets them.
     let release = Patch::Merge(json!({"metadata": {"finalizers": null}}));
+    for name in ["healthy", "crashing", "pulling", "pointing", "failing"] {
+        let l = format!("{name}-6c4b7f8d-listener");
+        let api = listener_api(&client, &ctl);
+        api.patch(&l, &PatchParams::default(), &release)
+            .await
+            .unwrap();
+        api.delete(&l, &DeleteParams::default()).await.unwrap();
+    }
     common::ers_api(&client, &ns)
         .patch("stuck", &PatchParams::default(), &release)
         .await
