@@ -303,6 +303,14 @@ impl Display for StatusReason {
                     f.write_str(": ARC up to 0.14 recreates a listener only when its hash annotations change, so it scales a set that is gone; delete the listener and ARC creates it for the newest set (ARC #4561)")
                 }
             }
+            StatusReason::ListenerVersionMismatch {
+                listener,
+                image,
+                chart_version,
+            } => write!(
+                f,
+                "AutoscalingListener {listener} runs spec.image {image}, the controller's, while its scale set was made by chart version {chart_version} (label app.kubernetes.io/version): ARC supports only the same version of the gha-runner-scale-set-controller and gha-runner-scale-set charts; upgrade both together (ARC #4572, #4513)"
+            ),
             StatusReason::ListenerPodMissing { listener } => write!(
                 f,
                 "AutoscalingListener {listener} has no Pod of its name: ARC's AutoscalingListener controller creates it"
@@ -748,6 +756,14 @@ mod tests {
                 "ListenerForOtherSet",
             ),
             (
+                StatusReason::ListenerVersionMismatch {
+                    listener: "c/l".into(),
+                    image: "i:0.13.0".into(),
+                    chart_version: "0.14.2".into(),
+                },
+                "ListenerVersionMismatch",
+            ),
+            (
                 StatusReason::ListenerPodMissing {
                     listener: "c/l".into(),
                 },
@@ -865,6 +881,7 @@ mod tests {
                 StatusReason::ScaleSetDeleting
                 | StatusReason::NoListener { .. }
                 | StatusReason::ListenerForOtherSet { .. }
+                | StatusReason::ListenerVersionMismatch { .. }
                 | StatusReason::ListenerPodMissing { .. }
                 | StatusReason::ListenerPodNotRunning { .. }
                 | StatusReason::FinalizersLeft { .. }

@@ -43,6 +43,8 @@ struct Meta {
     deletion_timestamp: Option<String>,
     #[serde(default)]
     finalizers: Option<Vec<String>>,
+    #[serde(default)]
+    labels: Option<std::collections::BTreeMap<String, String>>,
 }
 
 impl Meta {
@@ -97,8 +99,12 @@ pub struct ListenerFacts {
     pub scale_set: (String, String),
     /// `spec.ephemeralRunnerSetName`: the set it scales.
     pub ephemeral_runner_set: String,
-    /// `spec.image`.
+    /// `spec.image`: the controller's listener image (its `--listener-image`, by default its
+    /// own image).
     pub image: Option<String>,
+    /// `app.kubernetes.io/version`: copied from the scale set's label, the version of the
+    /// gha-runner-scale-set chart that made it (`newAutoScalingListener`).
+    pub chart_version: Option<String>,
     pub deletion: Option<Deletion>,
 }
 
@@ -133,6 +139,13 @@ impl ListenerFacts {
             image: None,
         });
         Ok(ListenerFacts {
+            chart_version: o
+                .metadata
+                .labels
+                .as_ref()
+                .and_then(|l| l.get("app.kubernetes.io/version"))
+                .filter(|v| !v.is_empty())
+                .cloned(),
             deletion: o.metadata.deletion(),
             namespace: o.metadata.namespace.unwrap_or_default(),
             name: o.metadata.name.unwrap_or_default(),
@@ -430,6 +443,13 @@ pub fn listener_reasons(
                     arc_recreates: !latest.spec_hash_era,
                 });
             }
+            if let Some((image, chart)) = version_mismatch(listener) {
+                out.push(StatusReason::ListenerVersionMismatch {
+                    listener: name.clone(),
+                    image,
+                    chart_version: chart,
+                });
+            }
             match pod {
                 PodView::Unknown => {}
                 PodView::Absent => out.push(StatusReason::ListenerPodMissing { listener: name }),
@@ -445,6 +465,27 @@ pub fn listener_reasons(
         }
     }
     out
+}
+
+/// The tag of an image reference (`ghcr.io/actions/gha-runner-scale-set-controller:0.14.2`), not
+/// a digest; `None` without one.
+fn image_tag(image: &str) -> Option<&str> {
+    let name = image.split('@').next()?;
+    let (_, tag) = name.rsplit_once(':')?;
+    // A registry port (`host:5000/name`) is not a tag.
+    (!tag.contains('/')).then_some(tag)
+}
+
+/// The listener's image tag and its chart version when both are versions and they differ: the
+/// two Helm charts (controller and scale set) were not upgraded together (ARC #4572, #4513).
+fn version_mismatch(listener: &ListenerFacts) -> Option<(String, String)> {
+    let image = listener.image.as_deref()?;
+    let tag = image_tag(image)?;
+    let chart = listener.chart_version.as_deref()?;
+    let version = |v: &str| v.strip_prefix('v').unwrap_or(v).to_string();
+    let is_version = |v: &str| v.starts_with(|c: char| c.is_ascii_digit());
+    (is_version(&version(tag)) && is_version(&version(chart)) && version(tag) != version(chart))
+        .then(|| (image.to_string(), chart.to_string()))
 }
 
 /// [`StatusReason::FinalizersLeft`] of one object.

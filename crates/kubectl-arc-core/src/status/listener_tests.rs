@@ -266,6 +266,53 @@ fn a_listener_pod_as_the_kubelet_reports_it() {
     assert_eq!(r[0].escalation(), Some(State::ListenerDown));
 }
 
+/// The listener's image is the controller's; its version label the scale set chart's: a
+/// difference is said (no state changes), a digest, a registry port or a non-version tag is not
+/// compared.
+#[test]
+fn a_listener_image_of_another_version_than_its_chart_is_said() {
+    let latest = set("runners", json!({}));
+    let names = ["runners".to_string()];
+    let with = |image: &str, chart: Option<&str>| {
+        let mut l = listener("runners");
+        l.image = Some(image.into());
+        l.chart_version = chart.map(str::to_string);
+        listener_reasons(
+            &scale_set(),
+            &latest,
+            &names,
+            &found(l, PodView::Found(Box::new(pod(running())))),
+            0,
+            0,
+        )
+    };
+    let r = with(
+        "ghcr.io/actions/gha-runner-scale-set-controller:0.13.0",
+        Some("0.14.2"),
+    );
+    assert_eq!(codes(&r), ["ListenerVersionMismatch"]);
+    assert_eq!(r[0].escalation(), None);
+    assert!(r[0].to_string().contains("runs spec.image ghcr.io/actions/gha-runner-scale-set-controller:0.13.0, the controller's, while its scale set was made by chart version 0.14.2"), "{}", r[0]);
+    for (image, chart) in [
+        (
+            "ghcr.io/actions/gha-runner-scale-set-controller:0.14.2",
+            Some("0.14.2"),
+        ),
+        (
+            "ghcr.io/actions/gha-runner-scale-set-controller:v0.14.2",
+            Some("0.14.2"),
+        ),
+        ("registry:5000/controller", Some("0.14.2")),
+        ("ghcr.io/actions/controller@sha256:abc", Some("0.14.2")),
+        ("ghcr.io/actions/controller:canary", Some("0.14.2")),
+        ("ghcr.io/actions/controller:0.13.0", None),
+    ] {
+        assert_eq!(with(image, chart), [], "{image} {chart:?}");
+    }
+    // As read from the object: the label of newAutoScalingListener.
+    assert_eq!(listener("runners").chart_version.as_deref(), None);
+}
+
 #[test]
 fn finalizers_name_the_controller_that_removes_them() {
     assert_eq!(

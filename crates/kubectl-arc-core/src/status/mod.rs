@@ -355,6 +355,13 @@ pub enum StatusReason {
         newest: String,
         arc_recreates: bool,
     },
+    /// The listener's image (the controller's) is another version than the chart that made its
+    /// scale set (its `app.kubernetes.io/version`).
+    ListenerVersionMismatch {
+        listener: String,
+        image: String,
+        chart_version: String,
+    },
     /// The listener has no Pod of its name: the listener controller creates it.
     ListenerPodMissing { listener: String },
     /// The listener's Pod is not running, as its status says.
@@ -457,6 +464,7 @@ impl StatusReason {
             StatusReason::ScaleSetDeleting => "ScaleSetDeleting",
             StatusReason::NoListener { .. } => "NoListener",
             StatusReason::ListenerForOtherSet { .. } => "ListenerForOtherSet",
+            StatusReason::ListenerVersionMismatch { .. } => "ListenerVersionMismatch",
             StatusReason::ListenerPodMissing { .. } => "ListenerPodMissing",
             StatusReason::ListenerPodNotRunning { .. } => "ListenerPodNotRunning",
             StatusReason::FinalizersLeft { .. } => "FinalizersLeft",
