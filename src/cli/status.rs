@@ -34,6 +34,13 @@ deleted: replaced, or its scale set is going), Invalid (applied > spec, a field 
 cannot decode, or a scale set ARC cannot build a set for), Registering (an AutoscalingRunnerSet \
 without a set, not registered with GitHub yet), Creating (registered, its set not created yet), \
 and with --watch Deleted (the set is gone).\n\n\
+Where the revisions are settled or on their way (Synced, Stale, Pending), what stops the scale set \
+from scaling shows instead: ListenerDown (no AutoscalingListener serves the scale set, or its Pod \
+is missing or starting: ARC makes them), ListenerFailing (the listener's Pod crashes, cannot pull \
+its image or cannot be scheduled, or it serves a set that is gone: a person must act), \
+RunnersFailed (failed EphemeralRunners count toward spec.replicas, so ARC creates fewer runners: \
+delete them). Listeners are read in every namespace, their Pods where the listeners are; a read \
+the role does not allow is said once as a warning.\n\n\
 ARC 0.9 to 0.14 (sets with actions.github.com/runner-spec-hash) have no revision; their sets read: \
 Synced (the release's RunnerSetSpecHash() of the AutoscalingRunnerSet equals the newest set's \
 annotation), Replacing (they differ: ARC replaces the set, has not acted yet or, with \
@@ -170,6 +177,9 @@ fn finish(show: &ShowOptions, snapshot: Snapshot, shell: &mut Shell<'_>) -> Resu
     if !snapshot.rows.is_empty() || snapshot.errors.is_empty() {
         write_status(show, snapshot.rows, shell)?;
     }
+    for w in &snapshot.warnings {
+        shell.warn(w)?;
+    }
     for e in &snapshot.errors {
         shell.error(e)?;
     }
@@ -202,6 +212,9 @@ mod tests {
             State::Creating,
             State::Replacing,
             State::Draining,
+            State::ListenerDown,
+            State::ListenerFailing,
+            State::RunnersFailed,
         ];
         for state in all {
             match state {
@@ -219,7 +232,10 @@ mod tests {
                 | State::Registering
                 | State::Creating
                 | State::Replacing
-                | State::Draining => {}
+                | State::Draining
+                | State::ListenerDown
+                | State::ListenerFailing
+                | State::RunnersFailed => {}
             }
         }
         let mut cli = crate::cli::Cli::command();

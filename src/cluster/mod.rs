@@ -120,8 +120,28 @@ pub(crate) async fn list_objects(
     selector: Option<&str>,
 ) -> Result<Vec<crate::input::Object>, ApiError> {
     let mut out = Vec::new();
-    list_pages_each(client, plural, namespace, selector, |o| {
+    let path = arc_path(plural, namespace);
+    list_pages_each(client, &path, plural, namespace, selector, |o| {
         out.push(object_from_cluster(kind, o));
+        Ok::<_, ApiError>(())
+    })
+    .await?;
+    Ok(out)
+}
+
+/// Every Pod in `namespace` that `selector` selects, as [`crate::input::Object`]s of kind `Pod`
+/// and version `v1`, paginated as [`list_objects`].
+pub(crate) async fn list_pods(
+    client: &Client,
+    namespace: &str,
+    selector: Option<&str>,
+) -> Result<Vec<crate::input::Object>, ApiError> {
+    let mut out = Vec::new();
+    let path = format!("/api/v1/namespaces/{namespace}/pods");
+    list_pages_each(client, &path, "pods", Some(namespace), selector, |o| {
+        let mut object = object_from_cluster("Pod", o);
+        object.api_version = "v1".to_string();
+        out.push(object);
         Ok::<_, ApiError>(())
     })
     .await?;
@@ -249,19 +269,21 @@ pub(crate) async fn list_each(
     selector: Option<&str>,
     each: impl FnMut(RawObject) -> Result<()>,
 ) -> Result<()> {
-    list_pages_each(client, plural, namespace, selector, each).await
+    let path = arc_path(plural, namespace);
+    list_pages_each(client, &path, plural, namespace, selector, each).await
 }
 
 /// [`list_each`] for an `each` of any error type that a failed list converts to.
 async fn list_pages_each<E: From<ApiError>>(
     client: &Client,
+    path: &str,
     plural: &str,
     namespace: Option<&str>,
     selector: Option<&str>,
     mut each: impl FnMut(RawObject) -> Result<(), E>,
 ) -> Result<(), E> {
     let failed = |e| ApiError::new(e, "list", plural, namespace, None);
-    let request = kube::core::Request::new(arc_path(plural, namespace));
+    let request = kube::core::Request::new(path);
     let mut params = kube::api::ListParams::default().limit(PAGE_SIZE);
     if let Some(s) = selector {
         params = params.labels(s);

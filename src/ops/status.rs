@@ -5,7 +5,7 @@
 //! worker thread so that the next page is fetched meanwhile) or from files (`-f`); writes nothing.
 //! `--watch` and `--wait` keep the census live from two watches ([`follow`]).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
@@ -20,8 +20,13 @@ use crate::core::arc;
 use crate::core::layout::Layout;
 use crate::core::pairing;
 use crate::core::selector::Selector;
+use crate::core::status::listener::{
+    AUTOSCALING_LISTENERS, COMPONENT_LISTENER, KIND_AUTOSCALING_LISTENER, LABEL_COMPONENT,
+    LISTENER_CONTAINER, deletion_of, finalizers_left, listener_reasons,
+};
 use crate::core::status::{
-    Census, DesiredSpec, Replacement, RunnerFacts, SetFacts, SetKey, SetStatus, State, Unobserved,
+    Census, DesiredSpec, ListenerFacts, ListenerView, PodFacts, PodView, Replacement, RunnerFacts,
+    ScaleSetFacts, SetFacts, SetKey, SetStatus, State, Unobserved,
 };
 use crate::input;
 use crate::ops::follow::Follow;
@@ -49,6 +54,9 @@ pub(crate) struct Files {
 pub(crate) struct Snapshot {
     pub(crate) rows: Vec<SetStatus>,
     pub(crate) errors: Vec<String>,
+    /// What could not be read around the sets (a listener or Pod read the role does not allow),
+    /// each said once; never a failure.
+    pub(crate) warnings: Vec<String>,
 }
 
 impl Snapshot {
@@ -115,10 +123,245 @@ pub(crate) async fn list(client: &kube::Client, plan: &Plan) -> Result<Snapshot>
         cluster::check_namespace(client, ns).await?;
     }
     let errors = missing_names(plan, &census, &waiting);
+    let around = Surroundings::read(client, plan).await;
+    attach_surroundings(&scale_sets, &mut census, &around);
     Ok(Snapshot {
         rows: with_rows(census.statuses(plan.now()), waiting),
         errors,
+        warnings: around.warnings,
     })
+}
+
+/// What status reads around the sets, each only where the caller's rights allow: the
+/// AutoscalingListeners (in every namespace: ARC makes them in its controller's namespace) and the
+/// listeners' Pods (in the namespaces the listeners are in, by the label ARC gives them).
+#[derive(Debug, Default)]
+pub(crate) struct Surroundings {
+    /// `None`: not readable.
+    listeners: Option<Vec<ListenerFacts>>,
+    /// The listener Pods of each namespace whose Pods could be read.
+    pods: HashMap<String, Vec<PodFacts>>,
+    /// What could not be read, said once each.
+    pub(crate) warnings: Vec<String>,
+}
+
+/// The label selector of the listeners' Pods (`newScaleSetListenerPod` copies the listener's
+/// labels).
+fn listener_pod_selector() -> String {
+    format!("{LABEL_COMPONENT}={COMPONENT_LISTENER}")
+}
+
+impl Surroundings {
+    /// Read the listeners and their Pods. A read that fails is a warning naming the resource and
+    /// the verb the role lacks; the checks that need it are skipped.
+    pub(crate) async fn read(client: &kube::Client, plan: &Plan) -> Surroundings {
+        let mut out = Surroundings::default();
+        match cluster::list_objects(
+            client,
+            KIND_AUTOSCALING_LISTENER,
+            AUTOSCALING_LISTENERS,
+            None,
+            None,
+        )
+        .await
+        {
+            Ok(objects) => {
+                out.listeners = Some(
+                    objects
+                        .iter()
+                        .filter_map(|o| ListenerFacts::from_json(&o.json()).ok())
+                        .collect(),
+                );
+            }
+            Err(e) => out.warnings.push(unreadable(
+                &e,
+                "list",
+                "autoscalinglisteners.actions.github.com in all namespaces",
+                "the listener checks are skipped",
+            )),
+        }
+        // The Pods of the listeners that serve scale sets in scope only.
+        let namespaces: std::collections::BTreeSet<String> = out
+            .listeners
+            .iter()
+            .flatten()
+            .filter(|l| {
+                plan.namespace
+                    .as_deref()
+                    .is_none_or(|ns| ns == l.scale_set.0)
+            })
+            .map(|l| l.namespace.clone())
+            .collect();
+        let selector = listener_pod_selector();
+        let mut refused: Vec<(String, cluster::ApiError)> = Vec::new();
+        for ns in namespaces {
+            match cluster::list_pods(client, &ns, Some(&selector)).await {
+                Ok(pods) => {
+                    out.pods.insert(
+                        ns,
+                        pods.iter()
+                            .filter_map(|p| PodFacts::from_json(&p.json(), LISTENER_CONTAINER).ok())
+                            .collect(),
+                    );
+                }
+                Err(e) => refused.push((ns, e)),
+            }
+        }
+        // One warning, however many namespaces refused.
+        if let Some((_, e)) = refused.first() {
+            let names: Vec<String> = refused.iter().map(|(ns, _)| ns.clone()).collect();
+            let what = match names.as_slice() {
+                [one] => format!("pods in namespace {one}"),
+                many => format!("pods in namespaces {}", crate::report::name_a_few(many, 3)),
+            };
+            out.warnings.push(unreadable(
+                e,
+                "list",
+                &what,
+                "the listener Pod checks are skipped there",
+            ));
+        }
+        out
+    }
+
+    /// The listeners and Pods among a dump's objects: listeners are known as far as the dump
+    /// holds them, the Pods of a namespace when it holds a Pod of that namespace.
+    fn from_objects(objects: &[input::Object]) -> Surroundings {
+        let listeners: Vec<ListenerFacts> = objects
+            .iter()
+            .filter(|o| o.is_arc(KIND_AUTOSCALING_LISTENER) && o.problem.is_none())
+            .filter_map(|o| ListenerFacts::from_json(&o.json()).ok())
+            .collect();
+        let mut pods: HashMap<String, Vec<PodFacts>> = HashMap::new();
+        for o in objects
+            .iter()
+            .filter(|o| o.kind == "Pod" && o.api_version == "v1" && o.problem.is_none())
+        {
+            if let Ok(p) = PodFacts::from_json(&o.json(), LISTENER_CONTAINER) {
+                pods.entry(p.namespace.clone()).or_default().push(p);
+            }
+        }
+        Surroundings {
+            listeners: (!listeners.is_empty()).then_some(listeners),
+            pods,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// What is known of the listener of the scale set `key`.
+    fn view(&self, key: &SetKey) -> ListenerView {
+        let Some(listeners) = self.listeners.as_ref() else {
+            return ListenerView::Unknown;
+        };
+        // No listener says nothing by itself of whether an ARC controller serves the namespace
+        // (it may run elsewhere, watch other namespaces, or not run at all): "no listener" is
+        // said only where a listener serves another scale set of the same namespace.
+        let served = listeners.iter().any(|l| l.scale_set.0 == key.0);
+        let Some(listener) = listeners
+            .iter()
+            .filter(|l| &l.scale_set == key)
+            // Two listeners of one scale set (a controller moved to another namespace): the one
+            // not being deleted.
+            .min_by_key(|l| l.deletion.is_some())
+        else {
+            return if served {
+                ListenerView::Absent
+            } else {
+                ListenerView::Unknown
+            };
+        };
+        let pod = match self.pods.get(&listener.namespace) {
+            None => PodView::Unknown,
+            Some(pods) => match pods.iter().find(|p| p.name == listener.name) {
+                Some(p) => PodView::Found(Box::new(p.clone())),
+                None => PodView::Absent,
+            },
+        };
+        ListenerView::Found {
+            listener: Box::new(listener.clone()),
+            pod,
+        }
+    }
+}
+
+/// The warning of a read the caller may not make (or that failed otherwise): the resource, the
+/// verb, and what is skipped for it.
+fn unreadable(e: &cluster::ApiError, verb: &str, what: &str, skipped: &str) -> String {
+    use cluster::ApiErrorKind;
+    match e.kind() {
+        ApiErrorKind::Forbidden => format!(
+            "cannot {verb} {what}: the role lacks {verb} on them ({skipped}; deploy/rbac.yaml's kubectl-arc-read grants it)"
+        ),
+        ApiErrorKind::CrdMissing => {
+            format!("cannot {verb} {what}: the server does not serve them ({skipped})")
+        }
+        _ => format!("{e} ({skipped})"),
+    }
+}
+
+/// Tell each scale set's newest set what its surroundings say: its listener and the listener's
+/// Pod ([`crate::core::status::listener::listener_reasons`]), and its scale set stuck in deletion.
+fn attach_surroundings(scale_sets: &[input::Object], census: &mut Census, around: &Surroundings) {
+    let said: Vec<(SetKey, Vec<crate::core::status::StatusReason>)> = {
+        let inputs = census.pairing_inputs();
+        let sets: Vec<_> = inputs.iter().map(|(_, s)| *s).collect();
+        let index = pairing::Index::new(&sets);
+        scale_sets
+            .iter()
+            .filter(|a| a.problem.is_none())
+            .filter_map(|a| {
+                let p = index.pair(pairing::ScaleSet {
+                    namespace: a.namespace(),
+                    name: a.name(),
+                    uid: a.meta.uid.as_deref(),
+                })?;
+                let (key, _) = &inputs[p.chosen];
+                let latest = census.facts(key)?;
+                let names: Vec<String> = std::iter::once(p.chosen)
+                    .chain(p.replaced.iter().copied())
+                    .map(|i| inputs[i].0.1.clone())
+                    .collect();
+                let deletion = deletion_of(&a.json());
+                let scale_set = ScaleSetFacts::new(
+                    a.key(),
+                    a.meta
+                        .annotations
+                        .get(arc::ANNOTATION_RUNNER_SCALE_SET_ID)
+                        .map(String::as_str),
+                    phase_of(a).as_deref(),
+                    deletion.clone(),
+                );
+                let (running, pending) = census.running_and_pending(key);
+                let mut reasons = listener_reasons(
+                    &scale_set,
+                    latest,
+                    &names,
+                    &around.view(&a.key()),
+                    running,
+                    pending,
+                );
+                if let Some(d) = deletion.filter(|d| !d.finalizers.is_empty()) {
+                    let name = format!("{}/{}", a.namespace(), a.name());
+                    reasons.push(finalizers_left(arc::KIND_AUTOSCALING_RUNNER_SET, &name, &d));
+                }
+                Some((key.clone(), reasons))
+            })
+            .collect()
+    };
+    for (key, reasons) in said {
+        census.set_around(&key, reasons);
+    }
+}
+
+/// `status.phase` of an object, when a string.
+fn phase_of(object: &input::Object) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Status {
+        phase: Option<String>,
+    }
+    serde_json::from_str::<Status>(object.status.as_ref()?.get())
+        .ok()?
+        .phase
 }
 
 /// The sets' rows and the rows of scale sets without a set, in one order (namespace, name).
@@ -420,6 +663,7 @@ fn scale_set_row(plan: &Plan, scale_set: &input::Object) -> SetStatus {
             .get(arc::ANNOTATION_RUNNER_SCALE_SET_ID)
             .map(String::as_str),
         scale_set.meta.creation_timestamp.clone(),
+        deletion_of(&scale_set.json()).as_ref(),
         plan.now(),
     )
 }
@@ -564,6 +808,15 @@ pub(crate) async fn follow(
     let mut census = gathered.census;
     let scale_sets = scale_sets(client, plan).await;
     attach_desired(&scale_sets, &mut census);
+    let around = Surroundings::read(client, plan).await;
+    for w in &around.warnings {
+        shell.warn(w)?;
+    }
+    // Listeners are not watched: read again every few seconds, while the rows are followed.
+    let listeners_readable = around.listeners.is_some();
+    attach_surroundings(&scale_sets, &mut census, &around);
+    let reread = || tokio::time::Instant::now() + Duration::from_secs(5);
+    let mut reread_at = reread();
     // Scale sets without a set yet (just installed): waited for until ARC creates their set, as
     // `kubectl rollout status` waits for a new Deployment's ReplicaSet.
     let mut waiting: Vec<input::Object> = without_sets(plan, &scale_sets, &census)
@@ -696,6 +949,13 @@ pub(crate) async fn follow(
                     return Ok(code);
                 }
             }
+            _ = tokio::time::sleep_until(reread_at), if listeners_readable => {
+                reread_at = reread();
+                let around = Surroundings::read(client, plan).await;
+                attach_surroundings(&scale_sets, &mut census, &around);
+                dirty.extend(census.keys().cloned().collect::<Vec<_>>());
+                flush_at.get_or_insert_with(soon);
+            }
             _ = tokio::time::sleep_until(timeout_deadline), if deadline.is_some() => {
                 return shown.timed_out(timeout.unwrap_or_default(), shell);
             }
@@ -733,6 +993,8 @@ pub(crate) fn cannot_progress(rows: &[SetStatus]) -> Option<String> {
                     | State::Legacy
                     | State::SpecHash
                     | State::RecycleLoop
+                    | State::ListenerFailing
+                    | State::RunnersFailed
             )
         })
         .map(where_it_stands)
@@ -752,6 +1014,7 @@ pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Re
     let mut errors = inputs.errors;
     let mut objects = inputs.objects;
     input::resolve_namespaces(&mut objects, &files.namespace, files.namespace_given);
+    let around = Surroundings::from_objects(&objects);
     let mut census = Census::new(plan.layout, false);
     let mut runners = Vec::new();
     let mut scale_sets = Vec::new();
@@ -794,6 +1057,7 @@ pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Re
         }
     }
     attach_desired(&scale_sets, &mut census);
+    attach_surroundings(&scale_sets, &mut census, &around);
     // Against every set of the files, named or not: a scale set's set may have another name.
     let all_sets: Vec<_> = set_objects.iter().map(input::Object::pairing_set).collect();
     let all_sets = pairing::Index::new(&all_sets);
@@ -810,6 +1074,7 @@ pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Re
     Snapshot {
         rows: with_rows(census.statuses(plan.now()), waiting),
         errors,
+        warnings: Vec::new(),
     }
 }
 
@@ -973,6 +1238,12 @@ mod tests {
             row("b", State::Outdated),
             row("c", State::Invalid),
         ];
+        // What a person must fix fails at once too; what ARC fixes by itself is waited for.
+        for state in [State::ListenerFailing, State::RunnersFailed] {
+            assert!(cannot_progress(&[row("x", state)]).is_some(), "{state:?}");
+        }
+        assert_eq!(cannot_progress(&[row("x", State::ListenerDown)]), None);
+        assert!(!settled(&row("x", State::ListenerDown)));
         let why = cannot_progress(&stuck).unwrap();
         assert!(why.starts_with("waiting cannot help: "), "{why}");
         assert!(
@@ -1011,6 +1282,98 @@ mod tests {
             })
         );
         assert_eq!(unobserved(&object(2, 2)), None);
+    }
+
+    /// `-f` with listeners and Pods: a dump's listener for another set of the namespace makes a
+    /// scale set without one ListenerDown, a crashing listener Pod ListenerFailing; a dump without
+    /// listeners, or without Pods of the listener's namespace, says nothing of them.
+    #[test]
+    fn a_dumps_listeners_and_pods_are_judged_as_the_clusters() {
+        let (ars, ers) = example();
+        let ns = ers["metadata"]["namespace"].as_str().unwrap().to_string();
+        let mut ars = ars;
+        ars["metadata"]["annotations"]["runner-scale-set-id"] = json!("3");
+        let mut other_ars = ars.clone();
+        other_ars["metadata"]["name"] = json!("other");
+        other_ars["metadata"]["uid"] = json!("u-other");
+        let listener = |scale_set: &str, points_at: &str| {
+            json!({"apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingListener",
+                   "metadata": {"name": format!("{scale_set}-listener"), "namespace": "arc-systems"},
+                   "spec": {"autoscalingRunnerSetNamespace": ns, "autoscalingRunnerSetName": scale_set,
+                            "ephemeralRunnerSetName": points_at}})
+        };
+        let pod = json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "other-listener", "namespace": "arc-systems"},
+            "status": {"phase": "Running", "containerStatuses": [{"name": "listener", "restartCount": 4,
+                "state": {"waiting": {"reason": "CrashLoopBackOff"}}}]}});
+        let base = status(&plan(&[], None), &[ars.clone(), ers.clone()]);
+        let base_state = base.rows[0].state;
+        // Another scale set's listener in the namespace: this one has none.
+        let s = status(
+            &plan(&[], None),
+            &[
+                ars.clone(),
+                ers.clone(),
+                other_ars.clone(),
+                listener("other", "other"),
+            ],
+        );
+        let row = s.rows.iter().find(|r| r.name == "arc-runner-set").unwrap();
+        assert!(
+            row.reasons.iter().any(|r| r.code() == "NoListener"),
+            "{:?}",
+            row.reasons
+        );
+        // Its own listener, no Pod in the dump: nothing said of the Pod.
+        let s = status(
+            &plan(&[], None),
+            &[
+                ars.clone(),
+                ers.clone(),
+                listener("arc-runner-set", "arc-runner-set"),
+            ],
+        );
+        let row = s.rows.iter().find(|r| r.name == "arc-runner-set").unwrap();
+        assert_eq!(row.state, base_state, "{:?}", row.reasons);
+        assert!(!row.reasons.iter().any(|r| r.code().starts_with("Listener")));
+        // Pods of that namespace in the dump, only another's (crashing): its own is missing.
+        let s = status(
+            &plan(&[], None),
+            &[
+                ars.clone(),
+                ers.clone(),
+                listener("arc-runner-set", "arc-runner-set"),
+                pod.clone(),
+            ],
+        );
+        let row = s.rows.iter().find(|r| r.name == "arc-runner-set").unwrap();
+        let codes: Vec<&str> = row.reasons.iter().map(|r| r.code()).collect();
+        assert!(codes.contains(&"ListenerPodMissing"), "{codes:?}");
+        assert!(!codes.contains(&"ListenerPodNotRunning"), "{codes:?}");
+        // Its own listener's Pod crashes.
+        let mut own_pod = pod.clone();
+        own_pod["metadata"]["name"] = json!("arc-runner-set-listener");
+        let s = status(
+            &plan(&[], None),
+            &[
+                ars.clone(),
+                ers.clone(),
+                listener("arc-runner-set", "arc-runner-set"),
+                own_pod,
+            ],
+        );
+        let row = s.rows.iter().find(|r| r.name == "arc-runner-set").unwrap();
+        assert!(
+            row.reasons
+                .iter()
+                .any(|r| r.code() == "ListenerPodNotRunning"),
+            "{:?}",
+            row.reasons
+        );
+        // No listener in the dump: unknown, nothing said.
+        let s = status(&plan(&[], None), &[ars, ers, other_ars]);
+        let row = s.rows.iter().find(|r| r.name == "arc-runner-set").unwrap();
+        assert!(!row.reasons.iter().any(|r| r.code() == "NoListener"));
     }
 
     #[test]

@@ -37,9 +37,14 @@ fn state_color(state: State) -> Color {
         | State::Registering
         | State::Creating
         | State::Replacing
-        | State::Draining => Color::Yellow,
+        | State::Draining
+        | State::ListenerDown => Color::Yellow,
         State::Legacy => Color::Blue,
-        State::Invalid | State::Outdated | State::RecycleLoop => Color::Red,
+        State::Invalid
+        | State::Outdated
+        | State::RecycleLoop
+        | State::ListenerFailing
+        | State::RunnersFailed => Color::Red,
         State::Deleting | State::SpecHash | State::Deleted => Color::DarkGrey,
     }
 }
@@ -223,11 +228,14 @@ pub(crate) fn write_reasons(
                 | State::Registering
                 | State::Creating
                 | State::Replacing
-                | State::Draining => row.state.yellow().to_string(),
+                | State::Draining
+                | State::ListenerDown => row.state.yellow().to_string(),
                 State::Legacy => row.state.blue().to_string(),
-                State::Invalid | State::Outdated | State::RecycleLoop => {
-                    row.state.red().to_string()
-                }
+                State::Invalid
+                | State::Outdated
+                | State::RecycleLoop
+                | State::ListenerFailing
+                | State::RunnersFailed => row.state.red().to_string(),
                 State::Deleting | State::SpecHash | State::Deleted => {
                     row.state.dimmed().to_string()
                 }

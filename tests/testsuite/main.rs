@@ -36,5 +36,6 @@ mod releases_cluster;
 mod render_cluster;
 mod secrets_cluster;
 mod status_cluster;
+mod status_listener;
 mod testbed;
 mod write_guard;

@@ -13,7 +13,7 @@ use serde::ser::{Serialize, SerializeStruct, Serializer};
 use crate::arc::{ANNOTATION_INTEGRITY_HASH, ANNOTATION_RUNNER_SPEC_HASH};
 use crate::bump::BumpReason;
 use crate::migrate::{MigrateReason, UnverifiablePolicy};
-use crate::status::{Examples, StatusReason, human_duration};
+use crate::status::{Examples, FailedRunner, PodProblem, StatusReason, human_duration};
 
 /// The one-line reason of the Outdated phase; [`OUTDATED_EXPLANATION`] says the rest.
 const OUTDATED_SHORT: &str = "Outdated: a runner's version is too old for GitHub (exit code 7); ARC creates no runners until the runner image in the AutoscalingRunnerSet's template is updated";
@@ -260,7 +260,202 @@ impl Display for StatusReason {
                 f,
                 "made by ARC 0.14 or older ({ANNOTATION_RUNNER_SPEC_HASH}), and ARC {release}'s RunnerSetSpecHash() of its AutoscalingRunnerSet cannot be computed: {error}"
             ),
+            StatusReason::ScaleSetDeleting => f.write_str(
+                "the AutoscalingRunnerSet is being deleted (metadata.deletionTimestamp is set) and has no EphemeralRunnerSet left: ARC's AutoscalingRunnerSet controller removes its listener and sets, then its finalizer",
+            ),
+            StatusReason::NoListener {
+                scale_set,
+                running,
+                pending,
+            } => {
+                write!(
+                    f,
+                    "no AutoscalingListener has spec.autoscalingRunnerSetName {scale_set}: nothing asks GitHub for this scale set's jobs, so no runner is created for them (ARC #4432)"
+                )?;
+                if running + pending > 0 {
+                    write!(
+                        f,
+                        "; with --update-strategy=eventual ARC waits for its {running} running and {pending} pending runners to finish before it creates the listener again"
+                    )
+                } else {
+                    f.write_str("; ARC's AutoscalingRunnerSet controller creates it on its next reconcile: if it does not, check that the controller runs and read its log")
+                }
+            }
+            StatusReason::ListenerForOtherSet {
+                listener,
+                points_at,
+                exists,
+                newest,
+                arc_recreates,
+            } => {
+                write!(
+                    f,
+                    "AutoscalingListener {listener} spec.ephemeralRunnerSetName is {points_at}, "
+                )?;
+                if *exists {
+                    write!(f, "an older set, not the newest ({newest})")?;
+                } else {
+                    write!(f, "which does not exist (the newest set is {newest})")?;
+                }
+                if *arc_recreates {
+                    f.write_str(": ARC compares the listener's spec with the one it wants and creates it again")
+                } else {
+                    f.write_str(": ARC up to 0.14 recreates a listener only when its hash annotations change, so it scales a set that is gone; delete the listener and ARC creates it for the newest set (ARC #4561)")
+                }
+            }
+            StatusReason::ListenerVersionMismatch {
+                listener,
+                image,
+                chart_version,
+            } => write!(
+                f,
+                "AutoscalingListener {listener} runs spec.image {image}, the controller's, while its scale set was made by chart version {chart_version} (label app.kubernetes.io/version): ARC supports only the same version of the gha-runner-scale-set-controller and gha-runner-scale-set charts; upgrade both together (ARC #4572, #4513)"
+            ),
+            StatusReason::ListenerPodMissing { listener } => write!(
+                f,
+                "AutoscalingListener {listener} has no Pod of its name: ARC's AutoscalingListener controller creates it"
+            ),
+            StatusReason::ListenerPodNotRunning { pod, problem } => {
+                write!(f, "listener Pod {pod} is not running: ")?;
+                match problem {
+                    PodProblem::CrashLoop { restarts, last } => {
+                        write!(
+                            f,
+                            "CrashLoopBackOff after {restarts} {}",
+                            if *restarts == 1 { "restart" } else { "restarts" }
+                        )?;
+                        if let Some(last) = last {
+                            write!(f, " (last terminated: {last})")?;
+                        }
+                        let (ns, name) = pod.split_once('/').unwrap_or(("", pod));
+                        write!(f, "; read its log (kubectl logs -n {ns} {name} --previous): a GitHub App or token the listener cannot use, a scale set GitHub no longer knows (ARC #4370), or a listener image that does not match the controller (ARC #4572)")
+                    }
+                    PodProblem::ImagePull { reason, message } => {
+                        write!(f, "{reason}")?;
+                        if let Some(m) = message {
+                            write!(f, " ({m})")?;
+                        }
+                        f.write_str("; the listener's image comes from the controller (its --listener-image flag, the chart's image) or the listener template: fix the image or its pull secret")
+                    }
+                    PodProblem::ContainerError { reason, message } => {
+                        write!(f, "{reason}")?;
+                        if let Some(m) = message {
+                            write!(f, " ({m})")?;
+                        }
+                        f.write_str("; fix the listener template of the AutoscalingRunnerSet (spec.listenerTemplate) or what it refers to")
+                    }
+                    PodProblem::Unschedulable { why } => write!(
+                        f,
+                        "not scheduled ({why}); make room or fix the listener template's node selection"
+                    ),
+                    PodProblem::Pending { reason } => {
+                        f.write_str("Pending")?;
+                        if let Some(r) = reason {
+                            write!(f, " ({r})")?;
+                        }
+                        f.write_str(": the kubelet is starting it")
+                    }
+                    PodProblem::Ended { phase, reason } => {
+                        write!(f, "{phase}")?;
+                        if let Some(r) = reason {
+                            write!(f, " ({r})")?;
+                        }
+                        f.write_str(": ARC's AutoscalingListener controller deletes it and creates another")
+                    }
+                }
+            }
+            StatusReason::FinalizersLeft {
+                kind,
+                name,
+                more,
+                since,
+                finalizers,
+            } => {
+                write!(f, "{kind} {name}")?;
+                if *more > 0 {
+                    write!(
+                        f,
+                        " and {more} more {}",
+                        if *more == 1 { "is" } else { "are" }
+                    )?;
+                    f.write_str(" being deleted")?;
+                } else {
+                    f.write_str(" is being deleted")?;
+                }
+                if let Some(t) = since {
+                    write!(f, " (metadata.deletionTimestamp {t})")?;
+                }
+                f.write_str(" and held by metadata.finalizers ")?;
+                for (i, (fin, controller)) in finalizers.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    match controller {
+                        Some(c) => write!(f, "{fin} (removed by {c} of ARC)")?,
+                        None => write!(f, "{fin} (not ARC's)")?,
+                    }
+                }
+                f.write_str(": if that controller is not running, or the object's scale set is gone, nothing removes it (ARC #4484); once the controller is back it finishes, else remove the finalizer with kubectl patch")
+            }
+            StatusReason::RunnersFailed {
+                runners: group,
+                oldest,
+                held,
+                replicas,
+            } => {
+                write!(
+                    f,
+                    "{} {} in phase Failed ({})",
+                    group.count,
+                    runners_word(group.count),
+                    Names(group)
+                )?;
+                if let Some(o) = oldest {
+                    write!(f, "; the oldest, {}", FailedText(o))?;
+                }
+                if *held > 0 {
+                    write!(
+                        f,
+                        "; ARC counts failed runners toward spec.replicas {replicas} (scaleTotal), so it creates {held} fewer {}: delete the failed runners (kubectl delete ephemeralrunner) so that ARC replaces them (ARC #3685)",
+                        runners_word(*held)
+                    )
+                } else {
+                    f.write_str("; they hold no runner's place now (the set has as many runners as spec.replicas without them), but ARC counts them toward spec.replicas while they are there")
+                }
+            }
         }
+    }
+}
+
+/// A failed runner, as its status says.
+struct FailedText<'a>(&'a FailedRunner);
+
+impl Display for FailedText<'_> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let o = self.0;
+        f.write_str(&o.name)?;
+        if let Some(t) = &o.created {
+            write!(f, " (created {t})")?;
+        }
+        match (&o.reason, &o.message) {
+            (Some(r), Some(m)) => write!(f, ", status.reason {r}: {m}")?,
+            (Some(r), None) => write!(f, ", status.reason {r}")?,
+            (None, Some(m)) => write!(f, ", status.message {m}")?,
+            (None, None) => f.write_str(", no status.reason")?,
+        }
+        if o.failures > 0 {
+            write!(
+                f,
+                ", {} pod {} in status.failures",
+                o.failures,
+                if o.failures == 1 {
+                    "failure"
+                } else {
+                    "failures"
+                }
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -541,6 +736,65 @@ mod tests {
                 StatusReason::CannotBuild { error: "x".into() },
                 "CannotBuild",
             ),
+            (StatusReason::ScaleSetDeleting, "ScaleSetDeleting"),
+            (
+                StatusReason::NoListener {
+                    scale_set: "a/b".into(),
+                    running: 0,
+                    pending: 0,
+                },
+                "NoListener",
+            ),
+            (
+                StatusReason::ListenerForOtherSet {
+                    listener: "c/l".into(),
+                    points_at: "x".into(),
+                    exists: false,
+                    newest: "b".into(),
+                    arc_recreates: false,
+                },
+                "ListenerForOtherSet",
+            ),
+            (
+                StatusReason::ListenerVersionMismatch {
+                    listener: "c/l".into(),
+                    image: "i:0.13.0".into(),
+                    chart_version: "0.14.2".into(),
+                },
+                "ListenerVersionMismatch",
+            ),
+            (
+                StatusReason::ListenerPodMissing {
+                    listener: "c/l".into(),
+                },
+                "ListenerPodMissing",
+            ),
+            (
+                StatusReason::ListenerPodNotRunning {
+                    pod: "c/l".into(),
+                    problem: crate::status::PodProblem::Pending { reason: None },
+                },
+                "ListenerPodNotRunning",
+            ),
+            (
+                StatusReason::FinalizersLeft {
+                    kind: "EphemeralRunner".into(),
+                    name: "a/r".into(),
+                    more: 0,
+                    since: None,
+                    finalizers: vec![],
+                },
+                "FinalizersLeft",
+            ),
+            (
+                StatusReason::RunnersFailed {
+                    runners: examples(1),
+                    oldest: None,
+                    held: 0,
+                    replicas: 0,
+                },
+                "RunnersFailed",
+            ),
         ]
     }
 
@@ -624,6 +878,14 @@ mod tests {
                 | StatusReason::SpecHashMatches { .. }
                 | StatusReason::OldSet { .. }
                 | StatusReason::SpecHashUnknown { .. } => {}
+                StatusReason::ScaleSetDeleting
+                | StatusReason::NoListener { .. }
+                | StatusReason::ListenerForOtherSet { .. }
+                | StatusReason::ListenerVersionMismatch { .. }
+                | StatusReason::ListenerPodMissing { .. }
+                | StatusReason::ListenerPodNotRunning { .. }
+                | StatusReason::FinalizersLeft { .. }
+                | StatusReason::RunnersFailed { .. } => {}
             }
         }
         for (r, _) in &bump {

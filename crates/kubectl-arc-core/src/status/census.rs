@@ -33,6 +33,8 @@ struct SetEntry {
     flips: usize,
     /// ARC up to 0.14: what its scale set says of the set.
     replacement: Option<Replacement>,
+    /// What its surroundings say (its listener, its scale set's deletion).
+    around: Vec<super::StatusReason>,
 }
 
 /// Live mode: one small record per runner, so events can be taken back.
@@ -41,6 +43,7 @@ struct RunnerRecord {
     state: RunnerState,
     runner_id: i64,
     spec_hash: u64,
+    extra: Option<Box<super::RunnerExtra>>,
 }
 
 #[derive(Debug, Default)]
@@ -112,6 +115,7 @@ impl Census {
                         desired: None,
                         flips: 0,
                         replacement: None,
+                        around: Vec::new(),
                     },
                 );
             }
@@ -169,6 +173,30 @@ impl Census {
         }
     }
 
+    /// Record what the set's surroundings say of it (its listener and the listener's Pod, its
+    /// scale set's deletion), replacing what was said before.
+    pub fn set_around(&mut self, key: &SetKey, reasons: Vec<super::StatusReason>) {
+        if let Some(entry) = self.sets.get_mut(key) {
+            entry.around = reasons;
+        }
+    }
+
+    /// A set's runners in phase Running and Pending (ARC's `running` and `pending`), so far.
+    pub fn running_and_pending(&self, key: &SetKey) -> (usize, usize) {
+        let Some(entry) = self.sets.get(key) else {
+            return (0, 0);
+        };
+        if let Some(live) = &self.live {
+            let mut counts = crate::runners::RunnerCounts::default();
+            for r in live.by_set.get(key).into_iter().flat_map(|m| m.values()) {
+                counts.add(r.state, false);
+            }
+            return (counts.idle + counts.busy, counts.pending);
+        }
+        let c = &entry.tally.counts;
+        (c.idle + c.busy, c.pending)
+    }
+
     pub fn remove_set(&mut self, key: &SetKey) {
         self.sets.remove(key);
     }
@@ -188,9 +216,13 @@ impl Census {
                 let key = set_key?;
                 let entry = self.sets.get_mut(&key)?;
                 let stale = entry.staleness(layout, hash, spec);
-                entry
-                    .tally
-                    .add(&runner.name, runner.state, runner.runner_id, stale);
+                entry.tally.add(
+                    &runner.name,
+                    runner.state,
+                    runner.runner_id,
+                    stale,
+                    runner.extra.as_ref(),
+                );
                 Some(key)
             }
             Some(live) => {
@@ -206,6 +238,7 @@ impl Census {
                         state: runner.state,
                         runner_id: runner.runner_id,
                         spec_hash: hash,
+                        extra: runner.extra.clone().map(Box::new),
                     },
                 );
                 live.specs
@@ -247,7 +280,7 @@ impl Census {
                         .map(|(t, _)| t.as_str())
                         .unwrap_or("{}");
                     let stale = entry.staleness(layout, r.spec_hash, spec);
-                    tally.add(name, r.state, r.runner_id, stale);
+                    tally.add(name, r.state, r.runner_id, stale, r.extra.as_deref());
                 }
             }
             entry.tally = tally;
@@ -278,9 +311,12 @@ impl Census {
             &entry.facts,
             &entry.tally,
             entry.spec_error.as_deref(),
-            propagation.as_ref(),
-            recycle_loop.as_ref(),
-            entry.replacement.as_ref(),
+            super::classify::Context {
+                propagation: propagation.as_ref(),
+                recycle_loop: recycle_loop.as_ref(),
+                replacement: entry.replacement.as_ref(),
+                around: &entry.around,
+            },
             now,
         ))
     }

@@ -84,7 +84,10 @@ fn follow_up_reasons(
         | State::Registering
         | State::Creating
         | State::Replacing
-        | State::Draining => {}
+        | State::Draining
+        | State::ListenerDown
+        | State::ListenerFailing
+        | State::RunnersFailed => {}
         State::Synced => {
             if tally.busy_stale.count > 0 {
                 reasons.push(StatusReason::RunnersBusy {
@@ -128,17 +131,35 @@ fn propagation_reasons(
     }
 }
 
+/// What a set's scale set and surroundings say of it, for [`classify`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Context<'a> {
+    /// Whether the scale set's desired runner spec has reached the set.
+    pub propagation: Option<&'a Propagation>,
+    /// The integrity-hash recycle loop of its scale set.
+    pub recycle_loop: Option<&'a RecycleLoop>,
+    /// ARC up to 0.14: what its scale set says of the set.
+    pub replacement: Option<&'a Replacement>,
+    /// Its listener and the listener's Pod, its scale set's deletion
+    /// ([`super::listener::listener_reasons`]).
+    pub around: &'a [StatusReason],
+}
+
 /// The verdict on one set. `spec_error` is a failure to decode the set's runner spec (found when
 /// a runner's spec had to be compared with it); `now` is the clock in Unix seconds.
 pub fn classify(
     facts: &SetFacts,
     tally: &Tally,
     spec_error: Option<&str>,
-    propagation: Option<&Propagation>,
-    recycle_loop: Option<&RecycleLoop>,
-    replacement: Option<&Replacement>,
+    context: Context<'_>,
     now: Option<i64>,
 ) -> SetStatus {
+    let Context {
+        propagation,
+        recycle_loop,
+        replacement,
+        around,
+    } = context;
     let created = facts.creation_timestamp.as_deref().and_then(unix_seconds);
     let mut reasons = Vec::new();
     let (spec_revision, applied_revision) = match &facts.revisions {
@@ -276,6 +297,7 @@ pub fn classify(
             error: tally.first_decode_error.clone().unwrap_or_default(),
         });
     }
+    let state = surroundings(facts, tally, around, state, &mut reasons);
     SetStatus {
         namespace: facts.namespace.clone(),
         name: facts.name.clone(),
@@ -294,6 +316,81 @@ pub fn classify(
     }
 }
 
+/// How many of `replicas` failed runners hold: ARC's EphemeralRunnerSet controller counts them
+/// in `scaleTotal()` (pending + running + failed) and creates `replicas - total` runners, so
+/// they take the place of runners it would otherwise create (`Reconcile`'s scale-up case).
+pub fn failed_runners_hold(replicas: i64, running: usize, pending: usize, failed: usize) -> usize {
+    let want = |total: usize| (replicas - total as i64).max(0);
+    (want(running + pending) - want(running + pending + failed)) as usize
+}
+
+/// The reasons of what stands around the set's handshake (failed runners, finalizers left, its
+/// listener and scale set), and the state they put a set in whose handshake is Synced, Stale or
+/// Pending: the reason that decides it goes first.
+fn surroundings(
+    facts: &SetFacts,
+    tally: &Tally,
+    around: &[StatusReason],
+    state: State,
+    reasons: &mut Vec<StatusReason>,
+) -> State {
+    let c = &tally.counts;
+    if tally.failed.count > 0 {
+        reasons.push(StatusReason::RunnersFailed {
+            runners: tally.failed.clone(),
+            oldest: tally.oldest_failed.clone(),
+            held: failed_runners_hold(
+                facts.replicas.unwrap_or(0),
+                c.idle + c.busy,
+                c.pending,
+                c.failed,
+            ),
+            replicas: facts.replicas.unwrap_or(0),
+        });
+    }
+    if let Some(d) = facts.deletion.as_ref().filter(|d| !d.finalizers.is_empty()) {
+        let name = format!("{}/{}", facts.namespace, facts.name);
+        reasons.push(super::listener::finalizers_left(
+            crate::arc::KIND_EPHEMERAL_RUNNER_SET,
+            &name,
+            d,
+        ));
+    }
+    if let Some(d) = &tally.first_held {
+        let first = tally.held.names.first().cloned().unwrap_or_default();
+        let mut r = super::listener::finalizers_left(
+            crate::arc::KIND_EPHEMERAL_RUNNER,
+            &format!("{}/{first}", facts.namespace),
+            d,
+        );
+        if let StatusReason::FinalizersLeft { more, .. } = &mut r {
+            *more = tally.held.count - 1;
+        }
+        reasons.push(r);
+    }
+    reasons.extend(around.iter().cloned());
+    if !matches!(state, State::Synced | State::Stale | State::Pending) {
+        return state;
+    }
+    let rank = |s: State| match s {
+        State::ListenerFailing => 3,
+        State::RunnersFailed => 2,
+        State::ListenerDown => 1,
+        _ => 0,
+    };
+    let Some((i, escalated)) = reasons
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| r.escalation().map(|s| (i, s)))
+        .max_by_key(|(i, s)| (rank(*s), std::cmp::Reverse(*i)))
+    else {
+        return state;
+    };
+    let first = reasons.remove(i);
+    reasons.insert(0, first);
+    escalated
+}
+
 /// The row of an AutoscalingRunnerSet for which ARC's `listEphemeralRunnerSets` finds no set (a
 /// scale set just installed): Invalid when ARC cannot build its set (the checks of
 /// [`crate::desired::check_builds`], as for an existing one), else Registering until the
@@ -305,8 +402,37 @@ pub fn scale_set_without_set(
     spec_json: Option<&str>,
     scale_set_id: Option<&str>,
     creation_timestamp: Option<String>,
+    deletion: Option<&super::Deletion>,
     now: Option<i64>,
 ) -> SetStatus {
+    if let Some(d) = deletion {
+        // `Reconcile` of a scale set being deleted only cleans up: no set is made for it.
+        let name = format!("{}/{}", key.0, key.1);
+        let mut reasons = vec![StatusReason::ScaleSetDeleting];
+        if !d.finalizers.is_empty() {
+            reasons.push(super::listener::finalizers_left(
+                crate::arc::KIND_AUTOSCALING_RUNNER_SET,
+                &name,
+                d,
+            ));
+        }
+        return SetStatus {
+            age_seconds: match (now, creation_timestamp.as_deref().and_then(unix_seconds)) {
+                (Some(now), Some(created)) => Some(now - created),
+                _ => None,
+            },
+            namespace: key.0,
+            name: key.1,
+            spec_revision: None,
+            applied_revision: None,
+            state: State::Deleting,
+            runners: RunnerCounts::default(),
+            reasons,
+            phase: None,
+            spec_revision_written_by: None,
+            creation_timestamp,
+        };
+    }
     let built = match spec_json {
         Some(spec) => {
             crate::desired::check_builds(layout, spec, scale_set_id).map_err(|e| e.to_string())

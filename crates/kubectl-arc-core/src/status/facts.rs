@@ -56,6 +56,8 @@ pub struct SetFacts {
     /// The exact JSON text of `spec.ephemeralRunnerSpec` (`None` when absent).
     pub runner_spec: Option<String>,
     pub revision_writer: Option<FieldWriter>,
+    /// `metadata.deletionTimestamp` and `metadata.finalizers`, when being deleted.
+    pub deletion: Option<super::Deletion>,
 }
 
 /// What status reads of one EphemeralRunner.
@@ -72,6 +74,20 @@ pub struct RunnerFacts<'a> {
     pub spec: Option<&'a str>,
     /// `actions.github.com/actionable-revision`: the set's revision when the runner was created.
     pub created_for_revision: Option<String>,
+    /// What a failed runner's status says, or a deleting one's finalizers (`None` otherwise).
+    pub extra: Option<RunnerExtra>,
+}
+
+/// What status keeps of a failed runner, or of one being deleted.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RunnerExtra {
+    /// `metadata.creationTimestamp`.
+    pub created: Option<String>,
+    /// `status.reason`, `status.message`, and how many entries `status.failures` has.
+    pub reason: Option<String>,
+    pub message: Option<String>,
+    pub failures: usize,
+    pub deletion: Option<super::Deletion>,
 }
 
 #[derive(Deserialize, Default)]
@@ -95,6 +111,8 @@ struct MetaText<'a> {
     annotations: Option<HashMap<Cow<'a, str>, Cow<'a, str>>>,
     #[serde(default)]
     owner_references: Option<Value>,
+    #[serde(default)]
+    finalizers: Option<Vec<String>>,
     #[serde(borrow, default)]
     managed_fields: Option<Vec<ManagedFieldsText<'a>>>,
 }
@@ -249,7 +267,16 @@ impl SetFacts {
                 let s = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or("").to_string();
                 (s("apiVersion"), s("kind"), s("name"), s("uid"))
             });
+        let deletion = deleting.then(|| super::Deletion {
+            since: meta
+                .deletion_timestamp
+                .as_ref()
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            finalizers: meta.finalizers.clone().unwrap_or_default(),
+        });
         Ok(SetFacts {
+            deletion,
             integrity_hash,
             spec_hash_era,
             runner_spec_hash,
@@ -316,11 +343,44 @@ impl<'a> RunnerFacts<'a> {
             .as_ref()
             .and_then(|a| a.get(ANNOTATION_ACTIONABLE_REVISION))
             .map(|v| v.to_string());
+        let state = RunnerState::of(&view);
+        let deleting = obj
+            .metadata
+            .deletion_timestamp
+            .as_ref()
+            .is_some_and(|t| !t.is_null());
+        let extra = (state == RunnerState::Failed || deleting).then(|| {
+            let text = |p: &str| {
+                status
+                    .pointer(p)
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            };
+            RunnerExtra {
+                created: obj.metadata.creation_timestamp.clone(),
+                reason: text("/reason").filter(|r| !r.is_empty()),
+                message: text("/message").filter(|m| !m.is_empty()),
+                failures: status
+                    .get("failures")
+                    .and_then(Value::as_object)
+                    .map_or(0, |f| f.len()),
+                deletion: deleting.then(|| super::Deletion {
+                    since: obj
+                        .metadata
+                        .deletion_timestamp
+                        .as_ref()
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
+                    finalizers: obj.metadata.finalizers.clone().unwrap_or_default(),
+                }),
+            }
+        });
         Ok(RunnerFacts {
+            extra,
             namespace: obj.metadata.namespace.unwrap_or(Cow::Borrowed("")),
             name: obj.metadata.name.unwrap_or(Cow::Borrowed("")),
             set: runners::owner_set(&view).map(str::to_string),
-            state: RunnerState::of(&view),
+            state,
             runner_id: runners::runner_id(&view),
             spec: obj.spec.map(RawValue::get),
             created_for_revision,

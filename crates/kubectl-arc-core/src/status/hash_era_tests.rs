@@ -21,7 +21,11 @@ fn judged(desired: Result<&str, &str>) -> Replacement {
 }
 
 fn state(facts: &SetFacts, tally: &Tally, r: Option<&Replacement>) -> SetStatus {
-    classify(facts, tally, None, None, None, r, None)
+    let context = Context {
+        replacement: r,
+        ..Context::default()
+    };
+    classify(facts, tally, None, context, None)
 }
 
 #[test]
@@ -46,7 +50,7 @@ fn a_hash_era_set_is_synced_when_the_hashes_agree_and_replacing_when_not() {
 fn a_set_scaled_to_zero_with_runners_waits_for_jobs_under_eventual() {
     let facts = hash_era_set(0);
     let mut tally = Tally::default();
-    tally.add("r1", RunnerState::Busy, 3, Ok(true));
+    tally.add("r1", RunnerState::Busy, 3, Ok(true), None);
     let s = state(&facts, &tally, Some(&judged(Ok("595bdbd674"))));
     assert_eq!(s.state, State::Replacing);
     let codes: Vec<_> = s.reasons.iter().map(StatusReason::code).collect();

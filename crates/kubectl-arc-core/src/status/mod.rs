@@ -29,6 +29,9 @@ pub mod classify;
 pub mod facts;
 #[cfg(test)]
 mod hash_era_tests;
+pub mod listener;
+#[cfg(test)]
+mod listener_tests;
 pub mod tally;
 #[cfg(test)]
 mod tests;
@@ -36,6 +39,9 @@ mod tests;
 pub use census::*;
 pub use classify::*;
 pub use facts::*;
+pub use listener::{
+    Deletion, ListenerFacts, ListenerView, PodFacts, PodProblem, PodView, ScaleSetFacts,
+};
 pub use tally::*;
 
 /// Where a set stands.
@@ -78,6 +84,17 @@ pub enum State {
     /// An AutoscalingRunnerSet registered with GitHub whose EphemeralRunnerSet ARC's controller
     /// has not created yet.
     Creating,
+    /// The revisions are settled or on their way, but the scale set has no working listener and
+    /// ARC makes one by itself: it has none (ARC creates it, or waits for running jobs first), its
+    /// Pod is missing or starting, or it serves another set and ARC compares the whole spec.
+    ListenerDown,
+    /// The scale set's listener cannot work until a person acts: its Pod crashes, its image
+    /// cannot be pulled, its container cannot be made or it cannot be scheduled, or (ARC up to
+    /// 0.14) it serves a set that is not the newest or does not exist.
+    ListenerFailing,
+    /// Failed EphemeralRunners count toward the set's replicas (`scaleTotal`): ARC creates fewer
+    /// runners than asked until they are deleted.
+    RunnersFailed,
 }
 
 impl State {
@@ -98,6 +115,9 @@ impl State {
             State::Creating => "Creating",
             State::Replacing => "Replacing",
             State::Draining => "Draining",
+            State::ListenerDown => "ListenerDown",
+            State::ListenerFailing => "ListenerFailing",
+            State::RunnersFailed => "RunnersFailed",
         }
     }
 }
@@ -315,6 +335,93 @@ pub enum StatusReason {
     OldSet { newest: String },
     /// ARC up to 0.14, and the hash cannot be computed (the release, and why).
     SpecHashUnknown { release: String, error: String },
+    /// An AutoscalingRunnerSet without a set is being deleted.
+    ScaleSetDeleting,
+    /// The scale set should have a listener (registered, not Outdated, not being deleted) and
+    /// none serves it; `running`/`pending`: the runners ARC waits for first under
+    /// `--update-strategy=eventual` (`drainingJobs`).
+    NoListener {
+        scale_set: String,
+        running: usize,
+        pending: usize,
+    },
+    /// The listener's `spec.ephemeralRunnerSetName` is not the newest set (`newest`); `exists`:
+    /// whether a set of that name is there; `arc_recreates`: ARC after 0.14 compares the whole
+    /// listener spec and makes it again.
+    ListenerForOtherSet {
+        listener: String,
+        points_at: String,
+        exists: bool,
+        newest: String,
+        arc_recreates: bool,
+    },
+    /// The listener's image (the controller's) is another version than the chart that made its
+    /// scale set (its `app.kubernetes.io/version`).
+    ListenerVersionMismatch {
+        listener: String,
+        image: String,
+        chart_version: String,
+    },
+    /// The listener has no Pod of its name: the listener controller creates it.
+    ListenerPodMissing { listener: String },
+    /// The listener's Pod is not running, as its status says.
+    ListenerPodNotRunning { pod: String, problem: PodProblem },
+    /// An object past its deletionTimestamp with finalizers left, each with the controller that
+    /// removes it when known (`more`: further objects of the kind held the same way).
+    FinalizersLeft {
+        kind: String,
+        name: String,
+        more: usize,
+        since: Option<String>,
+        finalizers: Vec<(String, Option<&'static str>)>,
+    },
+    /// EphemeralRunners in phase Failed: how many, the oldest, and how many of `replicas` they
+    /// hold (`scaleTotal` counts them, so ARC creates that many fewer runners).
+    RunnersFailed {
+        runners: Examples,
+        oldest: Option<FailedRunner>,
+        held: usize,
+        replicas: i64,
+    },
+}
+
+impl StatusReason {
+    /// The state a reason of the set's surroundings puts a set in whose own handshake is Synced,
+    /// Stale or Pending (`None`: it changes no state).
+    pub fn escalation(&self) -> Option<State> {
+        match self {
+            StatusReason::NoListener { .. } | StatusReason::ListenerPodMissing { .. } => {
+                Some(State::ListenerDown)
+            }
+            StatusReason::ListenerForOtherSet { arc_recreates, .. } => Some(if *arc_recreates {
+                State::ListenerDown
+            } else {
+                State::ListenerFailing
+            }),
+            StatusReason::ListenerPodNotRunning { problem, .. } => {
+                Some(if problem.needs_person() {
+                    State::ListenerFailing
+                } else {
+                    State::ListenerDown
+                })
+            }
+            StatusReason::RunnersFailed { held, .. } if *held > 0 => Some(State::RunnersFailed),
+            _ => None,
+        }
+    }
+}
+
+/// The oldest failed runner of a set, as its status says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailedRunner {
+    pub name: String,
+    /// `metadata.creationTimestamp`.
+    pub created: Option<String>,
+    /// `status.reason` and `status.message`.
+    pub reason: Option<String>,
+    pub message: Option<String>,
+    /// How many pod failures `status.failures` records.
+    pub failures: usize,
 }
 
 impl StatusReason {
@@ -354,6 +461,14 @@ impl StatusReason {
             StatusReason::SpecHashMatches { .. } => "SpecHashMatches",
             StatusReason::OldSet { .. } => "OldSet",
             StatusReason::SpecHashUnknown { .. } => "SpecHashUnknown",
+            StatusReason::ScaleSetDeleting => "ScaleSetDeleting",
+            StatusReason::NoListener { .. } => "NoListener",
+            StatusReason::ListenerForOtherSet { .. } => "ListenerForOtherSet",
+            StatusReason::ListenerVersionMismatch { .. } => "ListenerVersionMismatch",
+            StatusReason::ListenerPodMissing { .. } => "ListenerPodMissing",
+            StatusReason::ListenerPodNotRunning { .. } => "ListenerPodNotRunning",
+            StatusReason::FinalizersLeft { .. } => "FinalizersLeft",
+            StatusReason::RunnersFailed { .. } => "RunnersFailed",
         }
     }
 }

@@ -1,5 +1,6 @@
 //! The runners of one set, counted by state with a few names each.
 
+use super::{Deletion, FailedRunner, RunnerExtra};
 use crate::runners::{RunnerCounts, RunnerState};
 
 /// At most this many runner names are kept per reason.
@@ -38,6 +39,12 @@ pub struct Tally {
     /// Runners whose spec cannot be decoded with ARC's Go types (and the first error).
     pub undecodable: Examples,
     pub first_decode_error: Option<String>,
+    /// Runners in phase Failed, and the oldest of them (by creationTimestamp, then name).
+    pub failed: Examples,
+    pub oldest_failed: Option<FailedRunner>,
+    /// Runners being deleted with finalizers left, and the first one's deletion.
+    pub held: Examples,
+    pub first_held: Option<Deletion>,
 }
 
 impl Tally {
@@ -47,6 +54,7 @@ impl Tally {
         state: RunnerState,
         runner_id: i64,
         stale: Result<bool, String>,
+        extra: Option<&RunnerExtra>,
     ) {
         let stale_flag = match &stale {
             Ok(s) => *s,
@@ -71,7 +79,37 @@ impl Tally {
         match state {
             RunnerState::Outdated => self.outdated.add(name),
             RunnerState::Deleting => self.deleting.add(name),
+            RunnerState::Failed => {
+                self.failed.add(name);
+                let extra = extra.cloned().unwrap_or_default();
+                let older = match &self.oldest_failed {
+                    None => true,
+                    // RFC 3339 times of the API server compare as text; a missing one last.
+                    Some(o) => match (&extra.created, &o.created) {
+                        (Some(a), Some(b)) => (a.as_str(), name) < (b.as_str(), o.name.as_str()),
+                        (Some(_), None) => true,
+                        (None, Some(_)) => false,
+                        (None, None) => name < o.name.as_str(),
+                    },
+                };
+                if older {
+                    self.oldest_failed = Some(FailedRunner {
+                        name: name.to_string(),
+                        created: extra.created,
+                        reason: extra.reason,
+                        message: extra.message,
+                        failures: extra.failures,
+                    });
+                }
+            }
             _ => {}
+        }
+        if let Some(d) = extra
+            .and_then(|e| e.deletion.as_ref())
+            .filter(|d| !d.finalizers.is_empty())
+        {
+            self.held.add(name);
+            self.first_held.get_or_insert_with(|| d.clone());
         }
     }
 }

@@ -1,0 +1,504 @@
+//! What stands around a set's revision handshake and stops it from scaling: its scale set's
+//! AutoscalingListener and the listener's Pod, and objects that hang in deletion on a finalizer.
+//!
+//! Pure core: the facts are read from the objects' JSON text; the rules name the ARC functions
+//! they mirror (ARC gha-runner-scale-set-0.14.2 and master 2ee6b3b8,
+//! controllers/actions.github.com/autoscalingrunnerset_controller.go and
+//! autoscalinglistener_controller.go).
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::StatusReason;
+use super::facts::SetFacts;
+
+/// The label ARC puts on a listener and its Pod (`LabelKeyKubernetesComponent`).
+pub const LABEL_COMPONENT: &str = "app.kubernetes.io/component";
+/// Its value on a listener and its Pod (`newAutoScalingListener`).
+pub const COMPONENT_LISTENER: &str = "runner-scale-set-listener";
+/// The listener Pod's container (`autoscalingListenerContainerName`).
+pub const LISTENER_CONTAINER: &str = "listener";
+/// The plural of AutoscalingListener.
+pub const AUTOSCALING_LISTENERS: &str = "autoscalinglisteners";
+/// Kind of the listener.
+pub const KIND_AUTOSCALING_LISTENER: &str = "AutoscalingListener";
+
+/// An object's deletion: since when, and the finalizers left on it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Deletion {
+    /// `metadata.deletionTimestamp` (RFC 3339).
+    pub since: Option<String>,
+    /// `metadata.finalizers`.
+    pub finalizers: Vec<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct Meta {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    namespace: Option<String>,
+    #[serde(default)]
+    deletion_timestamp: Option<String>,
+    #[serde(default)]
+    finalizers: Option<Vec<String>>,
+    #[serde(default)]
+    labels: Option<std::collections::BTreeMap<String, String>>,
+}
+
+impl Meta {
+    fn deletion(&self) -> Option<Deletion> {
+        self.deletion_timestamp.as_ref().map(|t| Deletion {
+            since: Some(t.clone()),
+            finalizers: self.finalizers.clone().unwrap_or_default(),
+        })
+    }
+}
+
+/// The deletion of an object of any kind, from its JSON text (`None`: not being deleted, or not
+/// an object).
+pub fn deletion_of(text: &str) -> Option<Deletion> {
+    #[derive(Deserialize)]
+    struct Obj {
+        #[serde(default)]
+        metadata: Meta,
+    }
+    serde_json::from_str::<Obj>(text).ok()?.metadata.deletion()
+}
+
+/// The controller of ARC that removes a finalizer of ARC's, by the finalizer's name (the
+/// constants of ARC's controllers; `actions.github.com/cleanup-protection` is the Helm chart's,
+/// removed by `removeFinalizersFromDependentResources` of the AutoscalingRunnerSet controller).
+/// `kind` tells the EphemeralRunnerSet's finalizer from the runner's: ARC gives both the same
+/// name (`ephemeralRunnerSetFinalizerName`, `ephemeralRunnerFinalizerName`).
+pub fn finalizer_controller(finalizer: &str, kind: &str) -> Option<&'static str> {
+    Some(match finalizer {
+        "autoscalingrunnerset.actions.github.com/finalizer"
+        | "actions.github.com/cleanup-protection" => "the AutoscalingRunnerSet controller",
+        "autoscalinglistener.actions.github.com/finalizer" => "the AutoscalingListener controller",
+        "ephemeralrunner.actions.github.com/finalizer" if kind == "EphemeralRunnerSet" => {
+            "the EphemeralRunnerSet controller"
+        }
+        "ephemeralrunner.actions.github.com/finalizer"
+        | "ephemeralrunner.actions.github.com/runner-registration-finalizer" => {
+            "the EphemeralRunner controller"
+        }
+        _ => return None,
+    })
+}
+
+/// What status reads of an AutoscalingListener.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListenerFacts {
+    pub namespace: String,
+    pub name: String,
+    /// `spec.autoscalingRunnerSetNamespace` and `spec.autoscalingRunnerSetName`: the scale set
+    /// the listener serves (`newAutoScalingListener`; the listener controller reads its scale set
+    /// by them).
+    pub scale_set: (String, String),
+    /// `spec.ephemeralRunnerSetName`: the set it scales.
+    pub ephemeral_runner_set: String,
+    /// `spec.image`: the controller's listener image (its `--listener-image`, by default its
+    /// own image).
+    pub image: Option<String>,
+    /// `app.kubernetes.io/version`: copied from the scale set's label, the version of the
+    /// gha-runner-scale-set chart that made it (`newAutoScalingListener`).
+    pub chart_version: Option<String>,
+    pub deletion: Option<Deletion>,
+}
+
+impl ListenerFacts {
+    /// Read an AutoscalingListener from its JSON text.
+    pub fn from_json(text: &str) -> Result<ListenerFacts, String> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Spec {
+            #[serde(default)]
+            autoscaling_runner_set_namespace: Option<String>,
+            #[serde(default)]
+            autoscaling_runner_set_name: Option<String>,
+            #[serde(default)]
+            ephemeral_runner_set_name: Option<String>,
+            #[serde(default)]
+            image: Option<String>,
+        }
+        #[derive(Deserialize)]
+        struct Obj {
+            #[serde(default)]
+            metadata: Meta,
+            #[serde(default)]
+            spec: Option<Spec>,
+        }
+        let o: Obj = serde_json::from_str(text)
+            .map_err(|e| format!("not an AutoscalingListener object: {e}"))?;
+        let spec = o.spec.unwrap_or(Spec {
+            autoscaling_runner_set_namespace: None,
+            autoscaling_runner_set_name: None,
+            ephemeral_runner_set_name: None,
+            image: None,
+        });
+        Ok(ListenerFacts {
+            chart_version: o
+                .metadata
+                .labels
+                .as_ref()
+                .and_then(|l| l.get("app.kubernetes.io/version"))
+                .filter(|v| !v.is_empty())
+                .cloned(),
+            deletion: o.metadata.deletion(),
+            namespace: o.metadata.namespace.unwrap_or_default(),
+            name: o.metadata.name.unwrap_or_default(),
+            scale_set: (
+                spec.autoscaling_runner_set_namespace.unwrap_or_default(),
+                spec.autoscaling_runner_set_name.unwrap_or_default(),
+            ),
+            ephemeral_runner_set: spec.ephemeral_runner_set_name.unwrap_or_default(),
+            image: spec.image,
+        })
+    }
+}
+
+/// What status reads of a Pod: its phase and the state of one container, as a kubelet writes
+/// them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PodFacts {
+    pub namespace: String,
+    pub name: String,
+    /// `status.phase`.
+    pub phase: Option<String>,
+    /// `status.reason` (`Evicted`), and `status.message`.
+    pub reason: Option<String>,
+    pub message: Option<String>,
+    /// The container's `state.waiting.reason` and `.message` (`CrashLoopBackOff`, `ImagePullBackOff`).
+    pub waiting: Option<(String, Option<String>)>,
+    /// The container's `state.terminated.reason`, or `lastState.terminated.reason`.
+    pub terminated: Option<String>,
+    /// The container's `state.running` is set.
+    pub running: bool,
+    /// The container's `restartCount`.
+    pub restarts: i64,
+    /// `status.conditions` PodScheduled False: its reason and message (`Unschedulable`).
+    pub unschedulable: Option<String>,
+    pub deletion: Option<Deletion>,
+}
+
+impl PodFacts {
+    /// Read a Pod from its JSON text; `container` is the container to look at (the listener's),
+    /// else the first.
+    pub fn from_json(text: &str, container: &str) -> Result<PodFacts, String> {
+        #[derive(Deserialize)]
+        struct Obj {
+            #[serde(default)]
+            metadata: Meta,
+            #[serde(default)]
+            status: Option<Value>,
+        }
+        let o: Obj = serde_json::from_str(text).map_err(|e| format!("not a Pod object: {e}"))?;
+        let status = o.status.unwrap_or(Value::Null);
+        let s = |v: &Value, p: &str| v.pointer(p).and_then(Value::as_str).map(str::to_string);
+        let statuses = status
+            .get("containerStatuses")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let c = statuses
+            .iter()
+            .find(|c| c.get("name").and_then(Value::as_str) == Some(container))
+            .or_else(|| statuses.first())
+            .cloned()
+            .unwrap_or(Value::Null);
+        let unschedulable = status
+            .get("conditions")
+            .and_then(Value::as_array)
+            .and_then(|cs| {
+                cs.iter().find(|c| {
+                    c.get("type").and_then(Value::as_str) == Some("PodScheduled")
+                        && c.get("status").and_then(Value::as_str) == Some("False")
+                })
+            })
+            .map(|c| {
+                let reason = s(c, "/reason").unwrap_or_else(|| "Unschedulable".into());
+                match s(c, "/message") {
+                    Some(m) => format!("{reason}: {m}"),
+                    None => reason,
+                }
+            });
+        Ok(PodFacts {
+            deletion: o.metadata.deletion(),
+            namespace: o.metadata.namespace.unwrap_or_default(),
+            name: o.metadata.name.unwrap_or_default(),
+            phase: s(&status, "/phase"),
+            reason: s(&status, "/reason"),
+            message: s(&status, "/message"),
+            waiting: s(&c, "/state/waiting/reason").map(|r| (r, s(&c, "/state/waiting/message"))),
+            terminated: s(&c, "/state/terminated/reason")
+                .or_else(|| s(&c, "/lastState/terminated/reason")),
+            running: c.pointer("/state/running").is_some_and(Value::is_object),
+            restarts: c.get("restartCount").and_then(Value::as_i64).unwrap_or(0),
+            unschedulable,
+        })
+    }
+}
+
+/// Why a listener Pod is not running, as a kubelet says it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PodProblem {
+    /// The container restarts and the kubelet backs off (`CrashLoopBackOff`).
+    CrashLoop { restarts: i64, last: Option<String> },
+    /// The image cannot be pulled (`ImagePullBackOff`, `ErrImagePull`, `InvalidImageName`).
+    ImagePull {
+        reason: String,
+        message: Option<String>,
+    },
+    /// The container cannot be created from its config (`CreateContainerConfigError`, ...).
+    ContainerError {
+        reason: String,
+        message: Option<String>,
+    },
+    /// Not scheduled (`PodScheduled` False).
+    Unschedulable { why: String },
+    /// Phase Pending otherwise (`ContainerCreating`, no status yet).
+    Pending { reason: Option<String> },
+    /// Phase Failed or Succeeded, or evicted: the listener controller deletes it and makes another
+    /// (`Reconcile`: `Evicted`, a terminated container).
+    Ended {
+        phase: String,
+        reason: Option<String>,
+    },
+}
+
+impl PodProblem {
+    /// Only a person can end it (a crash, an image or a config to fix; a Pod that cannot be
+    /// scheduled): the kubelet and ARC retry forever.
+    pub fn needs_person(&self) -> bool {
+        matches!(
+            self,
+            PodProblem::CrashLoop { .. }
+                | PodProblem::ImagePull { .. }
+                | PodProblem::ContainerError { .. }
+                | PodProblem::Unschedulable { .. }
+        )
+    }
+}
+
+/// Why a Pod is not running, or `None` when its container runs (phase Running, `state.running`).
+/// The waiting reasons are the kubelet's (k8s.io/kubernetes pkg/kubelet/images and
+/// kuberuntime: `ErrImagePull`, `ImagePullBackOff`, `InvalidImageName`, `CrashLoopBackOff`,
+/// `CreateContainerConfigError`, `CreateContainerError`); the ended cases are those on which
+/// `AutoscalingListenerReconciler.Reconcile` deletes the Pod.
+pub fn pod_problem(pod: &PodFacts) -> Option<PodProblem> {
+    if let Some((reason, message)) = &pod.waiting {
+        match reason.as_str() {
+            "CrashLoopBackOff" => {
+                return Some(PodProblem::CrashLoop {
+                    restarts: pod.restarts,
+                    last: pod.terminated.clone(),
+                });
+            }
+            "ImagePullBackOff" | "ErrImagePull" | "InvalidImageName" | "ErrImageNeverPull" => {
+                return Some(PodProblem::ImagePull {
+                    reason: reason.clone(),
+                    message: message.clone(),
+                });
+            }
+            "CreateContainerConfigError" | "CreateContainerError" | "RunContainerError" => {
+                return Some(PodProblem::ContainerError {
+                    reason: reason.clone(),
+                    message: message.clone(),
+                });
+            }
+            _ => {}
+        }
+    }
+    let phase = pod.phase.as_deref().unwrap_or("Pending");
+    if pod.reason.as_deref() == Some("Evicted") || matches!(phase, "Failed" | "Succeeded") {
+        return Some(PodProblem::Ended {
+            phase: phase.to_string(),
+            reason: pod.reason.clone().or_else(|| pod.terminated.clone()),
+        });
+    }
+    if phase == "Running" && pod.running {
+        return None;
+    }
+    if let Some(why) = &pod.unschedulable {
+        return Some(PodProblem::Unschedulable { why: why.clone() });
+    }
+    Some(PodProblem::Pending {
+        reason: pod.waiting.as_ref().map(|(r, _)| r.clone()),
+    })
+}
+
+/// What status knows of a scale set for its listener.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScaleSetFacts {
+    /// `namespace/name`.
+    pub key: (String, String),
+    /// The `runner-scale-set-id` annotation is a number > 0 (`Reconcile`'s `strconv.Atoi`
+    /// check: until then ARC registers the scale set and makes no listener).
+    pub registered: bool,
+    /// `status.phase` is Outdated.
+    pub outdated: bool,
+    pub deletion: Option<Deletion>,
+}
+
+impl ScaleSetFacts {
+    /// From the scale set's name, its `runner-scale-set-id` annotation, `status.phase` and
+    /// deletion.
+    pub fn new(
+        key: (String, String),
+        scale_set_id: Option<&str>,
+        phase: Option<&str>,
+        deletion: Option<Deletion>,
+    ) -> ScaleSetFacts {
+        ScaleSetFacts {
+            key,
+            registered: scale_set_id
+                .and_then(crate::desired::go_atoi)
+                .is_some_and(|id| id > 0),
+            outdated: phase == Some("Outdated"),
+            deletion,
+        }
+    }
+}
+
+/// What status could read of a scale set's listener.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ListenerView {
+    /// Listeners could not be read, or nothing says that an ARC controller makes listeners for
+    /// the scale set's namespace: nothing is said.
+    Unknown,
+    /// Listeners were read and none serves this scale set.
+    Absent,
+    /// The listener, and its Pod as far as known.
+    Found {
+        listener: Box<ListenerFacts>,
+        pod: PodView,
+    },
+}
+
+/// What status could read of a listener's Pod.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PodView {
+    /// Pods in the listener's namespace could not be read.
+    Unknown,
+    /// Read, and there is none of the listener's name.
+    Absent,
+    Found(Box<PodFacts>),
+}
+
+/// The listener reasons of a scale set's newest set (`latest`), as ARC's
+/// `AutoscalingRunnerSetReconciler.Reconcile` decides when a listener must exist: the scale set
+/// is not being deleted, is registered (`runner-scale-set-id` > 0), neither it nor its newest set
+/// is Outdated (then ARC removes the listener, `cleanUpResources`/`cleanupListener`), and the set
+/// is not being deleted. `sets` are the names of the scale set's sets in its namespace;
+/// `running`/`pending` its runners in phase Running and Pending (what `drainingJobs` counts:
+/// with `--update-strategy=eventual` ARC waits for them before it creates the listener again).
+pub fn listener_reasons(
+    scale_set: &ScaleSetFacts,
+    latest: &SetFacts,
+    sets: &[String],
+    view: &ListenerView,
+    running: usize,
+    pending: usize,
+) -> Vec<StatusReason> {
+    let expected = scale_set.deletion.is_none()
+        && scale_set.registered
+        && !scale_set.outdated
+        && !latest.deleting
+        && latest.phase.as_deref() != Some("Outdated");
+    let scale_set_name = format!("{}/{}", scale_set.key.0, scale_set.key.1);
+    let mut out = Vec::new();
+    match view {
+        ListenerView::Unknown => {}
+        ListenerView::Absent => {
+            if expected {
+                out.push(StatusReason::NoListener {
+                    scale_set: scale_set_name,
+                    running,
+                    pending,
+                });
+            }
+        }
+        ListenerView::Found { listener, pod } => {
+            let name = format!("{}/{}", listener.namespace, listener.name);
+            if let Some(d) = listener
+                .deletion
+                .as_ref()
+                .filter(|d| !d.finalizers.is_empty())
+            {
+                out.push(finalizers_left(KIND_AUTOSCALING_LISTENER, &name, d));
+            }
+            if !expected || listener.deletion.is_some() {
+                return out;
+            }
+            if listener.ephemeral_runner_set != latest.name {
+                out.push(StatusReason::ListenerForOtherSet {
+                    listener: name.clone(),
+                    points_at: listener.ephemeral_runner_set.clone(),
+                    exists: sets.contains(&listener.ephemeral_runner_set),
+                    newest: latest.name.clone(),
+                    // ARC up to 0.14 deletes a listener only when its hashes change; later
+                    // releases compare the whole listener spec and make it again.
+                    arc_recreates: !latest.spec_hash_era,
+                });
+            }
+            if let Some((image, chart)) = version_mismatch(listener) {
+                out.push(StatusReason::ListenerVersionMismatch {
+                    listener: name.clone(),
+                    image,
+                    chart_version: chart,
+                });
+            }
+            match pod {
+                PodView::Unknown => {}
+                PodView::Absent => out.push(StatusReason::ListenerPodMissing { listener: name }),
+                PodView::Found(p) => {
+                    if let Some(problem) = pod_problem(p) {
+                        out.push(StatusReason::ListenerPodNotRunning {
+                            pod: format!("{}/{}", p.namespace, p.name),
+                            problem,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The tag of an image reference (`ghcr.io/actions/gha-runner-scale-set-controller:0.14.2`), not
+/// a digest; `None` without one.
+fn image_tag(image: &str) -> Option<&str> {
+    let name = image.split('@').next()?;
+    let (_, tag) = name.rsplit_once(':')?;
+    // A registry port (`host:5000/name`) is not a tag.
+    (!tag.contains('/')).then_some(tag)
+}
+
+/// The listener's image tag and its chart version when both are versions and they differ: the
+/// two Helm charts (controller and scale set) were not upgraded together (ARC #4572, #4513).
+fn version_mismatch(listener: &ListenerFacts) -> Option<(String, String)> {
+    let image = listener.image.as_deref()?;
+    let tag = image_tag(image)?;
+    let chart = listener.chart_version.as_deref()?;
+    let version = |v: &str| v.strip_prefix('v').unwrap_or(v).to_string();
+    let is_version = |v: &str| v.starts_with(|c: char| c.is_ascii_digit());
+    (is_version(&version(tag)) && is_version(&version(chart)) && version(tag) != version(chart))
+        .then(|| (image.to_string(), chart.to_string()))
+}
+
+/// [`StatusReason::FinalizersLeft`] of one object.
+pub fn finalizers_left(kind: &str, name: &str, deletion: &Deletion) -> StatusReason {
+    StatusReason::FinalizersLeft {
+        kind: kind.to_string(),
+        name: name.to_string(),
+        more: 0,
+        since: deletion.since.clone(),
+        finalizers: deletion
+            .finalizers
+            .iter()
+            .map(|f| (f.clone(), finalizer_controller(f, kind)))
+            .collect(),
+    }
+}

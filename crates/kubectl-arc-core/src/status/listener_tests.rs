@@ -1,0 +1,540 @@
+//! The rules of a set's surroundings (issue 22): its listener and the listener's Pod, failed
+//! runners, finalizers left, and the states they put a set in.
+
+use serde_json::{Value, json};
+
+use super::listener::*;
+use super::*;
+use crate::layout::Layout;
+
+fn set(name: &str, extra: Value) -> SetFacts {
+    let mut obj = json!({
+        "metadata": {"name": name, "namespace": "arc", "creationTimestamp": "2026-09-01T00:00:00Z"},
+        "spec": {"replicas": 3, "actionableRevision": 1, "ephemeralRunnerSpec": {"githubConfigUrl": "https://github.com/o", "spec": {"containers": [{"name": "runner", "image": "a"}]}}},
+        "status": {"appliedActionableRevision": 1},
+    });
+    if let (Value::Object(o), Value::Object(e)) = (&mut obj, extra) {
+        for (k, v) in e {
+            o.insert(k, v);
+        }
+    }
+    SetFacts::from_json(&obj.to_string()).unwrap()
+}
+
+fn scale_set() -> ScaleSetFacts {
+    ScaleSetFacts::new(("arc".into(), "runners".into()), Some("7"), None, None)
+}
+
+/// A listener as ARC's `newAutoScalingListener` writes it.
+fn listener(points_at: &str) -> ListenerFacts {
+    ListenerFacts::from_json(
+        &json!({
+            "apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingListener",
+            "metadata": {"name": "runners-754b578d-listener", "namespace": "arc-systems",
+                "labels": {"app.kubernetes.io/component": "runner-scale-set-listener",
+                           "actions.github.com/scale-set-name": "runners",
+                           "actions.github.com/scale-set-namespace": "arc"}},
+            "spec": {"autoscalingRunnerSetNamespace": "arc", "autoscalingRunnerSetName": "runners",
+                     "ephemeralRunnerSetName": points_at, "runnerScaleSetId": 7,
+                     "image": "ghcr.io/actions/gha-runner-scale-set-controller:0.14.2"}
+        })
+        .to_string(),
+    )
+    .unwrap()
+}
+
+/// A listener Pod with the status a kubelet writes.
+fn pod(status: Value) -> PodFacts {
+    PodFacts::from_json(
+        &json!({"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": "runners-754b578d-listener", "namespace": "arc-systems"},
+                "status": status})
+        .to_string(),
+        LISTENER_CONTAINER,
+    )
+    .unwrap()
+}
+
+fn waiting(reason: &str, restarts: i64) -> Value {
+    json!({"phase": "Running", "containerStatuses": [{"name": "listener", "restartCount": restarts,
+        "state": {"waiting": {"reason": reason, "message": "back-off 5m0s"}},
+        "lastState": {"terminated": {"reason": "Error", "exitCode": 1}}}]})
+}
+
+fn running() -> Value {
+    json!({"phase": "Running", "containerStatuses": [{"name": "listener", "restartCount": 0,
+        "state": {"running": {"startedAt": "2026-09-01T00:00:00Z"}}}]})
+}
+
+fn found(l: ListenerFacts, p: PodView) -> ListenerView {
+    ListenerView::Found {
+        listener: Box::new(l),
+        pod: p,
+    }
+}
+
+fn codes(reasons: &[StatusReason]) -> Vec<&'static str> {
+    reasons.iter().map(StatusReason::code).collect()
+}
+
+#[test]
+fn a_running_listener_for_the_newest_set_says_nothing() {
+    let latest = set("runners", json!({}));
+    let view = found(
+        listener("runners"),
+        PodView::Found(Box::new(pod(running()))),
+    );
+    let names = ["runners".to_string()];
+    assert_eq!(
+        listener_reasons(&scale_set(), &latest, &names, &view, 0, 0),
+        []
+    );
+    // Unknown says nothing either: a read the role does not allow, or no listener anywhere.
+    assert_eq!(
+        listener_reasons(&scale_set(), &latest, &names, &ListenerView::Unknown, 0, 0),
+        []
+    );
+}
+
+#[test]
+fn no_listener_is_said_only_where_arc_makes_one_and_says_whether_it_waits_for_jobs() {
+    let latest = set("runners", json!({}));
+    let r = listener_reasons(&scale_set(), &latest, &[], &ListenerView::Absent, 0, 0);
+    assert_eq!(codes(&r), ["NoListener"]);
+    assert!(
+        r[0].to_string()
+            .contains("creates it on its next reconcile"),
+        "{}",
+        r[0]
+    );
+    let r = listener_reasons(&scale_set(), &latest, &[], &ListenerView::Absent, 2, 1);
+    assert!(
+        r[0].to_string()
+            .contains("waits for its 2 running and 1 pending runners"),
+        "{}",
+        r[0]
+    );
+    assert_eq!(r[0].escalation(), Some(State::ListenerDown));
+    // Not registered, Outdated, or being deleted: ARC makes no listener (or removes it).
+    let unregistered = ScaleSetFacts::new(("arc".into(), "runners".into()), Some("x"), None, None);
+    let outdated = ScaleSetFacts::new(
+        ("arc".into(), "runners".into()),
+        Some("7"),
+        Some("Outdated"),
+        None,
+    );
+    let deleting = ScaleSetFacts::new(
+        ("arc".into(), "runners".into()),
+        Some("7"),
+        None,
+        Some(Deletion::default()),
+    );
+    for s in [unregistered, outdated, deleting] {
+        assert_eq!(
+            listener_reasons(&s, &latest, &[], &ListenerView::Absent, 0, 0),
+            [],
+            "{s:?}"
+        );
+    }
+    let outdated_set = set(
+        "runners",
+        json!({"status": {"appliedActionableRevision": 1, "phase": "Outdated"}}),
+    );
+    assert_eq!(
+        listener_reasons(
+            &scale_set(),
+            &outdated_set,
+            &[],
+            &ListenerView::Absent,
+            0,
+            0
+        ),
+        []
+    );
+    // Go's strconv.Atoi: "+7" is 7, "0" and "-1" are not registered.
+    let id = |s: &str| ScaleSetFacts::new(("a".into(), "b".into()), Some(s), None, None).registered;
+    assert!(id("+7") && id("7") && !id("0") && !id("-1") && !id("") && !id("7x"));
+}
+
+#[test]
+fn a_listener_for_another_set_says_whether_it_exists_and_who_fixes_it() {
+    let latest = set("runners-new", json!({}));
+    let names = ["runners-new".to_string(), "runners-old".to_string()];
+    let view = |to: &str| found(listener(to), PodView::Found(Box::new(pod(running()))));
+    let r = listener_reasons(&scale_set(), &latest, &names, &view("runners-old"), 0, 0);
+    assert_eq!(
+        r,
+        [StatusReason::ListenerForOtherSet {
+            listener: "arc-systems/runners-754b578d-listener".into(),
+            points_at: "runners-old".into(),
+            exists: true,
+            newest: "runners-new".into(),
+            arc_recreates: true,
+        }]
+    );
+    assert_eq!(r[0].escalation(), Some(State::ListenerDown));
+    // ARC up to 0.14 (a set with the runner-spec-hash annotation) does not recreate it.
+    let old_era = set(
+        "runners-new",
+        json!({"metadata": {"name": "runners-new", "namespace": "arc",
+                "annotations": {"actions.github.com/runner-spec-hash": "abc"}}}),
+    );
+    let r = listener_reasons(&scale_set(), &old_era, &names, &view("gone"), 0, 0);
+    let StatusReason::ListenerForOtherSet {
+        exists,
+        arc_recreates,
+        ..
+    } = &r[0]
+    else {
+        panic!("{r:?}")
+    };
+    assert!(!exists && !arc_recreates);
+    assert_eq!(r[0].escalation(), Some(State::ListenerFailing));
+    assert!(
+        r[0].to_string().contains("which does not exist"),
+        "{}",
+        r[0]
+    );
+    assert!(
+        r[0].to_string()
+            .contains("spec.ephemeralRunnerSetName is gone"),
+        "{}",
+        r[0]
+    );
+}
+
+#[test]
+fn a_listener_pod_as_the_kubelet_reports_it() {
+    let p = |status: Value| pod_problem(&pod(status));
+    assert_eq!(p(running()), None);
+    assert_eq!(
+        p(waiting("CrashLoopBackOff", 12)),
+        Some(PodProblem::CrashLoop {
+            restarts: 12,
+            last: Some("Error".into())
+        })
+    );
+    for pull in ["ImagePullBackOff", "ErrImagePull"] {
+        let got = p(waiting(pull, 0)).unwrap();
+        assert!(
+            matches!(&got, PodProblem::ImagePull { reason, .. } if reason == pull),
+            "{got:?}"
+        );
+        assert!(got.needs_person());
+    }
+    let unschedulable = json!({"phase": "Pending", "conditions": [{"type": "PodScheduled",
+        "status": "False", "reason": "Unschedulable", "message": "0/3 nodes are available"}]});
+    assert_eq!(
+        p(unschedulable),
+        Some(PodProblem::Unschedulable {
+            why: "Unschedulable: 0/3 nodes are available".into()
+        })
+    );
+    let creating = json!({"phase": "Pending", "containerStatuses": [{"name": "listener",
+        "state": {"waiting": {"reason": "ContainerCreating"}}}]});
+    let got = p(creating).unwrap();
+    assert_eq!(
+        got,
+        PodProblem::Pending {
+            reason: Some("ContainerCreating".into())
+        }
+    );
+    assert!(!got.needs_person());
+    let evicted = json!({"phase": "Failed", "reason": "Evicted"});
+    assert!(!p(evicted).unwrap().needs_person());
+    // The reasons: a crash loop needs a person, with the restarts said.
+    let latest = set("runners", json!({}));
+    let view = found(
+        listener("runners"),
+        PodView::Found(Box::new(pod(waiting("CrashLoopBackOff", 12)))),
+    );
+    let r = listener_reasons(&scale_set(), &latest, &["runners".into()], &view, 0, 0);
+    assert_eq!(codes(&r), ["ListenerPodNotRunning"]);
+    assert_eq!(r[0].escalation(), Some(State::ListenerFailing));
+    let text = r[0].to_string();
+    assert!(
+        text.starts_with("listener Pod arc-systems/runners-754b578d-listener is not running: CrashLoopBackOff after 12 restarts (last terminated: Error)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("kubectl logs -n arc-systems runners-754b578d-listener --previous"),
+        "{text}"
+    );
+    let view = found(listener("runners"), PodView::Absent);
+    let r = listener_reasons(&scale_set(), &latest, &["runners".into()], &view, 0, 0);
+    assert_eq!(codes(&r), ["ListenerPodMissing"]);
+    assert_eq!(r[0].escalation(), Some(State::ListenerDown));
+}
+
+/// The listener's image is the controller's; its version label the scale set chart's: a
+/// difference is said (no state changes), a digest, a registry port or a non-version tag is not
+/// compared.
+#[test]
+fn a_listener_image_of_another_version_than_its_chart_is_said() {
+    let latest = set("runners", json!({}));
+    let names = ["runners".to_string()];
+    let with = |image: &str, chart: Option<&str>| {
+        let mut l = listener("runners");
+        l.image = Some(image.into());
+        l.chart_version = chart.map(str::to_string);
+        listener_reasons(
+            &scale_set(),
+            &latest,
+            &names,
+            &found(l, PodView::Found(Box::new(pod(running())))),
+            0,
+            0,
+        )
+    };
+    let r = with(
+        "ghcr.io/actions/gha-runner-scale-set-controller:0.13.0",
+        Some("0.14.2"),
+    );
+    assert_eq!(codes(&r), ["ListenerVersionMismatch"]);
+    assert_eq!(r[0].escalation(), None);
+    assert!(r[0].to_string().contains("runs spec.image ghcr.io/actions/gha-runner-scale-set-controller:0.13.0, the controller's, while its scale set was made by chart version 0.14.2"), "{}", r[0]);
+    for (image, chart) in [
+        (
+            "ghcr.io/actions/gha-runner-scale-set-controller:0.14.2",
+            Some("0.14.2"),
+        ),
+        (
+            "ghcr.io/actions/gha-runner-scale-set-controller:v0.14.2",
+            Some("0.14.2"),
+        ),
+        ("registry:5000/controller", Some("0.14.2")),
+        ("ghcr.io/actions/controller@sha256:abc", Some("0.14.2")),
+        ("ghcr.io/actions/controller:canary", Some("0.14.2")),
+        ("ghcr.io/actions/controller:0.13.0", None),
+    ] {
+        assert_eq!(with(image, chart), [], "{image} {chart:?}");
+    }
+    // As read from the object: the label of newAutoScalingListener.
+    assert_eq!(listener("runners").chart_version.as_deref(), None);
+}
+
+#[test]
+fn finalizers_name_the_controller_that_removes_them() {
+    assert_eq!(
+        finalizer_controller(
+            "ephemeralrunner.actions.github.com/finalizer",
+            "EphemeralRunnerSet"
+        ),
+        Some("the EphemeralRunnerSet controller")
+    );
+    assert_eq!(
+        finalizer_controller(
+            "ephemeralrunner.actions.github.com/finalizer",
+            "EphemeralRunner"
+        ),
+        Some("the EphemeralRunner controller")
+    );
+    assert_eq!(
+        finalizer_controller("actions.github.com/cleanup-protection", "RoleBinding"),
+        Some("the AutoscalingRunnerSet controller")
+    );
+    assert_eq!(
+        finalizer_controller("example.com/hold", "EphemeralRunner"),
+        None
+    );
+    let d = Deletion {
+        since: Some("2026-09-02T00:00:00Z".into()),
+        finalizers: vec![
+            "autoscalingrunnerset.actions.github.com/finalizer".into(),
+            "example.com/hold".into(),
+        ],
+    };
+    let text = finalizers_left("AutoscalingRunnerSet", "arc/runners", &d).to_string();
+    assert_eq!(
+        text,
+        "AutoscalingRunnerSet arc/runners is being deleted (metadata.deletionTimestamp 2026-09-02T00:00:00Z) \
+         and held by metadata.finalizers autoscalingrunnerset.actions.github.com/finalizer (removed by the \
+         AutoscalingRunnerSet controller of ARC), example.com/hold (not ARC's): if that controller is not \
+         running, or the object's scale set is gone, nothing removes it (ARC #4484); once the controller is \
+         back it finishes, else remove the finalizer with kubectl patch"
+    );
+    // A listener being deleted on a finalizer is said; ARC makes no new one meanwhile.
+    let mut l = listener("runners");
+    l.deletion = Some(Deletion {
+        since: None,
+        finalizers: vec!["autoscalinglistener.actions.github.com/finalizer".into()],
+    });
+    let latest = set("runners", json!({}));
+    let r = listener_reasons(&scale_set(), &latest, &[], &found(l, PodView::Absent), 0, 0);
+    assert_eq!(codes(&r), ["FinalizersLeft"]);
+    assert_eq!(r[0].escalation(), None);
+}
+
+/// `scaleTotal()` counts failed runners, so ARC creates `replicas - total`: failed runners hold
+/// the places of runners it would create, and none once the set is full without them.
+#[test]
+fn failed_runners_hold_places_as_scale_total_counts_them() {
+    assert_eq!(classify::failed_runners_hold(3, 0, 0, 2), 2);
+    assert_eq!(classify::failed_runners_hold(3, 1, 0, 5), 2);
+    assert_eq!(classify::failed_runners_hold(3, 3, 0, 2), 0);
+    assert_eq!(classify::failed_runners_hold(0, 0, 0, 4), 0);
+    assert_eq!(classify::failed_runners_hold(5, 1, 1, 1), 1);
+}
+
+fn runner(name: &str, created: &str, status: Value, meta: Value) -> String {
+    let mut m = json!({"name": name, "namespace": "arc", "creationTimestamp": created,
+        "ownerReferences": [{"apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunnerSet",
+                             "name": "runners", "uid": "u", "controller": true}]});
+    if let (Value::Object(o), Value::Object(e)) = (&mut m, meta) {
+        for (k, v) in e {
+            o.insert(k, v);
+        }
+    }
+    json!({"metadata": m,
+           "spec": {"githubConfigUrl": "https://github.com/o", "spec": {"containers": [{"name": "runner", "image": "a"}]}},
+           "status": status})
+    .to_string()
+}
+
+/// Failed runners on a Synced set make it RunnersFailed (first reason: how many, the oldest with
+/// its status.reason, the places held); a deleting runner's finalizers are named; in streaming
+/// and live mode alike.
+#[test]
+fn failed_runners_make_a_synced_set_runners_failed_with_the_oldest_named() {
+    let failed = |name: &str, created: &str, reason: &str| {
+        runner(
+            name,
+            created,
+            json!({"phase": "Failed", "reason": reason, "message": "pod failed 6 times",
+                   "failures": {"a": "2026-09-01T00:00:00Z", "b": "2026-09-01T00:01:00Z"}}),
+            json!({}),
+        )
+    };
+    let texts = [
+        failed("r-a", "2026-09-03T00:00:00Z", "TooManyPodFailures"),
+        failed("r-b", "2026-09-02T00:00:00Z", "TooManyPodFailures"),
+        runner(
+            "r-idle",
+            "2026-09-01T00:00:00Z",
+            json!({"phase": "Running"}),
+            json!({}),
+        ),
+        runner(
+            "r-gone",
+            "2026-09-01T00:00:00Z",
+            json!({"phase": "Running"}),
+            json!({"deletionTimestamp": "2026-09-04T00:00:00Z",
+                   "finalizers": ["ephemeralrunner.actions.github.com/runner-registration-finalizer"]}),
+        ),
+    ];
+    for live in [false, true] {
+        let mut census = Census::new(Layout::arc(), live);
+        let key = census.upsert_set(set("runners", json!({})));
+        for t in &texts {
+            census.add_runner(&RunnerFacts::from_json(t).unwrap());
+        }
+        assert_eq!(census.running_and_pending(&key), (1, 0));
+        let row = census.status(&key, None).unwrap();
+        assert_eq!(row.state, State::RunnersFailed, "{:?}", row.reasons);
+        assert_eq!(codes(&row.reasons), ["RunnersFailed", "FinalizersLeft"]);
+        let StatusReason::RunnersFailed {
+            runners,
+            oldest,
+            held,
+            replicas,
+        } = &row.reasons[0]
+        else {
+            unreachable!()
+        };
+        assert_eq!((runners.count, *held, *replicas), (2, 2, 3));
+        let oldest = oldest.as_ref().unwrap();
+        assert_eq!(oldest.name, "r-b", "the oldest, not the first seen");
+        assert_eq!(oldest.failures, 2);
+        let text = row.reasons[0].to_string();
+        assert!(
+            text.starts_with("2 runners in phase Failed (r-a, r-b); the oldest, r-b (created 2026-09-02T00:00:00Z), status.reason TooManyPodFailures: pod failed 6 times, 2 pod failures in status.failures; ARC counts failed runners toward spec.replicas 3 (scaleTotal), so it creates 2 fewer runners"),
+            "{text}"
+        );
+        assert!(
+            row.reasons[1]
+                .to_string()
+                .starts_with("EphemeralRunner arc/r-gone is being deleted (metadata.deletionTimestamp 2026-09-04T00:00:00Z) and held by metadata.finalizers ephemeralrunner.actions.github.com/runner-registration-finalizer (removed by the EphemeralRunner controller of ARC)"),
+            "{}",
+            row.reasons[1]
+        );
+    }
+}
+
+/// A set whose handshake is not settled-or-on-its-way keeps its state; the reasons are added.
+/// Of several, the one that needs a person decides (ListenerFailing over RunnersFailed over
+/// ListenerDown) and goes first.
+#[test]
+fn surroundings_escalate_only_a_handshake_state_and_the_gravest_wins() {
+    let mut census = Census::new(Layout::arc(), false);
+    let key = census.upsert_set(set("runners", json!({})));
+    let down = StatusReason::NoListener {
+        scale_set: "arc/runners".into(),
+        running: 0,
+        pending: 0,
+    };
+    let failing = StatusReason::ListenerPodNotRunning {
+        pod: "arc-systems/l".into(),
+        problem: PodProblem::CrashLoop {
+            restarts: 3,
+            last: None,
+        },
+    };
+    census.set_around(&key, vec![down.clone()]);
+    assert_eq!(
+        census.status(&key, None).unwrap().state,
+        State::ListenerDown
+    );
+    census.set_around(&key, vec![down.clone(), failing.clone()]);
+    let row = census.status(&key, None).unwrap();
+    assert_eq!(row.state, State::ListenerFailing);
+    assert_eq!(codes(&row.reasons), ["ListenerPodNotRunning", "NoListener"]);
+    census.set_around(&key, vec![]);
+    assert_eq!(census.status(&key, None).unwrap().state, State::Synced);
+    // Pending stays visible as a reason under the escalated state.
+    let mut census = Census::new(Layout::arc(), false);
+    let key = census.upsert_set(set(
+        "runners",
+        json!({"spec": {"replicas": 3, "actionableRevision": 2}}),
+    ));
+    census.set_around(&key, vec![failing.clone()]);
+    let row = census.status(&key, None).unwrap();
+    assert_eq!(row.state, State::ListenerFailing);
+    assert!(
+        codes(&row.reasons).contains(&"RevisionNotAcknowledged"),
+        "{:?}",
+        row.reasons
+    );
+    // Invalid (applied ahead) stays Invalid.
+    let mut census = Census::new(Layout::arc(), false);
+    let key = census.upsert_set(set(
+        "runners",
+        json!({"status": {"appliedActionableRevision": 5}}),
+    ));
+    census.set_around(&key, vec![failing]);
+    let row = census.status(&key, None).unwrap();
+    assert_eq!(row.state, State::Invalid);
+    assert_eq!(
+        codes(&row.reasons),
+        ["AppliedAhead", "ListenerPodNotRunning"]
+    );
+}
+
+/// A scale set being deleted without a set left is Deleting, its finalizer named.
+#[test]
+fn a_scale_set_stuck_in_deletion_without_sets_is_deleting_with_its_finalizer() {
+    let d = Deletion {
+        since: Some("2026-09-02T00:00:00Z".into()),
+        finalizers: vec!["autoscalingrunnerset.actions.github.com/finalizer".into()],
+    };
+    let row = scale_set_without_set(
+        Layout::arc(),
+        ("arc".into(), "runners".into()),
+        Some("{}"),
+        Some("7"),
+        None,
+        Some(&d),
+        None,
+    );
+    assert_eq!(row.state, State::Deleting);
+    assert_eq!(codes(&row.reasons), ["ScaleSetDeleting", "FinalizersLeft"]);
+}
