@@ -299,27 +299,44 @@ fn unreadable(e: &cluster::ApiError, verb: &str, what: &str, skipped: &str) -> S
     }
 }
 
+/// The readable scale sets with their sets in the census, paired as ARC's
+/// `listEphemeralRunnerSets` finds them, the census's sets indexed once: (the scale set, its newest
+/// set, the sets it replaced, newest first).
+fn census_pairs<'a>(
+    scale_sets: &'a [input::Object],
+    census: &Census,
+) -> Vec<(&'a input::Object, SetKey, Vec<SetKey>)> {
+    let inputs = census.pairing_inputs();
+    let sets: Vec<_> = inputs.iter().map(|(_, s)| *s).collect();
+    // Indexed once: each scale set looks at its own few candidates, not at every set.
+    let index = pairing::Index::new(&sets);
+    scale_sets
+        .iter()
+        .filter(|a| a.problem.is_none())
+        .filter_map(|a| {
+            let p = index.pair(pairing::ScaleSet {
+                namespace: a.namespace(),
+                name: a.name(),
+                uid: a.meta.uid.as_deref(),
+            })?;
+            let replaced = p.replaced.iter().map(|&i| inputs[i].0.clone()).collect();
+            Some((a, inputs[p.chosen].0.clone(), replaced))
+        })
+        .collect()
+}
+
 /// Tell each scale set's newest set what its surroundings say: its listener and the listener's
 /// Pod ([`crate::core::status::listener::listener_reasons`]), and its scale set stuck in deletion.
 fn attach_surroundings(scale_sets: &[input::Object], census: &mut Census, around: &Surroundings) {
     let said: Vec<(SetKey, Vec<crate::core::status::StatusReason>)> = {
-        let inputs = census.pairing_inputs();
-        let sets: Vec<_> = inputs.iter().map(|(_, s)| *s).collect();
-        let index = pairing::Index::new(&sets);
-        scale_sets
-            .iter()
-            .filter(|a| a.problem.is_none())
-            .filter_map(|a| {
-                let p = index.pair(pairing::ScaleSet {
-                    namespace: a.namespace(),
-                    name: a.name(),
-                    uid: a.meta.uid.as_deref(),
-                })?;
-                let (key, _) = &inputs[p.chosen];
+        census_pairs(scale_sets, census)
+            .into_iter()
+            .filter_map(|(a, key, replaced)| {
+                let key = &key;
                 let latest = census.facts(key)?;
-                let names: Vec<String> = std::iter::once(p.chosen)
-                    .chain(p.replaced.iter().copied())
-                    .map(|i| inputs[i].0.1.clone())
+                let names: Vec<String> = std::iter::once(key)
+                    .chain(&replaced)
+                    .map(|k| k.1.clone())
                     .collect();
                 let deletion = deletion_of(&a.json());
                 let scale_set = ScaleSetFacts::new(
@@ -421,26 +438,16 @@ impl Plan {
 fn attach_desired(scale_sets: &[input::Object], census: &mut Census) {
     let mut replacements: Vec<(SetKey, Replacement)> = Vec::new();
     let chosen: Vec<(SetKey, DesiredSpec)> = {
-        let inputs = census.pairing_inputs();
-        let sets: Vec<_> = inputs.iter().map(|(_, s)| *s).collect();
-        // Indexed once: each scale set looks at its own few candidates, not at every set.
-        let index = pairing::Index::new(&sets);
-        scale_sets
-            .iter()
-            .filter(|a| a.problem.is_none())
-            .filter_map(|a| {
-                let p = index.pair(pairing::ScaleSet {
-                    namespace: a.namespace(),
-                    name: a.name(),
-                    uid: a.meta.uid.as_deref(),
-                })?;
-                let (key, _) = &inputs[p.chosen];
+        census_pairs(scale_sets, census)
+            .into_iter()
+            .filter_map(|(a, key, replaced)| {
+                let key = &key;
                 let facts = census.facts(key)?;
                 if facts.spec_hash_era {
                     replacements.push((key.clone(), judged(a, facts)));
-                    for &old in &p.replaced {
+                    for old in &replaced {
                         replacements.push((
-                            inputs[old].0.clone(),
+                            old.clone(),
                             Replacement::Old {
                                 newest: facts.name.clone(),
                             },

@@ -259,18 +259,6 @@ impl ScaleSetDiff {
         };
         let c = &d.comparison;
         ScaleSetDiff {
-            namespace,
-            name,
-            new: false,
-            mechanism: None,
-            recycle: None,
-            release: None,
-            release_from: None,
-            runner_spec_hash: None,
-            integrity_hash: None,
-            listener_restart: None,
-            hash_matches: None,
-            upgrade_replaces: None,
             semantic_drift: Some(d.semantic_drift()),
             reflect_equal: Some(c.reflect_equal()),
             cmp_equal: Some(c.cmp_equal()),
@@ -293,17 +281,7 @@ impl ScaleSetDiff {
                     )
                 })
                 .collect(),
-            legacy_recycle_loop: None,
-            legacy_recycle_loop_paths: None,
-            legacy_recycle_loop_fixes: Vec::new(),
             error: None,
-            desired_from,
-            current_from,
-            scale_set_id_from: None,
-            paired_by: None,
-            replaced: Vec::new(),
-            note: None,
-            desired_file: None,
             specs: Some(Box::new(Specs {
                 layout,
                 desired: d.desired,
@@ -311,6 +289,7 @@ impl ScaleSetDiff {
                 desired_written: Written::Unknown,
                 current_written: Written::Unknown,
             })),
+            ..ScaleSetDiff::failed(namespace, name, desired_from, current_from, String::new())
         }
     }
 }
