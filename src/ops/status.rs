@@ -20,6 +20,9 @@ use crate::core::arc;
 use crate::core::layout::Layout;
 use crate::core::pairing;
 use crate::core::selector::Selector;
+use crate::core::status::install::{
+    ARC_CRDS, CONTROLLER_SELECTORS, ControllerFacts, CrdFacts, install_reasons,
+};
 use crate::core::status::listener::{
     AUTOSCALING_LISTENERS, COMPONENT_LISTENER, KIND_AUTOSCALING_LISTENER, LABEL_COMPONENT,
     LISTENER_CONTAINER, deletion_of, finalizers_left, listener_reasons,
@@ -141,6 +144,10 @@ pub(crate) struct Surroundings {
     listeners: Option<Vec<ListenerFacts>>,
     /// The listener Pods of each namespace whose Pods could be read.
     pods: HashMap<String, Vec<PodFacts>>,
+    /// ARC's controller Deployments with replicas, and ARC's CRDs as installed (each empty when
+    /// not readable).
+    controllers: Vec<ControllerFacts>,
+    crds: Vec<CrdFacts>,
     /// What could not be read, said once each.
     pub(crate) warnings: Vec<String>,
 }
@@ -221,7 +228,60 @@ impl Surroundings {
                 "the listener Pod checks are skipped there",
             ));
         }
+        out.read_installation(client).await;
         out
+    }
+
+    /// Read ARC's controller Deployments (by the chart's labels, in every namespace) and ARC's
+    /// four CRDs: whether the controller's release writes fields its CRDs lack.
+    async fn read_installation(&mut self, client: &kube::Client) {
+        let mut names = HashSet::new();
+        for selector in CONTROLLER_SELECTORS {
+            match cluster::list_deployments(client, selector).await {
+                Ok(found) => {
+                    for d in found {
+                        if let Some(c) = ControllerFacts::from_deployment(&d.json())
+                            && names.insert(c.name.clone())
+                        {
+                            self.controllers.push(c);
+                        }
+                    }
+                }
+                Err(e) => {
+                    self.warnings.push(unreadable(
+                        &e,
+                        "list",
+                        "deployments in all namespaces",
+                        "the controller's version is not checked against the CRDs",
+                    ));
+                    return;
+                }
+            }
+        }
+        if self.controllers.iter().all(|c| c.version.is_none()) {
+            return;
+        }
+        for name in ARC_CRDS {
+            match cluster::get_crd(client, name).await {
+                Ok(Some(crd)) => self.crds.extend(crd_facts(&crd)),
+                Ok(None) => {}
+                Err(e) => {
+                    self.warnings.push(unreadable(
+                        &e,
+                        "get",
+                        &format!("customresourcedefinitions {}", ARC_CRDS.join(", ")),
+                        "the controller's version is not checked against the CRDs",
+                    ));
+                    self.crds.clear();
+                    return;
+                }
+            }
+        }
+    }
+
+    /// What the installation says of every scale set ([`install_reasons`]).
+    fn installation_reasons(&self) -> Vec<crate::core::status::StatusReason> {
+        install_reasons(&self.controllers, &self.crds)
     }
 
     /// The listeners and Pods among a dump's objects: listeners are known as far as the dump
@@ -241,9 +301,25 @@ impl Surroundings {
                 pods.entry(p.namespace.clone()).or_default().push(p);
             }
         }
+        let controllers = objects
+            .iter()
+            .filter(|o| o.kind == "Deployment" && o.api_version == "apps/v1" && o.problem.is_none())
+            .filter_map(|o| ControllerFacts::from_deployment(&o.json()))
+            .collect();
+        let crds = objects
+            .iter()
+            .filter(|o| {
+                o.kind == "CustomResourceDefinition"
+                    && o.api_version == "apiextensions.k8s.io/v1"
+                    && o.problem.is_none()
+            })
+            .filter_map(crd_facts)
+            .collect();
         Surroundings {
             listeners: (!listeners.is_empty()).then_some(listeners),
             pods,
+            controllers,
+            crds,
             warnings: Vec::new(),
         }
     }
@@ -282,6 +358,11 @@ impl Surroundings {
             pod,
         }
     }
+}
+
+/// An installed CRD as the installation check judges it ([`CrdFacts::from_crd`]).
+fn crd_facts(crd: &input::Object) -> Option<CrdFacts> {
+    CrdFacts::from_crd(&serde_json::from_str(&crd.json()).ok()?)
 }
 
 /// The warning of a read the caller may not make (or that failed otherwise): the resource, the
@@ -326,7 +407,8 @@ fn census_pairs<'a>(
 }
 
 /// Tell each scale set's newest set what its surroundings say: its listener and the listener's
-/// Pod ([`crate::core::status::listener::listener_reasons`]), and its scale set stuck in deletion.
+/// Pod ([`crate::core::status::listener::listener_reasons`]), and its scale set stuck in deletion;
+/// and every set what the installation says (a controller newer than its CRDs).
 fn attach_surroundings(scale_sets: &[input::Object], census: &mut Census, around: &Surroundings) {
     let said: Vec<(SetKey, Vec<crate::core::status::StatusReason>)> = {
         census_pairs(scale_sets, census)
@@ -365,7 +447,14 @@ fn attach_surroundings(scale_sets: &[input::Object], census: &mut Census, around
             })
             .collect()
     };
-    for (key, reasons) in said {
+    // What the installation says goes on every set's row, with a scale set or not.
+    let installation = around.installation_reasons();
+    let mut said: HashMap<SetKey, Vec<crate::core::status::StatusReason>> =
+        said.into_iter().collect();
+    let keys: Vec<SetKey> = census.keys().cloned().collect();
+    for key in keys {
+        let mut reasons = said.remove(&key).unwrap_or_default();
+        reasons.extend(installation.iter().cloned());
         census.set_around(&key, reasons);
     }
 }
@@ -1381,6 +1470,61 @@ mod tests {
         let s = status(&plan(&[], None), &[ars, ers, other_ars]);
         let row = s.rows.iter().find(|r| r.name == "arc-runner-set").unwrap();
         assert!(!row.reasons.iter().any(|r| r.code() == "NoListener"));
+    }
+
+    #[test]
+    fn a_dumps_controller_and_crds_tell_a_controller_newer_than_its_crds() {
+        let (ars, ers) = example();
+        let controller = |version: &str| {
+            json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                   "metadata": {"name": "arc-gha-rs-controller", "namespace": "arc-systems",
+                                "labels": {"app.kubernetes.io/part-of": "gha-rs-controller",
+                                           "app.kubernetes.io/version": version}},
+                   "spec": {"replicas": 1}})
+        };
+        // ARC 0.13's EphemeralRunnerSet CRD: 0.12's vaultConfig, none of 0.14's fields.
+        let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "ephemeralrunnersets.actions.github.com"},
+            "spec": {"versions": [{"name": "v1alpha1", "schema": {"openAPIV3Schema": {"properties": {
+                "spec": {"properties": {"ephemeralRunnerSpec": {"properties": {"vaultConfig": {"type": "object"}}}}},
+                "status": {"properties": {"currentReplicas": {"type": "integer"}}}}}}}]}});
+        let codes = |s: &Snapshot| -> Vec<String> {
+            s.rows[0]
+                .reasons
+                .iter()
+                .map(|r| r.code().to_string())
+                .collect()
+        };
+        let base = status(&plan(&[], None), &[ars.clone(), ers.clone()]);
+        let s = status(
+            &plan(&[], None),
+            &[ars.clone(), ers.clone(), controller("0.14.2"), crd.clone()],
+        );
+        assert_eq!(s.rows[0].state, base.rows[0].state, "changes no state");
+        let reason = s.rows[0]
+            .reasons
+            .iter()
+            .find(|r| r.code() == "CrdsBehindController")
+            .unwrap_or_else(|| panic!("{:?}", codes(&s)));
+        assert!(
+            reason.to_string().starts_with(
+                "controller Deployment arc-systems/arc-gha-rs-controller runs ARC 0.14.2, but the installed CRDs lack what it writes: ephemeralrunnersets.actions.github.com lacks spec.ephemeralRunnerMetadata (0.14.0), status.phase (0.14.0)"
+            ),
+            "{reason}"
+        );
+        // The CRDs' own release, no CRD in the dump, or no controller: nothing said.
+        for items in [
+            vec![ars.clone(), ers.clone(), controller("0.13.1"), crd.clone()],
+            vec![ars.clone(), ers.clone(), controller("0.14.2")],
+            vec![ars.clone(), ers.clone(), crd],
+        ] {
+            let s = status(&plan(&[], None), &items);
+            assert!(
+                !codes(&s).contains(&"CrdsBehindController".to_string()),
+                "{:?}",
+                codes(&s)
+            );
+        }
     }
 
     #[test]

@@ -423,6 +423,33 @@ impl Display for StatusReason {
                     f.write_str("; they hold no runner's place now (the set has as many runners as spec.replicas without them), but ARC counts them toward spec.replicas while they are there")
                 }
             }
+            StatusReason::CrdsBehindController {
+                controller,
+                version,
+                missing,
+            } => {
+                write!(
+                    f,
+                    "controller Deployment {controller} runs ARC {version}, but the installed CRDs lack what it writes: "
+                )?;
+                // One CRD at a time: `crd` lacks `field` (0.14.0), `field` (0.14.0); ...
+                let mut last: Option<&str> = None;
+                for m in missing {
+                    if last == Some(m.crd.as_str()) {
+                        write!(f, ", {} ({})", m.field, m.since)?;
+                    } else {
+                        if last.is_some() {
+                            f.write_str("; ")?;
+                        }
+                        write!(f, "{} lacks {} ({})", m.crd, m.field, m.since)?;
+                        last = Some(m.crd.as_str());
+                    }
+                }
+                write!(
+                    f,
+                    ": the API server drops those fields from what the controller writes. Helm does not upgrade CRDs: apply the CRDs of chart {version} (kubectl apply --server-side -f the chart's crds/) (ARC #4147, #4167, #3233)"
+                )
+            }
         }
     }
 }
@@ -795,6 +822,18 @@ mod tests {
                 },
                 "RunnersFailed",
             ),
+            (
+                StatusReason::CrdsBehindController {
+                    controller: "arc-systems/c".into(),
+                    version: "0.14.2".into(),
+                    missing: vec![crate::status::install::MissingField {
+                        crd: "ephemeralrunnersets.actions.github.com".into(),
+                        field: "status.phase".into(),
+                        since: "0.14.0".into(),
+                    }],
+                },
+                "CrdsBehindController",
+            ),
         ]
     }
 
@@ -885,7 +924,8 @@ mod tests {
                 | StatusReason::ListenerPodMissing { .. }
                 | StatusReason::ListenerPodNotRunning { .. }
                 | StatusReason::FinalizersLeft { .. }
-                | StatusReason::RunnersFailed { .. } => {}
+                | StatusReason::RunnersFailed { .. }
+                | StatusReason::CrdsBehindController { .. } => {}
             }
         }
         for (r, _) in &bump {

@@ -29,6 +29,7 @@ pub mod classify;
 pub mod facts;
 #[cfg(test)]
 mod hash_era_tests;
+pub mod install;
 pub mod listener;
 #[cfg(test)]
 mod listener_tests;
@@ -383,6 +384,13 @@ pub enum StatusReason {
         held: usize,
         replicas: i64,
     },
+    /// The controller Deployment `controller` runs ARC `version`, whose CRDs declare fields the
+    /// installed ones lack ([`install::missing_for`]): the API server drops what it writes there.
+    CrdsBehindController {
+        controller: String,
+        version: String,
+        missing: Vec<install::MissingField>,
+    },
 }
 
 impl StatusReason {
@@ -469,6 +477,7 @@ impl StatusReason {
             StatusReason::ListenerPodNotRunning { .. } => "ListenerPodNotRunning",
             StatusReason::FinalizersLeft { .. } => "FinalizersLeft",
             StatusReason::RunnersFailed { .. } => "RunnersFailed",
+            StatusReason::CrdsBehindController { .. } => "CrdsBehindController",
         }
     }
 }
