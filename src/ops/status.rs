@@ -34,6 +34,7 @@ use crate::core::status::{
 use crate::input;
 use crate::ops::follow::Follow;
 use crate::report::Outcome;
+use crate::report::status::{Chain, ScaleSetLine};
 use crate::shell::Shell;
 
 /// What the command asks, checked, before the cluster resolves the namespace and the names.
@@ -60,6 +61,8 @@ pub(crate) struct Snapshot {
     /// What could not be read around the sets (a listener or Pod read the role does not allow),
     /// each said once; never a failure.
     pub(crate) warnings: Vec<String>,
+    /// `status NAME`: each named set's chain (empty without names).
+    pub(crate) chains: Vec<Chain>,
 }
 
 impl Snapshot {
@@ -128,10 +131,12 @@ pub(crate) async fn list(client: &kube::Client, plan: &Plan) -> Result<Snapshot>
     let errors = missing_names(plan, &census, &waiting);
     let around = Surroundings::read(client, plan).await;
     attach_surroundings(&scale_sets, &mut census, &around);
+    let chains = chains(plan, &scale_sets, &census, &around);
     Ok(Snapshot {
         rows: with_rows(census.statuses(plan.now()), waiting),
         errors,
         warnings: around.warnings,
+        chains,
     })
 }
 
@@ -144,9 +149,9 @@ pub(crate) struct Surroundings {
     listeners: Option<Vec<ListenerFacts>>,
     /// The listener Pods of each namespace whose Pods could be read.
     pods: HashMap<String, Vec<PodFacts>>,
-    /// ARC's controller Deployments with replicas, and ARC's CRDs as installed (each empty when
-    /// not readable).
-    controllers: Vec<ControllerFacts>,
+    /// ARC's controller Deployments with replicas (`None`: not readable), and ARC's CRDs as
+    /// installed (empty when not read).
+    controllers: Option<Vec<ControllerFacts>>,
     crds: Vec<CrdFacts>,
     /// What could not be read, said once each.
     pub(crate) warnings: Vec<String>,
@@ -236,6 +241,7 @@ impl Surroundings {
     /// four CRDs: whether the controller's release writes fields its CRDs lack.
     async fn read_installation(&mut self, client: &kube::Client) {
         let mut names = HashSet::new();
+        let mut controllers = Vec::new();
         for selector in CONTROLLER_SELECTORS {
             match cluster::list_deployments(client, selector).await {
                 Ok(found) => {
@@ -243,7 +249,7 @@ impl Surroundings {
                         if let Some(c) = ControllerFacts::from_deployment(&d.json())
                             && names.insert(c.name.clone())
                         {
-                            self.controllers.push(c);
+                            controllers.push(c);
                         }
                     }
                 }
@@ -258,7 +264,9 @@ impl Surroundings {
                 }
             }
         }
-        if self.controllers.iter().all(|c| c.version.is_none()) {
+        let versioned = controllers.iter().any(|c| c.version.is_some());
+        self.controllers = Some(controllers);
+        if !versioned {
             return;
         }
         for name in ARC_CRDS {
@@ -281,7 +289,7 @@ impl Surroundings {
 
     /// What the installation says of every scale set ([`install_reasons`]).
     fn installation_reasons(&self) -> Vec<crate::core::status::StatusReason> {
-        install_reasons(&self.controllers, &self.crds)
+        install_reasons(self.controllers.as_deref().unwrap_or_default(), &self.crds)
     }
 
     /// The listeners and Pods among a dump's objects: listeners are known as far as the dump
@@ -301,11 +309,17 @@ impl Surroundings {
                 pods.entry(p.namespace.clone()).or_default().push(p);
             }
         }
-        let controllers = objects
+        // The dump's Deployments, when it holds any: then its controllers are known.
+        let deployments: Vec<&input::Object> = objects
             .iter()
             .filter(|o| o.kind == "Deployment" && o.api_version == "apps/v1" && o.problem.is_none())
-            .filter_map(|o| ControllerFacts::from_deployment(&o.json()))
             .collect();
+        let controllers = (!deployments.is_empty()).then(|| {
+            deployments
+                .iter()
+                .filter_map(|o| ControllerFacts::from_deployment(&o.json()))
+                .collect()
+        });
         let crds = objects
             .iter()
             .filter(|o| {
@@ -457,6 +471,52 @@ fn attach_surroundings(scale_sets: &[input::Object], census: &mut Census, around
         reasons.extend(installation.iter().cloned());
         census.set_around(&key, reasons);
     }
+}
+
+/// `status NAME`: the chain of every set in view ([`Chain`]); none without names.
+fn chains(
+    plan: &Plan,
+    scale_sets: &[input::Object],
+    census: &Census,
+    around: &Surroundings,
+) -> Vec<Chain> {
+    if plan.names.is_empty() {
+        return Vec::new();
+    }
+    let mut by_set: HashMap<SetKey, (&input::Object, Vec<String>)> = HashMap::new();
+    for (a, newest, replaced) in census_pairs(scale_sets, census) {
+        let older = replaced.iter().map(|k| k.1.clone()).collect();
+        for key in replaced {
+            by_set.insert(key, (a, Vec::new()));
+        }
+        by_set.insert(newest, (a, older));
+    }
+    census
+        .keys()
+        .map(|key| {
+            let (scale_set, older) = match by_set.get(key) {
+                Some((a, older)) => (Some(*a), older.clone()),
+                None => (None, Vec::new()),
+            };
+            Chain {
+                set: key.clone(),
+                scale_set: scale_set.map(|a| ScaleSetLine {
+                    name: format!("{}/{}", a.namespace(), a.name()),
+                    id: a
+                        .meta
+                        .annotations
+                        .get(arc::ANNOTATION_RUNNER_SCALE_SET_ID)
+                        .cloned(),
+                    phase: phase_of(a),
+                    deleting: a.meta.deletion_timestamp.is_some(),
+                }),
+                older,
+                listener: scale_set.map_or(ListenerView::Unknown, |a| around.view(&a.key())),
+                controllers: around.controllers.clone(),
+                crds: around.crds.clone(),
+            }
+        })
+        .collect()
 }
 
 /// `status.phase` of an object, when a string.
@@ -1167,10 +1227,12 @@ pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Re
             errors.push(format!("EphemeralRunnerSet {name} not found in the files"));
         }
     }
+    let chains = chains(plan, &scale_sets, &census, &around);
     Snapshot {
         rows: with_rows(census.statuses(plan.now()), waiting),
         errors,
         warnings: Vec::new(),
+        chains,
     }
 }
 

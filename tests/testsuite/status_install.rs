@@ -85,6 +85,16 @@ async fn status_tells_a_controller_whose_crds_lack_what_it_writes() {
         "{live:#}"
     );
 
+    // `status NAME` shows the controller and the CRDs' release in the set's chain.
+    let (code, out, err) = exe(&["status", "--kubeconfig", &kcs, "-n", &ns, "runners"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(&format!(
+            "\n  Controller: Deployment {ns}/arc-gha-rs-controller (ARC 0.14.2)\n  CRDs:       of ARC 0.14.2 or later (4 read)\n  Reasons:    <none>\n"
+        )),
+        "{out}"
+    );
+
     // The same objects as the server has them, with the EphemeralRunnerSet CRD as ARC 0.13 had
     // it: its two 0.14 fields gone.
     let mut crd = serde_json::to_value(

@@ -412,12 +412,28 @@ async fn status_finds_the_listener_failed_runners_and_finalizers() {
     ] {
         assert_eq!(table_state(&table, name), state, "{table}");
     }
+    // `status NAME`: the whole chain, as kubectl describe shows it, the reasons last.
     let (code, named, _) = status(&kc, &ns, &["crashing"]).await;
     assert_eq!(code, 0);
-    assert!(
-        named.contains(&format!(
-            "EphemeralRunnerSet {ns}/crashing: ListenerFailing (spec revision 1, applied 1)\n  - listener Pod {ctl}/crashing-6c4b7f8d-listener is not running: CrashLoopBackOff after 7 restarts"
-        )),
+    let chain = named
+        .split_once(&format!(
+            "EphemeralRunnerSet {ns}/crashing: ListenerFailing (spec revision 1, applied 1)\n"
+        ))
+        .unwrap_or_else(|| panic!("{named}"))
+        .1;
+    let lines: Vec<&str> = chain.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            format!("  Scale set:    AutoscalingRunnerSet {ns}/crashing (runner-scale-set-id 1, phase <none>)").as_str(),
+            "  Older sets:   <none>",
+            format!("  Listener:     AutoscalingListener {ctl}/crashing-6c4b7f8d-listener, for crashing, image ghcr.io/actions/gha-runner-scale-set-controller:0.14.2").as_str(),
+            format!("  Listener Pod: {ctl}/crashing-6c4b7f8d-listener: Running, waiting (CrashLoopBackOff), 7 restarts").as_str(),
+            "  Runners:      0 idle, 0 busy, 0 pending, 0 failed",
+            "  Controller:   <none found>",
+            "  Reasons:",
+            format!("  - listener Pod {ctl}/crashing-6c4b7f8d-listener is not running: CrashLoopBackOff after 7 restarts (last terminated: Error); read its log (kubectl logs -n {ctl} crashing-6c4b7f8d-listener --previous): a GitHub App or token the listener cannot use, a scale set GitHub no longer knows (ARC #4370), or a listener image that does not match the controller (ARC #4572)").as_str(),
+        ][..],
         "{named}"
     );
     let (_, wide, _) = status(&kc, &ns, &["-o", "wide"]).await;
