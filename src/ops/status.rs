@@ -1171,6 +1171,11 @@ pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Re
     let mut objects = inputs.objects;
     input::resolve_namespaces(&mut objects, &files.namespace, files.namespace_given);
     let around = Surroundings::from_objects(&objects);
+    let runner_namespaces: HashSet<String> = objects
+        .iter()
+        .filter(|o| o.is_arc(arc::KIND_EPHEMERAL_RUNNER))
+        .map(|o| o.namespace().to_string())
+        .collect();
     let mut census = Census::new(plan.layout, false);
     let mut runners = Vec::new();
     let mut scale_sets = Vec::new();
@@ -1190,7 +1195,12 @@ pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Re
         }
         if set {
             match SetFacts::from_json(&obj.json()) {
-                Ok(facts) => {
+                Ok(mut facts) => {
+                    // A dump without the namespace's runners says nothing of them: the counts
+                    // in the set's status are not judged against runners it does not hold.
+                    if !runner_namespaces.contains(facts.namespace.as_str()) {
+                        facts.counters = None;
+                    }
                     let selected = (plan.names.is_empty() || plan.names.contains(&facts.name))
                         && plan
                             .parsed_selector
@@ -1587,6 +1597,39 @@ mod tests {
                 codes(&s)
             );
         }
+    }
+
+    #[test]
+    fn a_dump_without_runners_does_not_judge_the_sets_counters() {
+        let (ars, mut ers) = example();
+        ers["status"]["currentReplicas"] = json!(1);
+        ers["status"]["pendingEphemeralRunners"] = json!(0);
+        ers["status"]["runningEphemeralRunners"] = json!(1);
+        ers["status"]["failedEphemeralRunners"] = json!(0);
+        let codes = |s: &Snapshot| -> Vec<String> {
+            s.rows[0]
+                .reasons
+                .iter()
+                .map(|r| r.code().to_string())
+                .collect()
+        };
+        let s = status(&plan(&[], None), &[ars.clone(), ers.clone()]);
+        assert!(
+            !codes(&s).contains(&"CountersDisagree".to_string()),
+            "{:?}",
+            codes(&s)
+        );
+        // A runner of the namespace (of another set) in the dump: the set's runners are known,
+        // and it has none.
+        let ns = ers["metadata"]["namespace"].clone();
+        let other = json!({"apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunner",
+            "metadata": {"name": "elsewhere", "namespace": ns}, "status": {"phase": "Running"}});
+        let s = status(&plan(&[], None), &[ars, ers, other]);
+        assert!(
+            codes(&s).contains(&"CountersDisagree".to_string()),
+            "{:?}",
+            codes(&s)
+        );
     }
 
     #[test]

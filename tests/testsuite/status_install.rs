@@ -157,3 +157,78 @@ async fn status_tells_a_controller_whose_crds_lack_what_it_writes() {
     );
     drop(controller);
 }
+
+/// Issue 22 (ARC #3821, #4595): the counts ARC's `updateStatus` writes in a set's status, against
+/// the runners the server lists: a status counting a runner that is gone is said, with the field;
+/// the status ARC writes for the runners there is not.
+#[tokio::test(flavor = "multi_thread")]
+async fn status_tells_set_counters_that_count_runners_that_are_gone() {
+    use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
+    let kc = common::revision_kubeconfig();
+    let kcs = kc.to_str().unwrap().to_string();
+    let client = common::client(&kc).await;
+    let ns = common::namespace(&client, "arc-counters").await;
+    let set = common::create_ers(&client, &ns, "runners", json!({})).await;
+    let runners = common::runner_api(&client, &ns);
+    for (name, phase) in [("r-running", "Running"), ("r-pending", "Pending")] {
+        let runner: DynamicObject = serde_json::from_value(json!({
+            "apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunner",
+            "metadata": {"name": name, "ownerReferences": [{
+                "apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunnerSet",
+                "name": "runners", "uid": set.metadata.uid, "controller": true}]},
+            "spec": set.data["spec"]["ephemeralRunnerSpec"],
+        }))
+        .unwrap();
+        runners
+            .create(&PostParams::default(), &runner)
+            .await
+            .unwrap();
+        runners
+            .patch_status(
+                name,
+                &PatchParams::default(),
+                &Patch::Merge(json!({"status": {"phase": phase}})),
+            )
+            .await
+            .unwrap();
+    }
+    let write = |current: i64, running: i64| {
+        let client = client.clone();
+        let ns = ns.clone();
+        async move {
+            common::set_ers_status(
+                &client,
+                &ns,
+                "runners",
+                json!({"appliedActionableRevision": 0, "currentReplicas": current,
+                       "pendingEphemeralRunners": 1, "runningEphemeralRunners": running,
+                       "failedEphemeralRunners": 0, "phase": "Running"}),
+            )
+            .await;
+        }
+    };
+    let said = || {
+        let (code, out, err) = exe(&["status", "--kubeconfig", &kcs, "-n", &ns, "-o", "json"]);
+        assert_eq!(code, 0, "{err}");
+        let r = report(&out);
+        r["items"][0]["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|x| x["reason"] == "CountersDisagree")
+            .map(|x| x["message"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    // What ARC writes for these runners: 1 pending + 1 running.
+    write(2, 1).await;
+    assert_eq!(said(), Vec::<String>::new());
+    // A runner counted running that the server no longer lists.
+    write(3, 2).await;
+    let messages = said();
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(
+        messages[0].starts_with("status.currentReplicas is 3, the runners listed make 2; status.runningEphemeralRunners is 2, the runners listed make 1: "),
+        "{}",
+        messages[0]
+    );
+}

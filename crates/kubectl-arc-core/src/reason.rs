@@ -423,6 +423,24 @@ impl Display for StatusReason {
                     f.write_str("; they hold no runner's place now (the set has as many runners as spec.replicas without them), but ARC counts them toward spec.replicas while they are there")
                 }
             }
+            StatusReason::CountersDisagree { written, listed } => {
+                let mut differ = Vec::new();
+                for (field, w, l) in [
+                    ("currentReplicas", written.current, listed.current),
+                    ("pendingEphemeralRunners", written.pending, listed.pending),
+                    ("runningEphemeralRunners", written.running, listed.running),
+                    ("failedEphemeralRunners", written.failed, listed.failed),
+                ] {
+                    if w != l {
+                        differ.push(format!("status.{field} is {w}, the runners listed make {l}"));
+                    }
+                }
+                write!(
+                    f,
+                    "{}: ARC's EphemeralRunnerSet controller writes these counts after each reconcile of the set; counts that stay wrong mean it is not reconciling the set, or counts runners that are gone (ARC #3821, #4595), and the AutoscalingRunnerSet's status (and what the listener reports to GitHub) follows them",
+                    differ.join("; ")
+                )
+            }
             StatusReason::CrdsBehindController {
                 controller,
                 version,
@@ -834,6 +852,13 @@ mod tests {
                 },
                 "CrdsBehindController",
             ),
+            (
+                StatusReason::CountersDisagree {
+                    written: crate::status::Counters::of(1, 2, 0),
+                    listed: crate::status::Counters::of(1, 1, 0),
+                },
+                "CountersDisagree",
+            ),
         ]
     }
 
@@ -925,7 +950,8 @@ mod tests {
                 | StatusReason::ListenerPodNotRunning { .. }
                 | StatusReason::FinalizersLeft { .. }
                 | StatusReason::RunnersFailed { .. }
-                | StatusReason::CrdsBehindController { .. } => {}
+                | StatusReason::CrdsBehindController { .. }
+                | StatusReason::CountersDisagree { .. } => {}
             }
         }
         for (r, _) in &bump {

@@ -391,6 +391,9 @@ pub enum StatusReason {
         version: String,
         missing: Vec<install::MissingField>,
     },
+    /// The runner counts in the set's status are not those of the runners listed, counted as
+    /// ARC's `updateStatus` counts them.
+    CountersDisagree { written: Counters, listed: Counters },
 }
 
 impl StatusReason {
@@ -478,6 +481,7 @@ impl StatusReason {
             StatusReason::FinalizersLeft { .. } => "FinalizersLeft",
             StatusReason::RunnersFailed { .. } => "RunnersFailed",
             StatusReason::CrdsBehindController { .. } => "CrdsBehindController",
+            StatusReason::CountersDisagree { .. } => "CountersDisagree",
         }
     }
 }
