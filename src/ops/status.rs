@@ -345,8 +345,10 @@ impl Surroundings {
         };
         // No listener says nothing by itself of whether an ARC controller serves the namespace
         // (it may run elsewhere, watch other namespaces, or not run at all): "no listener" is
-        // said only where a listener serves another scale set of the same namespace.
-        let served = listeners.iter().any(|l| l.scale_set.0 == key.0);
+        // said only where a listener serves another scale set of the same namespace, or a
+        // controller Deployment with replicas reconciles the namespace's scale sets.
+        let served = listeners.iter().any(|l| l.scale_set.0 == key.0)
+            || self.controllers.iter().flatten().any(|c| c.watches(&key.0));
         let Some(listener) = listeners
             .iter()
             .filter(|l| &l.scale_set == key)

@@ -552,6 +552,7 @@ mod tests {
             controllers: Some(vec![ControllerFacts {
                 name: "arc-systems/arc-gha-rs-controller".into(),
                 version: Some("0.14.2".into()),
+                watch_namespace: None,
             }]),
             crds: Vec::new(),
         };

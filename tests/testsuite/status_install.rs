@@ -11,8 +11,17 @@ use serde_json::{Value, json};
 use crate::common;
 use crate::common::cli::{exe, report};
 
+fn item<'a>(r: &'a Value, name: &str) -> &'a Value {
+    r["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["name"] == name)
+        .unwrap_or_else(|| panic!("no row {name} in {r:#}"))
+}
+
 fn codes(r: &Value) -> Vec<String> {
-    r["items"][0]["reasons"]
+    item(r, "runners")["reasons"]
         .as_array()
         .unwrap()
         .iter()
@@ -28,6 +37,7 @@ async fn status_tells_a_controller_whose_crds_lack_what_it_writes() {
     let ns = common::namespace(&client, "arc-install").await;
     common::create_ers(&client, &ns, "runners", json!({})).await;
     common::acknowledge(&client, &ns, "runners", 0).await;
+    common::scale_set(&client, &ns, "lonely", 0).await;
     let deploy: k8s_openapi::api::apps::v1::Deployment = serde_json::from_value(json!({
         "metadata": {"name": "arc-gha-rs-controller", "labels": {
             "app.kubernetes.io/name": "arc",
@@ -42,7 +52,13 @@ async fn status_tells_a_controller_whose_crds_lack_what_it_writes() {
         }
     }))
     .unwrap();
-    // Deleted when the guard drops (on a failure too); other tests' diff and migrate wait meanwhile.
+    // Before the controller: no listener anywhere for the namespace says nothing.
+    let (code, out, err) = exe(&["status", "--kubeconfig", &kcs, "-n", &ns, "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let before = report(&out);
+    assert_eq!(item(&before, "lonely")["state"], "Synced", "{before:#}");
+    // Deleted when the guard drops (on a failure too); other tests' diff, migrate and status wait
+    // meanwhile.
     let controller =
         common::controller::ControllerDeployment::create(&kc, &client, &ns, &deploy).await;
 
@@ -84,6 +100,11 @@ async fn status_tells_a_controller_whose_crds_lack_what_it_writes() {
         !codes(&live).contains(&"CrdsBehindController".to_string()),
         "{live:#}"
     );
+    // A registered scale set with no listener, the only one of its namespace: the controller
+    // reconciles every namespace (no --watch-single-namespace), so it should have one.
+    let lonely = item(&live, "lonely");
+    assert_eq!(lonely["state"], "ListenerDown", "{lonely:#}");
+    assert_eq!(lonely["reasons"][0]["reason"], "NoListener", "{lonely:#}");
 
     // `status NAME` shows the controller and the CRDs' release in the set's chain.
     let (code, out, err) = exe(&["status", "--kubeconfig", &kcs, "-n", &ns, "runners"]);
@@ -132,7 +153,7 @@ async fn status_tells_a_controller_whose_crds_lack_what_it_writes() {
     let (code, out, err) = exe(&["status", "-f", dump.to_str().unwrap(), "-o", "json"]);
     assert_eq!(code, 0, "{err}");
     let r = report(&out);
-    let reason = r["items"][0]["reasons"]
+    let reason = item(&r, "runners")["reasons"]
         .as_array()
         .unwrap()
         .iter()
@@ -145,7 +166,8 @@ async fn status_tells_a_controller_whose_crds_lack_what_it_writes() {
         "{reason:#}"
     );
     assert_eq!(
-        r["items"][0]["state"], live["items"][0]["state"],
+        item(&r, "runners")["state"],
+        item(&live, "runners")["state"],
         "it changes no state"
     );
     // The table names it under `status NAME`.

@@ -7,6 +7,7 @@
 //! listener reads (a read it lacks is a warning said once).
 
 use crate::common;
+use crate::common::{runner_spec, scale_set};
 
 use crate::common::cli::{args, in_process_async, report};
 use k8s_openapi::api::core::v1::{Pod, ServiceAccount};
@@ -14,68 +15,12 @@ use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams, PostParams
 use kube::core::{ApiResource, GroupVersionKind};
 use serde_json::{Value, json};
 
-fn runner_spec(image: &str) -> Value {
-    json!({
-        "githubConfigUrl": "https://github.com/my-org",
-        "githubConfigSecret": "gh-secret",
-        "runnerScaleSetId": 1,
-        "spec": {"restartPolicy": "Never", "containers": [{"name": "runner", "image": image}]}
-    })
-}
-
 fn listener_api(client: &kube::Client, ns: &str) -> Api<DynamicObject> {
     let ar = ApiResource::from_gvk_with_plural(
         &GroupVersionKind::gvk("actions.github.com", "v1alpha1", "AutoscalingListener"),
         "autoscalinglisteners",
     );
     Api::namespaced_with(client.clone(), ns, &ar)
-}
-
-/// An AutoscalingRunnerSet registered with GitHub (scale set id 1), and its EphemeralRunnerSet as
-/// ARC makes it (owner reference, scale-set labels), acknowledged at revision 1; `replicas` runners
-/// asked.
-async fn scale_set(client: &kube::Client, ns: &str, name: &str, replicas: i64) {
-    let ars: DynamicObject = serde_json::from_value(json!({
-        "apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingRunnerSet",
-        "metadata": {"name": name, "annotations": {"runner-scale-set-id": "1"}},
-        "spec": {"githubConfigUrl": "https://github.com/my-org", "githubConfigSecret": "gh-secret",
-                 "template": {"spec": runner_spec("img:1")["spec"]}}
-    }))
-    .unwrap();
-    let ars = common::ars_api(client, ns)
-        .create(&PostParams::default(), &ars)
-        .await
-        .unwrap();
-    let mut ers = common::ers_object(name, runner_spec("img:1"));
-    ers.data["spec"]["actionableRevision"] = json!(1);
-    ers.data["spec"]["replicas"] = json!(replicas);
-    ers.metadata.labels = Some(
-        [
-            ("actions.github.com/scale-set-name", name),
-            ("actions.github.com/scale-set-namespace", ns),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect(),
-    );
-    ers.metadata.owner_references = Some(vec![
-        serde_json::from_value(json!({
-            "apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingRunnerSet",
-            "name": name, "uid": ars.metadata.uid, "controller": true, "blockOwnerDeletion": true
-        }))
-        .unwrap(),
-    ]);
-    common::ers_api(client, ns)
-        .create(&PostParams::default(), &ers)
-        .await
-        .unwrap();
-    common::set_ers_status(
-        client,
-        ns,
-        name,
-        json!({"appliedActionableRevision": 1, "phase": "Running"}),
-    )
-    .await;
 }
 
 /// The listener of scale set `ns/scale_set` in the controller namespace `ctl`, serving the set

@@ -191,6 +191,43 @@ pub struct ControllerFacts {
     pub name: String,
     /// The release it runs (its `app.kubernetes.io/version` label, else its image's tag).
     pub version: Option<String>,
+    /// Its `--watch-single-namespace` (the chart's `flags.watchSingleNamespace`): the only
+    /// namespace whose scale sets it reconciles; `None`: every namespace.
+    pub watch_namespace: Option<String>,
+}
+
+impl ControllerFacts {
+    /// Whether it reconciles the scale sets of `namespace` (and so makes their listeners).
+    pub fn watches(&self, namespace: &str) -> bool {
+        self.watch_namespace
+            .as_deref()
+            .is_none_or(|w| w == namespace)
+    }
+}
+
+/// The value of the Go `flag` package's string flag `name` among `args`, as `flag.Parse` reads
+/// it: `-name=v`, `--name=v`, `-name v` or `--name v`; the last one wins; parsing stops at `--`
+/// or the first argument that is not a flag.
+pub fn go_flag<'a>(args: &'a [&'a str], name: &str) -> Option<&'a str> {
+    let mut found = None;
+    let mut i = 0;
+    while i < args.len() {
+        let arg = args[i];
+        if arg == "--" || !arg.starts_with('-') || arg == "-" {
+            break;
+        }
+        let body = arg.strip_prefix("--").unwrap_or(&arg[1..]);
+        match body.split_once('=') {
+            Some((n, v)) if n == name => found = Some(v),
+            None if body == name => {
+                found = args.get(i + 1).copied();
+                i += 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    found
 }
 
 /// The labels that find ARC's controller Deployment: the gha-runner-scale-set-controller chart
@@ -254,11 +291,14 @@ impl ControllerFacts {
         if replicas <= 0 && ready <= 0 {
             return None;
         }
-        let containers: Vec<(&str, Option<&str>)> = d
+        let list: Vec<&Value> = d
             .pointer("/spec/template/spec/containers")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
+            .collect();
+        let containers: Vec<(&str, Option<&str>)> = list
+            .iter()
             .map(|c| {
                 (
                     c.get("name").and_then(Value::as_str).unwrap_or(""),
@@ -266,6 +306,21 @@ impl ControllerFacts {
                 )
             })
             .collect();
+        // The manager's (or the first container's) arguments.
+        let manager = list
+            .iter()
+            .find(|c| c.get("name").and_then(Value::as_str) == Some("manager"))
+            .or(list.first());
+        let args: Vec<&str> = manager
+            .and_then(|c| c.get("args"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let watch_namespace = go_flag(&args, "watch-single-namespace")
+            .filter(|ns| !ns.is_empty())
+            .map(str::to_string);
         Some(ControllerFacts {
             name: format!(
                 "{}/{}",
@@ -273,6 +328,7 @@ impl ControllerFacts {
                 meta.get("name").and_then(Value::as_str).unwrap_or("")
             ),
             version: controller_version(label("app.kubernetes.io/version"), &containers),
+            watch_namespace,
         })
     }
 }
@@ -505,14 +561,17 @@ mod tests {
             ControllerFacts {
                 name: "a/new".into(),
                 version: Some("0.14.0".into()),
+                watch_namespace: None,
             },
             ControllerFacts {
                 name: "b/old".into(),
                 version: Some("0.13.1".into()),
+                watch_namespace: None,
             },
             ControllerFacts {
                 name: "c/unknown".into(),
                 version: None,
+                watch_namespace: None,
             },
         ];
         let reasons = install_reasons(&two, &crds);
@@ -520,6 +579,41 @@ mod tests {
         let text = reasons[0].to_string();
         assert!(text.starts_with("controller Deployment a/new runs ARC 0.14.0, but the installed CRDs lack what it writes: ephemeralrunnersets.actions.github.com lacks spec.ephemeralRunnerMetadata (0.14.0), status.phase (0.14.0): "), "{text}");
         assert!(text.contains("Helm does not upgrade CRDs"), "{text}");
+    }
+
+    #[test]
+    fn the_controllers_watched_namespace_is_read_as_gos_flag_package_reads_it() {
+        for (args, want) in [
+            (
+                vec![
+                    "--auto-scaling-runner-set-only",
+                    "--watch-single-namespace=arc",
+                ],
+                Some("arc"),
+            ),
+            (vec!["-watch-single-namespace", "arc"], Some("arc")),
+            (
+                vec!["--watch-single-namespace=a", "--watch-single-namespace=b"],
+                Some("b"),
+            ),
+            (vec!["--log-level=debug"], None),
+            (vec!["run", "--watch-single-namespace=arc"], None),
+            (vec!["--", "--watch-single-namespace=arc"], None),
+        ] {
+            assert_eq!(go_flag(&args, "watch-single-namespace"), want, "{args:?}");
+        }
+        let d = json!({"metadata": {"namespace": "arc-systems", "name": "c",
+                "labels": {"app.kubernetes.io/part-of": "gha-rs-controller"}},
+            "spec": {"template": {"spec": {"containers": [{"name": "manager", "image": "c:0.14.2",
+                "args": ["--auto-scaling-runner-set-only", "--watch-single-namespace=team-a"]}]}}}});
+        let c = ControllerFacts::from_deployment(&d.to_string()).unwrap();
+        assert_eq!(c.watch_namespace.as_deref(), Some("team-a"));
+        assert!(c.watches("team-a") && !c.watches("team-b"));
+        let all = ControllerFacts {
+            watch_namespace: None,
+            ..c
+        };
+        assert!(all.watches("team-b"));
     }
 
     #[test]
