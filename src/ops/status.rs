@@ -813,15 +813,21 @@ fn without_sets<'a>(
 
 /// The row of a scale set without a set ([`crate::core::status::scale_set_without_set`]).
 fn scale_set_row(plan: &Plan, scale_set: &input::Object) -> SetStatus {
+    let key = scale_set.key();
+    let phase = phase_of(scale_set);
+    let deletion = deletion_of(&scale_set.json());
     crate::core::status::scale_set_without_set(
         plan.layout,
-        scale_set.key(),
-        scale_set.spec.as_ref().map(|s| s.get()),
-        (scale_set.meta.annotations)
-            .get(arc::ANNOTATION_RUNNER_SCALE_SET_ID)
-            .map(String::as_str),
-        scale_set.meta.creation_timestamp.clone(),
-        deletion_of(&scale_set.json()).as_ref(),
+        crate::core::status::WithoutSet {
+            key: &key,
+            spec_json: scale_set.spec.as_ref().map(|s| s.get()),
+            scale_set_id: (scale_set.meta.annotations)
+                .get(arc::ANNOTATION_RUNNER_SCALE_SET_ID)
+                .map(String::as_str),
+            phase: phase.as_deref(),
+            creation_timestamp: scale_set.meta.creation_timestamp.as_deref(),
+            deletion: deletion.as_ref(),
+        },
         plan.now(),
     )
 }

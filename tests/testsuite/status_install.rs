@@ -254,3 +254,54 @@ async fn status_tells_set_counters_that_count_runners_that_are_gone() {
         messages[0]
     );
 }
+
+/// Issue 22 (ARC #4596): a scale set ARC 0.14 gave up on: in phase Outdated its listener and sets
+/// are deleted and none is made; it is still a row, Outdated, and `--wait` does not wait for it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_scale_set_arc_gave_up_on_is_an_outdated_row() {
+    use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
+    let kc = common::revision_kubeconfig();
+    let kcs = kc.to_str().unwrap().to_string();
+    let client = common::client(&kc).await;
+    let ns = common::namespace(&client, "arc-gaveup").await;
+    let ars: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingRunnerSet",
+        "metadata": {"name": "old-runners", "annotations": {"runner-scale-set-id": "4"}},
+        "spec": {"githubConfigUrl": "https://github.com/my-org", "githubConfigSecret": "gh-secret",
+                 "template": {"spec": common::runner_spec("img:1")["spec"]}}
+    }))
+    .unwrap();
+    let api = common::ars_api(&client, &ns);
+    api.create(&PostParams::default(), &ars).await.unwrap();
+    api.patch_status(
+        "old-runners",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"status": {"phase": "Outdated"}})),
+    )
+    .await
+    .unwrap();
+    let (code, out, err) = exe(&["status", "--kubeconfig", &kcs, "-n", &ns, "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let r = report(&out);
+    let row = item(&r, "old-runners");
+    assert_eq!(row["state"], "Outdated", "{row:#}");
+    assert_eq!(row["reasons"][0]["reason"], "ScaleSetOutdated", "{row:#}");
+    let (code, _, err) = exe(&[
+        "status",
+        "--kubeconfig",
+        &kcs,
+        "-n",
+        &ns,
+        "old-runners",
+        "--wait",
+        "--timeout",
+        "60s",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "waiting cannot help: {ns}/old-runners is Outdated"
+        )),
+        "{err}"
+    );
+}

@@ -263,6 +263,10 @@ impl Display for StatusReason {
             StatusReason::ScaleSetDeleting => f.write_str(
                 "the AutoscalingRunnerSet is being deleted (metadata.deletionTimestamp is set) and has no EphemeralRunnerSet left: ARC's AutoscalingRunnerSet controller removes its listener and sets, then its finalizer",
             ),
+            StatusReason::ScaleSetOutdated { scale_set } => write!(
+                f,
+                "AutoscalingRunnerSet {scale_set} is in status.phase Outdated and has no EphemeralRunnerSet left: a runner's version was too old for GitHub (exit code 7), and ARC 0.14's AutoscalingRunnerSet controller deleted its listener and sets and makes none (cleanUpResources) until the scale set's spec or labels change (its actions.github.com/change-hash annotation no longer matches; ARC then resets the phase to Pending): update the runner image in its template, for example with helm upgrade and a current ghcr.io/actions/actions-runner (ARC #4596)"
+            ),
             StatusReason::NoListener {
                 scale_set,
                 running,
@@ -783,6 +787,12 @@ mod tests {
             ),
             (StatusReason::ScaleSetDeleting, "ScaleSetDeleting"),
             (
+                StatusReason::ScaleSetOutdated {
+                    scale_set: "a/x".into(),
+                },
+                "ScaleSetOutdated",
+            ),
+            (
                 StatusReason::NoListener {
                     scale_set: "a/b".into(),
                     running: 0,
@@ -943,6 +953,7 @@ mod tests {
                 | StatusReason::OldSet { .. }
                 | StatusReason::SpecHashUnknown { .. } => {}
                 StatusReason::ScaleSetDeleting
+                | StatusReason::ScaleSetOutdated { .. }
                 | StatusReason::NoListener { .. }
                 | StatusReason::ListenerForOtherSet { .. }
                 | StatusReason::ListenerVersionMismatch { .. }

@@ -397,20 +397,57 @@ fn surroundings(
     escalated
 }
 
+/// An AutoscalingRunnerSet without a set, as [`scale_set_without_set`] reads it.
+#[derive(Debug, Clone, Copy)]
+pub struct WithoutSet<'a> {
+    pub key: &'a SetKey,
+    /// Its `spec` as JSON text (`None`: absent).
+    pub spec_json: Option<&'a str>,
+    /// Its `runner-scale-set-id` annotation.
+    pub scale_set_id: Option<&'a str>,
+    /// Its `status.phase`.
+    pub phase: Option<&'a str>,
+    pub creation_timestamp: Option<&'a str>,
+    pub deletion: Option<&'a super::Deletion>,
+}
+
 /// The row of an AutoscalingRunnerSet for which ARC's `listEphemeralRunnerSets` finds no set (a
-/// scale set just installed): Invalid when ARC cannot build its set (the checks of
+/// scale set just installed): Deleting while it is deleted; Outdated when its `status.phase` is
+/// (ARC 0.14's `Reconcile` then deletes its listener and sets, `cleanUpResources`, and makes none
+/// until the scale set's `Hash()` differs from its `actions.github.com/change-hash` annotation,
+/// when it resets the phase to Pending); Invalid when ARC cannot build its set (the checks of
 /// [`crate::desired::check_builds`], as for an existing one), else Registering until the
-/// `runner-scale-set-id` annotation is there, then Creating until the set is. `spec_json` is the
-/// scale set's `spec` (`None`: absent); `now` the clock in Unix seconds.
+/// `runner-scale-set-id` annotation is there, then Creating until the set is. `now` is the clock
+/// in Unix seconds.
 pub fn scale_set_without_set(
     layout: &Layout,
-    key: SetKey,
-    spec_json: Option<&str>,
-    scale_set_id: Option<&str>,
-    creation_timestamp: Option<String>,
-    deletion: Option<&super::Deletion>,
+    scale_set: WithoutSet<'_>,
     now: Option<i64>,
 ) -> SetStatus {
+    let WithoutSet {
+        key,
+        spec_json,
+        scale_set_id,
+        phase,
+        creation_timestamp,
+        deletion,
+    } = scale_set;
+    let row = |state: State, reasons: Vec<StatusReason>| SetStatus {
+        age_seconds: match (now, creation_timestamp.and_then(unix_seconds)) {
+            (Some(now), Some(created)) => Some(now - created),
+            _ => None,
+        },
+        namespace: key.0.clone(),
+        name: key.1.clone(),
+        spec_revision: None,
+        applied_revision: None,
+        state,
+        runners: RunnerCounts::default(),
+        reasons,
+        phase: None,
+        spec_revision_written_by: None,
+        creation_timestamp: creation_timestamp.map(str::to_string),
+    };
     if let Some(d) = deletion {
         // `Reconcile` of a scale set being deleted only cleans up: no set is made for it.
         let name = format!("{}/{}", key.0, key.1);
@@ -422,22 +459,15 @@ pub fn scale_set_without_set(
                 d,
             ));
         }
-        return SetStatus {
-            age_seconds: match (now, creation_timestamp.as_deref().and_then(unix_seconds)) {
-                (Some(now), Some(created)) => Some(now - created),
-                _ => None,
-            },
-            namespace: key.0,
-            name: key.1,
-            spec_revision: None,
-            applied_revision: None,
-            state: State::Deleting,
-            runners: RunnerCounts::default(),
-            reasons,
-            phase: None,
-            spec_revision_written_by: None,
-            creation_timestamp,
-        };
+        return row(State::Deleting, reasons);
+    }
+    if phase == Some("Outdated") {
+        return row(
+            State::Outdated,
+            vec![StatusReason::ScaleSetOutdated {
+                scale_set: format!("{}/{}", key.0, key.1),
+            }],
+        );
     }
     let built = match spec_json {
         Some(spec) => {
@@ -450,23 +480,7 @@ pub fn scale_set_without_set(
         (Ok(()), None) => (State::Registering, StatusReason::NotRegistered),
         (Ok(()), Some(_)) => (State::Creating, StatusReason::SetNotCreated),
     };
-    let age_seconds = match (now, creation_timestamp.as_deref().and_then(unix_seconds)) {
-        (Some(now), Some(created)) => Some(now - created),
-        _ => None,
-    };
-    SetStatus {
-        namespace: key.0,
-        name: key.1,
-        spec_revision: None,
-        applied_revision: None,
-        state,
-        runners: RunnerCounts::default(),
-        reasons: vec![reason],
-        phase: None,
-        spec_revision_written_by: None,
-        creation_timestamp,
-        age_seconds,
-    }
+    row(state, vec![reason])
 }
 
 /// Namespace and name of an EphemeralRunnerSet.

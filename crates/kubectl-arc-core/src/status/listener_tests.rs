@@ -526,15 +526,30 @@ fn a_scale_set_stuck_in_deletion_without_sets_is_deleting_with_its_finalizer() {
         since: Some("2026-09-02T00:00:00Z".into()),
         finalizers: vec!["autoscalingrunnerset.actions.github.com/finalizer".into()],
     };
-    let row = scale_set_without_set(
-        Layout::arc(),
-        ("arc".into(), "runners".into()),
-        Some("{}"),
-        Some("7"),
-        None,
-        Some(&d),
-        None,
-    );
+    let key = ("arc".to_string(), "runners".to_string());
+    let scale_set = WithoutSet {
+        key: &key,
+        spec_json: Some("{}"),
+        scale_set_id: Some("7"),
+        phase: None,
+        creation_timestamp: None,
+        deletion: Some(&d),
+    };
+    let row = scale_set_without_set(Layout::arc(), scale_set, None);
     assert_eq!(row.state, State::Deleting);
     assert_eq!(codes(&row.reasons), ["ScaleSetDeleting", "FinalizersLeft"]);
+    // ARC 0.14 gave up on it: phase Outdated, its sets deleted; still a row, Outdated.
+    let outdated = WithoutSet {
+        phase: Some("Outdated"),
+        deletion: None,
+        ..scale_set
+    };
+    let row = scale_set_without_set(Layout::arc(), outdated, None);
+    assert_eq!(row.state, State::Outdated);
+    assert_eq!(codes(&row.reasons), ["ScaleSetOutdated"]);
+    assert!(
+        row.reasons[0].to_string().contains("change-hash"),
+        "{}",
+        row.reasons[0]
+    );
 }

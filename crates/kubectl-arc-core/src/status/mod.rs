@@ -338,6 +338,9 @@ pub enum StatusReason {
     SpecHashUnknown { release: String, error: String },
     /// An AutoscalingRunnerSet without a set is being deleted.
     ScaleSetDeleting,
+    /// An AutoscalingRunnerSet without a set in phase Outdated: ARC 0.14 deleted its listener
+    /// and sets and makes none until its spec or labels change.
+    ScaleSetOutdated { scale_set: String },
     /// The scale set should have a listener (registered, not Outdated, not being deleted) and
     /// none serves it; `running`/`pending`: the runners ARC waits for first under
     /// `--update-strategy=eventual` (`drainingJobs`).
@@ -473,6 +476,7 @@ impl StatusReason {
             StatusReason::OldSet { .. } => "OldSet",
             StatusReason::SpecHashUnknown { .. } => "SpecHashUnknown",
             StatusReason::ScaleSetDeleting => "ScaleSetDeleting",
+            StatusReason::ScaleSetOutdated { .. } => "ScaleSetOutdated",
             StatusReason::NoListener { .. } => "NoListener",
             StatusReason::ListenerForOtherSet { .. } => "ListenerForOtherSet",
             StatusReason::ListenerVersionMismatch { .. } => "ListenerVersionMismatch",
