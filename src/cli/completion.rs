@@ -583,6 +583,7 @@ fn completer_for(
             ArgValueCompleter::new(move |current: &OsStr| kubeconfig_names(&r, &id, current))
         }
         "layout" => ArgValueCompleter::new(layouts),
+        "contexts" => ArgValueCompleter::new(move |current: &OsStr| context_patterns(&r, current)),
         _ if arg.is_positional() => {
             let &(_, plural, kind) = resource?;
             ArgValueCompleter::new(move |current: &OsStr| arc_names(&r, plural, kind, current))
@@ -676,6 +677,33 @@ fn kubeconfig_names(requests: &Requests, id: &str, current: &OsStr) -> Vec<Compl
     list.into_iter()
         .filter(|n| starts_with(n, current))
         .map(CompletionCandidate::new)
+        .collect()
+}
+
+/// `--contexts`: the kubeconfig's context names for the pattern being typed, after the last comma
+/// and a leading `!`, each offered with what was typed before it (`prod,sta` gives
+/// `prod,staging`); names already typed are not offered again.
+fn context_patterns(requests: &Requests, current: &OsStr) -> Vec<CompletionCandidate> {
+    let Some(text) = current.to_str() else {
+        return Vec::new();
+    };
+    let Ok(names) = names::kubeconfig_names(&requests.connect_options()) else {
+        return Vec::new();
+    };
+    let (done, last) = match text.rfind(',') {
+        Some(i) => text.split_at(i + 1),
+        None => ("", text),
+    };
+    let (bang, last) = match last.strip_prefix('!') {
+        Some(rest) => ("!", rest),
+        None => ("", last),
+    };
+    let typed: Vec<&str> = done.split(',').map(|p| p.trim_start_matches('!')).collect();
+    names
+        .contexts
+        .into_iter()
+        .filter(|n| n.starts_with(last) && !typed.contains(&n.as_str()))
+        .map(|n| CompletionCandidate::new(format!("{done}{bang}{n}")))
         .collect()
 }
 
