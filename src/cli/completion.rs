@@ -680,9 +680,9 @@ fn kubeconfig_names(requests: &Requests, id: &str, current: &OsStr) -> Vec<Compl
         .collect()
 }
 
-/// `--contexts`: the kubeconfig's context names for the pattern being typed, after the last comma
-/// and a leading `!`, each offered with what was typed before it (`prod,sta` gives
-/// `prod,staging`); names already typed are not offered again.
+/// `--contexts`: the kubeconfig's context names for the pattern being typed, after a leading `!`
+/// (an exclusion). clap's engine splits the value at its commas (`value_delimiter`) and hands
+/// only the last pattern here, putting back what was typed before it.
 fn context_patterns(requests: &Requests, current: &OsStr) -> Vec<CompletionCandidate> {
     let Some(text) = current.to_str() else {
         return Vec::new();
@@ -690,20 +690,15 @@ fn context_patterns(requests: &Requests, current: &OsStr) -> Vec<CompletionCandi
     let Ok(names) = names::kubeconfig_names(&requests.connect_options()) else {
         return Vec::new();
     };
-    let (done, last) = match text.rfind(',') {
-        Some(i) => text.split_at(i + 1),
+    let (bang, prefix) = match text.strip_prefix('!') {
+        Some(rest) => ("!", rest),
         None => ("", text),
     };
-    let (bang, last) = match last.strip_prefix('!') {
-        Some(rest) => ("!", rest),
-        None => ("", last),
-    };
-    let typed: Vec<&str> = done.split(',').map(|p| p.trim_start_matches('!')).collect();
     names
         .contexts
         .into_iter()
-        .filter(|n| n.starts_with(last) && !typed.contains(&n.as_str()))
-        .map(|n| CompletionCandidate::new(format!("{done}{bang}{n}")))
+        .filter(|n| n.starts_with(prefix))
+        .map(|n| CompletionCandidate::new(format!("{bang}{n}")))
         .collect()
 }
 

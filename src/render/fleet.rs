@@ -213,7 +213,23 @@ mod tests {
         let cells: Vec<&str> = dead.split_whitespace().collect();
         assert_eq!(
             cells,
-            ["dead", "-", "-", "-", "-", "Unreachable", "-", "-", "-", "-", "-", "-", "-", "no", "answer"],
+            [
+                "dead",
+                "-",
+                "-",
+                "-",
+                "-",
+                "Unreachable",
+                "-",
+                "-",
+                "-",
+                "-",
+                "-",
+                "-",
+                "-",
+                "no",
+                "answer"
+            ],
             "{wide}"
         );
     }

@@ -42,7 +42,9 @@ fn renamed(from: &Kubeconfig, name: &str, namespace: &str) -> Kubeconfig {
             user: Some(name.to_string()),
             namespace: Some(namespace.to_string()),
             extensions: None,
+            other: Default::default(),
         }),
+        other: Default::default(),
     }];
     k
 }
@@ -120,6 +122,7 @@ async fn four_contexts_one_report_failures_as_rows_and_a_duplicate_registration(
             token: Some("not-a-token-this-server-knows".to_string().into()),
             ..Default::default()
         }),
+        other: Default::default(),
     }];
     let fleet = merged(vec![
         renamed(&a, "fleet-a", &ns_a),
@@ -174,7 +177,16 @@ async fn four_contexts_one_report_failures_as_rows_and_a_duplicate_registration(
         ],
         "{r:#}"
     );
-    assert_eq!(r["contexts"][0]["server"], a.clusters[0].cluster.as_ref().unwrap().server.clone().unwrap());
+    assert_eq!(
+        r["contexts"][0]["server"],
+        a.clusters[0]
+            .cluster
+            .as_ref()
+            .unwrap()
+            .server
+            .clone()
+            .unwrap()
+    );
     assert_eq!(r["contexts"][0]["counts"]["sets"], 1, "{r:#}");
     assert_eq!(r["contexts"][1]["counts"]["sets"], 2, "{r:#}");
     assert_eq!(r["contexts"][0]["arcVersions"], json!(["0.14.2"]));
@@ -214,16 +226,40 @@ async fn four_contexts_one_report_failures_as_rows_and_a_duplicate_registration(
     // The errors, after the report, one line each, naming the context.
     let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
     assert_eq!(lines.len(), 2, "{err}");
-    assert!(lines[0].starts_with("error: context fleet-dead: unable to connect to the server https://127.0.0.1:"), "{err}");
-    assert!(lines[1].starts_with("error: context fleet-refused: unauthorized"), "{err}");
+    assert!(
+        lines[0].starts_with(
+            "error: context fleet-dead: unable to connect to the server https://127.0.0.1:"
+        ),
+        "{err}"
+    );
+    assert!(
+        lines[1].starts_with("error: context fleet-refused: unauthorized"),
+        "{err}"
+    );
 
     // The table: a CONTEXT column, the rows in the contexts' order, the failures as rows.
     let (code, out, err) = run(&[]).await;
     assert_eq!(code, 2, "{err}");
-    let rows: Vec<Vec<&str>> = out.lines().map(|l| l.split_whitespace().collect()).collect();
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
     assert_eq!(
         rows[0],
-        ["CONTEXT", "NAMESPACE", "NAME", "SPEC", "APPLIED", "STATE", "IDLE", "BUSY", "PENDING", "FAILED", "STALE", "AGE"],
+        [
+            "CONTEXT",
+            "NAMESPACE",
+            "NAME",
+            "SPEC",
+            "APPLIED",
+            "STATE",
+            "IDLE",
+            "BUSY",
+            "PENDING",
+            "FAILED",
+            "STALE",
+            "AGE"
+        ],
         "{out}"
     );
     let firsts: Vec<(&str, &str, &str)> = rows[1..].iter().map(|r| (r[0], r[2], r[5])).collect();
@@ -243,7 +279,10 @@ async fn four_contexts_one_report_failures_as_rows_and_a_duplicate_registration(
     // -o wide says the duplicate on the row; -o name is context/namespace/name.
     let (_, out, _) = run(&["-o", "wide"]).await;
     let row_a = out.lines().find(|l| l.starts_with("fleet-a ")).unwrap();
-    assert!(row_a.contains("in context fleet-b: one scale set, two listeners"), "{out}");
+    assert!(
+        row_a.contains("in context fleet-b: one scale set, two listeners"),
+        "{out}"
+    );
     let (_, out, _) = run(&["-o", "name"]).await;
     assert_eq!(
         out,
@@ -252,10 +291,18 @@ async fn four_contexts_one_report_failures_as_rows_and_a_duplicate_registration(
 
     // The two servers alone: exit 0, the duplicate still said.
     let (code, out, err) = exe_async(
-        ["status", "--kubeconfig", &kc, "--contexts", "fleet-a,fleet-b", "-o", "json"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
+        [
+            "status",
+            "--kubeconfig",
+            &kc,
+            "--contexts",
+            "fleet-a,fleet-b",
+            "-o",
+            "json",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect(),
     )
     .await;
     assert_eq!(code, 0, "{out}{err}");
