@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark of `kubectl arc status --all-contexts` over a fleet of 21 kubeconfig contexts: the test
 # bed's two API servers, each listed ten times under different names, plus one dead context (a
-# 127.0.0.1 port nobody listens on), every run with --request-timeout 2s. Against: each live server
+# 127.0.0.1 port nobody listens on), every run with --request-timeout 2s; and the 20 live ones
+# alone (`--contexts 'rev-*,legacy-*'`). Against: each live server
 # alone (`--context`), the dead context alone, and their sum (what a shell loop over the contexts
 # costs). Reports the medians and the ratio of the fleet run to the slowest single context (the
 # issue's target: at most 1.5x the slowest single context plus the dead one's time, not the sum).
@@ -25,6 +26,29 @@ parallel=${BENCH_PARALLEL:-8}
 read -r -a scope <<<"${BENCH_SCOPE:--A}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+
+# BENCH_SETS EphemeralRunnerSets (default 200) in namespace bench-fleet of each server, so that a
+# context has something to list; applied with the test bed's kubectl (idempotent, left in place).
+sets=${BENCH_SETS:-200}
+kubectl=${KUBECTL_ARC_TEST_KUBECTL:-kubectl}
+python3 - "$sets" >"$work/sets.json" <<'PY'
+import json, sys
+n = int(sys.argv[1])
+items = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "bench-fleet"}}]
+for i in range(n):
+    items.append({
+        "apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunnerSet",
+        "metadata": {"name": f"set-{i:04d}", "namespace": "bench-fleet"},
+        "spec": {"replicas": 0, "patchID": 0, "ephemeralRunnerSpec": {
+            "githubConfigUrl": "https://github.com/bench-org", "githubConfigSecret": "gh-secret",
+            "runnerScaleSetId": i + 1,
+            "spec": {"containers": [{"name": "runner", "image": "ghcr.io/actions/actions-runner:2.328.0"}]}}},
+    })
+print(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+PY
+for file in "$KUBECTL_ARC_TEST_KUBECONFIG" "$KUBECTL_ARC_TEST_LEGACY_KUBECONFIG"; do
+  "$kubectl" --kubeconfig "$file" apply -f "$work/sets.json" >/dev/null
+done
 
 # The value of `key:` in a test bed kubeconfig (scripts/testbed.sh writes one entry of each).
 field() { sed -n "s/^ *$2: *//p" "$1" | head -1; }
@@ -64,16 +88,18 @@ ms() {
 }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-: >"$work/rev" ; : >"$work/legacy" ; : >"$work/dead" ; : >"$work/fleet"
+: >"$work/rev" ; : >"$work/legacy" ; : >"$work/dead" ; : >"$work/live" ; : >"$work/fleet"
 for _ in $(seq "$runs"); do
   ms --context rev-01 >>"$work/rev"
   ms --context legacy-01 >>"$work/legacy"
   ms --context dead >>"$work/dead"
+  ms --contexts 'rev-*,legacy-*' --parallel "$parallel" >>"$work/live"
   ms --all-contexts --parallel "$parallel" >>"$work/fleet"
 done
 contexts=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["contexts"]))' "$work/out")
 [ "$contexts" = 21 ] || { echo "bench-fleet: the fleet run reported $contexts contexts, not 21" >&2; cat "$work/err" >&2; exit 1; }
-rev=$(median <"$work/rev"); legacy=$(median <"$work/legacy"); dead=$(median <"$work/dead"); fleet=$(median <"$work/fleet")
+rev=$(median <"$work/rev"); legacy=$(median <"$work/legacy"); dead=$(median <"$work/dead")
+live=$(median <"$work/live"); fleet=$(median <"$work/fleet")
 slowest=$(( rev > legacy ? rev : legacy ))
 sum=$(( 10 * rev + 10 * legacy + dead ))
 echo "| run (scope ${scope[*]}, median of $runs) | ms |"
@@ -82,6 +108,7 @@ echo "| one context, revision-era server | $rev |"
 echo "| one context, legacy server | $legacy |"
 echo "| the dead context alone (refused, retried) | $dead |"
 echo "| sum of the 21 contexts one after the other | $sum |"
-echo "| \`status --all-contexts --parallel $parallel\` (21 contexts) | $fleet |"
-awk -v f="$fleet" -v s="$slowest" -v d="$dead" -v sum="$sum" 'BEGIN {
-  printf "fleet / slowest live context: %.2fx; fleet / (slowest + dead): %.2fx; fleet / sum: %.2fx\n", f / s, f / (s + d), f / sum }'
+echo "| \`status --contexts 'rev-*,legacy-*' --parallel $parallel\` (the 20 live contexts) | $live |"
+echo "| \`status --all-contexts --parallel $parallel\` (21 contexts, one dead) | $fleet |"
+awk -v f="$fleet" -v l="$live" -v s="$slowest" -v d="$dead" -v sum="$sum" 'BEGIN {
+  printf "20 live / slowest live context: %.2fx; 21 with the dead one / (slowest + dead): %.2fx; 21 / sum: %.2fx\n", l / s, f / (s + d), f / sum }'

@@ -61,6 +61,8 @@ Exit status: 0; with --wait, 0 once every selected set is Synced and 1 on timeou
 # Block until a requested cleanup has completed, like kubectl rollout status\n  \
 kubectl arc status -n arc-runners arc-runner-set --wait --timeout 10m\n\n  \
 # Follow changes\n  kubectl arc status -A --watch\n\n  \
+# Several clusters in one table, failed contexts as rows (exit 2 if any failed)\n  \
+kubectl arc status -A --contexts 'prod-*,!prod-canary' -o wide\n\n  \
 # Offline, from a dump\n  kubectl get ephemeralrunnersets,ephemeralrunners -A -o yaml > dump.yaml\n  \
 kubectl arc status -f dump.yaml"
 )]
