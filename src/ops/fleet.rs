@@ -290,6 +290,7 @@ mod tests {
             config_url: Some(url.into()),
             scale_set_name: None,
             scale_set_id: None,
+            uid: Some(format!("uid-{context}")),
         };
         Read {
             context: context.into(),

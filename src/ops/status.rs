@@ -106,6 +106,7 @@ impl FleetFacts {
                     scale_set_id: (a.meta.annotations)
                         .get(arc::ANNOTATION_RUNNER_SCALE_SET_ID)
                         .cloned(),
+                    uid: a.meta.uid.clone(),
                 };
                 let row = newest.remove(&a.key()).unwrap_or_else(|| a.key());
                 (registration, vec![row])

@@ -15,9 +15,14 @@ use crate::common::cli::{exe_async, report};
 
 /// The AutoscalingRunnerSet `name` registering scale set `scale_set` of `url`.
 fn scale_set(name: &str, url: &str, scale_set: &str) -> DynamicObject {
+    made_by(name, url, scale_set, "0.14.2")
+}
+
+/// [`scale_set`], made by chart release `version`.
+fn made_by(name: &str, url: &str, scale_set: &str, version: &str) -> DynamicObject {
     serde_json::from_value(json!({
         "apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingRunnerSet",
-        "metadata": {"name": name, "labels": {"app.kubernetes.io/version": "0.14.2"}},
+        "metadata": {"name": name, "labels": {"app.kubernetes.io/version": version}},
         "spec": {"githubConfigUrl": url, "githubConfigSecret": "gh-secret",
                  "runnerScaleSetName": scale_set,
                  "template": {"spec": {"containers": [{"name": "runner", "image": "ghcr.io/actions/actions-runner:2.328.0"}]}}}
@@ -101,11 +106,12 @@ async fn four_contexts_one_report_failures_as_rows_and_a_duplicate_registration(
         )
         .await
         .unwrap();
-    // And one that is another scale set (another name): nothing said.
+    // And one that is another scale set (another name): nothing said of it; made by another
+    // release, which the fleet's note says.
     common::ars_api(&client_b, &ns_b)
         .create(
             &PostParams::default(),
-            &scale_set("gpu", &format!("https://github.com/{org}"), "gpu"),
+            &made_by("gpu", &format!("https://github.com/{org}"), "gpu", "0.13.0"),
         )
         .await
         .unwrap();
@@ -190,6 +196,12 @@ async fn four_contexts_one_report_failures_as_rows_and_a_duplicate_registration(
     assert_eq!(r["contexts"][0]["counts"]["sets"], 1, "{r:#}");
     assert_eq!(r["contexts"][1]["counts"]["sets"], 2, "{r:#}");
     assert_eq!(r["contexts"][0]["arcVersions"], json!(["0.14.2"]));
+    assert_eq!(r["contexts"][1]["arcVersions"], json!(["0.13.0", "0.14.2"]));
+    assert_eq!(r["notes"][0]["reason"], "ArcVersionsDiffer", "{r:#}");
+    assert_eq!(
+        r["notes"][0]["values"],
+        json!({"0.13.0": ["fleet-b"], "0.14.2": ["fleet-a", "fleet-b"]})
+    );
     let on_a = item(&r, "fleet-a");
     assert_eq!(on_a["namespace"], ns_a.as_str());
     assert_eq!(on_a["name"], "runners");
@@ -273,6 +285,10 @@ async fn four_contexts_one_report_failures_as_rows_and_a_duplicate_registration(
             ("fleet-refused", "-", "Unauthorized"),
         ],
         "{out}"
+    );
+    assert!(
+        err.lines().any(|l| l.starts_with("note: ARC releases (the scale sets' app.kubernetes.io/version) differ across the fleet: 0.13.0 in fleet-b; 0.14.2 in fleet-a, fleet-b")),
+        "{err}"
     );
     println!("{out}{err}");
 

@@ -143,6 +143,8 @@ pub struct Registration {
     pub scale_set_name: Option<String>,
     /// The `runner-scale-set-id` annotation ARC writes once it registered the scale set.
     pub scale_set_id: Option<String>,
+    /// `metadata.uid`: two contexts on one cluster see the same object, which is no duplicate.
+    pub uid: Option<String>,
 }
 
 impl Registration {
@@ -200,7 +202,8 @@ pub struct Duplicate {
 /// Every registration that another context also registers (same scope and name, or same
 /// scale-set id on the same host), each side told of the other: the listeners of both would share
 /// one message session, which GitHub gives to one of them at a time (ARC issues 3351, 3209,
-/// 3382). Registrations within one context are ARC's own business and not compared here.
+/// 3382). Registrations within one context are ARC's own business and not compared here, nor
+/// one object seen through two contexts of the same cluster (the same `metadata.uid`).
 pub fn duplicate_registrations(registrations: &[Registration]) -> Vec<Duplicate> {
     let host = |r: &Registration| {
         r.config_url
@@ -227,7 +230,7 @@ pub fn duplicate_registrations(registrations: &[Registration]) -> Vec<Duplicate>
     let mut out = Vec::new();
     for (i, a) in registrations.iter().enumerate() {
         for (j, b) in registrations.iter().enumerate() {
-            if i == j || a.context == b.context {
+            if i == j || a.context == b.context || (a.uid.is_some() && a.uid == b.uid) {
                 continue;
             }
             let by = if keyed[i].0.is_some() && keyed[i].0 == keyed[j].0 {
@@ -350,6 +353,7 @@ mod tests {
             config_url: Some(url.into()),
             scale_set_name: set.map(Into::into),
             scale_set_id: id.map(Into::into),
+            uid: Some(format!("{context}/{name}")),
         }
     }
 
@@ -444,6 +448,17 @@ mod tests {
                 name: "arc-runner-set".into()
             }
         );
+    }
+
+    #[test]
+    fn one_object_seen_through_two_contexts_of_one_cluster_is_no_duplicate() {
+        let mut a = reg("a", "x", "https://github.com/acme", None, Some("7"));
+        let mut b = reg("b", "x", "https://github.com/acme", None, Some("7"));
+        a.uid = Some("5f3c".into());
+        b.uid = Some("5f3c".into());
+        assert_eq!(duplicate_registrations(&[a.clone(), b.clone()]), []);
+        b.uid = Some("9e1d".into());
+        assert_eq!(duplicate_registrations(&[a, b]).len(), 2);
     }
 
     #[test]
