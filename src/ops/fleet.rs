@@ -360,6 +360,54 @@ mod tests {
         );
     }
 
+    fn listed(e: kube::Error) -> anyhow::Error {
+        anyhow::Error::new(ApiError::new(
+            e,
+            "list",
+            "ephemeralrunnersets",
+            Some("ci"),
+            None,
+        ))
+        .context("status")
+    }
+
+    fn answer(code: u16, reason: &str) -> kube::Error {
+        kube::Error::Api(Box::new(kube::core::Status {
+            status: Some(kube::core::response::StatusSummary::Failure),
+            code,
+            message: "refused".into(),
+            reason: reason.into(),
+            ..Default::default()
+        }))
+    }
+
+    #[test]
+    fn a_contexts_failure_is_named_by_the_api_error_in_its_chain() {
+        let refused = kube::Error::Service(Box::new(std::io::Error::new(
+            std::io::ErrorKind::ConnectionRefused,
+            "tcp connect error: Connection refused (os error 111)",
+        )));
+        for (e, kind) in [
+            (listed(refused), FailureKind::Unreachable),
+            (
+                listed(answer(401, "Unauthorized")),
+                FailureKind::Unauthorized,
+            ),
+            (listed(answer(403, "Forbidden")), FailureKind::Forbidden),
+            // A plain 404: the resource is not served at all.
+            (listed(answer(404, "")), FailureKind::CrdsMissing),
+            (listed(answer(500, "InternalError")), FailureKind::Failed),
+            (
+                anyhow::anyhow!("cannot use the kubeconfig: cluster \"x\" does not exist"),
+                FailureKind::Kubeconfig,
+            ),
+        ] {
+            let got = failure(&e);
+            assert_eq!(got.kind, kind, "{e:#}");
+            assert_eq!(got.message, format!("{e:#}"));
+        }
+    }
+
     #[test]
     fn contexts_that_agree_give_no_note_and_a_clean_outcome() {
         let run = merge(vec![

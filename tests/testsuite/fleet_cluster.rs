@@ -305,6 +305,22 @@ async fn four_contexts_one_report_failures_as_rows_and_a_duplicate_registration(
         format!("fleet-a/{ns_a}/runners\nfleet-b/{ns_b}/east\nfleet-b/{ns_b}/gpu\n")
     );
 
+    // One context selected is --context, byte for byte (JSON: the table's AGE may tick between
+    // two runs).
+    let one = |selector: &str, name: &str| {
+        exe_async(
+            ["status", "--kubeconfig", &kc, selector, name, "-o", "json"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+        )
+    };
+    let as_context = one("--context", "fleet-b").await;
+    assert_eq!(as_context.0, 0, "{as_context:?}");
+    assert_eq!(one("--contexts", "fleet-b").await, as_context);
+    assert_eq!(one("--contexts", "fleet-b*").await, as_context);
+    assert!(!as_context.1.contains("\"context\""), "{}", as_context.1);
+
     // The two servers alone: exit 0, the duplicate still said.
     let (code, out, err) = exe_async(
         [
