@@ -66,6 +66,7 @@ kubectl arc status -A --contexts 'prod-*,!prod-canary' -o wide\n\n  \
 # Offline, from a dump\n  kubectl get ephemeralrunnersets,ephemeralrunners -A -o yaml > dump.yaml\n  \
 kubectl arc status -f dump.yaml"
 )]
+#[command(group(clap::ArgGroup::new("fleet").args(["contexts", "all_contexts"])))]
 pub(crate) struct StatusArgs {
     /// EphemeralRunnerSet names (default: every one in scope).
     pub(crate) names: Vec<String>,
@@ -109,7 +110,7 @@ pub(crate) struct StatusArgs {
     #[arg(long, conflicts_with_all = ["files", "watch", "wait"])]
     pub(crate) all_contexts: bool,
     /// With --contexts or --all-contexts: read at most N contexts at once.
-    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..))]
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..), requires = "fleet")]
     pub(crate) parallel: u16,
     /// Not a flag: the contexts `--contexts`/`--all-contexts` selected, when more than one
     /// ([`resolve_contexts`]).

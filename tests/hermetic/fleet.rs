@@ -178,6 +178,7 @@ fn usage_errors_name_the_pattern_and_write_nothing() {
             &["status", "--all-contexts", "--watch"][..],
             "cannot be used with",
         ),
+        (&["status", "--parallel", "4"][..], "--contexts"),
     ] {
         let (code, out, err) = k.run(args);
         assert_eq!(code, 2, "{args:?}: {out}{err}");
