@@ -271,7 +271,7 @@ fn finish(show: &ShowOptions, snapshot: Snapshot, shell: &mut Shell<'_>) -> Resu
     let outcome = snapshot.outcome();
     // "No EphemeralRunnerSets found." is for an empty result, not for one whose errors say why.
     if !snapshot.rows.is_empty() || snapshot.errors.is_empty() {
-        write_status(show, snapshot.rows, shell)?;
+        write_status(show, snapshot.rows, &snapshot.chains, shell)?;
     }
     for w in &snapshot.warnings {
         shell.warn(w)?;

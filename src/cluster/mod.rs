@@ -148,6 +148,58 @@ pub(crate) async fn list_pods(
     Ok(out)
 }
 
+/// The Deployments in every namespace that `selector` selects, as [`crate::input::Object`]s of
+/// kind `Deployment` and version `apps/v1`, paginated as [`list_objects`].
+pub(crate) async fn list_deployments(
+    client: &Client,
+    selector: &str,
+) -> Result<Vec<crate::input::Object>, ApiError> {
+    let mut out = Vec::new();
+    list_pages_each(
+        client,
+        "/apis/apps/v1/deployments",
+        "deployments",
+        None,
+        Some(selector),
+        |o| {
+            let mut object = object_from_cluster("Deployment", o);
+            object.api_version = "apps/v1".to_string();
+            out.push(object);
+            Ok::<_, ApiError>(())
+        },
+    )
+    .await?;
+    Ok(out)
+}
+
+/// The CustomResourceDefinition `name`, as an [`crate::input::Object`] (its `spec` holds the
+/// schema); `None` when it is not installed.
+pub(crate) async fn get_crd(
+    client: &Client,
+    name: &str,
+) -> Result<Option<crate::input::Object>, ApiError> {
+    let plural = "customresourcedefinitions";
+    let failed = |e| ApiError::new(e, "get", plural, None, Some(name));
+    let req = kube::core::Request::new("/apis/apiextensions.k8s.io/v1/customresourcedefinitions")
+        .get(name, &kube::api::GetParams::default())
+        .map_err(|e| failed(kube::Error::BuildRequest(e)))?;
+    match retry::read_with_retry(retry::ReadRetry::default(), || {
+        client.request::<RawObject>(req.clone())
+    })
+    .await
+    {
+        Ok(o) => {
+            let mut object = object_from_cluster("CustomResourceDefinition", o);
+            object.api_version = "apiextensions.k8s.io/v1".to_string();
+            Ok(Some(object))
+        }
+        Err(e) => match failed(e) {
+            e if e.kind() == ApiErrorKind::NotFound => Ok(None),
+            e => Err(e),
+        },
+    }
+}
+
 /// One ARC object of `kind`, `None` when it does not exist.
 pub(crate) async fn get_object(
     client: &Client,

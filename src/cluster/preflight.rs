@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use super::ApiErrorKind;
 use crate::core::arc;
+use crate::core::status::install::CONTROLLER_SELECTORS;
 
 /// The name of ARC's EphemeralRunnerSet CRD.
 pub(crate) const ERS_CRD: &str = "ephemeralrunnersets.actions.github.com";
@@ -159,13 +160,6 @@ pub(crate) async fn denied_permissions(
     Ok(denied)
 }
 
-/// The labels that find ARC's controller Deployment: the gha-runner-scale-set-controller chart sets
-/// both `app.kubernetes.io/name` (the release's name by default) and `app.kubernetes.io/part-of`.
-const CONTROLLER_SELECTORS: [&str; 2] = [
-    "app.kubernetes.io/part-of=gha-rs-controller",
-    "app.kubernetes.io/name=gha-rs-controller",
-];
-
 /// ARC controller Deployments with replicas, as `namespace/name (version V)` where the chart's
 /// `app.kubernetes.io/version` label or the image tag says it. `Ok(None)` when deployments cannot
 /// be listed (the caller decides whether that blocks).
@@ -248,27 +242,27 @@ pub(crate) async fn running_controller_versions(
     Ok(Some(found))
 }
 
-/// The ARC release a controller Deployment runs: the chart's `app.kubernetes.io/version` label,
-/// else the tag of its `manager` (or first) container's image.
+/// The ARC release a controller Deployment runs
+/// ([`crate::core::status::install::controller_version`]).
 pub(crate) fn controller_version(d: &Deployment) -> Option<String> {
-    if let Some(v) = d
+    let label = d
         .metadata
         .labels
         .as_ref()
         .and_then(|l| l.get("app.kubernetes.io/version"))
-    {
-        return Some(v.clone());
-    }
-    let containers = &d.spec.as_ref()?.template.spec.as_ref()?.containers;
-    let image = containers
-        .iter()
-        .find(|c| c.name == "manager")
-        .or(containers.first())?
-        .image
-        .as_deref()?;
-    let image = image.split('@').next()?;
-    let tag = image.rsplit_once(':')?.1;
-    (!tag.contains('/')).then(|| tag.to_string())
+        .map(String::as_str);
+    let containers: Vec<(&str, Option<&str>)> = d
+        .spec
+        .as_ref()
+        .and_then(|s| s.template.spec.as_ref())
+        .map(|s| {
+            s.containers
+                .iter()
+                .map(|c| (c.name.as_str(), c.image.as_deref()))
+                .collect()
+        })
+        .unwrap_or_default();
+    crate::core::status::install::controller_version(label, &containers)
 }
 
 #[cfg(test)]

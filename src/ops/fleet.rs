@@ -299,6 +299,7 @@ mod tests {
                 rows: vec![row(set)],
                 errors: Vec::new(),
                 warnings: Vec::new(),
+                chains: Vec::new(),
                 fleet: FleetFacts {
                     registrations: vec![(registration, vec![("arc".into(), set.into())])],
                     versions: [version.to_string()].into(),

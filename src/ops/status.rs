@@ -20,6 +20,9 @@ use crate::core::arc;
 use crate::core::layout::Layout;
 use crate::core::pairing;
 use crate::core::selector::Selector;
+use crate::core::status::install::{
+    ARC_CRDS, CONTROLLER_SELECTORS, ControllerFacts, CrdFacts, install_reasons,
+};
 use crate::core::status::listener::{
     AUTOSCALING_LISTENERS, COMPONENT_LISTENER, KIND_AUTOSCALING_LISTENER, LABEL_COMPONENT,
     LISTENER_CONTAINER, deletion_of, finalizers_left, listener_reasons,
@@ -31,6 +34,7 @@ use crate::core::status::{
 use crate::input;
 use crate::ops::follow::Follow;
 use crate::report::Outcome;
+use crate::report::status::{Chain, ScaleSetLine};
 use crate::shell::Shell;
 
 /// What the command asks, checked, before the cluster resolves the namespace and the names.
@@ -57,6 +61,8 @@ pub(crate) struct Snapshot {
     /// What could not be read around the sets (a listener or Pod read the role does not allow),
     /// each said once; never a failure.
     pub(crate) warnings: Vec<String>,
+    /// `status NAME`: each named set's chain (empty without names).
+    pub(crate) chains: Vec<Chain>,
     /// What a fleet run (`--contexts`) compares across contexts; unused by one context.
     pub(crate) fleet: FleetFacts,
 }
@@ -192,11 +198,13 @@ pub(crate) async fn list(client: &kube::Client, plan: &Plan) -> Result<Snapshot>
     let around = Surroundings::read(client, plan).await;
     attach_surroundings(&scale_sets, &mut census, &around);
     let fleet = FleetFacts::read(&scale_sets, &census, &around);
+    let chains = chains(plan, &scale_sets, &census, &around);
     Ok(Snapshot {
         rows: with_rows(census.statuses(plan.now()), waiting),
         errors,
         warnings: around.warnings,
         fleet,
+        chains,
     })
 }
 
@@ -209,6 +217,10 @@ pub(crate) struct Surroundings {
     listeners: Option<Vec<ListenerFacts>>,
     /// The listener Pods of each namespace whose Pods could be read.
     pods: HashMap<String, Vec<PodFacts>>,
+    /// ARC's controller Deployments with replicas (`None`: not readable), and ARC's CRDs as
+    /// installed (empty when not read).
+    controllers: Option<Vec<ControllerFacts>>,
+    crds: Vec<CrdFacts>,
     /// What could not be read, said once each.
     pub(crate) warnings: Vec<String>,
 }
@@ -289,7 +301,63 @@ impl Surroundings {
                 "the listener Pod checks are skipped there",
             ));
         }
+        out.read_installation(client).await;
         out
+    }
+
+    /// Read ARC's controller Deployments (by the chart's labels, in every namespace) and ARC's
+    /// four CRDs: whether the controller's release writes fields its CRDs lack.
+    async fn read_installation(&mut self, client: &kube::Client) {
+        let mut names = HashSet::new();
+        let mut controllers = Vec::new();
+        for selector in CONTROLLER_SELECTORS {
+            match cluster::list_deployments(client, selector).await {
+                Ok(found) => {
+                    for d in found {
+                        if let Some(c) = ControllerFacts::from_deployment(&d.json())
+                            && names.insert(c.name.clone())
+                        {
+                            controllers.push(c);
+                        }
+                    }
+                }
+                Err(e) => {
+                    self.warnings.push(unreadable(
+                        &e,
+                        "list",
+                        "deployments in all namespaces",
+                        "the controller's version is not checked against the CRDs",
+                    ));
+                    return;
+                }
+            }
+        }
+        let versioned = controllers.iter().any(|c| c.version.is_some());
+        self.controllers = Some(controllers);
+        if !versioned {
+            return;
+        }
+        for name in ARC_CRDS {
+            match cluster::get_crd(client, name).await {
+                Ok(Some(crd)) => self.crds.extend(crd_facts(&crd)),
+                Ok(None) => {}
+                Err(e) => {
+                    self.warnings.push(unreadable(
+                        &e,
+                        "get",
+                        &format!("customresourcedefinitions {}", ARC_CRDS.join(", ")),
+                        "the controller's version is not checked against the CRDs",
+                    ));
+                    self.crds.clear();
+                    return;
+                }
+            }
+        }
+    }
+
+    /// What the installation says of every scale set ([`install_reasons`]).
+    fn installation_reasons(&self) -> Vec<crate::core::status::StatusReason> {
+        install_reasons(self.controllers.as_deref().unwrap_or_default(), &self.crds)
     }
 
     /// The listeners and Pods among a dump's objects: listeners are known as far as the dump
@@ -309,9 +377,31 @@ impl Surroundings {
                 pods.entry(p.namespace.clone()).or_default().push(p);
             }
         }
+        // The dump's Deployments, when it holds any: then its controllers are known.
+        let deployments: Vec<&input::Object> = objects
+            .iter()
+            .filter(|o| o.kind == "Deployment" && o.api_version == "apps/v1" && o.problem.is_none())
+            .collect();
+        let controllers = (!deployments.is_empty()).then(|| {
+            deployments
+                .iter()
+                .filter_map(|o| ControllerFacts::from_deployment(&o.json()))
+                .collect()
+        });
+        let crds = objects
+            .iter()
+            .filter(|o| {
+                o.kind == "CustomResourceDefinition"
+                    && o.api_version == "apiextensions.k8s.io/v1"
+                    && o.problem.is_none()
+            })
+            .filter_map(crd_facts)
+            .collect();
         Surroundings {
             listeners: (!listeners.is_empty()).then_some(listeners),
             pods,
+            controllers,
+            crds,
             warnings: Vec::new(),
         }
     }
@@ -323,8 +413,10 @@ impl Surroundings {
         };
         // No listener says nothing by itself of whether an ARC controller serves the namespace
         // (it may run elsewhere, watch other namespaces, or not run at all): "no listener" is
-        // said only where a listener serves another scale set of the same namespace.
-        let served = listeners.iter().any(|l| l.scale_set.0 == key.0);
+        // said only where a listener serves another scale set of the same namespace, or a
+        // controller Deployment with replicas reconciles the namespace's scale sets.
+        let served = listeners.iter().any(|l| l.scale_set.0 == key.0)
+            || self.controllers.iter().flatten().any(|c| c.watches(&key.0));
         let Some(listener) = listeners
             .iter()
             .filter(|l| &l.scale_set == key)
@@ -350,6 +442,11 @@ impl Surroundings {
             pod,
         }
     }
+}
+
+/// An installed CRD as the installation check judges it ([`CrdFacts::from_crd`]).
+fn crd_facts(crd: &input::Object) -> Option<CrdFacts> {
+    CrdFacts::from_crd(&serde_json::from_str(&crd.json()).ok()?)
 }
 
 /// The warning of a read the caller may not make (or that failed otherwise): the resource, the
@@ -394,7 +491,8 @@ fn census_pairs<'a>(
 }
 
 /// Tell each scale set's newest set what its surroundings say: its listener and the listener's
-/// Pod ([`crate::core::status::listener::listener_reasons`]), and its scale set stuck in deletion.
+/// Pod ([`crate::core::status::listener::listener_reasons`]), and its scale set stuck in deletion;
+/// and every set what the installation says (a controller newer than its CRDs).
 fn attach_surroundings(scale_sets: &[input::Object], census: &mut Census, around: &Surroundings) {
     let said: Vec<(SetKey, Vec<crate::core::status::StatusReason>)> = {
         census_pairs(scale_sets, census)
@@ -433,9 +531,62 @@ fn attach_surroundings(scale_sets: &[input::Object], census: &mut Census, around
             })
             .collect()
     };
-    for (key, reasons) in said {
+    // What the installation says goes on every set's row, with a scale set or not.
+    let installation = around.installation_reasons();
+    let mut said: HashMap<SetKey, Vec<crate::core::status::StatusReason>> =
+        said.into_iter().collect();
+    let keys: Vec<SetKey> = census.keys().cloned().collect();
+    for key in keys {
+        let mut reasons = said.remove(&key).unwrap_or_default();
+        reasons.extend(installation.iter().cloned());
         census.set_around(&key, reasons);
     }
+}
+
+/// `status NAME`: the chain of every set in view ([`Chain`]); none without names.
+fn chains(
+    plan: &Plan,
+    scale_sets: &[input::Object],
+    census: &Census,
+    around: &Surroundings,
+) -> Vec<Chain> {
+    if plan.names.is_empty() {
+        return Vec::new();
+    }
+    let mut by_set: HashMap<SetKey, (&input::Object, Vec<String>)> = HashMap::new();
+    for (a, newest, replaced) in census_pairs(scale_sets, census) {
+        let older = replaced.iter().map(|k| k.1.clone()).collect();
+        for key in replaced {
+            by_set.insert(key, (a, Vec::new()));
+        }
+        by_set.insert(newest, (a, older));
+    }
+    census
+        .keys()
+        .map(|key| {
+            let (scale_set, older) = match by_set.get(key) {
+                Some((a, older)) => (Some(*a), older.clone()),
+                None => (None, Vec::new()),
+            };
+            Chain {
+                set: key.clone(),
+                scale_set: scale_set.map(|a| ScaleSetLine {
+                    name: format!("{}/{}", a.namespace(), a.name()),
+                    id: a
+                        .meta
+                        .annotations
+                        .get(arc::ANNOTATION_RUNNER_SCALE_SET_ID)
+                        .cloned(),
+                    phase: phase_of(a),
+                    deleting: a.meta.deletion_timestamp.is_some(),
+                }),
+                older,
+                listener: scale_set.map_or(ListenerView::Unknown, |a| around.view(&a.key())),
+                controllers: around.controllers.clone(),
+                crds: around.crds.clone(),
+            }
+        })
+        .collect()
 }
 
 /// `status.phase` of an object, when a string.
@@ -1090,6 +1241,11 @@ pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Re
     let mut objects = inputs.objects;
     input::resolve_namespaces(&mut objects, &files.namespace, files.namespace_given);
     let around = Surroundings::from_objects(&objects);
+    let runner_namespaces: HashSet<String> = objects
+        .iter()
+        .filter(|o| o.is_arc(arc::KIND_EPHEMERAL_RUNNER))
+        .map(|o| o.namespace().to_string())
+        .collect();
     let mut census = Census::new(plan.layout, false);
     let mut runners = Vec::new();
     let mut scale_sets = Vec::new();
@@ -1109,7 +1265,12 @@ pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Re
         }
         if set {
             match SetFacts::from_json(&obj.json()) {
-                Ok(facts) => {
+                Ok(mut facts) => {
+                    // A dump without the namespace's runners says nothing of them: the counts
+                    // in the set's status are not judged against runners it does not hold.
+                    if !runner_namespaces.contains(facts.namespace.as_str()) {
+                        facts.counters = None;
+                    }
                     let selected = (plan.names.is_empty() || plan.names.contains(&facts.name))
                         && plan
                             .parsed_selector
@@ -1146,11 +1307,13 @@ pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Re
             errors.push(format!("EphemeralRunnerSet {name} not found in the files"));
         }
     }
+    let chains = chains(plan, &scale_sets, &census, &around);
     Snapshot {
         rows: with_rows(census.statuses(plan.now()), waiting),
         errors,
         warnings: Vec::new(),
         fleet: FleetFacts::default(),
+        chains,
     }
 }
 
@@ -1450,6 +1613,94 @@ mod tests {
         let s = status(&plan(&[], None), &[ars, ers, other_ars]);
         let row = s.rows.iter().find(|r| r.name == "arc-runner-set").unwrap();
         assert!(!row.reasons.iter().any(|r| r.code() == "NoListener"));
+    }
+
+    #[test]
+    fn a_dumps_controller_and_crds_tell_a_controller_newer_than_its_crds() {
+        let (ars, ers) = example();
+        let controller = |version: &str| {
+            json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                   "metadata": {"name": "arc-gha-rs-controller", "namespace": "arc-systems",
+                                "labels": {"app.kubernetes.io/part-of": "gha-rs-controller",
+                                           "app.kubernetes.io/version": version}},
+                   "spec": {"replicas": 1}})
+        };
+        // ARC 0.13's EphemeralRunnerSet CRD: 0.12's vaultConfig, none of 0.14's fields.
+        let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "ephemeralrunnersets.actions.github.com"},
+            "spec": {"versions": [{"name": "v1alpha1", "schema": {"openAPIV3Schema": {"properties": {
+                "spec": {"properties": {"ephemeralRunnerSpec": {"properties": {"vaultConfig": {"type": "object"}}}}},
+                "status": {"properties": {"currentReplicas": {"type": "integer"}}}}}}}]}});
+        let codes = |s: &Snapshot| -> Vec<String> {
+            s.rows[0]
+                .reasons
+                .iter()
+                .map(|r| r.code().to_string())
+                .collect()
+        };
+        let base = status(&plan(&[], None), &[ars.clone(), ers.clone()]);
+        let s = status(
+            &plan(&[], None),
+            &[ars.clone(), ers.clone(), controller("0.14.2"), crd.clone()],
+        );
+        assert_eq!(s.rows[0].state, base.rows[0].state, "changes no state");
+        let reason = s.rows[0]
+            .reasons
+            .iter()
+            .find(|r| r.code() == "CrdsBehindController")
+            .unwrap_or_else(|| panic!("{:?}", codes(&s)));
+        assert!(
+            reason.to_string().starts_with(
+                "controller Deployment arc-systems/arc-gha-rs-controller runs ARC 0.14.2, but the installed CRDs lack what it writes: ephemeralrunnersets.actions.github.com lacks spec.ephemeralRunnerMetadata (0.14.0), status.phase (0.14.0)"
+            ),
+            "{reason}"
+        );
+        // The CRDs' own release, no CRD in the dump, or no controller: nothing said.
+        for items in [
+            vec![ars.clone(), ers.clone(), controller("0.13.1"), crd.clone()],
+            vec![ars.clone(), ers.clone(), controller("0.14.2")],
+            vec![ars.clone(), ers.clone(), crd],
+        ] {
+            let s = status(&plan(&[], None), &items);
+            assert!(
+                !codes(&s).contains(&"CrdsBehindController".to_string()),
+                "{:?}",
+                codes(&s)
+            );
+        }
+    }
+
+    #[test]
+    fn a_dump_without_runners_does_not_judge_the_sets_counters() {
+        let (ars, mut ers) = example();
+        ers["status"]["currentReplicas"] = json!(1);
+        ers["status"]["pendingEphemeralRunners"] = json!(0);
+        ers["status"]["runningEphemeralRunners"] = json!(1);
+        ers["status"]["failedEphemeralRunners"] = json!(0);
+        let codes = |s: &Snapshot| -> Vec<String> {
+            s.rows[0]
+                .reasons
+                .iter()
+                .map(|r| r.code().to_string())
+                .collect()
+        };
+        let s = status(&plan(&[], None), &[ars.clone(), ers.clone()]);
+        assert!(
+            !codes(&s).contains(&"CountersDisagree".to_string()),
+            "{:?}",
+            codes(&s)
+        );
+        // A runner of the namespace (of another set) in the dump: the set's runners are known,
+        // and it has none.
+        let ns = ers["metadata"]["namespace"].clone();
+        let other = json!({"apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunner",
+            "metadata": {"name": "elsewhere", "namespace": ns}, "status": {"phase": "Running"}});
+        let s = status(&plan(&[], None), &[ars, ers, other]);
+        assert!(
+            codes(&s).contains(&"CountersDisagree".to_string()),
+            "{:?}",
+            codes(&s)
+        );
     }
 
     #[test]

@@ -17,6 +17,7 @@ use crate::render::status::{
     write_table, write_yaml_document,
 };
 use crate::report::name_a_few;
+use crate::report::status::Chain;
 use crate::shell::Shell;
 
 /// What `-o name` calls a set.
@@ -38,6 +39,7 @@ pub(crate) struct ShowOptions {
 pub(crate) fn write_status(
     show: &ShowOptions,
     rows: Vec<SetStatus>,
+    chains: &[Chain],
     shell: &mut Shell<'_>,
 ) -> Result<()> {
     let (args, opts) = (show, show.table);
@@ -51,7 +53,7 @@ pub(crate) fn write_status(
         Output::Default | Output::Wide => {
             write_table(&rows, opts, &mut out)?;
             if show.explain && args.output == Output::Default {
-                write_reasons(&rows, opts.color, &mut out)?;
+                write_reasons(&rows, chains, opts.color, &mut out)?;
             }
         }
         _ => {
@@ -142,7 +144,7 @@ impl FollowSink for Printer<'_> {
 
     fn end(&mut self, rows: Vec<SetStatus>, why: &Ending, shell: &mut Shell<'_>) -> Result<()> {
         shell.clear_progress();
-        write_status(self.show, rows, shell)?;
+        write_status(self.show, rows, &[], shell)?;
         match why {
             Ending::Settled => {}
             Ending::Stuck(message) => shell.error(message)?,

@@ -8,7 +8,8 @@ use std::io::{self, Write};
 
 use comfy_table::{Cell, Color, ColumnConstraint, ContentArrangement, Table, Width};
 
-use crate::core::status::{SetStatus, State, human_duration};
+use crate::core::status::{ListenerView, PodView, SetStatus, State, human_duration};
+use crate::report::status::Chain;
 pub(crate) use crate::report::status::StatusReport;
 
 /// How a status table looks.
@@ -210,61 +211,45 @@ pub(crate) fn write_rows(
     write_table_inner(rows, opts, before.is_empty() || grows, widths, out)
 }
 
-/// The reasons of each row, as `status NAME` prints them under its table.
+/// `status NAME`: each row's state and reasons under the table; a row with a [`Chain`] shows what
+/// surrounds its set first, as `kubectl describe` does (`Key:  value`, the reasons last).
 pub(crate) fn write_reasons(
     rows: &[SetStatus],
+    chains: &[Chain],
     color: bool,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    write_reasons_in(rows, None, color, out)
+    write_reasons_in(rows, chains, None, color, out)
 }
 
 /// [`write_reasons`], each set named with its kubeconfig context when one is given (a fleet run).
 pub(crate) fn write_reasons_in(
     rows: &[SetStatus],
+    chains: &[Chain],
     context: Option<&str>,
     color: bool,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    use owo_colors::OwoColorize as _;
     let context = context
         .map(|c| format!(" in context {c}"))
         .unwrap_or_default();
     for row in rows {
         writeln!(out)?;
-        let state = if color {
-            match row.state {
-                State::Synced => row.state.green().to_string(),
-                State::Pending
-                | State::Stale
-                | State::Propagating
-                | State::Registering
-                | State::Creating
-                | State::Replacing
-                | State::Draining
-                | State::ListenerDown => row.state.yellow().to_string(),
-                State::Legacy => row.state.blue().to_string(),
-                State::Invalid
-                | State::Outdated
-                | State::RecycleLoop
-                | State::ListenerFailing
-                | State::RunnersFailed => row.state.red().to_string(),
-                State::Deleting | State::SpecHash | State::Deleted => {
-                    row.state.dimmed().to_string()
-                }
-            }
-        } else {
-            row.state.to_string()
-        };
         writeln!(
             out,
-            "EphemeralRunnerSet {}/{}{context}: {state} (spec revision {}, applied {})",
+            "EphemeralRunnerSet {}/{}{context}: {} (spec revision {}, applied {})",
             row.namespace,
             row.name,
+            colored_state(row.state, color),
             revision(row.spec_revision),
             revision(row.applied_revision)
         )?;
-        if row.reasons.is_empty() {
+        let chain = chains
+            .iter()
+            .find(|c| c.set.0 == row.namespace && c.set.1 == row.name);
+        if let Some(chain) = chain {
+            write_chain(row, chain, rows, out)?;
+        } else if row.reasons.is_empty() {
             writeln!(out, "  nothing to wait for")?;
         }
         for r in &row.reasons {
@@ -272,6 +257,194 @@ pub(crate) fn write_reasons_in(
         }
     }
     Ok(())
+}
+
+fn colored_state(state: State, color: bool) -> String {
+    use owo_colors::OwoColorize as _;
+    if !color {
+        return state.to_string();
+    }
+    match state {
+        State::Synced => state.green().to_string(),
+        State::Pending
+        | State::Stale
+        | State::Propagating
+        | State::Registering
+        | State::Creating
+        | State::Replacing
+        | State::Draining
+        | State::ListenerDown => state.yellow().to_string(),
+        State::Legacy => state.blue().to_string(),
+        State::Invalid
+        | State::Outdated
+        | State::RecycleLoop
+        | State::ListenerFailing
+        | State::RunnersFailed => state.red().to_string(),
+        State::Deleting | State::SpecHash | State::Deleted => state.dimmed().to_string(),
+    }
+}
+
+/// The `Key:  value` lines of a chain, the keys padded to one column.
+fn write_chain(
+    row: &SetStatus,
+    chain: &Chain,
+    rows: &[SetStatus],
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let mut lines: Vec<(&str, String)> = Vec::new();
+    lines.push((
+        "Scale set",
+        match &chain.scale_set {
+            None => "<none in view>".to_string(),
+            Some(a) => {
+                let mut s = format!(
+                    "AutoscalingRunnerSet {} (runner-scale-set-id {}, phase {})",
+                    a.name,
+                    a.id.as_deref().unwrap_or("<none>"),
+                    a.phase.as_deref().unwrap_or("<none>")
+                );
+                if a.deleting {
+                    s.push_str(", being deleted");
+                }
+                s
+            }
+        },
+    ));
+    if chain.scale_set.is_some() {
+        lines.push((
+            "Older sets",
+            if chain.older.is_empty() {
+                "<none>".to_string()
+            } else {
+                chain
+                    .older
+                    .iter()
+                    .map(|name| {
+                        match rows
+                            .iter()
+                            .find(|r| r.namespace == chain.set.0 && &r.name == name)
+                        {
+                            Some(r) => format!("{name} ({})", r.state),
+                            None => name.clone(),
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            },
+        ));
+    }
+    let (listener, pod) = listener_lines(&chain.listener);
+    lines.push(("Listener", listener));
+    if let Some(pod) = pod {
+        lines.push(("Listener Pod", pod));
+    }
+    let n = &row.runners;
+    let mut runners = format!(
+        "{} idle, {} busy, {} pending, {} failed",
+        n.idle, n.busy, n.pending, n.failed
+    );
+    for (count, what) in [
+        (n.finished, "finished"),
+        (n.outdated, "outdated"),
+        (n.deleting, "deleting"),
+        (n.stale, "on an older spec"),
+    ] {
+        if count > 0 {
+            runners.push_str(&format!(", {count} {what}"));
+        }
+    }
+    lines.push(("Runners", runners));
+    lines.push((
+        "Controller",
+        match &chain.controllers {
+            None => "<unknown>".to_string(),
+            Some(c) if c.is_empty() => "<none found>".to_string(),
+            Some(c) => c
+                .iter()
+                .map(|c| match &c.version {
+                    Some(v) => format!("Deployment {} (ARC {v})", c.name),
+                    None => format!("Deployment {} (version unknown)", c.name),
+                })
+                .collect::<Vec<_>>()
+                .join(", "),
+        },
+    ));
+    if !chain.crds.is_empty() {
+        let first = chain.crds[0].release;
+        lines.push((
+            "CRDs",
+            if chain.crds.iter().all(|c| c.release == first) {
+                format!("of ARC {first} or later ({} read)", chain.crds.len())
+            } else {
+                chain
+                    .crds
+                    .iter()
+                    .map(|c| format!("{} of ARC {}", c.name, c.release))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            },
+        ));
+    }
+    lines.push((
+        "Reasons",
+        if row.reasons.is_empty() {
+            "<none>".to_string()
+        } else {
+            String::new()
+        },
+    ));
+    let width = lines.iter().map(|(k, _)| k.len()).max().unwrap_or(0) + 1;
+    for (key, value) in lines {
+        let line = format!("  {:<width$} {value}", format!("{key}:"));
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    Ok(())
+}
+
+/// The listener and its Pod, as read.
+fn listener_lines(view: &ListenerView) -> (String, Option<String>) {
+    match view {
+        ListenerView::Unknown => ("<unknown>".to_string(), None),
+        ListenerView::Absent => ("<none>".to_string(), None),
+        ListenerView::Found { listener, pod } => {
+            let mut l = format!(
+                "AutoscalingListener {}/{}, for {}",
+                listener.namespace, listener.name, listener.ephemeral_runner_set
+            );
+            if listener.deletion.is_some() {
+                l.push_str(", being deleted");
+            }
+            if let Some(image) = &listener.image {
+                l.push_str(&format!(", image {image}"));
+            }
+            let pod = match pod {
+                PodView::Unknown => "<unknown>".to_string(),
+                PodView::Absent => "<none>".to_string(),
+                PodView::Found(p) => {
+                    let mut s = format!(
+                        "{}/{}: {}",
+                        p.namespace,
+                        p.name,
+                        p.phase.as_deref().unwrap_or("<no phase>")
+                    );
+                    if let Some((reason, _)) = &p.waiting {
+                        s.push_str(&format!(", waiting ({reason})"));
+                    }
+                    s.push_str(&format!(
+                        ", {} {}",
+                        p.restarts,
+                        if p.restarts == 1 {
+                            "restart"
+                        } else {
+                            "restarts"
+                        }
+                    ));
+                    s
+                }
+            };
+            (l, Some(pod))
+        }
+    }
 }
 
 /// One row as a JSON line (`--watch -o json`).
@@ -345,5 +518,77 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains('\u{1b}'), "no colour unless asked");
+    }
+
+    #[test]
+    fn status_name_shows_the_chain_as_describe_does_with_the_reasons_last() {
+        use crate::core::status::install::ControllerFacts;
+        use crate::core::status::{ListenerFacts, PodFacts};
+        use crate::report::status::ScaleSetLine;
+        let mut newest = row("new", State::Pending);
+        newest.runners.stale = 2;
+        let old = row("old", State::Draining);
+        let listener = ListenerFacts {
+            namespace: "arc-systems".into(),
+            name: "set-754b578d-listener".into(),
+            scale_set: ("arc".into(), "set".into()),
+            ephemeral_runner_set: "new".into(),
+            image: None,
+            chart_version: None,
+            deletion: None,
+        };
+        let pod = PodFacts {
+            namespace: "arc-systems".into(),
+            name: "set-754b578d-listener".into(),
+            phase: Some("Running".into()),
+            reason: None,
+            message: None,
+            waiting: None,
+            terminated: None,
+            running: true,
+            restarts: 1,
+            unschedulable: None,
+            deletion: None,
+        };
+        let chain = Chain {
+            set: ("arc".into(), "new".into()),
+            scale_set: Some(ScaleSetLine {
+                name: "arc/set".into(),
+                id: Some("3".into()),
+                phase: Some("Running".into()),
+                deleting: false,
+            }),
+            older: vec!["old".into()],
+            listener: ListenerView::Found {
+                listener: Box::new(listener),
+                pod: PodView::Found(Box::new(pod)),
+            },
+            controllers: Some(vec![ControllerFacts {
+                name: "arc-systems/arc-gha-rs-controller".into(),
+                version: Some("0.14.2".into()),
+                watch_namespace: None,
+            }]),
+            crds: Vec::new(),
+        };
+        let mut out = Vec::new();
+        write_reasons(&[newest, old], &[chain], false, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(
+            text,
+            "
+EphemeralRunnerSet arc/new: Pending (spec revision 3, applied 2)
+  Scale set:    AutoscalingRunnerSet arc/set (runner-scale-set-id 3, phase Running)
+  Older sets:   old (Draining)
+  Listener:     AutoscalingListener arc-systems/set-754b578d-listener, for new
+  Listener Pod: arc-systems/set-754b578d-listener: Running, 1 restart
+  Runners:      1 idle, 0 busy, 0 pending, 0 failed, 2 on an older spec
+  Controller:   Deployment arc-systems/arc-gha-rs-controller (ARC 0.14.2)
+  Reasons:
+  - revision 3 is requested and not acknowledged yet (applied 2)
+
+EphemeralRunnerSet arc/old: Draining (spec revision 3, applied 2)
+  - revision 3 is requested and not acknowledged yet (applied 2)
+"
+        );
     }
 }

@@ -7,6 +7,7 @@
 //! listener reads (a read it lacks is a warning said once).
 
 use crate::common;
+use crate::common::{runner_spec, scale_set};
 
 use crate::common::cli::{args, in_process_async, report};
 use k8s_openapi::api::core::v1::{Pod, ServiceAccount};
@@ -14,68 +15,12 @@ use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams, PostParams
 use kube::core::{ApiResource, GroupVersionKind};
 use serde_json::{Value, json};
 
-fn runner_spec(image: &str) -> Value {
-    json!({
-        "githubConfigUrl": "https://github.com/my-org",
-        "githubConfigSecret": "gh-secret",
-        "runnerScaleSetId": 1,
-        "spec": {"restartPolicy": "Never", "containers": [{"name": "runner", "image": image}]}
-    })
-}
-
 fn listener_api(client: &kube::Client, ns: &str) -> Api<DynamicObject> {
     let ar = ApiResource::from_gvk_with_plural(
         &GroupVersionKind::gvk("actions.github.com", "v1alpha1", "AutoscalingListener"),
         "autoscalinglisteners",
     );
     Api::namespaced_with(client.clone(), ns, &ar)
-}
-
-/// An AutoscalingRunnerSet registered with GitHub (scale set id 1), and its EphemeralRunnerSet as
-/// ARC makes it (owner reference, scale-set labels), acknowledged at revision 1; `replicas` runners
-/// asked.
-async fn scale_set(client: &kube::Client, ns: &str, name: &str, replicas: i64) {
-    let ars: DynamicObject = serde_json::from_value(json!({
-        "apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingRunnerSet",
-        "metadata": {"name": name, "annotations": {"runner-scale-set-id": "1"}},
-        "spec": {"githubConfigUrl": "https://github.com/my-org", "githubConfigSecret": "gh-secret",
-                 "template": {"spec": runner_spec("img:1")["spec"]}}
-    }))
-    .unwrap();
-    let ars = common::ars_api(client, ns)
-        .create(&PostParams::default(), &ars)
-        .await
-        .unwrap();
-    let mut ers = common::ers_object(name, runner_spec("img:1"));
-    ers.data["spec"]["actionableRevision"] = json!(1);
-    ers.data["spec"]["replicas"] = json!(replicas);
-    ers.metadata.labels = Some(
-        [
-            ("actions.github.com/scale-set-name", name),
-            ("actions.github.com/scale-set-namespace", ns),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect(),
-    );
-    ers.metadata.owner_references = Some(vec![
-        serde_json::from_value(json!({
-            "apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingRunnerSet",
-            "name": name, "uid": ars.metadata.uid, "controller": true, "blockOwnerDeletion": true
-        }))
-        .unwrap(),
-    ]);
-    common::ers_api(client, ns)
-        .create(&PostParams::default(), &ers)
-        .await
-        .unwrap();
-    common::set_ers_status(
-        client,
-        ns,
-        name,
-        json!({"appliedActionableRevision": 1, "phase": "Running"}),
-    )
-    .await;
 }
 
 /// The listener of scale set `ns/scale_set` in the controller namespace `ctl`, serving the set
@@ -412,12 +357,28 @@ async fn status_finds_the_listener_failed_runners_and_finalizers() {
     ] {
         assert_eq!(table_state(&table, name), state, "{table}");
     }
+    // `status NAME`: the whole chain, as kubectl describe shows it, the reasons last.
     let (code, named, _) = status(&kc, &ns, &["crashing"]).await;
     assert_eq!(code, 0);
-    assert!(
-        named.contains(&format!(
-            "EphemeralRunnerSet {ns}/crashing: ListenerFailing (spec revision 1, applied 1)\n  - listener Pod {ctl}/crashing-6c4b7f8d-listener is not running: CrashLoopBackOff after 7 restarts"
-        )),
+    let chain = named
+        .split_once(&format!(
+            "EphemeralRunnerSet {ns}/crashing: ListenerFailing (spec revision 1, applied 1)\n"
+        ))
+        .unwrap_or_else(|| panic!("{named}"))
+        .1;
+    let lines: Vec<&str> = chain.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            format!("  Scale set:    AutoscalingRunnerSet {ns}/crashing (runner-scale-set-id 1, phase <none>)").as_str(),
+            "  Older sets:   <none>",
+            format!("  Listener:     AutoscalingListener {ctl}/crashing-6c4b7f8d-listener, for crashing, image ghcr.io/actions/gha-runner-scale-set-controller:0.14.2").as_str(),
+            format!("  Listener Pod: {ctl}/crashing-6c4b7f8d-listener: Running, waiting (CrashLoopBackOff), 7 restarts").as_str(),
+            "  Runners:      0 idle, 0 busy, 0 pending, 0 failed",
+            "  Controller:   <none found>",
+            "  Reasons:",
+            format!("  - listener Pod {ctl}/crashing-6c4b7f8d-listener is not running: CrashLoopBackOff after 7 restarts (last terminated: Error); read its log (kubectl logs -n {ctl} crashing-6c4b7f8d-listener --previous): a GitHub App or token the listener cannot use, a scale set GitHub no longer knows (ARC #4370), or a listener image that does not match the controller (ARC #4572)").as_str(),
+        ][..],
         "{named}"
     );
     let (_, wide, _) = status(&kc, &ns, &["-o", "wide"]).await;
@@ -460,7 +421,8 @@ async fn status_finds_the_listener_failed_runners_and_finalizers() {
     assert_eq!(
         err.lines().collect::<Vec<_>>(),
         [
-            "warning: cannot list autoscalinglisteners.actions.github.com in all namespaces: the role lacks list on them (the listener checks are skipped; deploy/rbac.yaml's kubectl-arc-read grants it)"
+            "warning: cannot list autoscalinglisteners.actions.github.com in all namespaces: the role lacks list on them (the listener checks are skipped; deploy/rbac.yaml's kubectl-arc-read grants it)",
+            "warning: cannot list deployments in all namespaces: the role lacks list on them (the controller's version is not checked against the CRDs; deploy/rbac.yaml's kubectl-arc-read grants it)"
         ],
         "{err}"
     );
@@ -526,7 +488,7 @@ async fn status_finds_the_listener_failed_runners_and_finalizers() {
 }
 
 /// deploy/rbac.yaml's kubectl-arc-read bound cluster-wide to `reader-NS`; the same role without
-/// the listener and Pod rules (as it was before issue 22) to `old-reader-NS`, and without the
+/// the listener, Pod, Deployment and CRD rules (as it was before issue 22) to `old-reader-NS`, and without the
 /// Pod rule to `no-pods-NS`.
 async fn roles(client: &kube::Client, ns: &str) {
     use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
@@ -562,7 +524,14 @@ async fn roles(client: &kube::Client, ns: &str) {
     };
     let old: Vec<Value> = without("autoscalinglisteners")
         .into_iter()
-        .filter(|r| r["resources"] != json!(["pods"]))
+        .filter(|r| {
+            ![
+                json!(["pods"]),
+                json!(["deployments"]),
+                json!(["customresourcedefinitions"]),
+            ]
+            .contains(&r["resources"])
+        })
         .collect();
     for (user, rules) in [
         (format!("reader-{ns}"), rules.clone()),

@@ -441,6 +441,51 @@ impl Display for StatusReason {
                     f.write_str("; they hold no runner's place now (the set has as many runners as spec.replicas without them), but ARC counts them toward spec.replicas while they are there")
                 }
             }
+            StatusReason::CountersDisagree { written, listed } => {
+                let mut differ = Vec::new();
+                for (field, w, l) in [
+                    ("currentReplicas", written.current, listed.current),
+                    ("pendingEphemeralRunners", written.pending, listed.pending),
+                    ("runningEphemeralRunners", written.running, listed.running),
+                    ("failedEphemeralRunners", written.failed, listed.failed),
+                ] {
+                    if w != l {
+                        differ.push(format!("status.{field} is {w}, the runners listed make {l}"));
+                    }
+                }
+                write!(
+                    f,
+                    "{}: ARC's EphemeralRunnerSet controller writes these counts after each reconcile of the set; counts that stay wrong mean it is not reconciling the set, or counts runners that are gone (ARC #3821, #4595), and the AutoscalingRunnerSet's status (and what the listener reports to GitHub) follows them",
+                    differ.join("; ")
+                )
+            }
+            StatusReason::CrdsBehindController {
+                controller,
+                version,
+                missing,
+            } => {
+                write!(
+                    f,
+                    "controller Deployment {controller} runs ARC {version}, but the installed CRDs lack what it writes: "
+                )?;
+                // One CRD at a time: `crd` lacks `field` (0.14.0), `field` (0.14.0); ...
+                let mut last: Option<&str> = None;
+                for m in missing {
+                    if last == Some(m.crd.as_str()) {
+                        write!(f, ", {} ({})", m.field, m.since)?;
+                    } else {
+                        if last.is_some() {
+                            f.write_str("; ")?;
+                        }
+                        write!(f, "{} lacks {} ({})", m.crd, m.field, m.since)?;
+                        last = Some(m.crd.as_str());
+                    }
+                }
+                write!(
+                    f,
+                    ": the API server drops those fields from what the controller writes. Helm does not upgrade CRDs: apply the CRDs of chart {version} (kubectl apply --server-side -f the chart's crds/) (ARC #4147, #4167, #3233)"
+                )
+            }
         }
     }
 }
@@ -822,6 +867,25 @@ mod tests {
                 },
                 "DuplicateRegistration",
             ),
+            (
+                StatusReason::CrdsBehindController {
+                    controller: "arc-systems/c".into(),
+                    version: "0.14.2".into(),
+                    missing: vec![crate::status::install::MissingField {
+                        crd: "ephemeralrunnersets.actions.github.com".into(),
+                        field: "status.phase".into(),
+                        since: "0.14.0".into(),
+                    }],
+                },
+                "CrdsBehindController",
+            ),
+            (
+                StatusReason::CountersDisagree {
+                    written: crate::status::Counters::of(1, 2, 0),
+                    listed: crate::status::Counters::of(1, 1, 0),
+                },
+                "CountersDisagree",
+            ),
         ]
     }
 
@@ -913,7 +977,9 @@ mod tests {
                 | StatusReason::ListenerPodNotRunning { .. }
                 | StatusReason::FinalizersLeft { .. }
                 | StatusReason::RunnersFailed { .. }
-                | StatusReason::DuplicateRegistration { .. } => {}
+                | StatusReason::DuplicateRegistration { .. }
+                | StatusReason::CrdsBehindController { .. }
+                | StatusReason::CountersDisagree { .. } => {}
             }
         }
         for (r, _) in &bump {

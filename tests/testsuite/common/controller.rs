@@ -1,7 +1,8 @@
 //! A (fake) ARC controller Deployment for a test, and the lock that keeps it from the others.
 //!
-//! migrate refuses while a controller Deployment runs anywhere in the cluster, and diff reads the
-//! release of the one it finds: both list Deployments cluster-wide, by the chart's labels, so a
+//! migrate refuses while a controller Deployment runs anywhere in the cluster, diff reads the
+//! release of the one it finds, and status shows it and checks its CRDs: all list Deployments
+//! cluster-wide, by the chart's labels, so a
 //! controller one test makes would change what every other test's migrate or diff does meanwhile.
 //! The tests that run a command against a cluster hold [`shared`] for the run ([`super::cli`] takes
 //! it for every command that lists Deployments); a test that makes a controller holds the lock
@@ -23,11 +24,11 @@ thread_local! {
 }
 
 /// Whether a command with these arguments lists Deployments cluster-wide (migrate's preflight,
-/// diff's release): such a run must not meet another test's controller.
+/// diff's release, status's controller): such a run must not meet another test's controller.
 pub fn lists_deployments(args: &[&str]) -> bool {
     args.iter()
         .find(|a| !a.starts_with('-'))
-        .is_some_and(|c| matches!(*c, "migrate" | "diff"))
+        .is_some_and(|c| matches!(*c, "migrate" | "diff" | "status"))
 }
 
 /// Hold the lock shared (no test's controller exists meanwhile); `None` on the thread of the test

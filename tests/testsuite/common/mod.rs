@@ -301,3 +301,60 @@ pub fn scratch_dir(name: &str) -> Scratch {
     std::fs::create_dir_all(&dir).unwrap();
     Scratch(dir)
 }
+
+/// The runner spec of the scale sets the status tests make, on `image`.
+pub fn runner_spec(image: &str) -> serde_json::Value {
+    serde_json::json!({
+        "githubConfigUrl": "https://github.com/my-org",
+        "githubConfigSecret": "gh-secret",
+        "runnerScaleSetId": 1,
+        "spec": {"restartPolicy": "Never", "containers": [{"name": "runner", "image": image}]}
+    })
+}
+
+/// An AutoscalingRunnerSet registered with GitHub (scale set id 1), and its EphemeralRunnerSet as
+/// ARC makes it (owner reference, scale-set labels), acknowledged at revision 1; `replicas` runners
+/// asked.
+pub async fn scale_set(client: &kube::Client, ns: &str, name: &str, replicas: i64) {
+    let ars: kube::api::DynamicObject = serde_json::from_value(serde_json::json!({
+        "apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingRunnerSet",
+        "metadata": {"name": name, "annotations": {"runner-scale-set-id": "1"}},
+        "spec": {"githubConfigUrl": "https://github.com/my-org", "githubConfigSecret": "gh-secret",
+                 "template": {"spec": runner_spec("img:1")["spec"]}}
+    }))
+    .unwrap();
+    let ars = ars_api(client, ns)
+        .create(&kube::api::PostParams::default(), &ars)
+        .await
+        .unwrap();
+    let mut ers = ers_object(name, runner_spec("img:1"));
+    ers.data["spec"]["actionableRevision"] = serde_json::json!(1);
+    ers.data["spec"]["replicas"] = serde_json::json!(replicas);
+    ers.metadata.labels = Some(
+        [
+            ("actions.github.com/scale-set-name", name),
+            ("actions.github.com/scale-set-namespace", ns),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect(),
+    );
+    ers.metadata.owner_references = Some(vec![
+        serde_json::from_value(serde_json::json!({
+            "apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingRunnerSet",
+            "name": name, "uid": ars.metadata.uid, "controller": true, "blockOwnerDeletion": true
+        }))
+        .unwrap(),
+    ]);
+    ers_api(client, ns)
+        .create(&kube::api::PostParams::default(), &ers)
+        .await
+        .unwrap();
+    set_ers_status(
+        client,
+        ns,
+        name,
+        serde_json::json!({"appliedActionableRevision": 1, "phase": "Running"}),
+    )
+    .await;
+}

@@ -348,6 +348,12 @@ fn surroundings(
             replicas: facts.replicas.unwrap_or(0),
         });
     }
+    if let Some(written) = facts.counters.filter(|_| !facts.deleting) {
+        let listed = super::Counters::of(c.pending, c.idle + c.busy, c.failed);
+        if written != listed {
+            reasons.push(StatusReason::CountersDisagree { written, listed });
+        }
+    }
     if let Some(d) = facts.deletion.as_ref().filter(|d| !d.finalizers.is_empty()) {
         let name = format!("{}/{}", facts.namespace, facts.name);
         reasons.push(super::listener::finalizers_left(

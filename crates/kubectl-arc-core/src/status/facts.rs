@@ -58,6 +58,9 @@ pub struct SetFacts {
     pub revision_writer: Option<FieldWriter>,
     /// `metadata.deletionTimestamp` and `metadata.finalizers`, when being deleted.
     pub deletion: Option<super::Deletion>,
+    /// The runner counts of its status, when all four are integers (`None` before ARC wrote
+    /// them: `currentReplicas` is required once a status exists).
+    pub counters: Option<Counters>,
 }
 
 /// What status reads of one EphemeralRunner.
@@ -158,6 +161,39 @@ struct SetStatusText {
     applied_actionable_revision: Value,
     #[serde(default)]
     phase: Value,
+    #[serde(default)]
+    current_replicas: Value,
+    #[serde(default)]
+    pending_ephemeral_runners: Value,
+    #[serde(default)]
+    running_ephemeral_runners: Value,
+    #[serde(default)]
+    failed_ephemeral_runners: Value,
+}
+
+/// The runner counts an EphemeralRunnerSet's status holds, as ARC's `updateStatus` writes them:
+/// `currentReplicas` is `scaleTotal()` (pending + running + failed), and the pending, running and
+/// failed runners of `newEphemeralRunnersByStates` (phase Running counts as running, any phase
+/// other than Running, Succeeded, Failed and Outdated as pending; deleting runners not at all).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Counters {
+    pub current: i64,
+    pub pending: i64,
+    pub running: i64,
+    pub failed: i64,
+}
+
+impl Counters {
+    /// What ARC's `updateStatus` writes for runners counted so.
+    pub fn of(pending: usize, running: usize, failed: usize) -> Counters {
+        let (pending, running, failed) = (pending as i64, running as i64, failed as i64);
+        Counters {
+            current: pending + running + failed,
+            pending,
+            running,
+            failed,
+        }
+    }
 }
 
 /// Which manager owns `f:spec` → `f:actionableRevision` (Server-Side Apply field sets).
@@ -202,11 +238,32 @@ impl SetFacts {
                 }
             },
         };
+        let mut counters = None;
         let (applied, phase) = match obj.status {
             None => (Value::Null, None),
             Some(raw) => match serde_json::from_str::<SetStatusText>(raw.get()) {
                 Ok(s) => (
-                    s.applied_actionable_revision,
+                    {
+                        counters = match (
+                            s.current_replicas.as_i64(),
+                            s.pending_ephemeral_runners.as_i64(),
+                            s.running_ephemeral_runners.as_i64(),
+                            s.failed_ephemeral_runners.as_i64(),
+                        ) {
+                            // Go's encoding/json omits none of them (no omitempty): a status ARC
+                            // wrote has all four.
+                            (Some(current), Some(pending), Some(running), Some(failed)) => {
+                                Some(Counters {
+                                    current,
+                                    pending,
+                                    running,
+                                    failed,
+                                })
+                            }
+                            _ => None,
+                        };
+                        s.applied_actionable_revision
+                    },
                     match s.phase {
                         Value::Null => None,
                         Value::String(p) => Some(p),
@@ -293,6 +350,7 @@ impl SetFacts {
             spec_missing,
             legacy_annotation,
             phase,
+            counters,
             runner_spec,
             revision_writer: revision_writer(meta.managed_fields.as_deref().unwrap_or(&[])),
         })

@@ -29,6 +29,7 @@ pub mod classify;
 pub mod facts;
 #[cfg(test)]
 mod hash_era_tests;
+pub mod install;
 pub mod listener;
 #[cfg(test)]
 mod listener_tests;
@@ -394,6 +395,16 @@ pub enum StatusReason {
         other_scale_set: String,
         by: crate::fleet::SameBy,
     },
+    /// The controller Deployment `controller` runs ARC `version`, whose CRDs declare fields the
+    /// installed ones lack ([`install::missing_for`]): the API server drops what it writes there.
+    CrdsBehindController {
+        controller: String,
+        version: String,
+        missing: Vec<install::MissingField>,
+    },
+    /// The runner counts in the set's status are not those of the runners listed, counted as
+    /// ARC's `updateStatus` counts them.
+    CountersDisagree { written: Counters, listed: Counters },
 }
 
 impl StatusReason {
@@ -481,6 +492,8 @@ impl StatusReason {
             StatusReason::FinalizersLeft { .. } => "FinalizersLeft",
             StatusReason::RunnersFailed { .. } => "RunnersFailed",
             StatusReason::DuplicateRegistration { .. } => "DuplicateRegistration",
+            StatusReason::CrdsBehindController { .. } => "CrdsBehindController",
+            StatusReason::CountersDisagree { .. } => "CountersDisagree",
         }
     }
 }

@@ -349,3 +349,74 @@ fn recent_bumps_are_bounded() {
     assert!(recent.ends_with("new=40"));
     assert!(patch["metadata"]["annotations"]["kubectl-arc/bump-reason"].is_null());
 }
+
+/// Issue 22 (ARC #3821, #4595): the counts in the set's status against the runners listed, as
+/// ARC's `updateStatus` counts them; a status without all four counts, or a set being deleted,
+/// is not judged.
+#[test]
+fn status_counters_that_are_not_the_runners_listed_are_said() {
+    let layout = Layout::arc();
+    let counters = |current: i64, pending: i64, running: i64, failed: i64| {
+        json!({"status": {"currentReplicas": current, "pendingEphemeralRunners": pending,
+                          "runningEphemeralRunners": running, "failedEphemeralRunners": failed}})
+    };
+    let runners = [
+        runner("idle", "a", json!({"phase": "Running"})),
+        runner("busy", "a", json!({"phase": "Running", "jobRequestId": 7})),
+        runner("new", "a", json!({})),
+        runner("failed", "a", json!({"phase": "Failed"})),
+        runner("done", "a", json!({"phase": "Succeeded"})),
+        runner("old", "a", json!({"phase": "Outdated"})),
+    ];
+    let key = ("arc".to_string(), "runners".to_string());
+    let row_of = |extra: Value| {
+        let mut census = Census::new(layout, false);
+        census.upsert_set(set(json!(1), json!(1), extra));
+        for r in &runners {
+            census.add_runner(&RunnerFacts::from_json(r).unwrap());
+        }
+        census.status(&key, None).unwrap()
+    };
+    // As ARC writes it: scaleTotal() = 1 pending + 2 running + 1 failed; Succeeded and Outdated
+    // count in none.
+    let agreeing = row_of(counters(4, 1, 2, 1));
+    assert!(
+        !agreeing
+            .reasons
+            .iter()
+            .any(|r| r.code() == "CountersDisagree"),
+        "{:?}",
+        agreeing.reasons
+    );
+    // Counting two runners that are gone.
+    let row = row_of(counters(6, 1, 4, 1));
+    let said: Vec<String> = row
+        .reasons
+        .iter()
+        .filter(|r| r.code() == "CountersDisagree")
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(said.len(), 1, "{:?}", row.reasons);
+    assert!(
+        said[0].starts_with("status.currentReplicas is 6, the runners listed make 4; status.runningEphemeralRunners is 4, the runners listed make 2: "),
+        "{}",
+        said[0]
+    );
+    assert_eq!(row.state, agreeing.state, "it changes no state");
+    // Not all four written, or the set being deleted: not judged.
+    for extra in [json!({"status": {"currentReplicas": 9}}), {
+        let mut c = counters(6, 1, 4, 1);
+        merge(
+            &mut c,
+            json!({"metadata": {"deletionTimestamp": "2026-09-01T00:00:00Z"}}),
+        );
+        c
+    }] {
+        let row = row_of(extra);
+        assert!(
+            !row.reasons.iter().any(|r| r.code() == "CountersDisagree"),
+            "{:?}",
+            row.reasons
+        );
+    }
+}

@@ -1,0 +1,634 @@
+//! The installation around the scale sets: which ARC release the controller runs, which release
+//! the installed CRDs are of, and whether the controller writes fields its CRDs do not have.
+//!
+//! Pure core: a controller's version and each CRD's schema in, the fields missing out. Helm does
+//! not upgrade CRDs (a chart's `crds/` directory is applied on install only), so a controller
+//! upgraded with `helm upgrade` runs against the CRDs of its first install (ARC #4147, #4167,
+//! #3233). A structural schema prunes what it does not declare: the API server answers 200 and
+//! silently drops a field the controller writes (`../shared/arc/README.md`, "Traps").
+//!
+//! [`CRD_MARKS`] is read from each tag's `charts/gha-runner-scale-set-controller/crds/`: the
+//! first release whose CRD declares each field ARC's own types added (and, for 0.13.0, whose only
+//! change was its k8s.io/api, a PodSpec field of v0.34). A CRD is "of" the newest release all of
+//! whose marks (and every older mark of that CRD) it declares.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::release;
+
+/// The four CRDs of ARC's scale-set mode, by resource name.
+pub const ARC_CRDS: [&str; 4] = [
+    "autoscalingrunnersets.actions.github.com",
+    "ephemeralrunnersets.actions.github.com",
+    "ephemeralrunners.actions.github.com",
+    "autoscalinglisteners.actions.github.com",
+];
+
+/// One field a release's CRD added: the release, the CRD's plural, the field's path in
+/// `openAPIV3Schema` (`[]` steps into an array's items).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CrdMark {
+    pub since: &'static str,
+    pub plural: &'static str,
+    pub path: &'static str,
+}
+
+const fn mark(since: &'static str, plural: &'static str, path: &'static str) -> CrdMark {
+    CrdMark {
+        since,
+        plural,
+        path,
+    }
+}
+
+/// What each release's CRDs added, oldest first (compared tag by tag from 0.9.0 to 0.14.2; 0.9.x
+/// and 0.10.x have the same CRDs, and so do the patch releases of 0.12, 0.13 and 0.14).
+pub const CRD_MARKS: &[CrdMark] = &[
+    mark("0.11.0", "autoscalingrunnersets", "spec.listenerMetrics"),
+    mark("0.11.0", "autoscalinglisteners", "spec.metrics"),
+    mark(
+        "0.11.0",
+        "ephemeralrunners",
+        "spec.spec.containers[].securityContext.appArmorProfile",
+    ),
+    mark("0.12.0", "autoscalingrunnersets", "spec.vaultConfig"),
+    mark("0.12.0", "autoscalinglisteners", "spec.vaultConfig"),
+    mark("0.12.0", "ephemeralrunners", "spec.vaultConfig"),
+    mark(
+        "0.12.0",
+        "ephemeralrunnersets",
+        "spec.ephemeralRunnerSpec.vaultConfig",
+    ),
+    mark(
+        "0.13.0",
+        "ephemeralrunners",
+        "spec.spec.containers[].restartPolicyRules",
+    ),
+    mark(
+        "0.14.0",
+        "autoscalingrunnersets",
+        "spec.ephemeralRunnerSetMetadata",
+    ),
+    mark(
+        "0.14.0",
+        "autoscalingrunnersets",
+        "spec.autoscalingListener",
+    ),
+    mark(
+        "0.14.0",
+        "autoscalinglisteners",
+        "spec.serviceAccountMetadata",
+    ),
+    mark(
+        "0.14.0",
+        "ephemeralrunners",
+        "spec.ephemeralRunnerConfigSecretMetadata",
+    ),
+    mark(
+        "0.14.0",
+        "ephemeralrunnersets",
+        "spec.ephemeralRunnerMetadata",
+    ),
+    mark("0.14.0", "ephemeralrunnersets", "status.phase"),
+];
+
+/// The position of a release among [`release::releases`], for ordering; `None` when unknown.
+fn rank(version: &str) -> Option<usize> {
+    let r = release::release(version)?;
+    release::releases()
+        .iter()
+        .position(|x| x.version == r.version)
+}
+
+/// The `v1alpha1` schema of a CRD object (`spec.versions[].schema.openAPIV3Schema`).
+pub fn crd_schema(crd: &Value) -> Option<&Value> {
+    crd.pointer("/spec/versions")?
+        .as_array()?
+        .iter()
+        .find(|v| v.get("name").and_then(Value::as_str) == Some("v1alpha1"))?
+        .pointer("/schema/openAPIV3Schema")
+}
+
+/// Whether `schema` declares `path` (dots between properties, `name[]` an array's items).
+pub fn declares(schema: &Value, path: &str) -> bool {
+    let mut node = schema;
+    for step in path.split('.') {
+        let (name, items) = match step.strip_suffix("[]") {
+            Some(n) => (n, true),
+            None => (step, false),
+        };
+        let Some(next) = node.get("properties").and_then(|p| p.get(name)) else {
+            return false;
+        };
+        node = next;
+        if items {
+            let Some(next) = node.get("items") else {
+                return false;
+            };
+            node = next;
+        }
+    }
+    true
+}
+
+/// One installed CRD as status judges it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CrdFacts {
+    /// `ephemeralrunnersets.actions.github.com`
+    pub name: String,
+    /// The newest release whose marks of this CRD it declares ("0.10.1" when it declares none:
+    /// the CRDs of 0.9.0 to 0.10.1 are the same).
+    pub release: &'static str,
+    /// The marks of this CRD it lacks, oldest first.
+    #[serde(skip)]
+    pub missing: Vec<CrdMark>,
+}
+
+impl CrdFacts {
+    /// Judge a CRD object (`None` when it is not one of ARC's or has no `v1alpha1` schema).
+    pub fn from_crd(crd: &Value) -> Option<CrdFacts> {
+        let name = crd.pointer("/metadata/name")?.as_str()?;
+        let plural = name.strip_suffix(".actions.github.com")?;
+        if !ARC_CRDS.contains(&name) {
+            return None;
+        }
+        let schema = crd_schema(crd)?;
+        let marks: Vec<CrdMark> = CRD_MARKS
+            .iter()
+            .copied()
+            .filter(|m| m.plural == plural)
+            .collect();
+        let missing: Vec<CrdMark> = marks
+            .iter()
+            .copied()
+            .filter(|m| !declares(schema, m.path))
+            .collect();
+        // The newest release up to which every mark is declared.
+        let release = match missing.first() {
+            None => release::releases().last().map_or("0.14.2", |r| r.version),
+            Some(first) => {
+                let before = rank(first.since).unwrap_or(0);
+                release::releases()[..before]
+                    .last()
+                    .map_or("0.9.0", |r| r.version)
+            }
+        };
+        Some(CrdFacts {
+            name: name.to_string(),
+            release,
+            missing,
+        })
+    }
+}
+
+/// A controller Deployment as status judges it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ControllerFacts {
+    /// `namespace/name`
+    pub name: String,
+    /// The release it runs (its `app.kubernetes.io/version` label, else its image's tag).
+    pub version: Option<String>,
+    /// Its `--watch-single-namespace` (the chart's `flags.watchSingleNamespace`): the only
+    /// namespace whose scale sets it reconciles; `None`: every namespace.
+    pub watch_namespace: Option<String>,
+}
+
+impl ControllerFacts {
+    /// Whether it reconciles the scale sets of `namespace` (and so makes their listeners).
+    pub fn watches(&self, namespace: &str) -> bool {
+        self.watch_namespace
+            .as_deref()
+            .is_none_or(|w| w == namespace)
+    }
+}
+
+/// The value of the Go `flag` package's string flag `name` among `args`, as `flag.Parse` reads
+/// it: `-name=v`, `--name=v`, `-name v` or `--name v`; the last one wins; parsing stops at `--`
+/// or the first argument that is not a flag.
+pub fn go_flag<'a>(args: &'a [&'a str], name: &str) -> Option<&'a str> {
+    let mut found = None;
+    let mut i = 0;
+    while i < args.len() {
+        let arg = args[i];
+        if arg == "--" || !arg.starts_with('-') || arg == "-" {
+            break;
+        }
+        let body = arg.strip_prefix("--").unwrap_or(&arg[1..]);
+        match body.split_once('=') {
+            Some((n, v)) if n == name => found = Some(v),
+            None if body == name => {
+                found = args.get(i + 1).copied();
+                i += 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    found
+}
+
+/// The labels that find ARC's controller Deployment: the gha-runner-scale-set-controller chart
+/// sets both `app.kubernetes.io/part-of` and `app.kubernetes.io/name` (the release's name by
+/// default) to `gha-rs-controller`.
+pub const CONTROLLER_SELECTORS: [&str; 2] = [
+    "app.kubernetes.io/part-of=gha-rs-controller",
+    "app.kubernetes.io/name=gha-rs-controller",
+];
+
+/// Whether labels are those of ARC's controller Deployment ([`CONTROLLER_SELECTORS`]).
+pub fn is_controller<'a>(mut labels: impl Iterator<Item = (&'a str, &'a str)>) -> bool {
+    labels.any(|(k, v)| {
+        (k == "app.kubernetes.io/part-of" || k == "app.kubernetes.io/name")
+            && v == "gha-rs-controller"
+    })
+}
+
+/// The ARC release a controller Deployment runs: the chart's `app.kubernetes.io/version` label,
+/// else the tag of its `manager` (or first) container's image (`containers`: name and image).
+pub fn controller_version(
+    label: Option<&str>,
+    containers: &[(&str, Option<&str>)],
+) -> Option<String> {
+    if let Some(v) = label {
+        return Some(v.to_string());
+    }
+    let (_, image) = containers
+        .iter()
+        .find(|(name, _)| *name == "manager")
+        .or(containers.first())?;
+    let image = image.as_deref()?.split('@').next()?;
+    let tag = image.rsplit_once(':')?.1;
+    (!tag.contains('/')).then(|| tag.to_string())
+}
+
+impl ControllerFacts {
+    /// Read a Deployment object's JSON (`None` when it is not ARC's controller, or has no
+    /// replica wanted: `spec.replicas` 0 and none ready).
+    pub fn from_deployment(text: &str) -> Option<ControllerFacts> {
+        let d: Value = serde_json::from_str(text).ok()?;
+        let meta = d.get("metadata")?;
+        let labels = meta.get("labels").and_then(Value::as_object);
+        let label = |k: &str| labels.and_then(|l| l.get(k)).and_then(Value::as_str);
+        if !is_controller(
+            labels
+                .into_iter()
+                .flatten()
+                .filter_map(|(k, v)| Some((k.as_str(), v.as_str()?))),
+        ) {
+            return None;
+        }
+        let replicas = d
+            .pointer("/spec/replicas")
+            .and_then(Value::as_i64)
+            .unwrap_or(1);
+        let ready = d
+            .pointer("/status/readyReplicas")
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
+        if replicas <= 0 && ready <= 0 {
+            return None;
+        }
+        let list: Vec<&Value> = d
+            .pointer("/spec/template/spec/containers")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .collect();
+        let containers: Vec<(&str, Option<&str>)> = list
+            .iter()
+            .map(|c| {
+                (
+                    c.get("name").and_then(Value::as_str).unwrap_or(""),
+                    c.get("image").and_then(Value::as_str),
+                )
+            })
+            .collect();
+        // The manager's (or the first container's) arguments.
+        let manager = list
+            .iter()
+            .find(|c| c.get("name").and_then(Value::as_str) == Some("manager"))
+            .or(list.first());
+        let args: Vec<&str> = manager
+            .and_then(|c| c.get("args"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let watch_namespace = go_flag(&args, "watch-single-namespace")
+            .filter(|ns| !ns.is_empty())
+            .map(str::to_string);
+        Some(ControllerFacts {
+            name: format!(
+                "{}/{}",
+                meta.get("namespace").and_then(Value::as_str).unwrap_or(""),
+                meta.get("name").and_then(Value::as_str).unwrap_or("")
+            ),
+            version: controller_version(label("app.kubernetes.io/version"), &containers),
+            watch_namespace,
+        })
+    }
+}
+
+/// [`super::StatusReason::CrdsBehindController`] for each controller whose release writes fields
+/// the installed CRDs lack.
+pub fn install_reasons(
+    controllers: &[ControllerFacts],
+    crds: &[CrdFacts],
+) -> Vec<super::StatusReason> {
+    controllers
+        .iter()
+        .filter_map(|c| {
+            let version = c.version.as_deref()?;
+            let missing = missing_for(version, crds);
+            (!missing.is_empty()).then(|| super::StatusReason::CrdsBehindController {
+                controller: c.name.clone(),
+                version: version.to_string(),
+                missing,
+            })
+        })
+        .collect()
+}
+
+/// A field the controller's release writes that an installed CRD does not declare.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MissingField {
+    pub crd: String,
+    pub field: String,
+    /// The release whose CRD added it.
+    pub since: String,
+}
+
+/// The fields the release `version` writes that the installed `crds` lack (empty for an unknown
+/// release: nothing is claimed of it).
+pub fn missing_for(version: &str, crds: &[CrdFacts]) -> Vec<MissingField> {
+    let Some(at) = rank(version) else {
+        return Vec::new();
+    };
+    crds.iter()
+        .flat_map(|c| {
+            c.missing
+                .iter()
+                .filter(move |m| rank(m.since).is_some_and(|since| since <= at))
+                .map(|m| MissingField {
+                    crd: c.name.clone(),
+                    field: m.path.to_string(),
+                    since: m.since.to_string(),
+                })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A CRD of `plural` declaring exactly `paths`.
+    fn crd(plural: &str, paths: &[&str]) -> Value {
+        let mut schema = json!({"type": "object"});
+        for path in paths {
+            let mut node = &mut schema;
+            for step in path.split('.') {
+                let (name, items) = match step.strip_suffix("[]") {
+                    Some(n) => (n, true),
+                    None => (step, false),
+                };
+                node = node
+                    .as_object_mut()
+                    .unwrap()
+                    .entry("properties")
+                    .or_insert_with(|| json!({}))
+                    .as_object_mut()
+                    .unwrap()
+                    .entry(name)
+                    .or_insert_with(|| json!({"type": "object"}));
+                if items {
+                    node = node
+                        .as_object_mut()
+                        .unwrap()
+                        .entry("items")
+                        .or_insert_with(|| json!({"type": "object"}));
+                }
+            }
+        }
+        json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": format!("{plural}.actions.github.com")},
+            "spec": {"versions": [{"name": "v1alpha1", "schema": {"openAPIV3Schema": schema}}]}
+        })
+    }
+
+    fn marks_up_to(plural: &str, version: &str) -> Vec<&'static str> {
+        let at = rank(version).unwrap();
+        CRD_MARKS
+            .iter()
+            .filter(|m| m.plural == plural && rank(m.since).unwrap() <= at)
+            .map(|m| m.path)
+            .collect()
+    }
+
+    #[test]
+    fn every_mark_names_a_known_release_and_one_of_arcs_crds() {
+        for m in CRD_MARKS {
+            assert!(rank(m.since).is_some(), "{m:?}");
+            assert!(
+                ARC_CRDS.contains(&format!("{}.actions.github.com", m.plural).as_str()),
+                "{m:?}"
+            );
+        }
+        let ranks: Vec<usize> = CRD_MARKS.iter().map(|m| rank(m.since).unwrap()).collect();
+        assert!(ranks.windows(2).all(|w| w[0] <= w[1]), "oldest first");
+    }
+
+    #[test]
+    fn a_crd_is_of_the_newest_release_whose_marks_it_declares() {
+        for (plural, version, want) in [
+            ("ephemeralrunnersets", "0.10.1", "0.11.0"),
+            ("ephemeralrunnersets", "0.12.1", "0.13.1"),
+            ("ephemeralrunnersets", "0.14.0", "0.14.2"),
+            ("ephemeralrunners", "0.13.1", "0.13.1"),
+            ("ephemeralrunners", "0.12.0", "0.12.1"),
+            ("autoscalingrunnersets", "0.11.0", "0.11.0"),
+        ] {
+            let facts = CrdFacts::from_crd(&crd(plural, &marks_up_to(plural, version))).unwrap();
+            assert_eq!(facts.release, want, "{plural} declaring {version}'s marks");
+        }
+        let none = CrdFacts::from_crd(&crd("ephemeralrunners", &["spec.spec"])).unwrap();
+        assert_eq!(none.release, "0.10.1");
+        assert_eq!(none.missing.len(), 4);
+    }
+
+    #[test]
+    fn a_newer_controller_is_told_the_fields_its_crds_drop() {
+        let crds = vec![
+            CrdFacts::from_crd(&crd(
+                "ephemeralrunnersets",
+                &marks_up_to("ephemeralrunnersets", "0.13.1"),
+            ))
+            .unwrap(),
+            CrdFacts::from_crd(&crd(
+                "autoscalingrunnersets",
+                &marks_up_to("autoscalingrunnersets", "0.14.2"),
+            ))
+            .unwrap(),
+        ];
+        let missing = missing_for("0.14.2", &crds);
+        assert_eq!(
+            missing
+                .iter()
+                .map(|m| (m.crd.as_str(), m.field.as_str(), m.since.as_str()))
+                .collect::<Vec<_>>(),
+            [
+                (
+                    "ephemeralrunnersets.actions.github.com",
+                    "spec.ephemeralRunnerMetadata",
+                    "0.14.0"
+                ),
+                (
+                    "ephemeralrunnersets.actions.github.com",
+                    "status.phase",
+                    "0.14.0"
+                ),
+            ]
+        );
+        // The release the CRDs are of, and older ones, write nothing they lack; an unknown
+        // version is not judged.
+        assert!(missing_for("0.13.1", &crds).is_empty());
+        assert!(missing_for("0.9.0", &crds).is_empty());
+        assert!(missing_for("canary", &crds).is_empty());
+        assert!(missing_for("v0.14.2", &crds).len() == 2);
+    }
+
+    #[test]
+    fn the_controller_is_found_by_its_chart_labels_and_versioned_by_label_then_image() {
+        let deployment = |labels: Value, replicas: i64, image: &str| {
+            json!({"metadata": {"namespace": "arc-systems", "name": "arc-gha-rs-controller", "labels": labels},
+                   "spec": {"replicas": replicas, "template": {"spec": {"containers": [
+                       {"name": "sidecar", "image": "busybox:1.36"},
+                       {"name": "manager", "image": image}]}}}})
+            .to_string()
+        };
+        let chart = json!({"app.kubernetes.io/part-of": "gha-rs-controller", "app.kubernetes.io/version": "0.14.1"});
+        let c = ControllerFacts::from_deployment(&deployment(
+            chart,
+            1,
+            "ghcr.io/actions/gha-runner-scale-set-controller:0.13.0",
+        ))
+        .unwrap();
+        assert_eq!(c.name, "arc-systems/arc-gha-rs-controller");
+        assert_eq!(c.version.as_deref(), Some("0.14.1"), "the label first");
+        let by_name = json!({"app.kubernetes.io/name": "gha-rs-controller"});
+        let c = ControllerFacts::from_deployment(&deployment(
+            by_name.clone(),
+            1,
+            "reg:5000/arc/controller:0.13.0@sha256:ab",
+        ))
+        .unwrap();
+        assert_eq!(
+            c.version.as_deref(),
+            Some("0.13.0"),
+            "the manager's tag, not the port"
+        );
+        let c = ControllerFacts::from_deployment(&deployment(
+            by_name.clone(),
+            1,
+            "reg:5000/arc/controller",
+        ))
+        .unwrap();
+        assert_eq!(c.version, None);
+        assert!(
+            ControllerFacts::from_deployment(&deployment(by_name, 0, "c:0.14.2")).is_none(),
+            "scaled to 0"
+        );
+        assert!(
+            ControllerFacts::from_deployment(&deployment(json!({"app": "web"}), 1, "c:0.14.2"))
+                .is_none()
+        );
+        let crds = vec![
+            CrdFacts::from_crd(&crd(
+                "ephemeralrunnersets",
+                &marks_up_to("ephemeralrunnersets", "0.13.1"),
+            ))
+            .unwrap(),
+        ];
+        let two = [
+            ControllerFacts {
+                name: "a/new".into(),
+                version: Some("0.14.0".into()),
+                watch_namespace: None,
+            },
+            ControllerFacts {
+                name: "b/old".into(),
+                version: Some("0.13.1".into()),
+                watch_namespace: None,
+            },
+            ControllerFacts {
+                name: "c/unknown".into(),
+                version: None,
+                watch_namespace: None,
+            },
+        ];
+        let reasons = install_reasons(&two, &crds);
+        assert_eq!(reasons.len(), 1);
+        let text = reasons[0].to_string();
+        assert!(text.starts_with("controller Deployment a/new runs ARC 0.14.0, but the installed CRDs lack what it writes: ephemeralrunnersets.actions.github.com lacks spec.ephemeralRunnerMetadata (0.14.0), status.phase (0.14.0): "), "{text}");
+        assert!(text.contains("Helm does not upgrade CRDs"), "{text}");
+    }
+
+    #[test]
+    fn the_controllers_watched_namespace_is_read_as_gos_flag_package_reads_it() {
+        for (args, want) in [
+            (
+                vec![
+                    "--auto-scaling-runner-set-only",
+                    "--watch-single-namespace=arc",
+                ],
+                Some("arc"),
+            ),
+            (vec!["-watch-single-namespace", "arc"], Some("arc")),
+            (
+                vec!["--watch-single-namespace=a", "--watch-single-namespace=b"],
+                Some("b"),
+            ),
+            (vec!["--log-level=debug"], None),
+            (vec!["run", "--watch-single-namespace=arc"], None),
+            (vec!["--", "--watch-single-namespace=arc"], None),
+        ] {
+            assert_eq!(go_flag(&args, "watch-single-namespace"), want, "{args:?}");
+        }
+        let d = json!({"metadata": {"namespace": "arc-systems", "name": "c",
+                "labels": {"app.kubernetes.io/part-of": "gha-rs-controller"}},
+            "spec": {"template": {"spec": {"containers": [{"name": "manager", "image": "c:0.14.2",
+                "args": ["--auto-scaling-runner-set-only", "--watch-single-namespace=team-a"]}]}}}});
+        let c = ControllerFacts::from_deployment(&d.to_string()).unwrap();
+        assert_eq!(c.watch_namespace.as_deref(), Some("team-a"));
+        assert!(c.watches("team-a") && !c.watches("team-b"));
+        let all = ControllerFacts {
+            watch_namespace: None,
+            ..c
+        };
+        assert!(all.watches("team-b"));
+    }
+
+    #[test]
+    fn an_array_step_goes_into_items_and_a_missing_step_is_not_declared() {
+        let c = crd(
+            "ephemeralrunners",
+            &["spec.spec.containers[].restartPolicyRules"],
+        );
+        let schema = crd_schema(&c).unwrap();
+        assert!(declares(
+            schema,
+            "spec.spec.containers[].restartPolicyRules"
+        ));
+        assert!(!declares(schema, "spec.spec.containers.restartPolicyRules"));
+        assert!(!declares(schema, "spec.spec.initContainers[]"));
+        assert!(CrdFacts::from_crd(&json!({"metadata": {"name": "pods.example.com"}})).is_none());
+    }
+}
