@@ -583,6 +583,7 @@ fn completer_for(
             ArgValueCompleter::new(move |current: &OsStr| kubeconfig_names(&r, &id, current))
         }
         "layout" => ArgValueCompleter::new(layouts),
+        "contexts" => ArgValueCompleter::new(move |current: &OsStr| context_patterns(&r, current)),
         _ if arg.is_positional() => {
             let &(_, plural, kind) = resource?;
             ArgValueCompleter::new(move |current: &OsStr| arc_names(&r, plural, kind, current))
@@ -676,6 +677,28 @@ fn kubeconfig_names(requests: &Requests, id: &str, current: &OsStr) -> Vec<Compl
     list.into_iter()
         .filter(|n| starts_with(n, current))
         .map(CompletionCandidate::new)
+        .collect()
+}
+
+/// `--contexts`: the kubeconfig's context names for the pattern being typed, after a leading `!`
+/// (an exclusion). clap's engine splits the value at its commas (`value_delimiter`) and hands
+/// only the last pattern here, putting back what was typed before it.
+fn context_patterns(requests: &Requests, current: &OsStr) -> Vec<CompletionCandidate> {
+    let Some(text) = current.to_str() else {
+        return Vec::new();
+    };
+    let Ok(names) = names::kubeconfig_names(&requests.connect_options()) else {
+        return Vec::new();
+    };
+    let (bang, prefix) = match text.strip_prefix('!') {
+        Some(rest) => ("!", rest),
+        None => ("", text),
+    };
+    names
+        .contexts
+        .into_iter()
+        .filter(|n| n.starts_with(prefix))
+        .map(|n| CompletionCandidate::new(format!("{bang}{n}")))
         .collect()
 }
 

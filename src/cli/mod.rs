@@ -370,8 +370,9 @@ fn run(
             let k = kube(c.kube, shell);
             (diff::run(&k, c.args, env, shell), k)
         }
-        Command::Status(c) => {
-            let k = kube(c.kube, shell);
+        Command::Status(mut c) => {
+            let mut k = kube(c.kube, shell);
+            status::resolve_contexts(&mut k, &mut c.args)?;
             (status::run(&k, c.args, env, shell), k)
         }
         Command::Bump(c) => {

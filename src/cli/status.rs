@@ -61,9 +61,12 @@ Exit status: 0; with --wait, 0 once every selected set is Synced and 1 on timeou
 # Block until a requested cleanup has completed, like kubectl rollout status\n  \
 kubectl arc status -n arc-runners arc-runner-set --wait --timeout 10m\n\n  \
 # Follow changes\n  kubectl arc status -A --watch\n\n  \
+# Several clusters in one table, failed contexts as rows (exit 2 if any failed)\n  \
+kubectl arc status -A --contexts 'prod-*,!prod-canary' -o wide\n\n  \
 # Offline, from a dump\n  kubectl get ephemeralrunnersets,ephemeralrunners -A -o yaml > dump.yaml\n  \
 kubectl arc status -f dump.yaml"
 )]
+#[command(group(clap::ArgGroup::new("fleet").args(["contexts", "all_contexts"])))]
 pub(crate) struct StatusArgs {
     /// EphemeralRunnerSet names (default: every one in scope).
     pub(crate) names: Vec<String>,
@@ -99,6 +102,37 @@ pub(crate) struct StatusArgs {
     /// The k8s.io/api layout of the ARC controller's build (v0.35, v0.36 or v0.37).
     #[arg(long, value_name = "VERSION", default_value = "v0.36")]
     pub(crate) layout: String,
+    /// Read these kubeconfig contexts, comma-separated: names, globs (* and ?), !PATTERN to
+    /// leave some out; one table with a CONTEXT column (docs/fleet.md).
+    #[arg(long, value_name = "PATTERN", value_delimiter = ',', conflicts_with_all = ["all_contexts", "files", "watch", "wait"])]
+    pub(crate) contexts: Vec<String>,
+    /// Read every context of the kubeconfig, in name order.
+    #[arg(long, conflicts_with_all = ["files", "watch", "wait"])]
+    pub(crate) all_contexts: bool,
+    /// With --contexts or --all-contexts: read at most N contexts at once.
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..), requires = "fleet")]
+    pub(crate) parallel: u16,
+    /// Not a flag: the contexts `--contexts`/`--all-contexts` selected, when more than one
+    /// ([`resolve_contexts`]).
+    #[arg(skip)]
+    pub(crate) selected: Vec<String>,
+}
+
+/// `--contexts`/`--all-contexts` resolved against the kubeconfig before the command runs: one
+/// context selected is `--context NAME` (today's output, byte for byte, and its errors name that
+/// context's server); several are kept in `args.selected` for the fleet run.
+pub(crate) fn resolve_contexts(kube: &mut KubeFlags, args: &mut StatusArgs) -> Result<()> {
+    let Some(mut contexts) = fleet_contexts(kube, args)? else {
+        return Ok(());
+    };
+    if contexts.len() == 1 {
+        kube.context = contexts.pop();
+        args.contexts.clear();
+        args.all_contexts = false;
+    } else {
+        args.selected = contexts;
+    }
+    Ok(())
 }
 
 pub(crate) fn run(
@@ -108,6 +142,10 @@ pub(crate) fn run(
     shell: &mut Shell<'_>,
 ) -> Result<u8> {
     let request = validate(kube, &args, env)?;
+    if args.selected.len() > 1 {
+        let contexts = args.selected.clone();
+        return run_fleet(&args, request, contexts, shell);
+    }
     let show = ShowOptions {
         output: args.output.clone(),
         table: TableOptions {
@@ -145,6 +183,64 @@ pub(crate) fn run(
         })?
     };
     Ok(outcome.code())
+}
+
+/// `--contexts`/`--all-contexts`: the contexts chosen from the kubeconfig (a pattern that matches
+/// nothing is a usage error), read concurrently, shown as one report; errors after it on stderr.
+fn run_fleet(
+    args: &StatusArgs,
+    request: Request,
+    contexts: Vec<String>,
+    shell: &mut Shell<'_>,
+) -> Result<u8> {
+    let fleet = crate::ops::fleet::Fleet {
+        contexts,
+        parallel: usize::from(args.parallel),
+    };
+    let show = ShowOptions {
+        output: args.output.clone(),
+        table: TableOptions {
+            wide: args.output == Output::Wide,
+            no_headers: args.no_headers,
+            namespace_column: true,
+            color: shell.color(args.color),
+        },
+        no_headers: args.no_headers,
+        explain: !args.names.is_empty(),
+        wait: false,
+    };
+    let run = super::runtime()?.block_on(crate::ops::fleet::list(&request, &fleet));
+    crate::render::fleet::write_fleet_status(&show, &run.report, shell)?;
+    for w in &run.warnings {
+        shell.warn(w)?;
+    }
+    for e in &run.errors {
+        shell.error(e)?;
+    }
+    Ok(run.outcome.code())
+}
+
+/// The contexts `--contexts`/`--all-contexts` select from the kubeconfig (read, not contacted),
+/// `None` without either. A pattern that matches nothing, or `--context`, `--cluster` or `--user`
+/// beside them, is a usage error.
+fn fleet_contexts(kube: &KubeFlags, args: &StatusArgs) -> Result<Option<Vec<String>>> {
+    if !args.all_contexts && args.contexts.is_empty() {
+        return Ok(None);
+    }
+    if let Some(c) = &kube.context {
+        bail!(
+            "--context {c} and --contexts/--all-contexts cannot be used together: name it among --contexts"
+        );
+    }
+    if kube.cluster.is_some() || kube.user.is_some() {
+        bail!(
+            "--cluster and --user name one context's cluster or user: they cannot be used with --contexts/--all-contexts"
+        );
+    }
+    Ok(Some(crate::ops::fleet::select(
+        &kube.connect_options(),
+        &args.contexts,
+    )?))
 }
 
 /// Everything status checks before it reads a file or contacts the cluster.

@@ -13,6 +13,7 @@
 
 pub(crate) mod bump;
 pub(crate) mod diff;
+pub(crate) mod fleet;
 pub(crate) mod follow;
 pub(crate) mod migrate;
 pub(crate) mod release;

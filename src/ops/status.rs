@@ -63,6 +63,72 @@ pub(crate) struct Snapshot {
     pub(crate) warnings: Vec<String>,
     /// `status NAME`: each named set's chain (empty without names).
     pub(crate) chains: Vec<Chain>,
+    /// What a fleet run (`--contexts`) compares across contexts; unused by one context.
+    pub(crate) fleet: FleetFacts,
+}
+
+/// What one context's listing tells a fleet run: its scale sets as registrations with GitHub,
+/// and the ARC versions it runs.
+#[derive(Debug, Default)]
+pub(crate) struct FleetFacts {
+    /// Each readable AutoscalingRunnerSet in the listed namespace (its `context` left empty),
+    /// with the rows it stands for (its newest set's, or its own when it has none).
+    pub(crate) registrations: Vec<(crate::core::fleet::Registration, Vec<SetKey>)>,
+    /// The `app.kubernetes.io/version` labels of those scale sets (the chart release).
+    pub(crate) versions: std::collections::BTreeSet<String>,
+    /// The listeners' `spec.image`s.
+    pub(crate) listener_images: std::collections::BTreeSet<String>,
+}
+
+impl FleetFacts {
+    fn read(scale_sets: &[input::Object], census: &Census, around: &Surroundings) -> FleetFacts {
+        #[derive(Deserialize)]
+        struct Spec {
+            #[serde(rename = "githubConfigUrl")]
+            config_url: Option<String>,
+            #[serde(rename = "runnerScaleSetName")]
+            scale_set_name: Option<String>,
+        }
+        let mut newest: HashMap<SetKey, SetKey> = census_pairs(scale_sets, census)
+            .into_iter()
+            .map(|(a, key, _)| (a.key(), key))
+            .collect();
+        let registrations = scale_sets
+            .iter()
+            .filter(|a| a.problem.is_none() && a.meta.name.is_some())
+            .map(|a| {
+                let spec = a
+                    .spec
+                    .as_ref()
+                    .and_then(|s| serde_json::from_str::<Spec>(s.get()).ok());
+                let (config_url, scale_set_name) =
+                    spec.map_or((None, None), |s| (s.config_url, s.scale_set_name));
+                let registration = crate::core::fleet::Registration {
+                    context: String::new(),
+                    namespace: a.namespace().to_string(),
+                    name: a.name().to_string(),
+                    config_url,
+                    scale_set_name,
+                    scale_set_id: (a.meta.annotations)
+                        .get(arc::ANNOTATION_RUNNER_SCALE_SET_ID)
+                        .cloned(),
+                    uid: a.meta.uid.clone(),
+                };
+                let row = newest.remove(&a.key()).unwrap_or_else(|| a.key());
+                (registration, vec![row])
+            })
+            .collect();
+        FleetFacts {
+            registrations,
+            versions: scale_sets
+                .iter()
+                .filter_map(|a| a.meta.labels.get("app.kubernetes.io/version").cloned())
+                .collect(),
+            listener_images: (around.listeners.iter().flatten())
+                .filter_map(|l| l.image.clone())
+                .collect(),
+        }
+    }
 }
 
 impl Snapshot {
@@ -131,11 +197,13 @@ pub(crate) async fn list(client: &kube::Client, plan: &Plan) -> Result<Snapshot>
     let errors = missing_names(plan, &census, &waiting);
     let around = Surroundings::read(client, plan).await;
     attach_surroundings(&scale_sets, &mut census, &around);
+    let fleet = FleetFacts::read(&scale_sets, &census, &around);
     let chains = chains(plan, &scale_sets, &census, &around);
     Ok(Snapshot {
         rows: with_rows(census.statuses(plan.now()), waiting),
         errors,
         warnings: around.warnings,
+        fleet,
         chains,
     })
 }
@@ -1250,6 +1318,7 @@ pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Re
         rows: with_rows(census.statuses(plan.now()), waiting),
         errors,
         warnings: Vec::new(),
+        fleet: FleetFacts::default(),
         chains,
     }
 }

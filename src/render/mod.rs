@@ -3,6 +3,7 @@
 pub(crate) mod bump;
 pub mod diff;
 pub(crate) mod emit;
+pub(crate) mod fleet;
 pub(crate) mod follow;
 pub(crate) mod github;
 pub(crate) mod migrate;

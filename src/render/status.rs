@@ -29,7 +29,7 @@ pub(crate) struct TableOptions {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Widths(Vec<usize>);
 
-fn state_color(state: State) -> Color {
+pub(super) fn state_color(state: State) -> Color {
     match state {
         State::Synced => Color::Green,
         State::Pending
@@ -50,7 +50,7 @@ fn state_color(state: State) -> Color {
     }
 }
 
-fn header(opts: TableOptions) -> Vec<&'static str> {
+pub(super) fn header(opts: TableOptions) -> Vec<&'static str> {
     let mut h = Vec::new();
     if opts.namespace_column {
         h.push("NAMESPACE");
@@ -68,7 +68,7 @@ pub(super) fn revision(r: Option<i64>) -> String {
     r.map(|v| v.to_string()).unwrap_or_else(|| "?".into())
 }
 
-fn cells(row: &SetStatus, opts: TableOptions) -> Vec<(String, Option<Color>)> {
+pub(super) fn cells(row: &SetStatus, opts: TableOptions) -> Vec<(String, Option<Color>)> {
     let mut c: Vec<(String, Option<Color>)> = Vec::new();
     if opts.namespace_column {
         c.push((row.namespace.clone(), None));
@@ -219,11 +219,25 @@ pub(crate) fn write_reasons(
     color: bool,
     out: &mut dyn Write,
 ) -> io::Result<()> {
+    write_reasons_in(rows, chains, None, color, out)
+}
+
+/// [`write_reasons`], each set named with its kubeconfig context when one is given (a fleet run).
+pub(crate) fn write_reasons_in(
+    rows: &[SetStatus],
+    chains: &[Chain],
+    context: Option<&str>,
+    color: bool,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let context = context
+        .map(|c| format!(" in context {c}"))
+        .unwrap_or_default();
     for row in rows {
         writeln!(out)?;
         writeln!(
             out,
-            "EphemeralRunnerSet {}/{}: {} (spec revision {}, applied {})",
+            "EphemeralRunnerSet {}/{}{context}: {} (spec revision {}, applied {})",
             row.namespace,
             row.name,
             colored_state(row.state, color),

@@ -6,6 +6,7 @@
 pub(crate) mod bump;
 pub mod diff;
 pub mod display;
+pub(crate) mod fleet;
 pub(crate) mod migrate;
 pub(crate) mod status;
 

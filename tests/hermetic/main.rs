@@ -8,6 +8,7 @@ mod cli_transcripts;
 mod completion_install;
 mod docs;
 mod equality_table;
+mod fleet;
 mod guarded_write;
 mod hostile_flags;
 mod issue20;

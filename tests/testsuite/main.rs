@@ -23,6 +23,7 @@ mod fidelity_fields_v1;
 mod fidelity_floats;
 mod fidelity_json;
 mod fidelity_yaml;
+mod fleet_cluster;
 mod github_action;
 mod issue14_cluster;
 mod kubectl_plugin;

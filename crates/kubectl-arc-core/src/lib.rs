@@ -8,6 +8,7 @@ pub mod bump;
 pub mod desired;
 pub mod drift;
 pub mod equality;
+pub mod fleet;
 pub mod gotime;
 pub mod gourl;
 pub mod goyaml;

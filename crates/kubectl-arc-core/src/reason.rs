@@ -401,6 +401,24 @@ impl Display for StatusReason {
                 }
                 f.write_str(": if that controller is not running, or the object's scale set is gone, nothing removes it (ARC #4484); once the controller is back it finishes, else remove the finalizer with kubectl patch")
             }
+            StatusReason::DuplicateRegistration {
+                scale_set,
+                other_context,
+                other_scale_set,
+                by,
+            } => {
+                match by {
+                    crate::fleet::SameBy::ConfigUrlAndName { config_url, name } => write!(
+                        f,
+                        "AutoscalingRunnerSet {scale_set} registers scale set {name} of {config_url}, and so does {other_scale_set} in context {other_context}"
+                    )?,
+                    crate::fleet::SameBy::ScaleSetId(id) => write!(
+                        f,
+                        "AutoscalingRunnerSet {scale_set} has runner-scale-set-id {id}, and so does {other_scale_set} in context {other_context}"
+                    )?,
+                }
+                f.write_str(": one scale set, two listeners; GitHub gives its message session to one listener at a time, so the other fails to connect and jobs go to either cluster (ARC #3351, #3209, #3382): give one a runnerScaleSetName of its own, or remove it")
+            }
             StatusReason::RunnersFailed {
                 runners: group,
                 oldest,
@@ -851,6 +869,15 @@ mod tests {
                 "RunnersFailed",
             ),
             (
+                StatusReason::DuplicateRegistration {
+                    scale_set: "a/x".into(),
+                    other_context: "west".into(),
+                    other_scale_set: "b/y".into(),
+                    by: crate::fleet::SameBy::ScaleSetId("4".into()),
+                },
+                "DuplicateRegistration",
+            ),
+            (
                 StatusReason::CrdsBehindController {
                     controller: "arc-systems/c".into(),
                     version: "0.14.2".into(),
@@ -961,6 +988,7 @@ mod tests {
                 | StatusReason::ListenerPodNotRunning { .. }
                 | StatusReason::FinalizersLeft { .. }
                 | StatusReason::RunnersFailed { .. }
+                | StatusReason::DuplicateRegistration { .. }
                 | StatusReason::CrdsBehindController { .. }
                 | StatusReason::CountersDisagree { .. } => {}
             }

@@ -387,6 +387,17 @@ pub enum StatusReason {
         held: usize,
         replicas: i64,
     },
+    /// The scale set is registered with GitHub from another kubeconfig context too (the same
+    /// `githubConfigUrl` and scale-set name, or the same `runner-scale-set-id`): both listeners
+    /// claim one message session ([`crate::fleet::duplicate_registrations`]; ARC #3351, #3209,
+    /// #3382). Said only by a fleet run (`--contexts`); changes no state.
+    DuplicateRegistration {
+        /// This context's AutoscalingRunnerSet, `namespace/name`.
+        scale_set: String,
+        other_context: String,
+        other_scale_set: String,
+        by: crate::fleet::SameBy,
+    },
     /// The controller Deployment `controller` runs ARC `version`, whose CRDs declare fields the
     /// installed ones lack ([`install::missing_for`]): the API server drops what it writes there.
     CrdsBehindController {
@@ -484,6 +495,7 @@ impl StatusReason {
             StatusReason::ListenerPodNotRunning { .. } => "ListenerPodNotRunning",
             StatusReason::FinalizersLeft { .. } => "FinalizersLeft",
             StatusReason::RunnersFailed { .. } => "RunnersFailed",
+            StatusReason::DuplicateRegistration { .. } => "DuplicateRegistration",
             StatusReason::CrdsBehindController { .. } => "CrdsBehindController",
             StatusReason::CountersDisagree { .. } => "CountersDisagree",
         }

@@ -1,0 +1,342 @@
+//! Issue 23: `status --contexts` over a fleet of four kubeconfig contexts, on the test bed's two
+//! API servers: both servers (each context with its own namespace default), one whose server does
+//! not answer (a port nobody listens on), one whose credentials the server refuses (a token it
+//! does not know). One merged table and JSON, the two failures rows of their own and errors on
+//! stderr naming their context, exit 2, and one scale set registered from both servers (the same
+//! githubConfigUrl, spelled differently, and runnerScaleSetName) said on both rows.
+
+use crate::common;
+
+use kube::api::{DynamicObject, PostParams};
+use kube::config::{Kubeconfig, NamedAuthInfo, NamedContext};
+use serde_json::{Value, json};
+
+use crate::common::cli::{exe_async, report};
+
+/// The AutoscalingRunnerSet `name` registering scale set `scale_set` of `url`.
+fn scale_set(name: &str, url: &str, scale_set: &str) -> DynamicObject {
+    made_by(name, url, scale_set, "0.14.2")
+}
+
+/// [`scale_set`], made by chart release `version`.
+fn made_by(name: &str, url: &str, scale_set: &str, version: &str) -> DynamicObject {
+    serde_json::from_value(json!({
+        "apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingRunnerSet",
+        "metadata": {"name": name, "labels": {"app.kubernetes.io/version": version}},
+        "spec": {"githubConfigUrl": url, "githubConfigSecret": "gh-secret",
+                 "runnerScaleSetName": scale_set,
+                 "template": {"spec": {"containers": [{"name": "runner", "image": "ghcr.io/actions/actions-runner:2.328.0"}]}}}
+    }))
+    .unwrap()
+}
+
+/// One context of `from` (the test bed's one-context kubeconfigs), renamed `name`, defaulting to
+/// `namespace`.
+fn renamed(from: &Kubeconfig, name: &str, namespace: &str) -> Kubeconfig {
+    let mut k = from.clone();
+    for c in &mut k.clusters {
+        c.name = name.to_string();
+    }
+    for u in &mut k.auth_infos {
+        u.name = name.to_string();
+    }
+    k.contexts = vec![NamedContext {
+        name: name.to_string(),
+        context: Some(kube::config::Context {
+            cluster: name.to_string(),
+            user: Some(name.to_string()),
+            namespace: Some(namespace.to_string()),
+            extensions: None,
+            other: Default::default(),
+        }),
+        other: Default::default(),
+    }];
+    k
+}
+
+/// A port on 127.0.0.1 that nobody listens on.
+fn dead_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
+
+fn merged(parts: Vec<Kubeconfig>) -> Kubeconfig {
+    let mut all = Kubeconfig::default();
+    for k in parts {
+        all.clusters.extend(k.clusters);
+        all.auth_infos.extend(k.auth_infos);
+        all.contexts.extend(k.contexts);
+    }
+    all.current_context = Some("fleet-a".into());
+    all
+}
+
+fn item<'a>(r: &'a Value, context: &str) -> &'a Value {
+    r["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["context"] == context)
+        .unwrap_or_else(|| panic!("no item of {context}: {r:#}"))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn four_contexts_one_report_failures_as_rows_and_a_duplicate_registration() {
+    let revision = common::revision_kubeconfig();
+    let legacy = common::legacy_kubeconfig();
+    let (client_a, client_b) = (
+        common::client(&revision).await,
+        common::client(&legacy).await,
+    );
+    let ns_a = common::namespace(&client_a, "fleet-a").await;
+    let ns_b = common::namespace(&client_b, "fleet-b").await;
+    // One organization per test run, so no other test's scale set is the same.
+    let org = common::unique_name("fleet-org");
+    common::ars_api(&client_a, &ns_a)
+        .create(
+            &PostParams::default(),
+            &scale_set("runners", &format!("https://github.com/{org}"), "linux"),
+        )
+        .await
+        .unwrap();
+    common::ars_api(&client_b, &ns_b)
+        .create(
+            &PostParams::default(),
+            &scale_set("east", &format!("https://GitHub.com/{org}/"), "linux"),
+        )
+        .await
+        .unwrap();
+    // And one that is another scale set (another name): nothing said of it; made by another
+    // release, which the fleet's note says.
+    common::ars_api(&client_b, &ns_b)
+        .create(
+            &PostParams::default(),
+            &made_by("gpu", &format!("https://github.com/{org}"), "gpu", "0.13.0"),
+        )
+        .await
+        .unwrap();
+
+    let a = Kubeconfig::read_from(&revision).unwrap();
+    let b = Kubeconfig::read_from(&legacy).unwrap();
+    let mut dead = renamed(&a, "fleet-dead", "default");
+    dead.clusters[0].cluster.as_mut().unwrap().server =
+        Some(format!("https://127.0.0.1:{}", dead_port()));
+    let mut refused = renamed(&a, "fleet-refused", &ns_a);
+    refused.auth_infos = vec![NamedAuthInfo {
+        name: "fleet-refused".into(),
+        auth_info: Some(kube::config::AuthInfo {
+            token: Some("not-a-token-this-server-knows".to_string().into()),
+            ..Default::default()
+        }),
+        other: Default::default(),
+    }];
+    let fleet = merged(vec![
+        renamed(&a, "fleet-a", &ns_a),
+        renamed(&b, "fleet-b", &ns_b),
+        dead,
+        refused,
+    ]);
+    let dir = common::scratch_dir("fleet");
+    let path = dir.join("fleet.kubeconfig");
+    // JSON is YAML: the kubeconfig as kube writes it.
+    std::fs::write(&path, serde_json::to_string(&fleet).unwrap()).unwrap();
+    let kc = path.to_str().unwrap().to_string();
+    let run = |extra: &[&str]| {
+        let mut args: Vec<String> = [
+            "status",
+            "--kubeconfig",
+            &kc,
+            "--contexts",
+            "fleet-a,fleet-b,fleet-dead,fleet-refused",
+            "--request-timeout",
+            "5s",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        exe_async(args)
+    };
+
+    // JSON: every context's items, each naming its context; contexts[] in the order given.
+    let (code, out, err) = run(&["-o", "json"]).await;
+    assert_eq!(code, 2, "a partial result is an error: {out}{err}");
+    let r = report(&out);
+    let contexts: Vec<(&str, &str)> = r["contexts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap(),
+                c["error"]["kind"].as_str().unwrap_or("ok"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        contexts,
+        [
+            ("fleet-a", "ok"),
+            ("fleet-b", "ok"),
+            ("fleet-dead", "Unreachable"),
+            ("fleet-refused", "Unauthorized")
+        ],
+        "{r:#}"
+    );
+    assert_eq!(
+        r["contexts"][0]["server"],
+        a.clusters[0]
+            .cluster
+            .as_ref()
+            .unwrap()
+            .server
+            .clone()
+            .unwrap()
+    );
+    assert_eq!(r["contexts"][0]["counts"]["sets"], 1, "{r:#}");
+    assert_eq!(r["contexts"][1]["counts"]["sets"], 2, "{r:#}");
+    assert_eq!(r["contexts"][0]["arcVersions"], json!(["0.14.2"]));
+    assert_eq!(r["contexts"][1]["arcVersions"], json!(["0.13.0", "0.14.2"]));
+    assert_eq!(r["notes"][0]["reason"], "ArcVersionsDiffer", "{r:#}");
+    assert_eq!(
+        r["notes"][0]["values"],
+        json!({"0.13.0": ["fleet-b"], "0.14.2": ["fleet-a", "fleet-b"]})
+    );
+    let on_a = item(&r, "fleet-a");
+    assert_eq!(on_a["namespace"], ns_a.as_str());
+    assert_eq!(on_a["name"], "runners");
+    let dup = |i: &Value| -> Vec<String> {
+        i["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["reason"] == "DuplicateRegistration")
+            .map(|r| r["message"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let said_on_a = dup(on_a);
+    assert_eq!(said_on_a.len(), 1, "{on_a:#}");
+    assert!(
+        said_on_a[0].contains(&format!("and so does {ns_b}/east in context fleet-b"))
+            && said_on_a[0].contains("ARC #3351"),
+        "{}",
+        said_on_a[0]
+    );
+    let items_b: Vec<&Value> = r["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["context"] == "fleet-b")
+        .collect();
+    let east = items_b.iter().find(|i| i["name"] == "east").unwrap();
+    let gpu = items_b.iter().find(|i| i["name"] == "gpu").unwrap();
+    assert!(
+        dup(east)[0].contains(&format!("and so does {ns_a}/runners in context fleet-a")),
+        "{east:#}"
+    );
+    assert!(dup(gpu).is_empty(), "{gpu:#}");
+    // The errors, after the report, one line each, naming the context.
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(
+        lines[0].starts_with(
+            "error: context fleet-dead: unable to connect to the server https://127.0.0.1:"
+        ),
+        "{err}"
+    );
+    assert!(
+        lines[1].starts_with("error: context fleet-refused: unauthorized"),
+        "{err}"
+    );
+
+    // The table: a CONTEXT column, the rows in the contexts' order, the failures as rows.
+    let (code, out, err) = run(&[]).await;
+    assert_eq!(code, 2, "{err}");
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(
+        rows[0],
+        [
+            "CONTEXT",
+            "NAMESPACE",
+            "NAME",
+            "SPEC",
+            "APPLIED",
+            "STATE",
+            "IDLE",
+            "BUSY",
+            "PENDING",
+            "FAILED",
+            "STALE",
+            "AGE"
+        ],
+        "{out}"
+    );
+    let firsts: Vec<(&str, &str, &str)> = rows[1..].iter().map(|r| (r[0], r[2], r[5])).collect();
+    assert_eq!(
+        firsts,
+        [
+            ("fleet-a", "runners", "Registering"),
+            ("fleet-b", "east", "Registering"),
+            ("fleet-b", "gpu", "Registering"),
+            ("fleet-dead", "-", "Unreachable"),
+            ("fleet-refused", "-", "Unauthorized"),
+        ],
+        "{out}"
+    );
+    assert!(
+        err.lines().any(|l| l.starts_with("note: ARC releases (the scale sets' app.kubernetes.io/version) differ across the fleet: 0.13.0 in fleet-b; 0.14.2 in fleet-a, fleet-b")),
+        "{err}"
+    );
+    println!("{out}{err}");
+
+    // -o wide says the duplicate on the row; -o name is context/namespace/name.
+    let (_, out, _) = run(&["-o", "wide"]).await;
+    let row_a = out.lines().find(|l| l.starts_with("fleet-a ")).unwrap();
+    assert!(
+        row_a.contains("in context fleet-b: one scale set, two listeners"),
+        "{out}"
+    );
+    let (_, out, _) = run(&["-o", "name"]).await;
+    assert_eq!(
+        out,
+        format!("fleet-a/{ns_a}/runners\nfleet-b/{ns_b}/east\nfleet-b/{ns_b}/gpu\n")
+    );
+
+    // One context selected is --context, byte for byte (JSON: the table's AGE may tick between
+    // two runs).
+    let one = |selector: &str, name: &str| {
+        exe_async(
+            ["status", "--kubeconfig", &kc, selector, name, "-o", "json"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+        )
+    };
+    let as_context = one("--context", "fleet-b").await;
+    assert_eq!(as_context.0, 0, "{as_context:?}");
+    assert_eq!(one("--contexts", "fleet-b").await, as_context);
+    assert_eq!(one("--contexts", "fleet-b*").await, as_context);
+    assert!(!as_context.1.contains("\"context\""), "{}", as_context.1);
+
+    // The two servers alone: exit 0, the duplicate still said.
+    let (code, out, err) = exe_async(
+        [
+            "status",
+            "--kubeconfig",
+            &kc,
+            "--contexts",
+            "fleet-a,fleet-b",
+            "-o",
+            "json",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect(),
+    )
+    .await;
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(dup(item(&report(&out), "fleet-a")).len(), 1);
+}
