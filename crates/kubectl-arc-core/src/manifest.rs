@@ -627,7 +627,7 @@ mod tests {
                 r#"{{"kind":"List","items":[{}],"items":{{}}}}"#,
                 item("a", "")
             ),
-            format!(r#"{{"kind":"ConfigMapList","items":[]}}"#),
+            r#"{"kind":"ConfigMapList","items":[]}"#.to_string(),
             format!(r#"{{"kind":"List","items":[{},"x"]}}"#, item("a", "")),
             format!(r#"{{"kind":"List","items":[null,{}]}}"#, item("a", "")),
             format!(r#"{{"kind":"List","items":["x",{{"a":{deep}}}]}}"#),
