@@ -1034,10 +1034,16 @@ mod tests {
         assert_eq!(acks.applied(&set("a", 2)), None, "not yet");
         assert_eq!(acks.applied(&set("d", 9)), None, "not waited for");
         assert_eq!(
-            acks.applied(&set("a", 4)),
-            Some((("ci".into(), "a".into()), 3, 4))
+            acks.applied(&set("a", 3)),
+            Some((("ci".into(), "a".into()), 3, 3)),
+            "reaching the revision is acknowledging it"
         );
         assert_eq!(acks.applied(&set("a", 4)), None, "acknowledged once");
+        acks.deleted(&set("a", 4));
+        assert!(
+            acks.deleted.is_empty(),
+            "an acknowledged set is not waited for"
+        );
         acks.deleted(&set("c", 0));
         acks.deleted(&set("d", 0));
         let timeout = acks.record(&mut items, true).expect("timed out");
