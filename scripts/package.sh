@@ -5,7 +5,8 @@
 #   scripts/package.sh TAG TARGET BINDIR OUTDIR
 #
 # OUTDIR/kubectl-arc-TAG-TARGET.tar.gz (.zip for a Windows target) holding, at the top level,
-# kubectl-arc (kubectl-arc.exe), LICENSE, README.md and completions/. kubectl's plugin completer is
+# kubectl-arc (kubectl-arc.exe), LICENSE, README.md, docs/ (the pages README.md links) and
+# completions/. kubectl's plugin completer is
 # the same executable under another name: `kubectl arc completion install` links it.
 # Prints the archive's path.
 set -euo pipefail
@@ -24,6 +25,7 @@ trap 'rm -rf "$stage"' EXIT
 cp "$bindir/$exe" "$stage/$exe"
 cp "$root/LICENSE" "$root/README.md" "$stage/"
 cp -R "$root/completions" "$stage/completions"
+cp -R "$root/docs" "$stage/docs"
 
 name="kubectl-arc-$tag-$target"
 case "$target" in
@@ -31,14 +33,14 @@ case "$target" in
     archive="$outdir/$name.zip"
     rm -f "$archive"
     # python3 is on every runner; its zipfile keeps the names as given (no leading directory).
-    (cd "$stage" && python3 -m zipfile -c "$archive" "$exe" LICENSE README.md completions)
+    (cd "$stage" && python3 -m zipfile -c "$archive" "$exe" LICENSE README.md docs completions)
     ;;
   *)
     archive="$outdir/$name.tar.gz"
     # Reproducible metadata: owner, group and mode as a user would make them.
     tar -C "$stage" --owner=0 --group=0 --numeric-owner -czf "$archive" \
-      "$exe" LICENSE README.md completions 2>/dev/null ||
-      tar -C "$stage" -czf "$archive" "$exe" LICENSE README.md completions
+      "$exe" LICENSE README.md docs completions 2>/dev/null ||
+      tar -C "$stage" -czf "$archive" "$exe" LICENSE README.md docs completions
     ;;
 esac
 echo "$archive"

@@ -456,25 +456,30 @@ fn read_text(path: &Path) -> Result<String, String> {
     String::from_utf8(bytes).map_err(|e| not_utf8(&path.display().to_string(), &e))
 }
 
+/// Read one file's objects into `inputs`, each made an [`Object`] as soon as it is read (so a
+/// List's items are never all value trees at once); a file refused as a whole adds its error and
+/// none of its objects.
 fn parse_into(text: &str, file: Option<&Path>, inputs: &mut Inputs) {
     let label = file.map_or_else(|| "<stdin>".to_string(), |f| f.display().to_string());
-    match manifest::parse(text, &label) {
-        Ok(objects) => inputs.objects.extend(objects.into_iter().map(|o| {
-            let origin = match file {
-                Some(_) => Origin::File {
-                    path: label.clone(),
-                    document: o.document,
-                    items: o.items.clone(),
-                },
-                None => Origin::Stdin {
-                    document: o.document,
-                    items: o.items.clone(),
-                },
-            };
-            let mut object = Object::from_manifest(&o.value, origin, o.problem);
-            object.spellings = o.spellings;
-            object
-        })),
+    let mut objects = Vec::new();
+    let read = manifest::parse_each(text, &label, &mut |o| {
+        let origin = match file {
+            Some(_) => Origin::File {
+                path: label.clone(),
+                document: o.document,
+                items: o.items,
+            },
+            None => Origin::Stdin {
+                document: o.document,
+                items: o.items,
+            },
+        };
+        let mut object = Object::from_manifest(&o.value, origin, o.problem);
+        object.spellings = o.spellings;
+        objects.push(object);
+    });
+    match read {
+        Ok(()) => inputs.objects.append(&mut objects),
         Err(e) => inputs.errors.push(e.to_string()),
     }
 }

@@ -269,146 +269,231 @@ async fn patch_with_precondition(
 ) -> Result<Outcome, WriteError> {
     let what = format!("{plural} {namespace}/{name}");
     let request = kube::core::Request::new(arc_path(plural, Some(namespace)));
-    let mut attempts = 0u32;
-    let mut conflicts = 0u32;
-    // Set while a sent patch may have been applied without our knowing; cleared by a read.
-    let mut unknown: Option<String> = None;
+    let mut tries = Tries::default();
     loop {
-        let before = match read(client, plural, namespace, name).await {
-            Ok(Some(o)) => o,
-            Ok(None) => return Err(WriteError::NotFound(what)),
-            // `read` has already retried transient failures with backoff (retry.rs); retrying
-            // it again here would multiply the attempts and the time a dead server costs.
-            Err(e) => {
-                return Err(match unknown {
-                    Some(sent) => WriteError::OutcomeUnknown {
-                        what,
-                        sent,
-                        reread: format!("{e:#}"),
-                    },
-                    None => e.into(),
-                });
-            }
-        };
-        unknown = None;
+        let before = read_before(client, plural, namespace, name, &what, &mut tries).await?;
         let (mut body, verify) = match decide(&before) {
             Decision::Skip(reason) => return Ok(Outcome::Skipped { before, reason }),
             Decision::Refuse(reason) => return Ok(Outcome::Refused { before, reason }),
             Decision::Patch { body, verify } => (body, verify),
         };
-        let rv = before
-            .resource_version()
-            .ok_or_else(|| anyhow::anyhow!("{what}: the server sent no metadata.resourceVersion"))?
-            .to_string();
-        body["metadata"]["resourceVersion"] = Value::String(rv);
+        with_precondition(&mut body, &before, &what)?;
         if opts.dry_run == DryRun::Client {
             let after = json_merge(&before.value, &body);
-            verify(&after).map_err(|reason| WriteError::Verify {
-                what: what.clone(),
-                reason,
-            })?;
+            verified(&verify, &after, &what, "")?;
             return Ok(Outcome::Written {
                 before,
                 after,
                 patch: body,
-                attempts: attempts + 1,
+                attempts: tries.attempts + 1,
             });
         }
-        let mut params = PatchParams {
-            field_manager: Some(opts.field_manager.clone()),
-            ..Default::default()
-        }
-        .validation_strict();
-        if opts.dry_run == DryRun::Server {
-            params = params.dry_run();
-        }
         let req = request
-            .patch(name, &params, &Patch::Merge(&body))
+            .patch(name, &patch_params(opts), &Patch::Merge(&body))
             .context("cannot build a patch request")?;
-        attempts += 1;
+        tries.attempts += 1;
         tracing::info!(
             target: "kubectl_arc::write",
             dry_run = ?opts.dry_run,
-            attempt = attempts,
+            attempt = tries.attempts,
             "patch {what}: {body}"
         );
         match client.request_text(req).await {
             Ok(text) => {
                 let after: Value = serde_json::from_str(&text)
                     .with_context(|| format!("{what}: the server sent invalid JSON"))?;
-                verify(&after).map_err(|reason| WriteError::Verify {
-                    what: what.clone(),
-                    reason,
-                })?;
+                verified(&verify, &after, &what, "")?;
                 if opts.dry_run == DryRun::None {
-                    // Read back what was stored, as a second reader would see it. A read at
-                    // another resourceVersion than the one our write made shows a later write
-                    // (another bump, the controller): ours persisted, and whether the later one
-                    // kept our value is not ours to check (a racing restart writes its own stamp).
-                    let stored = read(client, plural, namespace, name)
-                        .await?
-                        .ok_or_else(|| WriteError::NotFound(what.clone()))?;
-                    let written = after
-                        .pointer("/metadata/resourceVersion")
-                        .and_then(Value::as_str);
-                    if written.is_none() || stored.resource_version() == written {
-                        verify(&stored.value).map_err(|reason| WriteError::Verify {
-                            what: what.clone(),
-                            reason: format!("read back: {reason}"),
-                        })?;
-                    } else {
-                        tracing::info!(
-                            target: "kubectl_arc::write",
-                            "{what}: written at resourceVersion {}, read back at {} (a later write)",
-                            written.unwrap_or("?"),
-                            stored.resource_version().unwrap_or("?")
-                        );
-                    }
+                    read_back(client, plural, namespace, name, &what, &after, &verify).await?;
                 }
                 return Ok(Outcome::Written {
                     before,
                     after,
                     patch: body,
-                    attempts,
+                    attempts: tries.attempts,
                 });
             }
             Err(e) => {
                 let e = ApiError::new(e, "patch", plural, Some(namespace), Some(name));
-                match e.kind() {
-                    ApiErrorKind::Conflict => {
-                        conflicts += 1;
-                        tracing::info!(target: "kubectl_arc::write", "{what}: 409 Conflict, reading it again and deciding again");
-                        if conflicts > opts.backoff.steps {
-                            return Err(WriteError::Conflict {
-                                what,
-                                attempts: conflicts,
-                            });
-                        }
-                        tokio::time::sleep(opts.backoff.delay(conflicts - 1, opts.jitter_seed))
-                            .await;
-                    }
-                    // 429, 5xx and no answer: the outcome may be unknown (a 429 was certainly not
-                    // applied): read again; the decision sees whether the write landed.
-                    ApiErrorKind::Transient if attempts <= opts.backoff.steps => {
-                        let sent = e.kube_error();
-                        tracing::warn!(target: "kubectl_arc::write", "{what}: outcome unknown ({sent}), reading it again");
-                        if !e.too_many_requests() {
-                            unknown = Some(sent.to_string());
-                        }
-                        tokio::time::sleep(opts.backoff.delay(attempts - 1, opts.jitter_seed))
-                            .await;
-                    }
-                    ApiErrorKind::Transient if !e.too_many_requests() => {
-                        return Err(WriteError::OutcomeUnknown {
-                            what,
-                            sent: e.kube_error().to_string(),
-                            reread: "no attempts left".into(),
-                        });
-                    }
-                    _ => return Err(e.into()),
-                }
+                let wait = tries.after_failure(e, opts, &what)?;
+                tokio::time::sleep(wait).await;
             }
         }
+    }
+}
+
+/// The count of a guarded write's attempts, and whether the last one's outcome is unknown.
+#[derive(Debug, Default)]
+struct Tries {
+    /// Patches sent.
+    attempts: u32,
+    /// 409 Conflicts met.
+    conflicts: u32,
+    /// Set while a sent patch may have been applied without our knowing (its answer was lost);
+    /// cleared by a read, which the next decision makes on.
+    unknown: Option<String>,
+}
+
+/// What to do after a patch failed.
+#[derive(Debug, PartialEq, Eq)]
+enum Retry {
+    /// Read again and decide again, after the backoff's delay of this step.
+    After(u32),
+    /// Every attempt met a concurrent change.
+    Conflicted,
+    /// The answer was lost and no attempt is left to find out.
+    Unknown,
+    /// A failure that retrying does not mend.
+    Fail,
+}
+
+impl Tries {
+    /// The rule after a failed patch: a 409 reads and decides again, up to the backoff's steps
+    /// of conflicts; a 429, 5xx or no answer reads again too (up to the steps of attempts), and
+    /// the outcome is unknown until that read, except for a 429 (certainly not applied); anything
+    /// else fails.
+    fn next(&mut self, kind: ApiErrorKind, too_many_requests: bool, steps: u32) -> Retry {
+        match kind {
+            ApiErrorKind::Conflict => {
+                self.conflicts += 1;
+                if self.conflicts > steps {
+                    Retry::Conflicted
+                } else {
+                    Retry::After(self.conflicts - 1)
+                }
+            }
+            ApiErrorKind::Transient if self.attempts <= steps => Retry::After(self.attempts - 1),
+            ApiErrorKind::Transient if !too_many_requests => Retry::Unknown,
+            _ => Retry::Fail,
+        }
+    }
+
+    /// [`Tries::next`] for a failed patch: how long to wait before reading again, or the error.
+    fn after_failure(
+        &mut self,
+        e: ApiError,
+        opts: &WriteOptions,
+        what: &str,
+    ) -> Result<Duration, WriteError> {
+        if e.kind() == ApiErrorKind::Conflict {
+            tracing::info!(target: "kubectl_arc::write", "{what}: 409 Conflict, reading it again and deciding again");
+        }
+        let step = match self.next(e.kind(), e.too_many_requests(), opts.backoff.steps) {
+            Retry::After(step) => step,
+            Retry::Conflicted => {
+                return Err(WriteError::Conflict {
+                    what: what.to_string(),
+                    attempts: self.conflicts,
+                });
+            }
+            Retry::Unknown => {
+                return Err(WriteError::OutcomeUnknown {
+                    what: what.to_string(),
+                    sent: e.kube_error().to_string(),
+                    reread: "no attempts left".into(),
+                });
+            }
+            Retry::Fail => return Err(e.into()),
+        };
+        if e.kind() != ApiErrorKind::Conflict {
+            // 429, 5xx and no answer: the outcome may be unknown (a 429 was certainly not
+            // applied): read again; the decision sees whether the write landed.
+            let sent = e.kube_error();
+            tracing::warn!(target: "kubectl_arc::write", "{what}: outcome unknown ({sent}), reading it again");
+            if !e.too_many_requests() {
+                self.unknown = Some(sent.to_string());
+            }
+        }
+        Ok(opts.backoff.delay(step, opts.jitter_seed))
+    }
+}
+
+/// The read a decision is made on. `read` has already retried transient failures with backoff
+/// (retry.rs); retrying it again here would multiply the attempts and the time a dead server
+/// costs. A failed read after a patch whose answer was lost leaves its outcome unknown.
+async fn read_before(
+    client: &Client,
+    plural: &str,
+    namespace: &str,
+    name: &str,
+    what: &str,
+    tries: &mut Tries,
+) -> Result<ObjectText, WriteError> {
+    let unknown = tries.unknown.take();
+    match read(client, plural, namespace, name).await {
+        Ok(Some(o)) => Ok(o),
+        Ok(None) => Err(WriteError::NotFound(what.to_string())),
+        Err(e) => Err(match unknown {
+            Some(sent) => WriteError::OutcomeUnknown {
+                what: what.to_string(),
+                sent,
+                reread: format!("{e:#}"),
+            },
+            None => e.into(),
+        }),
+    }
+}
+
+/// The precondition: the patch carries the resourceVersion its decision was made on.
+fn with_precondition(body: &mut Value, before: &ObjectText, what: &str) -> Result<(), WriteError> {
+    let rv = before
+        .resource_version()
+        .ok_or_else(|| anyhow::anyhow!("{what}: the server sent no metadata.resourceVersion"))?;
+    body["metadata"]["resourceVersion"] = Value::String(rv.to_string());
+    Ok(())
+}
+
+/// A merge patch with strict field validation (and the server's dry run when asked).
+fn patch_params(opts: &WriteOptions) -> PatchParams {
+    let params = PatchParams {
+        field_manager: Some(opts.field_manager.clone()),
+        ..Default::default()
+    }
+    .validation_strict();
+    if opts.dry_run == DryRun::Server {
+        params.dry_run()
+    } else {
+        params
+    }
+}
+
+/// `verify` on `object`, its complaint a [`WriteError::Verify`] (prefixed by `context`).
+fn verified(verify: &Verify, object: &Value, what: &str, context: &str) -> Result<(), WriteError> {
+    verify(object).map_err(|reason| WriteError::Verify {
+        what: what.to_string(),
+        reason: format!("{context}{reason}"),
+    })
+}
+
+/// Read back what was stored, as a second reader would see it. A read at another
+/// resourceVersion than the one our write made shows a later write (another bump, the
+/// controller): ours persisted, and whether the later one kept our value is not ours to check (a
+/// racing restart writes its own stamp).
+async fn read_back(
+    client: &Client,
+    plural: &str,
+    namespace: &str,
+    name: &str,
+    what: &str,
+    after: &Value,
+    verify: &Verify,
+) -> Result<(), WriteError> {
+    let stored = read(client, plural, namespace, name)
+        .await?
+        .ok_or_else(|| WriteError::NotFound(what.to_string()))?;
+    let written = after
+        .pointer("/metadata/resourceVersion")
+        .and_then(Value::as_str);
+    if written.is_none() || stored.resource_version() == written {
+        verified(verify, &stored.value, what, "read back: ")
+    } else {
+        tracing::info!(
+            target: "kubectl_arc::write",
+            "{what}: written at resourceVersion {}, read back at {} (a later write)",
+            written.unwrap_or("?"),
+            stored.resource_version().unwrap_or("?")
+        );
+        Ok(())
     }
 }
 
@@ -501,6 +586,60 @@ mod tests {
         assert_eq!(
             json_merge(&t, &p),
             json!({"a": 2, "m": {"y": 2, "z": 3}, "keep": true, "new": [1]})
+        );
+    }
+
+    /// The retry rule of a failed patch, step by step as the write loop meets them.
+    #[test]
+    fn conflicts_and_lost_answers_retry_within_the_backoff_steps() {
+        use ApiErrorKind::{Conflict, Forbidden, Transient};
+        // Conflicts: retried with growing steps, the fifth is one too many.
+        let mut t = Tries::default();
+        let mut steps = Vec::new();
+        for attempt in 1..=5 {
+            t.attempts = attempt;
+            steps.push(t.next(Conflict, false, 4));
+        }
+        use Retry::{After, Conflicted, Fail, Unknown};
+        assert_eq!(steps, [After(0), After(1), After(2), After(3), Conflicted]);
+        // Lost answers: retried while attempts are left, then unknown; a 429 is then a plain
+        // failure (it was certainly not applied).
+        let mut t = Tries::default();
+        let mut steps = Vec::new();
+        for attempt in 1..=5 {
+            t.attempts = attempt;
+            steps.push(t.next(Transient, false, 4));
+        }
+        assert_eq!(steps, [After(0), After(1), After(2), After(3), Unknown]);
+        t.attempts = 5;
+        assert_eq!(t.next(Transient, true, 4), Fail);
+        assert_eq!(t.conflicts, 0, "transient failures are not conflicts");
+        // Conflicts count on their own: after three lost answers, a conflict is step 0.
+        t.attempts = 3;
+        assert_eq!(t.next(Conflict, false, 4), After(0));
+        assert_eq!(Tries::default().next(Forbidden, false, 4), Fail);
+    }
+
+    #[test]
+    fn the_precondition_is_the_read_revision() {
+        let before = ObjectText {
+            text: String::new(),
+            value: json!({"metadata": {"resourceVersion": "42"}}),
+        };
+        let mut body = json!({"spec": {"x": 1}});
+        with_precondition(&mut body, &before, "x").unwrap();
+        assert_eq!(
+            body,
+            json!({"spec": {"x": 1}, "metadata": {"resourceVersion": "42"}})
+        );
+        let none = ObjectText {
+            text: String::new(),
+            value: json!({"metadata": {}}),
+        };
+        let err = with_precondition(&mut body, &none, "ers ci/x").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "ers ci/x: the server sent no metadata.resourceVersion"
         );
     }
 

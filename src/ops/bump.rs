@@ -785,81 +785,39 @@ async fn wait_for_acknowledgement(
     timeout: Option<Duration>,
     shell: &mut Shell<'_>,
 ) -> Result<Option<WaitTimeout>> {
-    let mut waiting: HashMap<(String, String), i64> = items
-        .iter()
-        .filter(|i| i.result == BumpResult::Bumped)
-        .filter_map(|i| Some(((i.namespace.clone(), i.name.clone()), i.new_spec_revision?)))
-        .collect();
-    if waiting.is_empty() {
+    let mut acks = Acknowledgements::of(items);
+    if acks.waiting.is_empty() {
         return Ok(None);
     }
-    let total = waiting.len();
-    let namespaces: std::collections::BTreeSet<&String> = waiting.keys().map(|k| &k.0).collect();
-    let scope = Scope {
-        namespace: (namespaces.len() == 1).then(|| namespaces.first().unwrap().to_string()),
-        label_selector: None,
-        field_selector: (total == 1)
-            .then(|| format!("metadata.name={}", waiting.keys().next().unwrap().1)),
-    };
-    match waiting.iter().next() {
-        Some(((ns, name), rev)) if total == 1 => shell.status(format_args!(
-            "Waiting for ARC to acknowledge revision {rev} of EphemeralRunnerSet {ns}/{name}..."
-        ))?,
-        _ => shell.status(format_args!(
-            "Waiting for ARC to acknowledge the new revisions of {total} EphemeralRunnerSets..."
-        ))?,
-    }
+    let total = acks.total;
+    shell.status(acks.announcement())?;
     shell.progress(format_args!("acknowledged 0/{total} EphemeralRunnerSets"))?;
     // An empty resourceVersion starts with the current state of every object, then changes.
     let mut watch = Watcher::new(
         client.clone(),
         arc::EPHEMERAL_RUNNER_SETS,
-        scope,
+        acks.scope(),
         String::new(),
     );
     let deadline = timeout.map(|t| tokio::time::Instant::now() + t);
     let far = tokio::time::Instant::now() + Duration::from_secs(86400 * 365);
-    let mut acknowledged = Vec::new();
     let mut timed_out = false;
-    let mut deleted = Vec::new();
-    let key_of = |v: &Value| {
-        let field = |p: &str| {
-            v.pointer(p)
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string()
-        };
-        (field("/metadata/namespace"), field("/metadata/name"))
-    };
-    while !waiting.is_empty() {
+    while !acks.waiting.is_empty() {
         tokio::select! {
             event = watch.next() => match event? {
                 Event::Applied(v) => {
-                    let key = key_of(&v);
-                    if let Some(&rev) = waiting.get(&key)
-                        && let Ok(r) = Revisions::from_object(&v)
-                        && r.applied >= rev
-                    {
-                        waiting.remove(&key);
-                        acknowledged.push(key);
-                        let (ns, name) = acknowledged.last().unwrap();
-                        let done = acknowledged.len();
+                    if let Some(((ns, name), rev, applied)) = acks.applied(&v) {
+                        let done = acks.acknowledged.len();
                         if shell.shows_progress() {
                             shell.progress(format_args!("acknowledged {done}/{total} EphemeralRunnerSets"))?;
                         } else {
                             shell.status(format_args!(
-                                "EphemeralRunnerSet {ns}/{name}: revision {rev} acknowledged (applied {}); {done}/{total}",
-                                r.applied
+                                "EphemeralRunnerSet {ns}/{name}: revision {rev} acknowledged (applied {applied}); {done}/{total}"
                             ))?;
                         }
                     }
                 }
-                Event::Deleted(v) => {
-                    let key = key_of(&v);
-                    if waiting.remove(&key).is_some() {
-                        deleted.push(key);
-                    }
-                }
+                Event::Deleted(v) => acks.deleted(&v),
                 Event::Relist => watch.resume_from(String::new()),
                 Event::Reconnecting(why) => shell.status(why)?,
             },
@@ -870,24 +828,117 @@ async fn wait_for_acknowledgement(
         }
     }
     shell.clear_progress();
-    for item in items.iter_mut() {
-        let key = (item.namespace.clone(), item.name.clone());
-        if item.result == BumpResult::Bumped && item.restarted_at.is_none() {
-            item.acknowledged = Some(acknowledged.contains(&key));
-        }
-        if deleted.contains(&key) {
-            item.result = BumpResult::Failed;
-            item.reason = Some("Deleted");
-            item.message = Some("deleted while waiting for ARC to acknowledge the revision".into());
+    Ok(acks.record(items, timed_out))
+}
+
+/// `bump --wait`'s account: the bumped sets still waited for (with the revision ARC is to
+/// acknowledge), and those acknowledged or deleted so far.
+#[derive(Debug)]
+struct Acknowledgements {
+    waiting: HashMap<(String, String), i64>,
+    total: usize,
+    acknowledged: Vec<(String, String)>,
+    deleted: Vec<(String, String)>,
+}
+
+impl Acknowledgements {
+    /// The sets a bump wrote a new revision to.
+    fn of(items: &[BumpItem]) -> Self {
+        let waiting: HashMap<(String, String), i64> = items
+            .iter()
+            .filter(|i| i.result == BumpResult::Bumped)
+            .filter_map(|i| Some(((i.namespace.clone(), i.name.clone()), i.new_spec_revision?)))
+            .collect();
+        Acknowledgements {
+            total: waiting.len(),
+            waiting,
+            acknowledged: Vec::new(),
+            deleted: Vec::new(),
         }
     }
-    Ok(timed_out.then(|| WaitTimeout {
-        waited_for: total,
-        left: waiting
-            .into_iter()
-            .map(|((ns, name), rev)| (ns, name, rev))
-            .collect(),
-    }))
+
+    /// What to watch: one namespace when they share it, one name when there is one set.
+    fn scope(&self) -> Scope {
+        let namespaces: std::collections::BTreeSet<&String> =
+            self.waiting.keys().map(|k| &k.0).collect();
+        Scope {
+            namespace: (namespaces.len() == 1).then(|| namespaces.first().unwrap().to_string()),
+            label_selector: None,
+            field_selector: (self.total == 1)
+                .then(|| format!("metadata.name={}", self.waiting.keys().next().unwrap().1)),
+        }
+    }
+
+    /// The line that says what is waited for.
+    fn announcement(&self) -> String {
+        match self.waiting.iter().next() {
+            Some(((ns, name), rev)) if self.total == 1 => format!(
+                "Waiting for ARC to acknowledge revision {rev} of EphemeralRunnerSet {ns}/{name}..."
+            ),
+            _ => format!(
+                "Waiting for ARC to acknowledge the new revisions of {} EphemeralRunnerSets...",
+                self.total
+            ),
+        }
+    }
+
+    /// A set as the watch saw it: when its applied revision reached the one waited for, it is
+    /// acknowledged (its key, the revision and the applied one).
+    fn applied(&mut self, v: &Value) -> Option<((String, String), i64, i64)> {
+        let key = key_of(v);
+        let rev = *self.waiting.get(&key)?;
+        let r = Revisions::from_object(v).ok()?;
+        if r.applied < rev {
+            return None;
+        }
+        self.waiting.remove(&key);
+        self.acknowledged.push(key.clone());
+        Some((key, rev, r.applied))
+    }
+
+    /// A set deleted while waited for.
+    fn deleted(&mut self, v: &Value) {
+        let key = key_of(v);
+        if self.waiting.remove(&key).is_some() {
+            self.deleted.push(key);
+        }
+    }
+
+    /// Onto the items: whether each bumped set was acknowledged (a restart is not waited for),
+    /// a deleted one failed; and, when the wait timed out, what it still waited for.
+    fn record(self, items: &mut [BumpItem], timed_out: bool) -> Option<WaitTimeout> {
+        for item in items.iter_mut() {
+            let key = (item.namespace.clone(), item.name.clone());
+            if item.result == BumpResult::Bumped && item.restarted_at.is_none() {
+                item.acknowledged = Some(self.acknowledged.contains(&key));
+            }
+            if self.deleted.contains(&key) {
+                item.result = BumpResult::Failed;
+                item.reason = Some("Deleted");
+                item.message =
+                    Some("deleted while waiting for ARC to acknowledge the revision".into());
+            }
+        }
+        timed_out.then(|| WaitTimeout {
+            waited_for: self.total,
+            left: self
+                .waiting
+                .into_iter()
+                .map(|((ns, name), rev)| (ns, name, rev))
+                .collect(),
+        })
+    }
+}
+
+/// `namespace/name` of a watched object.
+fn key_of(v: &Value) -> (String, String) {
+    let field = |p: &str| {
+        v.pointer(p)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    (field("/metadata/namespace"), field("/metadata/name"))
 }
 
 #[cfg(test)]
@@ -937,6 +988,92 @@ mod tests {
             outcome: Ok(outcome(object(v))),
         };
         bumped(&target(), dry_run, REQUEST.id, written)
+    }
+
+    fn bump_item(name: &str, result: BumpResult, new: Option<i64>) -> BumpItem {
+        BumpItem {
+            namespace: "ci".into(),
+            name: name.into(),
+            spec_revision: Some(1),
+            applied_revision: Some(1),
+            new_spec_revision: new,
+            result,
+            reason: None,
+            message: None,
+            attempts: None,
+            acknowledged: None,
+            restarted_at: None,
+            scale_set: None,
+        }
+    }
+
+    /// `--wait` waits for the sets written a new revision, each until its applied revision
+    /// reaches it; a deleted one fails; the rest time out with their revisions.
+    #[test]
+    fn acknowledgements_follow_the_applied_revision() {
+        let mut items = vec![
+            bump_item("a", BumpResult::Bumped, Some(3)),
+            bump_item("b", BumpResult::Bumped, Some(5)),
+            bump_item("c", BumpResult::Bumped, Some(2)),
+            bump_item("d", BumpResult::WouldBump, Some(2)),
+            bump_item("e", BumpResult::Bumped, None),
+        ];
+        let mut acks = Acknowledgements::of(&items);
+        assert_eq!(acks.total, 3);
+        let scope = acks.scope();
+        assert_eq!(scope.namespace.as_deref(), Some("ci"));
+        assert_eq!(scope.field_selector, None, "three sets: no name to select");
+        assert_eq!(
+            acks.announcement(),
+            "Waiting for ARC to acknowledge the new revisions of 3 EphemeralRunnerSets..."
+        );
+        let set = |name: &str, applied: i64| {
+            json!({"metadata": {"namespace": "ci", "name": name},
+                   "spec": {"actionableRevision": 5}, "status": {"appliedActionableRevision": applied}})
+        };
+        assert_eq!(acks.applied(&set("a", 2)), None, "not yet");
+        assert_eq!(acks.applied(&set("d", 9)), None, "not waited for");
+        assert_eq!(
+            acks.applied(&set("a", 3)),
+            Some((("ci".into(), "a".into()), 3, 3)),
+            "reaching the revision is acknowledging it"
+        );
+        assert_eq!(acks.applied(&set("a", 4)), None, "acknowledged once");
+        acks.deleted(&set("a", 4));
+        assert!(
+            acks.deleted.is_empty(),
+            "an acknowledged set is not waited for"
+        );
+        acks.deleted(&set("c", 0));
+        acks.deleted(&set("d", 0));
+        let timeout = acks.record(&mut items, true).expect("timed out");
+        assert_eq!(timeout.waited_for, 3);
+        assert_eq!(timeout.left, [("ci".to_string(), "b".to_string(), 5)]);
+        let got: Vec<_> = items
+            .iter()
+            .map(|i| (i.name.as_str(), i.result, i.acknowledged, i.reason))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("a", BumpResult::Bumped, Some(true), None),
+                ("b", BumpResult::Bumped, Some(false), None),
+                ("c", BumpResult::Failed, Some(false), Some("Deleted")),
+                ("d", BumpResult::WouldBump, None, None),
+                ("e", BumpResult::Bumped, Some(false), None),
+            ]
+        );
+        // One set: its name is watched, and named in the announcement.
+        let one = Acknowledgements::of(&items[..1]);
+        assert_eq!(
+            one.scope().field_selector.as_deref(),
+            Some("metadata.name=a")
+        );
+        assert_eq!(
+            one.announcement(),
+            "Waiting for ARC to acknowledge revision 3 of EphemeralRunnerSet ci/a..."
+        );
+        assert!(one.record(&mut items[..1], false).is_none());
     }
 
     fn written(before: ObjectText) -> Outcome {

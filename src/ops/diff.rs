@@ -438,105 +438,137 @@ fn sort_objects(objects: Vec<Object>, side: Side, filter: &Filter<'_>, world: &m
     }
     let mut reported: BTreeSet<(String, String, String)> = BTreeSet::new();
     for o in objects {
-        if !o.in_arc_group() {
-            continue; // a render holds ServiceAccounts, Roles and Secrets: not ours.
-        }
-        let (ns, name) = o.key();
-        let ars = o.kind == arc::KIND_AUTOSCALING_RUNNER_SET;
-        let ers = o.kind == arc::KIND_EPHEMERAL_RUNNER_SET;
-        // A desired object's failure is its scale set's; a live set's is the scale set's it
-        // belongs to, reported only if that one is judged.
-        let live_set = ers || side == Side::Live;
-        let scale_set = if ers {
-            scale_set_name(&o).to_string()
-        } else {
-            name.clone()
-        };
-        let fail = |world: &mut World, name: String, error: String| {
-            let (desired_from, current_from) = if live_set {
-                (String::new(), o.describe())
-            } else {
-                (o.describe(), String::new())
-            };
-            let item = ScaleSetDiff::failed(ns.clone(), name, desired_from, current_from, error);
-            if live_set {
-                world.failed_live.push(item);
-            } else {
-                world.failed.push(item);
-            }
-        };
-        if o.meta.name.is_none() {
-            let error = format!("{}: {} has no metadata.name", o.origin, o.kind);
-            fail(world, format!("<unnamed in {}>", o.origin), error);
-            continue;
-        }
-        // Names and the selector choose scale sets; live objects are all kept, since a set is
-        // found through its scale set whatever its own name, and live scale sets lend their uid
-        // and scale-set id.
-        if ars && side == Side::Desired && !filter.selects(&o) {
-            continue;
-        }
-        if let Some(problem) = &o.problem
-            && (ars || ers)
-        {
-            // A problem found while reading already names the object; others do not.
-            let error = if problem.starts_with(&o.kind) {
-                format!("{}: {problem}", o.origin)
-            } else {
-                format!("{}: {problem}", o.describe())
-            };
-            fail(world, scale_set, error);
-            continue;
-        }
-        let id = (o.kind.clone(), ns.clone(), name.clone());
-        if let Some(dup) = duplicated.get(&id)
-            && (ars || ers)
-        {
-            if reported.insert(id) {
-                fail(world, scale_set, dup.clone());
-            }
-            continue;
-        }
-        match o.kind.as_str() {
-            _ if (ars || ers) && o.api_version != arc::API_VERSION => fail(
-                world,
-                scale_set,
-                format!(
-                    "{}: apiVersion {:?} is not served by ARC (use {})",
-                    o.describe(),
-                    o.api_version,
-                    arc::API_VERSION
-                ),
-            ),
-            arc::KIND_AUTOSCALING_RUNNER_SET if o.spec.is_none() => fail(
-                world,
-                scale_set,
-                format!("{}: {SPEC_MISSING_ARS}", o.describe()),
-            ),
-            arc::KIND_EPHEMERAL_RUNNER_SET if o.spec.is_none() => fail(
-                world,
-                scale_set,
-                format!("{}: {}", o.describe(), RevisionError::MissingSpec),
-            ),
-            arc::KIND_AUTOSCALING_RUNNER_SET => match side {
-                Side::Desired => world.desired.push(o),
-                Side::Live => {
-                    world.live_scale_sets.insert((ns, name), o);
+        match verdict(&o, side, filter, &duplicated, &mut reported) {
+            Verdict::Skip => {}
+            Verdict::Fail { scale_set, error } => {
+                // A desired object's failure is its scale set's; a live set's is the scale set's
+                // it belongs to, reported only if that one is judged.
+                let live_set = o.kind == arc::KIND_EPHEMERAL_RUNNER_SET || side == Side::Live;
+                let (desired_from, current_from) = if live_set {
+                    (String::new(), o.describe())
+                } else {
+                    (o.describe(), String::new())
+                };
+                let item = ScaleSetDiff::failed(
+                    o.namespace().to_string(),
+                    scale_set,
+                    desired_from,
+                    current_from,
+                    error,
+                );
+                if live_set {
+                    world.failed_live.push(item);
+                } else {
+                    world.failed.push(item);
                 }
+            }
+            Verdict::Use => match o.kind.as_str() {
+                arc::KIND_AUTOSCALING_RUNNER_SET => match side {
+                    Side::Desired => world.desired.push(o),
+                    Side::Live => {
+                        world.live_scale_sets.insert(o.key(), o);
+                    }
+                },
+                arc::KIND_EPHEMERAL_RUNNER_SET => world.live_sets.push(o),
+                KIND_AUTOSCALING_LISTENER => world.listeners.push(o),
+                _ => {} // an EphemeralRunner: diff compares sets, not runners.
             },
-            arc::KIND_EPHEMERAL_RUNNER_SET => world.live_sets.push(o),
-            KIND_AUTOSCALING_LISTENER => world.listeners.push(o),
-            arc::KIND_EPHEMERAL_RUNNER => {}
-            other => fail(
-                world,
-                name,
-                format!(
-                    "{}: unknown kind {other:?} in {} (expected AutoscalingRunnerSet or EphemeralRunnerSet)",
-                    o.describe(),
-                    o.api_version
-                ),
-            ),
         }
+    }
+}
+
+/// What [`sort_objects`] does with one object.
+#[derive(Debug, PartialEq, Eq)]
+enum Verdict {
+    /// Not ours (a chart's Role, Secret), or a scale set the names and the selector leave out.
+    Skip,
+    /// Refused: the scale set whose row says so, and why.
+    Fail { scale_set: String, error: String },
+    /// An object of ARC's a diff reads (an EphemeralRunner is read and left).
+    Use,
+}
+
+/// Whether an object read from files is used, and if not, why: in this order, no name, not
+/// selected (a desired scale set only: live objects are all kept, since a set is found through
+/// its scale set whatever its own name, and live scale sets lend their uid and scale-set id), a
+/// problem found while reading, given twice (reported once: `reported` keeps the ones told), an
+/// apiVersion ARC does not serve, no spec, an unknown kind.
+fn verdict(
+    o: &Object,
+    side: Side,
+    filter: &Filter<'_>,
+    duplicated: &HashMap<(String, String, String), String>,
+    reported: &mut BTreeSet<(String, String, String)>,
+) -> Verdict {
+    if !o.in_arc_group() {
+        return Verdict::Skip;
+    }
+    let (ns, name) = o.key();
+    let ars = o.kind == arc::KIND_AUTOSCALING_RUNNER_SET;
+    let ers = o.kind == arc::KIND_EPHEMERAL_RUNNER_SET;
+    let scale_set = if ers {
+        scale_set_name(o).to_string()
+    } else {
+        name.clone()
+    };
+    let fail = |scale_set: String, error: String| Verdict::Fail { scale_set, error };
+    if o.meta.name.is_none() {
+        let error = format!("{}: {} has no metadata.name", o.origin, o.kind);
+        return fail(format!("<unnamed in {}>", o.origin), error);
+    }
+    if ars && side == Side::Desired && !filter.selects(o) {
+        return Verdict::Skip;
+    }
+    if let Some(problem) = &o.problem
+        && (ars || ers)
+    {
+        // A problem found while reading already names the object; others do not.
+        let error = if problem.starts_with(&o.kind) {
+            format!("{}: {problem}", o.origin)
+        } else {
+            format!("{}: {problem}", o.describe())
+        };
+        return fail(scale_set, error);
+    }
+    let id = (o.kind.clone(), ns, name.clone());
+    if let Some(dup) = duplicated.get(&id)
+        && (ars || ers)
+    {
+        return if reported.insert(id) {
+            fail(scale_set, dup.clone())
+        } else {
+            Verdict::Skip
+        };
+    }
+    match o.kind.as_str() {
+        _ if (ars || ers) && o.api_version != arc::API_VERSION => fail(
+            scale_set,
+            format!(
+                "{}: apiVersion {:?} is not served by ARC (use {})",
+                o.describe(),
+                o.api_version,
+                arc::API_VERSION
+            ),
+        ),
+        arc::KIND_AUTOSCALING_RUNNER_SET if o.spec.is_none() => {
+            fail(scale_set, format!("{}: {SPEC_MISSING_ARS}", o.describe()))
+        }
+        arc::KIND_EPHEMERAL_RUNNER_SET if o.spec.is_none() => fail(
+            scale_set,
+            format!("{}: {}", o.describe(), RevisionError::MissingSpec),
+        ),
+        arc::KIND_AUTOSCALING_RUNNER_SET
+        | arc::KIND_EPHEMERAL_RUNNER_SET
+        | KIND_AUTOSCALING_LISTENER
+        | arc::KIND_EPHEMERAL_RUNNER => Verdict::Use,
+        other => fail(
+            name,
+            format!(
+                "{}: unknown kind {other:?} in {} (expected AutoscalingRunnerSet or EphemeralRunnerSet)",
+                o.describe(),
+                o.api_version
+            ),
+        ),
     }
 }
 
@@ -970,51 +1002,7 @@ fn compare_one_drift(
     let set = pairing.map(|p| &world.live_sets[p.chosen]);
     let live = world.live_scale_sets.get(&ars.key());
     let Some(set) = set else {
-        if !world.complete_everywhere && !world.complete.contains(&ns) {
-            return ScaleSetDiff::failed(
-                ns.clone(),
-                name.clone(),
-                desired_from,
-                String::new(),
-                format!("EphemeralRunnerSet of AutoscalingRunnerSet {ns}/{name} not found"),
-            );
-        }
-        // ARC builds the new set with the same `newEphemeralRunnerSet` as a replacement: what
-        // stops it there stops it here (the id ARC will read is the render's, else the one the
-        // live scale set keeps).
-        let id = (ars
-            .meta
-            .annotations
-            .get(arc::ANNOTATION_RUNNER_SCALE_SET_ID))
-        .or_else(|| live.and_then(|l| l.meta.annotations.get(arc::ANNOTATION_RUNNER_SCALE_SET_ID)));
-        let spec = ars.spec.as_ref().map_or("{}", |s| s.get());
-        if let Err(e) = crate::core::desired::check_builds(layout, spec, id.map(String::as_str)) {
-            return ScaleSetDiff::failed(
-                ns,
-                name,
-                desired_from.clone(),
-                String::new(),
-                format!("{desired_from}: {e}"),
-            );
-        }
-        let waiting = if live_desired || live.is_some() {
-            let registered = live
-                .unwrap_or(ars)
-                .meta
-                .annotations
-                .contains_key(arc::ANNOTATION_RUNNER_SCALE_SET_ID);
-            Some(if registered {
-                "ARC has registered the scale set but not created its EphemeralRunnerSet yet (is the controller running?)".to_string()
-            } else {
-                format!(
-                    "ARC has not registered the scale set with GitHub yet (no {} annotation): it creates the EphemeralRunnerSet once it has (is the controller running, and is the GitHub secret valid?)",
-                    arc::ANNOTATION_RUNNER_SCALE_SET_ID
-                )
-            })
-        } else {
-            None
-        };
-        return ScaleSetDiff::new_scale_set(ns, name, desired_from, waiting, ars.origin.file());
+        return without_a_set(layout, world, ars, live, live_desired);
     };
     let current_from = set.describe();
     let fail = |error: String| {
@@ -1061,20 +1049,230 @@ fn compare_one_drift(
     item.desired_file = ars.origin.file().map(str::to_string);
     item.scale_set_id_from = id.map(|(_, from)| from);
     if let Some(p) = pairing {
-        if p.by != PairedBy::Name {
-            item.paired_by = Some(p.by);
-        }
-        item.replaced = p
-            .replaced
-            .iter()
-            .map(|&i| world.live_sets[i].name().to_string())
-            .collect();
-        if p.ambiguous {
-            item.note = Some(format!(
-                "{} sets share the newest creation time; ARC may use either",
-                1 + p.replaced.len()
-            ));
-        }
+        with_pairing(&mut item, p, world);
     }
     item
+}
+
+/// A scale set none of whose sets is known: unknown where its namespace's sets were not all
+/// read; else new (ARC builds its first set with the same `newEphemeralRunnerSet` as a
+/// replacement, so what stops it there stops it here: the id ARC will read is the render's, else
+/// the one the live scale set keeps), waiting for ARC when it exists already.
+fn without_a_set(
+    layout: &'static Layout,
+    world: &World,
+    ars: &Object,
+    live: Option<&Object>,
+    live_desired: bool,
+) -> ScaleSetDiff {
+    let (ns, name) = ars.key();
+    let desired_from = ars.describe();
+    if !world.complete_everywhere && !world.complete.contains(&ns) {
+        return ScaleSetDiff::failed(
+            ns.clone(),
+            name.clone(),
+            desired_from,
+            String::new(),
+            format!("EphemeralRunnerSet of AutoscalingRunnerSet {ns}/{name} not found"),
+        );
+    }
+    let id = (ars
+        .meta
+        .annotations
+        .get(arc::ANNOTATION_RUNNER_SCALE_SET_ID))
+    .or_else(|| live.and_then(|l| l.meta.annotations.get(arc::ANNOTATION_RUNNER_SCALE_SET_ID)));
+    let spec = ars.spec.as_ref().map_or("{}", |s| s.get());
+    if let Err(e) = crate::core::desired::check_builds(layout, spec, id.map(String::as_str)) {
+        return ScaleSetDiff::failed(
+            ns,
+            name,
+            desired_from.clone(),
+            String::new(),
+            format!("{desired_from}: {e}"),
+        );
+    }
+    let waiting = (live_desired || live.is_some()).then(|| {
+        waiting_for_arc(
+            live.unwrap_or(ars)
+                .meta
+                .annotations
+                .contains_key(arc::ANNOTATION_RUNNER_SCALE_SET_ID),
+        )
+    });
+    ScaleSetDiff::new_scale_set(ns, name, desired_from, waiting, ars.origin.file())
+}
+
+/// What a scale set that exists without a set waits for: the set, once ARC has registered the
+/// scale set with GitHub (its id annotation), else the registration.
+fn waiting_for_arc(registered: bool) -> String {
+    if registered {
+        "ARC has registered the scale set but not created its EphemeralRunnerSet yet (is the controller running?)".to_string()
+    } else {
+        format!(
+            "ARC has not registered the scale set with GitHub yet (no {} annotation): it creates the EphemeralRunnerSet once it has (is the controller running, and is the GitHub secret valid?)",
+            arc::ANNOTATION_RUNNER_SCALE_SET_ID
+        )
+    }
+}
+
+/// What the pairing adds to a comparison: how the set was found when not by its name, the sets
+/// ARC is replacing, and a tie ARC may break either way.
+fn with_pairing(item: &mut ScaleSetDiff, p: &Pairing, world: &World) {
+    if p.by != PairedBy::Name {
+        item.paired_by = Some(p.by);
+    }
+    item.replaced = p
+        .replaced
+        .iter()
+        .map(|&i| world.live_sets[i].name().to_string())
+        .collect();
+    if p.ambiguous {
+        item.note = Some(format!(
+            "{} sets share the newest creation time; ARC may use either",
+            1 + p.replaced.len()
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::Origin;
+    use serde_json::json;
+
+    fn object(v: serde_json::Value) -> Object {
+        let origin = Origin::File {
+            path: "f.yaml".into(),
+            document: None,
+            items: vec![3],
+        };
+        let mut o = Object::from_manifest(&v, origin, None);
+        if o.meta.namespace.is_none() && o.meta.name.is_some() {
+            o.meta.namespace = Some("ci".into());
+        }
+        o
+    }
+
+    fn arc_object(kind: &str, name: &str, labels: serde_json::Value) -> Object {
+        object(json!({
+            "apiVersion": "actions.github.com/v1alpha1", "kind": kind,
+            "metadata": {"name": name, "namespace": "ci", "labels": labels},
+            "spec": {}
+        }))
+    }
+
+    /// Which objects a diff reads, which it leaves, and which it refuses, and under which scale
+    /// set's name the refusal is told.
+    #[test]
+    fn verdicts_use_skip_or_refuse_naming_the_scale_set() {
+        let names = ["a".to_string()];
+        let filter = Filter {
+            names: &names,
+            selector: None,
+        };
+        let none = HashMap::new();
+        let judge = |o: &Object, side| verdict(o, side, &filter, &none, &mut BTreeSet::new());
+        let ars = arc_object("AutoscalingRunnerSet", "a", json!({}));
+        assert_eq!(judge(&ars, Side::Desired), Verdict::Use);
+        let other = arc_object("AutoscalingRunnerSet", "b", json!({}));
+        assert_eq!(judge(&other, Side::Desired), Verdict::Skip, "not named");
+        assert_eq!(
+            judge(&other, Side::Live),
+            Verdict::Use,
+            "live ones all kept"
+        );
+        let role = object(json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role"}));
+        assert_eq!(judge(&role, Side::Desired), Verdict::Skip, "not ARC's");
+        for kind in [
+            "EphemeralRunnerSet",
+            "AutoscalingListener",
+            "EphemeralRunner",
+        ] {
+            assert_eq!(
+                judge(&arc_object(kind, "x", json!({})), Side::Live),
+                Verdict::Use
+            );
+        }
+        let fail = |v: Verdict| match v {
+            Verdict::Fail { scale_set, error } => (scale_set, error),
+            v => panic!("{v:?}"),
+        };
+        // A set's refusal is its scale set's (by owner, else label).
+        let mut set = arc_object(
+            "EphemeralRunnerSet",
+            "a-x7k2p",
+            json!({"actions.github.com/scale-set-name": "a"}),
+        );
+        set.spec = None;
+        let (scale_set, error) = fail(judge(&set, Side::Live));
+        assert_eq!(scale_set, "a");
+        assert!(
+            error.starts_with("EphemeralRunnerSet ci/a-x7k2p (f.yaml[3]): "),
+            "{error}"
+        );
+        let mut ars_without_spec = ars.clone();
+        ars_without_spec.spec = None;
+        assert_eq!(
+            fail(judge(&ars_without_spec, Side::Desired)).1,
+            format!("AutoscalingRunnerSet ci/a (f.yaml[3]): {SPEC_MISSING_ARS}")
+        );
+        let mut old = ars.clone();
+        old.api_version = "actions.github.com/v1beta1".into();
+        assert!(
+            fail(judge(&old, Side::Desired))
+                .1
+                .contains("apiVersion \"actions.github.com/v1beta1\" is not served by ARC")
+        );
+        let unknown = arc_object("RunnerDeployment", "r", json!({}));
+        let (scale_set, error) = fail(judge(&unknown, Side::Live));
+        assert_eq!(scale_set, "r");
+        assert!(
+            error.contains("unknown kind \"RunnerDeployment\""),
+            "{error}"
+        );
+        let unnamed = object(
+            json!({"apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingRunnerSet"}),
+        );
+        assert_eq!(
+            fail(judge(&unnamed, Side::Desired)),
+            (
+                "<unnamed in f.yaml[3]>".to_string(),
+                "f.yaml[3]: AutoscalingRunnerSet has no metadata.name".to_string()
+            )
+        );
+        // A problem found while reading: named once, by the object if it does not name itself.
+        let mut refused = ars.clone();
+        refused.problem = Some("metadata.namespace: true is a bool".into());
+        assert_eq!(
+            fail(judge(&refused, Side::Desired)).1,
+            "AutoscalingRunnerSet ci/a (f.yaml[3]): metadata.namespace: true is a bool"
+        );
+        refused.problem = Some("AutoscalingRunnerSet ci/a spec.x: refused".into());
+        assert_eq!(
+            fail(judge(&refused, Side::Desired)).1,
+            "f.yaml[3]: AutoscalingRunnerSet ci/a spec.x: refused"
+        );
+        // Given twice: refused once, then left.
+        let id = (
+            "AutoscalingRunnerSet".to_string(),
+            "ci".to_string(),
+            "a".to_string(),
+        );
+        let duplicated = HashMap::from([(id, "given twice".to_string())]);
+        let mut reported = BTreeSet::new();
+        let twice = |reported: &mut BTreeSet<_>| {
+            verdict(&ars, Side::Desired, &filter, &duplicated, reported)
+        };
+        assert_eq!(fail(twice(&mut reported)).1, "given twice");
+        assert_eq!(twice(&mut reported), Verdict::Skip);
+    }
+
+    #[test]
+    fn a_scale_set_without_a_set_waits_for_its_registration_or_its_set() {
+        assert!(waiting_for_arc(true).contains("not created its EphemeralRunnerSet yet"));
+        assert!(waiting_for_arc(false).contains(&format!(
+            "no {} annotation",
+            arc::ANNOTATION_RUNNER_SCALE_SET_ID
+        )));
+    }
 }

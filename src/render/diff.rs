@@ -12,6 +12,7 @@ use similar::{ChangeTag, TextDiff};
 use crate::core::equality::Reason;
 use crate::core::release::Mechanism;
 use crate::report::diff::{DiffReport, ScaleSetDiff};
+use crate::report::display::Line;
 
 /// Options of the text renderer.
 #[derive(Debug, Clone, Copy)]
@@ -42,76 +43,99 @@ pub fn write_text(report: &DiffReport, opts: TextOptions, out: &mut dyn Write) -
     Ok(())
 }
 
+/// `s` in `style` when colour is on.
+fn paint(opts: TextOptions, s: &str, style: fn(&str) -> String) -> String {
+    if opts.color { style(s) } else { s.to_string() }
+}
+
+/// One scale set: its verdict line, what follows it, its diff and the recycle-loop warning.
 fn write_item(item: &ScaleSetDiff, opts: TextOptions, out: &mut dyn Write) -> io::Result<()> {
-    let id = format!("{}/{}", item.namespace, item.name);
-    let paint =
-        |s: &str, style: fn(&str) -> String| if opts.color { style(s) } else { s.to_string() };
+    let id = paint(opts, &format!("{}/{}", item.namespace, item.name), |s| {
+        s.bold().to_string()
+    });
     if let Some(err) = &item.error {
-        writeln!(
-            out,
-            "{}: {}",
-            paint(&id, |s| s.bold().to_string()),
-            paint(&format!("error: {err}"), |s| s.red().to_string())
-        )?;
-        return write_recycle_loop(item, opts, out);
-    }
-    if item.new {
-        writeln!(
-            out,
-            "{}: {}",
-            paint(&id, |s| s.bold().to_string()),
-            paint(
-                "new scale set: ARC will create its EphemeralRunnerSet; no runner is recycled",
-                |s| s.green().to_string()
-            )
-        )?;
-        if let Some(note) = &item.note {
-            writeln!(out, "  {note}")?;
-        }
-        return write_recycle_loop(item, opts, out);
-    }
-    let semantic = item.differences.iter().filter(|d| d.semantic).count();
-    let strict = item.strict_only_differences;
-    if let Some(words) = release_words(item) {
-        let style: fn(&str) -> String = if item.recycle == Some(true) {
-            |s| s.yellow().bold().to_string()
-        } else {
-            |s| s.green().to_string()
-        };
-        writeln!(
-            out,
-            "{}: {}",
-            paint(&id, |s| s.bold().to_string()),
-            paint(&words.verdict, style)
-        )?;
-        for line in &words.details {
-            writeln!(out, "  {line}")?;
-        }
-        if !item.differences.is_empty() {
-            writeln!(
-                out,
-                "  a revision-era ARC would judge it by Go's Semantic equality: {}",
-                if item.semantic_drift == Some(true) {
-                    format!(
-                        "semantic drift, it would bump spec.actionableRevision ({semantic} semantic {}, {strict} strict-only)",
-                        plural(semantic, "difference", "differences")
-                    )
-                } else {
-                    format!(
-                        "no semantic drift, it would not act ({strict} strict-only {})",
-                        plural(strict, "difference", "differences")
-                    )
-                }
-            )?;
-        }
-        if let Some(note) = &item.note {
-            writeln!(out, "  {note}")?;
-        }
+        let error = paint(opts, &format!("error: {err}"), |s| s.red().to_string());
+        writeln!(out, "{id}: {error}")?;
+    } else if item.new {
+        let verdict = paint(
+            opts,
+            "new scale set: ARC will create its EphemeralRunnerSet; no runner is recycled",
+            |s| s.green().to_string(),
+        );
+        writeln!(out, "{id}: {verdict}")?;
+        write_note(item, out)?;
+    } else if let Some(words) = release_words(item) {
+        write_release_verdict(item, &id, &words, opts, out)?;
         write_changes(item, opts, out)?;
-        return write_recycle_loop(item, opts, out);
+    } else {
+        write_revision_verdict(item, &id, opts, out)?;
+        write_changes(item, opts, out)?;
     }
+    write_recycle_loop(item, opts, out)
+}
+
+fn write_note(item: &ScaleSetDiff, out: &mut dyn Write) -> io::Result<()> {
+    match &item.note {
+        Some(note) => writeln!(out, "  {note}"),
+        None => Ok(()),
+    }
+}
+
+/// `semantic` and `strict-only`: the counts of a verdict.
+fn counts(item: &ScaleSetDiff) -> (usize, usize) {
+    let semantic = item.differences.iter().filter(|d| d.semantic).count();
+    (semantic, item.strict_only_differences)
+}
+
+/// A hash era's verdict in its release's words, and what a revision-era ARC would judge.
+fn write_release_verdict(
+    item: &ScaleSetDiff,
+    id: &str,
+    words: &ReleaseWords,
+    opts: TextOptions,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let (semantic, strict) = counts(item);
+    let style: fn(&str) -> String = if item.recycle == Some(true) {
+        |s| s.yellow().bold().to_string()
+    } else {
+        |s| s.green().to_string()
+    };
+    writeln!(out, "{id}: {}", paint(opts, &words.verdict, style))?;
+    for line in &words.details {
+        writeln!(out, "  {line}")?;
+    }
+    if !item.differences.is_empty() {
+        writeln!(
+            out,
+            "  a revision-era ARC would judge it by Go's Semantic equality: {}",
+            if item.semantic_drift == Some(true) {
+                format!(
+                    "semantic drift, it would bump spec.actionableRevision ({semantic} semantic {}, {strict} strict-only)",
+                    plural(semantic, "difference", "differences")
+                )
+            } else {
+                format!(
+                    "no semantic drift, it would not act ({strict} strict-only {})",
+                    plural(strict, "difference", "differences")
+                )
+            }
+        )?;
+    }
+    write_note(item, out)
+}
+
+/// The revision era's verdict (Go's Semantic equality), and the sets ARC is replacing.
+fn write_revision_verdict(
+    item: &ScaleSetDiff,
+    id: &str,
+    opts: TextOptions,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let (semantic, strict) = counts(item);
     let verdict = if item.semantic_drift == Some(true) {
         paint(
+            opts,
             &format!(
                 "semantic drift: ARC will bump spec.actionableRevision and recycle idle and pending runners ({semantic} semantic {}, {strict} strict-only)",
                 plural(semantic, "difference", "differences")
@@ -120,6 +144,7 @@ fn write_item(item: &ScaleSetDiff, opts: TextOptions, out: &mut dyn Write) -> io
         )
     } else if strict > 0 {
         paint(
+            opts,
             &format!(
                 "no semantic drift; {strict} strict-only {} (ARC will not act)",
                 plural(strict, "difference", "differences")
@@ -127,9 +152,9 @@ fn write_item(item: &ScaleSetDiff, opts: TextOptions, out: &mut dyn Write) -> io
             |s| s.green().to_string(),
         )
     } else {
-        paint("no drift", |s| s.green().to_string())
+        paint(opts, "no drift", |s| s.green().to_string())
     };
-    writeln!(out, "{}: {verdict}", paint(&id, |s| s.bold().to_string()))?;
+    writeln!(out, "{id}: {verdict}")?;
     if !item.replaced.is_empty() {
         writeln!(
             out,
@@ -138,11 +163,7 @@ fn write_item(item: &ScaleSetDiff, opts: TextOptions, out: &mut dyn Write) -> io
             item.replaced.join(", ")
         )?;
     }
-    if let Some(note) = &item.note {
-        writeln!(out, "  {note}")?;
-    }
-    write_changes(item, opts, out)?;
-    write_recycle_loop(item, opts, out)
+    write_note(item, out)
 }
 
 /// A verdict in the words of a release whose mechanism is a hash: the first line, and what
@@ -261,100 +282,108 @@ fn write_changes(item: &ScaleSetDiff, opts: TextOptions, out: &mut dyn Write) ->
     if item.differences.is_empty() {
         return Ok(());
     }
-    let paint =
-        |s: &str, style: fn(&str) -> String| if opts.color { style(s) } else { s.to_string() };
     let reasons: HashMap<&str, Reason> = item
         .differences
         .iter()
         .filter(|d| !d.semantic)
         .map(|d| (d.path.as_str(), d.reason))
         .collect();
-    let (current_lines, desired_lines) = item.specs.as_ref().map(|s| s.lines()).unwrap_or_default();
+    let (current, desired) = item.specs.as_ref().map(|s| s.lines()).unwrap_or_default();
     // Lines are compared by identity (the value Go compares, not its spelling): a quantity
     // written `1` on one side and `"1"` on the other is one line, `1` and `1000m` are two.
-    let old: Vec<&str> = current_lines.iter().map(|l| l.identity.as_str()).collect();
-    let new: Vec<&str> = desired_lines.iter().map(|l| l.identity.as_str()).collect();
+    let old: Vec<&str> = current.iter().map(|l| l.identity.as_str()).collect();
+    let new: Vec<&str> = desired.iter().map(|l| l.identity.as_str()).collect();
     let diff = TextDiff::configure().diff_slices(&old, &new);
     if opts.headers {
+        let from = |sign: &str, side: &str, origin: &str, style: fn(&str) -> String| {
+            paint(opts, &format!("{sign} {side}: {origin}"), style)
+        };
         writeln!(
             out,
             "{}",
-            paint(&format!("--- current: {}", item.current_from), |s| s
+            from("---", "current", &item.current_from, |s| s
                 .red()
                 .to_string())
         )?;
         writeln!(
             out,
             "{}",
-            paint(&format!("+++ desired: {}", item.desired_from), |s| s
+            from("+++", "desired", &item.desired_from, |s| s
                 .green()
                 .to_string())
         )?;
     }
+    let groups = diff.grouped_ops(opts.context);
+    let lines = Sides {
+        current: &current,
+        desired: &desired,
+    };
+    for group in &groups {
+        write_hunk(&diff, group, &lines, &reasons, opts, out)?;
+    }
     // A strict-only difference is a line change (identities differ exactly when Go's strict
     // comparison does); the lines it marks that no hunk shows are listed after the hunks.
-    let marked_old: Vec<usize> = (0..old.len())
-        .filter(|&i| reasons.contains_key(current_lines[i].path.as_str()))
-        .collect();
-    for group in diff.grouped_ops(opts.context) {
-        let first = group.first().expect("non-empty group");
-        let last = group.last().expect("non-empty group");
-        let (os, oe) = (first.old_range().start, last.old_range().end);
-        let (ns, ne) = (first.new_range().start, last.new_range().end);
-        writeln!(
-            out,
-            "{}",
-            paint(
-                &format!("@@ -{},{} +{},{} @@", os + 1, oe - os, ns + 1, ne - ns),
-                |s| s.cyan().to_string()
-            )
-        )?;
-        for op in &group {
-            for change in diff.iter_changes(op) {
-                let (sign, line) = match change.tag() {
-                    ChangeTag::Delete => ("-", &current_lines[change.old_index().unwrap()]),
-                    ChangeTag::Insert => ("+", &desired_lines[change.new_index().unwrap()]),
-                    ChangeTag::Equal => (" ", &desired_lines[change.new_index().unwrap()]),
-                };
-                let mark = reasons
-                    .get(line.path.as_str())
-                    .map(|r| format!("  # strict-only: {}", r.explain()));
-                let text = format!("{sign}{}", line.text);
-                let text = match change.tag() {
-                    ChangeTag::Delete => paint(&text, |s| s.red().to_string()),
-                    ChangeTag::Insert => paint(&text, |s| s.green().to_string()),
-                    ChangeTag::Equal => text,
-                };
-                match mark {
-                    Some(m) => writeln!(out, "{text}{}", paint(&m, |s| s.dimmed().to_string()))?,
-                    None => writeln!(out, "{text}")?,
-                }
-            }
-        }
-    }
-    // Strict-only differences on lines that read the same on both sides (no hunk shows them).
     let shown_in_hunks = |i: usize| {
-        diff.grouped_ops(opts.context)
+        groups
             .iter()
             .any(|g| g.iter().any(|op| op.old_range().contains(&i)))
     };
-    for i in marked_old {
-        if !shown_in_hunks(i) {
-            let line = &current_lines[i];
-            let r = reasons[line.path.as_str()];
-            writeln!(
-                out,
-                "{}",
-                paint(
-                    &format!(
-                        "  {}: {}  # strict-only: {}",
-                        line.path,
-                        line.text.get(line.value_start..).unwrap_or("").trim(),
-                        r.explain()
-                    ),
-                    |s| s.dimmed().to_string()
-                )
-            )?;
+    for line in current.iter().enumerate().filter_map(|(i, line)| {
+        (reasons.contains_key(line.path.as_str()) && !shown_in_hunks(i)).then_some(line)
+    }) {
+        let r = reasons[line.path.as_str()];
+        let mark = format!(
+            "  {}: {}  # strict-only: {}",
+            line.path,
+            line.text.get(line.value_start..).unwrap_or("").trim(),
+            r.explain()
+        );
+        writeln!(out, "{}", paint(opts, &mark, |s| s.dimmed().to_string()))?;
+    }
+    Ok(())
+}
+
+/// The lines of both specs.
+struct Sides<'a> {
+    current: &'a [Line],
+    desired: &'a [Line],
+}
+
+/// One hunk: its `@@` line and its lines, each strict-only difference marked.
+fn write_hunk(
+    diff: &TextDiff<'_, '_, str>,
+    group: &[similar::DiffOp],
+    lines: &Sides<'_>,
+    reasons: &HashMap<&str, Reason>,
+    opts: TextOptions,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let first = group.first().expect("non-empty group");
+    let last = group.last().expect("non-empty group");
+    let (os, oe) = (first.old_range().start, last.old_range().end);
+    let (ns, ne) = (first.new_range().start, last.new_range().end);
+    let at = format!("@@ -{},{} +{},{} @@", os + 1, oe - os, ns + 1, ne - ns);
+    writeln!(out, "{}", paint(opts, &at, |s| s.cyan().to_string()))?;
+    for op in group {
+        for change in diff.iter_changes(op) {
+            let (sign, line) = match change.tag() {
+                ChangeTag::Delete => ("-", &lines.current[change.old_index().unwrap()]),
+                ChangeTag::Insert => ("+", &lines.desired[change.new_index().unwrap()]),
+                ChangeTag::Equal => (" ", &lines.desired[change.new_index().unwrap()]),
+            };
+            let mark = reasons
+                .get(line.path.as_str())
+                .map(|r| format!("  # strict-only: {}", r.explain()));
+            let text = format!("{sign}{}", line.text);
+            let text = match change.tag() {
+                ChangeTag::Delete => paint(opts, &text, |s| s.red().to_string()),
+                ChangeTag::Insert => paint(opts, &text, |s| s.green().to_string()),
+                ChangeTag::Equal => text,
+            };
+            match mark {
+                Some(m) => writeln!(out, "{text}{}", paint(opts, &m, |s| s.dimmed().to_string()))?,
+                None => writeln!(out, "{text}")?,
+            }
         }
     }
     Ok(())

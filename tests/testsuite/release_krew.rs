@@ -399,8 +399,24 @@ fn the_archive_is_laid_out_as_the_manifest_says() {
         .collect();
     assert_eq!(
         top.into_iter().collect::<Vec<_>>(),
-        ["LICENSE", "README.md", "completions", "kubectl-arc"]
+        ["LICENSE", "README.md", "completions", "docs", "kubectl-arc"]
     );
+    // The README's relative links lead to files of the unpacked archive.
+    let files: std::collections::BTreeSet<&str> = list.lines().collect();
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let links: Vec<&str> = readme
+        .split("](")
+        .skip(1)
+        .filter_map(|rest| rest.split([')', '#']).next())
+        .filter(|target| !target.is_empty() && !target.contains("://"))
+        .collect();
+    assert!(links.len() >= 10, "the README links {links:?}");
+    for target in links {
+        assert!(
+            files.contains(target),
+            "README.md links {target}, which the archive does not hold"
+        );
+    }
     // Every platform of the template names the archive package.sh makes for its target, and
     // `files` that such an archive holds.
     let template = std::fs::read_to_string(root().join("plugins/arc.yaml")).unwrap();

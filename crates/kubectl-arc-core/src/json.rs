@@ -6,6 +6,7 @@
 //! encoding/json's decode.go (invalid surrogates become U+FFFD).
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use crate::goyaml::go_float;
 use crate::value::DecodeError;
@@ -57,12 +58,24 @@ pub fn check_valid(b: &[u8]) -> Result<(), DecodeError> {
 /// Check that one JSON value starts at `start` (after optional white space) and return the index
 /// just after it: one step of Go's `json.Decoder` over a stream of values.
 pub fn check_valid_prefix(b: &[u8], start: usize) -> Result<usize, DecodeError> {
+    scan_prefix(b, start, MAX_NESTING_DEPTH).map(|(end, _)| end)
+}
+
+/// [`check_valid_prefix`], also returning the offset of the first container (in text order) that
+/// opens inside `depth` or more enclosing ones, if any: where a reader with that nesting limit
+/// stops.
+fn scan_prefix(
+    b: &[u8],
+    start: usize,
+    depth: usize,
+) -> Result<(usize, Option<usize>), DecodeError> {
     #[derive(Clone, Copy, PartialEq)]
     enum Frame {
         Object,
         Array,
     }
     let mut stack: Vec<Frame> = Vec::new();
+    let mut too_deep = None;
     let mut i = start;
     let skip_ws = |i: &mut usize| {
         while *i < b.len() && is_ws(b[*i]) {
@@ -81,6 +94,9 @@ pub fn check_valid_prefix(b: &[u8], start: usize) -> Result<usize, DecodeError> 
                 if stack.len() >= MAX_NESTING_DEPTH {
                     return Err(syntax(i, "exceeded max depth"));
                 }
+                if stack.len() >= depth && too_deep.is_none() {
+                    too_deep = Some(i);
+                }
                 i += 1;
                 skip_ws(&mut i);
                 if i < b.len() && b[i] == b'}' {
@@ -96,6 +112,9 @@ pub fn check_valid_prefix(b: &[u8], start: usize) -> Result<usize, DecodeError> 
                 // Go's scanner pushes a parse state for every container, empty ones too.
                 if stack.len() >= MAX_NESTING_DEPTH {
                     return Err(syntax(i, "exceeded max depth"));
+                }
+                if stack.len() >= depth && too_deep.is_none() {
+                    too_deep = Some(i);
                 }
                 i += 1;
                 skip_ws(&mut i);
@@ -125,7 +144,7 @@ pub fn check_valid_prefix(b: &[u8], start: usize) -> Result<usize, DecodeError> 
         loop {
             skip_ws(&mut i);
             match stack.last() {
-                None => return Ok(i),
+                None => return Ok((i, too_deep)),
                 Some(frame) => {
                     let close = if *frame == Frame::Object { b'}' } else { b']' };
                     match b.get(i) {
@@ -454,37 +473,152 @@ pub fn manifest_documents(
     text: &str,
     max_depth: usize,
 ) -> Result<Vec<ManifestDocument>, DecodeError> {
+    document_spans(text, max_depth)?
+        .into_iter()
+        .map(|span| read_document(text, span, max_depth))
+        .collect()
+}
+
+/// The byte range of each JSON document of a manifest, every one checked first as
+/// [`manifest_documents`] checks them (the first document with a syntax error, or with nesting
+/// deeper than `max_depth`, is the error), so that the documents can then be read one at a time
+/// (and a List's items one at a time, [`read_list`]) with nothing left to fail.
+pub fn document_spans(text: &str, max_depth: usize) -> Result<Vec<Range<usize>>, DecodeError> {
     let b = text.as_bytes();
-    let mut docs = Vec::new();
+    let mut spans = Vec::new();
     let mut i = 0;
     loop {
         while i < b.len() && is_ws(b[i]) {
             i += 1;
         }
         if i >= b.len() {
-            return Ok(docs);
+            return Ok(spans);
         }
-        let end = check_valid_prefix(b, i).map_err(|e| match e {
-            DecodeError::Syntax { offset, msg } if msg == "exceeded max depth" => {
-                syntax(offset, format!("nested deeper than {max_depth} levels"))
-            }
+        let deeper = |offset| syntax(offset, format!("nested deeper than {max_depth} levels"));
+        let (end, too_deep) = scan_prefix(b, i, max_depth).map_err(|e| match e {
+            DecodeError::Syntax { offset, msg } if msg == "exceeded max depth" => deeper(offset),
             e => e,
         })?;
-        let mut r = Reader {
-            s: &text[..end],
-            b: &b[..end],
-            i,
-        };
-        let mut found = Found::default();
-        let mut path = Vec::new();
-        let value = to_serde(&mut r, &mut path, &mut found, max_depth)?;
-        docs.push(ManifestDocument {
-            value,
-            refused: found.refused,
-            spellings: found.spellings,
-        });
+        if let Some(offset) = too_deep {
+            return Err(deeper(offset));
+        }
+        spans.push(i..end);
         i = end;
     }
+}
+
+/// A cursor over the document at `span` of `text` (offsets stay the file's).
+fn reader_at(text: &str, span: Range<usize>) -> Reader<'_> {
+    Reader {
+        s: &text[..span.end],
+        b: &text.as_bytes()[..span.end],
+        i: span.start,
+    }
+}
+
+/// The document at `span` (one of [`document_spans`]), read whole.
+pub fn read_document(
+    text: &str,
+    span: Range<usize>,
+    max_depth: usize,
+) -> Result<ManifestDocument, DecodeError> {
+    let mut r = reader_at(text, span);
+    let mut found = Found::default();
+    let value = to_serde(&mut r, &mut Vec::new(), &mut found, max_depth)?;
+    Ok(found.document(value))
+}
+
+/// The items of a List document, read one at a time: each is what [`read_document`] would have
+/// made of it in the whole List, paths and pointers from the List's root (`items[3].spec.x`,
+/// `/items/3/spec/x`).
+pub struct ListItems<'a> {
+    r: Reader<'a>,
+    index: usize,
+    max_depth: usize,
+}
+
+impl ListItems<'_> {
+    /// The next item, or `None` after the last.
+    pub fn next_item(&mut self) -> Result<Option<ManifestDocument>, DecodeError> {
+        if !self.r.next_element() {
+            return Ok(None);
+        }
+        let mut path = vec![Step::Key(Cow::Borrowed("items")), Step::Index(self.index)];
+        self.index += 1;
+        let mut found = Found::default();
+        let value = to_serde(&mut self.r, &mut path, &mut found, self.max_depth)?;
+        Ok(Some(found.document(value)))
+    }
+}
+
+/// The document at `span` as a List (kubectl's test: an object whose `kind`, the last of that
+/// key, is a string ending in `List`, and whose last `items` is an array): the List without its
+/// `items` (what the other keys hold, and what reading them found, earlier duplicate `items` keys
+/// included), and its items to read one at a time. `None` when it is not a List.
+pub fn read_list(
+    text: &str,
+    span: Range<usize>,
+    max_depth: usize,
+) -> Result<Option<(ManifestDocument, ListItems<'_>)>, DecodeError> {
+    let mut r = reader_at(text, span.clone());
+    if r.peek_kind() != Token::Object {
+        return Ok(None);
+    }
+    // The last `kind` and the last `items` decide, as the last duplicate key wins in Go's maps.
+    let (mut list_kind, mut items_at) = (false, None);
+    r.begin_object();
+    while let Some(key) = r.next_key() {
+        match key.as_ref() {
+            "kind" => {
+                list_kind = if r.peek_kind() == Token::String {
+                    r.string().ends_with("List")
+                } else {
+                    r.skip_value();
+                    false
+                };
+            }
+            "items" => {
+                items_at = (r.peek_kind() == Token::Array).then(|| r.offset());
+                r.skip_value();
+            }
+            _ => r.skip_value(),
+        }
+    }
+    let Some(items_at) = items_at.filter(|_| list_kind) else {
+        return Ok(None);
+    };
+    // The List without its last `items`, read as to_serde reads an object.
+    let mut r = reader_at(text, span.clone());
+    let mut found = Found::default();
+    let mut path = Vec::new();
+    r.begin_object();
+    let mut map = serde_json::Map::new();
+    while let Some(key) = r.next_key() {
+        if r.peek_kind() == Token::Array && r.offset() == items_at {
+            r.skip_value();
+            continue;
+        }
+        path.push(Step::Key(key));
+        let v = to_serde(&mut r, &mut path, &mut found, max_depth)?;
+        let Some(Step::Key(key)) = path.pop() else {
+            unreachable!("the key pushed above")
+        };
+        map.insert(key.into_owned(), v);
+    }
+    // An earlier `items` is replaced by the last (what it held was still read, as Go reads it).
+    map.remove("items");
+    let head = found.document(serde_json::Value::Object(map));
+    let mut r = reader_at(text, span);
+    r.i = items_at;
+    r.begin_array();
+    Ok(Some((
+        head,
+        ListItems {
+            r,
+            index: 0,
+            max_depth,
+        },
+    )))
 }
 
 /// A step of the path to a value: an object key, or an array index.
@@ -527,6 +661,16 @@ fn pointer_text(path: &[Step<'_>]) -> String {
 struct Found {
     refused: Vec<RefusedValue>,
     spellings: Vec<Spelling>,
+}
+
+impl Found {
+    fn document(self, value: serde_json::Value) -> ManifestDocument {
+        ManifestDocument {
+            value,
+            refused: self.refused,
+            spellings: self.spellings,
+        }
+    }
 }
 
 fn to_serde<'a>(

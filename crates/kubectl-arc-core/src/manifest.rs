@@ -81,6 +81,20 @@ pub const MAX_BYTES: usize = 128 * 1024 * 1024;
 /// (`v1/List`, `*List`) are flattened into their items. Budgets bound the work a hostile file can
 /// cause: its size, nesting, node count, and alias expansion (a "billion laughs" document fails).
 pub fn parse(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestError> {
+    let mut out = Vec::new();
+    parse_each(text, source, &mut |object| out.push(object))?;
+    Ok(out)
+}
+
+/// [`parse`], handing each object to `sink` as soon as it is read, in the same order. A JSON
+/// List's items are read one at a time, so only one item's value tree is alive at once (a dump
+/// of 10,000 scale sets is never one tree). On an error, the objects already handed over are
+/// from a file [`parse`] refuses as a whole: the caller drops them.
+pub fn parse_each(
+    text: &str,
+    source: &str,
+    sink: &mut dyn FnMut(ManifestObject),
+) -> Result<(), ManifestError> {
     if text.len() > MAX_BYTES {
         return Err(ManifestError::Parse {
             origin: source.to_string(),
@@ -93,14 +107,13 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestEr
     }
     // kubectl reads a stream starting with '{' as JSON, with Go's rules (its YAMLOrJSONDecoder).
     if text.trim_start().starts_with('{') {
-        return parse_json(text, source);
+        return parse_json(text, source, sink);
     }
     let docs = yaml::read(text).map_err(|message| ManifestError::Parse {
         origin: source.to_string(),
         message,
     })?;
     let multi = docs.len() > 1;
-    let mut out = Vec::new();
     for (i, doc) in docs.into_iter().enumerate() {
         let src = if multi {
             format!("{source}#{}", i + 1)
@@ -115,55 +128,119 @@ pub fn parse(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestEr
             divergences: &doc.refusals,
             spellings: &doc.spellings,
         };
-        push_object(doc.value, src, position, &found, "", None, &mut out)?;
+        push_object(doc.value, src, position, &found, "", None, sink)?;
     }
-    Ok(out)
+    Ok(())
 }
 
 /// A JSON manifest, read as kubectl reads one (see [`crate::json::manifest_documents`]):
-/// a value kubectl refuses (a number beyond float64) refuses its object, not the file.
-fn parse_json(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestError> {
-    let docs =
-        crate::json::manifest_documents(text, MAX_DEPTH).map_err(|e| ManifestError::Parse {
-            origin: source.to_string(),
-            message: e.to_string(),
-        })?;
-    let multi = docs.len() > 1;
-    let mut out = Vec::new();
-    for (i, doc) in docs.into_iter().enumerate() {
+/// a value kubectl refuses (a number beyond float64) refuses its object, not the file. Every
+/// document is checked before any is read; a List document's items are then read and handed
+/// over one at a time, each with what reading the List outside its items found.
+fn parse_json(
+    text: &str,
+    source: &str,
+    sink: &mut dyn FnMut(ManifestObject),
+) -> Result<(), ManifestError> {
+    let parse_error = |e: crate::value::DecodeError| ManifestError::Parse {
+        origin: source.to_string(),
+        message: e.to_string(),
+    };
+    let spans = crate::json::document_spans(text, MAX_DEPTH).map_err(parse_error)?;
+    let multi = spans.len() > 1;
+    for (i, span) in spans.into_iter().enumerate() {
         let src = if multi {
             format!("{source}#{}", i + 1)
         } else {
             source.to_string()
         };
-        let refused: Vec<Divergence> = doc
-            .refused
-            .into_iter()
-            .map(|r| {
-                let before = &text[..r.offset];
-                Divergence {
-                    line: before.matches('\n').count() + 1,
-                    column: before.len() - before.rfind('\n').map_or(0, |n| n + 1) + 1,
-                    path: r.path,
-                    text: r.text,
-                    kubectl: r.message,
-                    ours: String::new(),
-                    key: false,
-                    style: "JSON number",
-                }
-            })
-            .collect();
         let position = Position {
             document: multi.then_some(i + 1),
             items: Vec::new(),
         };
-        let found = Found {
-            divergences: &refused,
-            spellings: &doc.spellings,
+        let Some((head, mut items)) =
+            crate::json::read_list(text, span.clone(), MAX_DEPTH).map_err(parse_error)?
+        else {
+            let doc = crate::json::read_document(text, span, MAX_DEPTH).map_err(parse_error)?;
+            let refused = json_divergences(text, doc.refused);
+            let found = Found {
+                divergences: &refused,
+                spellings: &doc.spellings,
+            };
+            push_object(doc.value, src, position, &found, "", None, sink)?;
+            continue;
         };
-        push_object(doc.value, src, position, &found, "", None, &mut out)?;
+        // What push_object does with a List, one item at a time.
+        let head_refused = json_divergences(text, head.refused);
+        let own: Vec<Divergence> = head_refused
+            .iter()
+            .filter(|d| !d.path.starts_with("items["))
+            .cloned()
+            .collect();
+        let list_problem = problem_of(&head.value, &own, "");
+        let mut j = 0;
+        while let Some(item) = items.next_item().map_err(parse_error)? {
+            let item_prefix = format!("items[{j}]");
+            let item_pointer = format!("/items/{j}");
+            // What the List outside this item found under it (an earlier `items` key's), merged
+            // with the item's own in text order, as one reading of the whole List has them.
+            let mut divergences: Vec<Divergence> = head_refused
+                .iter()
+                .filter(|d| under(&d.path, &item_prefix))
+                .cloned()
+                .chain(json_divergences(text, item.refused))
+                .collect();
+            divergences.sort_by_key(|d| (d.line, d.column));
+            let spellings: Vec<Spelling> = head
+                .spellings
+                .iter()
+                .filter(|s| {
+                    s.pointer
+                        .strip_prefix(&item_pointer)
+                        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+                })
+                .cloned()
+                .chain(item.spellings)
+                .collect();
+            let found = Found {
+                divergences: &divergences,
+                spellings: &spellings,
+            };
+            let mut at = position.clone();
+            at.items.push(j);
+            push_object(
+                item.value,
+                format!("{src}[{j}]"),
+                at,
+                &found,
+                &item_prefix,
+                list_problem.as_deref(),
+                sink,
+            )?;
+            j += 1;
+        }
     }
-    Ok(out)
+    Ok(())
+}
+
+/// The numbers kubectl refuses in a JSON document, as divergences at their line and column.
+fn json_divergences(text: &str, refused: Vec<crate::json::RefusedValue>) -> Vec<Divergence> {
+    refused
+        .into_iter()
+        .map(|r| {
+            let before = &text[..r.offset];
+            Divergence {
+                line: before.matches('\n').count() + 1,
+                column: before.len() - before.rfind('\n').map_or(0, |n| n + 1) + 1,
+                path: r.path,
+                text: r.text,
+                kubectl: r.message,
+                ours: String::new(),
+                key: false,
+                style: "JSON number",
+            }
+        })
+        .collect()
 }
 
 /// The JSON text of a manifest value as kubectl sends it to the API server (`sigs.k8s.io/yaml.YAMLToJSON`,
@@ -364,7 +441,7 @@ fn push_object(
     found: &Found<'_>,
     prefix: &str,
     inherited: Option<&str>,
-    out: &mut Vec<ManifestObject>,
+    out: &mut dyn FnMut(ManifestObject),
 ) -> Result<(), ManifestError> {
     let divergences = found.divergences;
     match doc {
@@ -440,7 +517,7 @@ fn push_object(
                         })
                     })
                     .collect();
-                out.push(ManifestObject {
+                out(ManifestObject {
                     source,
                     document: position.document,
                     items: position.items,
@@ -467,6 +544,204 @@ fn push_object(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A JSON manifest read whole, as [`parse_json`] read it before it streamed a List's items:
+    /// every document's whole tree, then flattened. The streaming reader must give the same.
+    fn parse_json_whole(text: &str, source: &str) -> Result<Vec<ManifestObject>, ManifestError> {
+        let docs =
+            crate::json::manifest_documents(text, MAX_DEPTH).map_err(|e| ManifestError::Parse {
+                origin: source.to_string(),
+                message: e.to_string(),
+            })?;
+        let multi = docs.len() > 1;
+        let mut out = Vec::new();
+        for (i, doc) in docs.into_iter().enumerate() {
+            let src = if multi {
+                format!("{source}#{}", i + 1)
+            } else {
+                source.to_string()
+            };
+            let refused = json_divergences(text, doc.refused);
+            let position = Position {
+                document: multi.then_some(i + 1),
+                items: Vec::new(),
+            };
+            let found = Found {
+                divergences: &refused,
+                spellings: &doc.spellings,
+            };
+            push_object(doc.value, src, position, &found, "", None, &mut |o| {
+                out.push(o)
+            })?;
+        }
+        Ok(out)
+    }
+
+    fn same_as_whole(text: &str) {
+        let streamed = format!("{:#?}", parse(text, "f.json"));
+        let whole = format!("{:#?}", parse_json_whole(text, "f.json"));
+        assert_eq!(streamed, whole, "{text}");
+    }
+
+    /// Lists with what makes reading their items one at a time hard: refusals and spellings in
+    /// the List outside its items, in an earlier duplicate `items`, in a key after `items`
+    /// spelled like an item's path; nested Lists; `kind` after `items`, escaped, not a string;
+    /// `items` not an array; items that are not objects; nesting past the limit after them.
+    #[test]
+    fn a_list_read_item_by_item_is_the_list_read_whole() {
+        let item = |name: &str, extra: &str| {
+            format!(
+                r#"{{"apiVersion":"actions.github.com/v1alpha1","kind":"AutoscalingRunnerSet","metadata":{{"name":"{name}","namespace":"ns"}},"spec":{{"maxRunners":1.0{extra}}}}}"#
+            )
+        };
+        let deep = format!("{}{}", "[".repeat(300), "]".repeat(300));
+        for text in [
+            format!(
+                r#"{{"kind":"List","items":[{},{}]}}"#,
+                item("a", ""),
+                item("b", r#","x":1e400"#)
+            ),
+            format!(
+                r#"{{"kind":"List","metadata":{{"name":"l","x":1e400}},"items":[{}]}}"#,
+                item("a", "")
+            ),
+            format!(r#"{{"items":[{}],"kind":"List","y":1.50}}"#, item("a", "")),
+            format!(
+                r#"{{"kind":"List","items":[{{"a":1e400,"b":2.0}}],"items":[{},{}]}}"#,
+                item("a", ""),
+                item("b", "")
+            ),
+            format!(
+                r#"{{"kind":"List","items":[{}],"items[0]":1e400,"items[0].z":1e999}}"#,
+                item("a", r#","x":1e401"#)
+            ),
+            format!(
+                r#"{{"kind":"List","items":[{{"kind":"List","z":1e400,"items":[{},{}]}},{}]}}"#,
+                item("a", ""),
+                item("b", r#","q":1e3"#),
+                item("c", "")
+            ),
+            format!(r#"{{"kind":"List","items":[{}]}}"#, item("a", "")),
+            format!(r#"{{"kind":"List","items":[{}],"kind":1}}"#, item("a", "")),
+            format!(
+                r#"{{"kind":"List","items":[{}],"items":{{}}}}"#,
+                item("a", "")
+            ),
+            r#"{"kind":"ConfigMapList","items":[]}"#.to_string(),
+            format!(r#"{{"kind":"List","items":[{},"x"]}}"#, item("a", "")),
+            format!(r#"{{"kind":"List","items":[null,{}]}}"#, item("a", "")),
+            format!(r#"{{"kind":"List","items":["x",{{"a":{deep}}}]}}"#),
+            format!(
+                r#"{{"kind":"List","items":[{}]}} {{"kind":"X","a":1e400}} {{"kind":"List","items":[{}]}}"#,
+                item("a", ""),
+                item("b", r#","x":-1e400"#)
+            ),
+            format!(
+                "{{\"kind\":\"List\",\n  \"items\": [\n    {},\n    {}\n  ]\n}}",
+                item("a", r#","x":1e400"#),
+                item("b", r#","y":1E+2"#)
+            ),
+            format!(
+                r#"{{"kind":"List","items":[{}]}} {{"a":{deep}}}"#,
+                item("a", "")
+            ),
+            format!(r#"{{"kind":"List","items":[{}]}} {{"a":["#, item("a", "")),
+        ] {
+            same_as_whole(&text);
+        }
+    }
+
+    /// The same on generated Lists (a fixed seed): items, keys and numbers drawn from a small
+    /// alphabet, duplicates and refusals frequent.
+    #[test]
+    fn generated_lists_read_item_by_item_are_the_lists_read_whole() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        const NUMBERS: [&str; 7] = [
+            "1",
+            "1.0",
+            "1e3",
+            "1e400",
+            "-0",
+            "12345678901234567890",
+            "2",
+        ];
+        const KEYS: [&str; 6] = ["kind", "items", "metadata", "spec", "x", "items[0]"];
+        fn value(next: &mut dyn FnMut(usize) -> usize, depth: usize) -> String {
+            match next(if depth > 3 { 3 } else { 6 }) {
+                0 => NUMBERS[next(NUMBERS.len())].to_string(),
+                1 => ["\"List\"", "\"a\"", "null", "true"][next(4)].to_string(),
+                2 => "\"ConfigMapList\"".to_string(),
+                3 | 4 => object(next, depth),
+                _ => {
+                    let items: Vec<String> = (0..next(4)).map(|_| value(next, depth + 1)).collect();
+                    format!("[{}]", items.join(", "))
+                }
+            }
+        }
+        fn object(next: &mut dyn FnMut(usize) -> usize, depth: usize) -> String {
+            let keys: Vec<String> = (0..next(4))
+                .map(|_| {
+                    let key = KEYS[next(KEYS.len())];
+                    let v = match key {
+                        "kind" => ["\"List\"", "\"X\"", "1"][next(3)].to_string(),
+                        "metadata" => format!(
+                            r#"{{"name":"n{}","namespace":{}}}"#,
+                            next(3),
+                            ["\"ns\"", "1e400", "true"][next(3)]
+                        ),
+                        _ => value(next, depth + 1),
+                    };
+                    format!("\"{key}\":{v}")
+                })
+                .collect();
+            format!("{{{}}}", keys.join(","))
+        }
+        let (mut lists, mut refused) = (0, 0);
+        for _ in 0..3000 {
+            let docs: Vec<String> = (0..1 + next(2))
+                .map(|_| {
+                    let items: Vec<String> = (0..next(4))
+                        .map(|_| match next(6) {
+                            0 => value(&mut next, 1),
+                            _ => object(&mut next, 1),
+                        })
+                        .collect();
+                    let extra = value(&mut next, 1);
+                    match next(3) {
+                        0 => format!(
+                            r#"{{"kind":"List","items":[{}],"x":{extra}}}"#,
+                            items.join(",")
+                        ),
+                        1 => format!(
+                            r#"{{"x":{extra},"items":[{}],"kind":"List"}}"#,
+                            items.join(",\n")
+                        ),
+                        _ => format!(
+                            r#"{{"items":{extra},"kind":"List","items":[{}]}}"#,
+                            items.join(",")
+                        ),
+                    }
+                })
+                .collect();
+            let text = docs.join("\n");
+            if let Ok(objects) = parse(&text, "f.json") {
+                lists += usize::from(objects.iter().any(|o| !o.items.is_empty()));
+                refused += objects.iter().filter(|o| o.problem.is_some()).count();
+            }
+            same_as_whole(&text);
+        }
+        assert!(
+            lists > 1000,
+            "only {lists} of the generated files read as Lists"
+        );
+        assert!(refused > 1000, "only {refused} items refused");
+    }
 
     /// Regression: a block of 33 or more comment lines (ARC's chart values, GitOps manifests) made
     /// the whole file "not valid YAML or JSON: too many buffered comments".
