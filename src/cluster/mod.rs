@@ -136,9 +136,21 @@ pub(crate) async fn list_pods(
     namespace: &str,
     selector: Option<&str>,
 ) -> Result<Vec<crate::input::Object>, ApiError> {
+    list_pods_in(client, Some(namespace), selector).await
+}
+
+/// [`list_pods`] in `namespace`, or in every namespace when `None`.
+pub(crate) async fn list_pods_in(
+    client: &Client,
+    namespace: Option<&str>,
+    selector: Option<&str>,
+) -> Result<Vec<crate::input::Object>, ApiError> {
     let mut out = Vec::new();
-    let path = format!("/api/v1/namespaces/{namespace}/pods");
-    list_pages_each(client, &path, "pods", Some(namespace), selector, |o| {
+    let path = match namespace {
+        Some(ns) => format!("/api/v1/namespaces/{ns}/pods"),
+        None => "/api/v1/pods".to_string(),
+    };
+    list_pages_each(client, &path, "pods", namespace, selector, |o| {
         let mut object = object_from_cluster("Pod", o);
         object.api_version = "v1".to_string();
         out.push(object);

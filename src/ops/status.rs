@@ -29,7 +29,7 @@ use crate::core::status::listener::{
 };
 use crate::core::status::{
     Census, DesiredSpec, ListenerFacts, ListenerView, PodFacts, PodView, Replacement, RunnerFacts,
-    ScaleSetFacts, SetFacts, SetKey, SetStatus, State, Unobserved,
+    RunnerPods, ScaleSetFacts, SetFacts, SetKey, SetStatus, State, Unobserved,
 };
 use crate::input;
 use crate::ops::follow::Follow;
@@ -180,7 +180,15 @@ impl Request {
 
 /// One listing of the sets in scope, with what their scale sets want.
 pub(crate) async fn list(client: &kube::Client, plan: &Plan) -> Result<Snapshot> {
-    let gathered = gather(client, plan, Census::new(plan.layout, false)).await?;
+    let mut census = Census::new(plan.layout, false);
+    // The runners' Pods first: a runner reaches phase Running only after its Pod runs, so a
+    // Pod made between the two lists cannot make a running runner look Pod-less.
+    let mut pod_warnings = Vec::new();
+    match runner_pods(client, plan).await {
+        Ok(pods) => census.set_runner_pods(pods),
+        Err(warning) => pod_warnings.push(warning),
+    }
+    let gathered = gather(client, plan, census).await?;
     let mut census = gathered.census;
     let scale_sets = scale_sets(client, plan).await;
     attach_desired(&scale_sets, &mut census);
@@ -199,10 +207,12 @@ pub(crate) async fn list(client: &kube::Client, plan: &Plan) -> Result<Snapshot>
     attach_surroundings(&scale_sets, &mut census, &around);
     let fleet = FleetFacts::read(&scale_sets, &census, &around);
     let chains = chains(plan, &scale_sets, &census, &around);
+    let mut warnings = pod_warnings;
+    warnings.extend(around.warnings);
     Ok(Snapshot {
         rows: with_rows(census.statuses(plan.now()), waiting),
         errors,
-        warnings: around.warnings,
+        warnings,
         fleet,
         chains,
     })
@@ -540,6 +550,48 @@ fn attach_surroundings(scale_sets: &[input::Object], census: &mut Census, around
         let mut reasons = said.remove(&key).unwrap_or_default();
         reasons.extend(installation.iter().cloned());
         census.set_around(&key, reasons);
+    }
+}
+
+/// The label `newEphemeralRunnerPod` gives every runner's Pod.
+const RUNNER_POD_SELECTOR: &str = "actions-ephemeral-runner=True";
+
+/// The runners' Pods in the plan's namespace (every namespace with `-A`), by name, each with its
+/// Unschedulable message; a read the role does not allow is the warning to give.
+async fn runner_pods(client: &kube::Client, plan: &Plan) -> Result<RunnerPods, String> {
+    let ns = plan.namespace.as_deref();
+    match cluster::list_pods_in(client, ns, Some(RUNNER_POD_SELECTOR)).await {
+        Ok(pods) => Ok(runner_pods_of(&pods, ns.map(|n| [n.to_string()].into()))),
+        Err(e) => Err(unreadable(
+            &e,
+            "list",
+            &match ns {
+                Some(ns) => format!("pods in namespace {ns}"),
+                None => "pods in all namespaces".to_string(),
+            },
+            "the runner Pod checks are skipped",
+        )),
+    }
+}
+
+/// The runner Pods among `pods` ([`RunnerPods`]), read in `namespaces` (`None`: all).
+fn runner_pods_of(pods: &[input::Object], namespaces: Option<HashSet<String>>) -> RunnerPods {
+    RunnerPods {
+        pods: pods
+            .iter()
+            .filter(|p| {
+                p.meta
+                    .labels
+                    .get("actions-ephemeral-runner")
+                    .map(String::as_str)
+                    == Some("True")
+            })
+            .filter_map(|p| {
+                let facts = PodFacts::from_json(&p.json(), "runner").ok()?;
+                Some(((facts.namespace, facts.name), facts.unschedulable))
+            })
+            .collect(),
+        namespaces,
     }
 }
 
@@ -1253,6 +1305,26 @@ pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Re
         .map(|o| o.namespace().to_string())
         .collect();
     let mut census = Census::new(plan.layout, false);
+    // The dump's runner Pods, for the namespaces it holds any of.
+    let dumped_pods: Vec<input::Object> = objects
+        .iter()
+        .filter(|o| o.kind == "Pod" && o.api_version == "v1" && o.problem.is_none())
+        .filter(|o| {
+            o.meta
+                .labels
+                .get("actions-ephemeral-runner")
+                .map(String::as_str)
+                == Some("True")
+        })
+        .cloned()
+        .collect();
+    if !dumped_pods.is_empty() {
+        let namespaces = dumped_pods
+            .iter()
+            .map(|p| p.namespace().to_string())
+            .collect();
+        census.set_runner_pods(runner_pods_of(&dumped_pods, Some(namespaces)));
+    }
     let mut runners = Vec::new();
     let mut scale_sets = Vec::new();
     let mut set_objects = Vec::new();

@@ -305,3 +305,107 @@ async fn a_scale_set_arc_gave_up_on_is_an_outdated_row() {
         "{err}"
     );
 }
+
+/// Issue 22: runners against their Pods (named after them, labelled `actions-ephemeral-runner`),
+/// with the statuses a kubelet and the scheduler write: a runner counted running whose Pod is
+/// gone, and a pending one whose Pod cannot be scheduled, are said; one whose Pod runs is not.
+#[tokio::test(flavor = "multi_thread")]
+async fn status_tells_runners_whose_pods_are_gone_or_unschedulable() {
+    use k8s_openapi::api::core::v1::Pod;
+    use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
+    let kc = common::revision_kubeconfig();
+    let kcs = kc.to_str().unwrap().to_string();
+    let client = common::client(&kc).await;
+    let ns = common::namespace(&client, "arc-runpods").await;
+    let set = common::create_ers(&client, &ns, "runners", json!({})).await;
+    let runners = common::runner_api(&client, &ns);
+    let pods = Api::<Pod>::namespaced(client.clone(), &ns);
+    // No controller manager makes the default ServiceAccount here.
+    let sa: k8s_openapi::api::core::v1::ServiceAccount =
+        serde_json::from_value(json!({"metadata": {"name": "runner"}})).unwrap();
+    Api::<k8s_openapi::api::core::v1::ServiceAccount>::namespaced(client.clone(), &ns)
+        .create(&PostParams::default(), &sa)
+        .await
+        .unwrap();
+    for (name, phase, pod_status) in [
+        ("r-up", "Running", Some(json!({"phase": "Running"}))),
+        ("r-gone", "Running", None),
+        (
+            "r-wait",
+            "Pending",
+            Some(
+                json!({"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "False",
+                "reason": "Unschedulable", "message": "0/1 nodes are available: 1 Insufficient cpu."}]}),
+            ),
+        ),
+    ] {
+        let runner: DynamicObject = serde_json::from_value(json!({
+            "apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunner",
+            "metadata": {"name": name, "ownerReferences": [{
+                "apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunnerSet",
+                "name": "runners", "uid": set.metadata.uid, "controller": true}]},
+            "spec": set.data["spec"]["ephemeralRunnerSpec"],
+        }))
+        .unwrap();
+        runners
+            .create(&PostParams::default(), &runner)
+            .await
+            .unwrap();
+        runners
+            .patch_status(
+                name,
+                &PatchParams::default(),
+                &Patch::Merge(json!({"status": {"phase": phase}})),
+            )
+            .await
+            .unwrap();
+        if let Some(status) = pod_status {
+            let pod: Pod = serde_json::from_value(json!({
+                "metadata": {"name": name, "labels": {"actions-ephemeral-runner": "True"}},
+                "spec": {"restartPolicy": "Never", "automountServiceAccountToken": false,
+                         "serviceAccountName": "runner",
+                         "containers": [{"name": "runner", "image": "ghcr.io/actions/actions-runner:2.330.0"}]}
+            }))
+            .unwrap();
+            pods.create(&PostParams::default(), &pod).await.unwrap();
+            pods.patch_status(
+                name,
+                &PatchParams::default(),
+                &Patch::Merge(json!({"status": status})),
+            )
+            .await
+            .unwrap();
+        }
+    }
+    let (code, out, err) = exe(&["status", "--kubeconfig", &kcs, "-n", &ns, "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let r = report(&out);
+    let reasons: Vec<(String, String)> = item(&r, "runners")["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            (
+                x["reason"].as_str().unwrap().to_string(),
+                x["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let find = |code: &str| {
+        reasons
+            .iter()
+            .find(|(c, _)| c == code)
+            .map(|(_, m)| m.clone())
+            .unwrap_or_else(|| panic!("no {code} in {reasons:?}"))
+    };
+    assert!(
+        find("RunnerPodsMissing").starts_with("1 runner in phase Running without a Pod (r-gone)"),
+        "{reasons:?}"
+    );
+    assert!(
+        find("RunnersUnschedulable").starts_with(
+            "1 pending runner whose Pod cannot be scheduled (r-wait): Unschedulable: 0/1 nodes are available: 1 Insufficient cpu."
+        ),
+        "{reasons:?}"
+    );
+}

@@ -421,8 +421,9 @@ async fn status_finds_the_listener_failed_runners_and_finalizers() {
     assert_eq!(
         err.lines().collect::<Vec<_>>(),
         [
-            "warning: cannot list autoscalinglisteners.actions.github.com in all namespaces: the role lacks list on them (the listener checks are skipped; deploy/rbac.yaml's kubectl-arc-read grants it)",
-            "warning: cannot list deployments in all namespaces: the role lacks list on them (the controller's version is not checked against the CRDs; deploy/rbac.yaml's kubectl-arc-read grants it)"
+            format!("warning: cannot list pods in namespace {ns}: the role lacks list on them (the runner Pod checks are skipped; deploy/rbac.yaml's kubectl-arc-read grants it)"),
+            "warning: cannot list autoscalinglisteners.actions.github.com in all namespaces: the role lacks list on them (the listener checks are skipped; deploy/rbac.yaml's kubectl-arc-read grants it)".to_string(),
+            "warning: cannot list deployments in all namespaces: the role lacks list on them (the controller's version is not checked against the CRDs; deploy/rbac.yaml's kubectl-arc-read grants it)".to_string()
         ],
         "{err}"
     );
@@ -437,9 +438,14 @@ async fn status_finds_the_listener_failed_runners_and_finalizers() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         err.lines().collect::<Vec<_>>(),
-        [format!(
-            "warning: cannot list pods in namespace {ctl}: the role lacks list on them (the listener Pod checks are skipped there; deploy/rbac.yaml's kubectl-arc-read grants it)"
-        )],
+        [
+            format!(
+                "warning: cannot list pods in namespace {ns}: the role lacks list on them (the runner Pod checks are skipped; deploy/rbac.yaml's kubectl-arc-read grants it)"
+            ),
+            format!(
+                "warning: cannot list pods in namespace {ctl}: the role lacks list on them (the listener Pod checks are skipped there; deploy/rbac.yaml's kubectl-arc-read grants it)"
+            )
+        ],
         "{err}"
     );
     let r = report(&out);

@@ -445,6 +445,21 @@ impl Display for StatusReason {
                     f.write_str("; they hold no runner's place now (the set has as many runners as spec.replicas without them), but ARC counts them toward spec.replicas while they are there")
                 }
             }
+            StatusReason::RunnerPodsMissing { runners: group } => write!(
+                f,
+                "{} {} in phase Running without a Pod ({}): ARC counts {} running (status.runningEphemeralRunners, scaleTotal) though no runner runs; ARC's EphemeralRunner controller recreates a missing Pod only while the runner has not started, so a runner stuck so holds a place until it is deleted (kubectl delete ephemeralrunner)",
+                group.count,
+                runners_word(group.count),
+                Names(group),
+                if group.count == 1 { "it" } else { "them" }
+            ),
+            StatusReason::RunnersUnschedulable { runners: group, why } => write!(
+                f,
+                "{} pending {} whose Pod cannot be scheduled ({}): {why}; ARC counts them toward spec.replicas (scaleTotal) and creates no others meanwhile: fix the template's nodeSelector, tolerations, affinity or resources, or the cluster's capacity",
+                group.count,
+                runners_word(group.count),
+                Names(group)
+            ),
             StatusReason::CountersDisagree { written, listed } => {
                 let mut differ = Vec::new();
                 for (field, w, l) in [
@@ -896,6 +911,19 @@ mod tests {
                 },
                 "CountersDisagree",
             ),
+            (
+                StatusReason::RunnerPodsMissing {
+                    runners: examples(1),
+                },
+                "RunnerPodsMissing",
+            ),
+            (
+                StatusReason::RunnersUnschedulable {
+                    runners: examples(1),
+                    why: "0/3 nodes are available".into(),
+                },
+                "RunnersUnschedulable",
+            ),
         ]
     }
 
@@ -990,7 +1018,9 @@ mod tests {
                 | StatusReason::RunnersFailed { .. }
                 | StatusReason::DuplicateRegistration { .. }
                 | StatusReason::CrdsBehindController { .. }
-                | StatusReason::CountersDisagree { .. } => {}
+                | StatusReason::CountersDisagree { .. }
+                | StatusReason::RunnerPodsMissing { .. }
+                | StatusReason::RunnersUnschedulable { .. } => {}
             }
         }
         for (r, _) in &bump {

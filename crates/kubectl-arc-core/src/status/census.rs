@@ -63,6 +63,27 @@ pub struct Census {
     layout: &'static Layout,
     sets: HashMap<SetKey, SetEntry>,
     live: Option<LiveRunners>,
+    /// The runners' Pods, when read (list mode, set before the runners are added).
+    runner_pods: Option<RunnerPods>,
+}
+
+/// The Pods of EphemeralRunners (`newEphemeralRunnerPod` names a runner's Pod after the runner,
+/// in its namespace, labelled `actions-ephemeral-runner=True`), as far as read.
+#[derive(Debug, Clone, Default)]
+pub struct RunnerPods {
+    /// (namespace, name) of each Pod, with its `PodScheduled` condition's message when it is False
+    /// with reason Unschedulable.
+    pub pods: HashMap<(String, String), Option<String>>,
+    /// The namespaces whose runner Pods were read (`None`: every namespace).
+    pub namespaces: Option<std::collections::HashSet<String>>,
+}
+
+impl RunnerPods {
+    fn knows(&self, namespace: &str) -> bool {
+        self.namespaces
+            .as_ref()
+            .is_none_or(|n| n.contains(namespace))
+    }
 }
 
 impl Census {
@@ -72,6 +93,16 @@ impl Census {
             layout,
             sets: HashMap::new(),
             live: live.then(LiveRunners::default),
+            runner_pods: None,
+        }
+    }
+
+    /// The runners' Pods, to judge the runners added after this against (list mode only: a
+    /// live census does not follow Pods). A runner counted running (phase Running) whose Pod is
+    /// not there, and a pending one whose Pod cannot be scheduled, are told on its set.
+    pub fn set_runner_pods(&mut self, pods: RunnerPods) {
+        if self.live.is_none() {
+            self.runner_pods = Some(pods);
         }
     }
 
@@ -223,6 +254,10 @@ impl Census {
                     stale,
                     runner.extra.as_ref(),
                 );
+                if let Some(pods) = self.runner_pods.as_ref().filter(|p| p.knows(&key.0)) {
+                    let pod = pods.pods.get(&(key.0.clone(), runner.name.to_string()));
+                    entry.tally.add_pod(&runner.name, runner.state, pod);
+                }
                 Some(key)
             }
             Some(live) => {

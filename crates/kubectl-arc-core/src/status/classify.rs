@@ -348,6 +348,17 @@ fn surroundings(
             replicas: facts.replicas.unwrap_or(0),
         });
     }
+    if tally.pod_missing.count > 0 {
+        reasons.push(StatusReason::RunnerPodsMissing {
+            runners: tally.pod_missing.clone(),
+        });
+    }
+    if tally.unschedulable.count > 0 {
+        reasons.push(StatusReason::RunnersUnschedulable {
+            runners: tally.unschedulable.clone(),
+            why: tally.first_unschedulable.clone().unwrap_or_default(),
+        });
+    }
     if let Some(written) = facts.counters.filter(|_| !facts.deleting) {
         let listed = super::Counters::of(c.pending, c.idle + c.busy, c.failed);
         if written != listed {

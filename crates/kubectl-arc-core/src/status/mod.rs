@@ -408,6 +408,11 @@ pub enum StatusReason {
     /// The runner counts in the set's status are not those of the runners listed, counted as
     /// ARC's `updateStatus` counts them.
     CountersDisagree { written: Counters, listed: Counters },
+    /// Runners in phase Running (counted running by ARC) whose Pod is not there.
+    RunnerPodsMissing { runners: Examples },
+    /// Pending runners whose Pod cannot be scheduled (`PodScheduled` False, Unschedulable), and
+    /// the first one's message.
+    RunnersUnschedulable { runners: Examples, why: String },
 }
 
 impl StatusReason {
@@ -498,6 +503,8 @@ impl StatusReason {
             StatusReason::DuplicateRegistration { .. } => "DuplicateRegistration",
             StatusReason::CrdsBehindController { .. } => "CrdsBehindController",
             StatusReason::CountersDisagree { .. } => "CountersDisagree",
+            StatusReason::RunnerPodsMissing { .. } => "RunnerPodsMissing",
+            StatusReason::RunnersUnschedulable { .. } => "RunnersUnschedulable",
         }
     }
 }

@@ -45,9 +45,27 @@ pub struct Tally {
     /// Runners being deleted with finalizers left, and the first one's deletion.
     pub held: Examples,
     pub first_held: Option<Deletion>,
+    /// Runners in phase Running whose Pod is not there (when the Pods were read).
+    pub pod_missing: Examples,
+    /// Pending runners whose Pod cannot be scheduled, and the first one's reason.
+    pub unschedulable: Examples,
+    pub first_unschedulable: Option<String>,
 }
 
 impl Tally {
+    /// A runner against its Pod (`None`: no Pod of its name; `Some(why)`: there, `why` its
+    /// Unschedulable message when it cannot be scheduled).
+    pub(super) fn add_pod(&mut self, name: &str, state: RunnerState, pod: Option<&Option<String>>) {
+        match (state, pod) {
+            (RunnerState::Idle | RunnerState::Busy, None) => self.pod_missing.add(name),
+            (RunnerState::Pending, Some(Some(why))) => {
+                self.unschedulable.add(name);
+                self.first_unschedulable.get_or_insert_with(|| why.clone());
+            }
+            _ => {}
+        }
+    }
+
     pub(super) fn add(
         &mut self,
         name: &str,

@@ -420,3 +420,90 @@ fn status_counters_that_are_not_the_runners_listed_are_said() {
         );
     }
 }
+
+/// Issue 22: runners against their Pods (when read): one counted running without a Pod, one
+/// pending whose Pod cannot be scheduled; a namespace whose Pods were not read says nothing.
+#[test]
+fn runners_without_their_pod_or_unschedulable_are_said_when_pods_were_read() {
+    let layout = Layout::arc();
+    let runners = [
+        runner("ok", "a", json!({"phase": "Running"})),
+        runner("gone", "a", json!({"phase": "Running", "jobRequestId": 3})),
+        runner("stuck", "a", json!({"phase": "Pending"})),
+        runner("starting", "a", json!({})),
+    ];
+    let key = ("arc".to_string(), "runners".to_string());
+    let pods = |namespaces: Option<&[&str]>| RunnerPods {
+        pods: [
+            (("arc".to_string(), "ok".to_string()), None),
+            (
+                ("arc".to_string(), "stuck".to_string()),
+                Some(
+                    "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector"
+                        .to_string(),
+                ),
+            ),
+        ]
+        .into_iter()
+        .collect(),
+        namespaces: namespaces.map(|n| n.iter().map(|s| s.to_string()).collect()),
+    };
+    let row_of = |pods: Option<RunnerPods>| {
+        let mut census = Census::new(layout, false);
+        census.upsert_set(set(json!(1), json!(1), json!({})));
+        if let Some(p) = pods {
+            census.set_runner_pods(p);
+        }
+        for r in &runners {
+            census.add_runner(&RunnerFacts::from_json(r).unwrap());
+        }
+        census.status(&key, None).unwrap()
+    };
+    let row = row_of(Some(pods(None)));
+    let said: Vec<(String, String)> = row
+        .reasons
+        .iter()
+        .filter(|r| r.code().starts_with("RunnerPods") || r.code() == "RunnersUnschedulable")
+        .map(|r| (r.code().to_string(), r.to_string()))
+        .collect();
+    assert_eq!(said.len(), 2, "{:?}", row.reasons);
+    assert_eq!(said[0].0, "RunnerPodsMissing");
+    assert!(
+        said[0]
+            .1
+            .starts_with("1 runner in phase Running without a Pod (gone)"),
+        "{}",
+        said[0].1
+    );
+    assert_eq!(said[1].0, "RunnersUnschedulable");
+    assert!(
+        said[1].1.starts_with(
+            "1 pending runner whose Pod cannot be scheduled (stuck): 0/3 nodes are available"
+        ),
+        "{}",
+        said[1].1
+    );
+    for quiet in [None, Some(pods(Some(&["elsewhere"])))] {
+        let row = row_of(quiet);
+        assert!(
+            !row.reasons
+                .iter()
+                .any(|r| r.code() == "RunnerPodsMissing" || r.code() == "RunnersUnschedulable"),
+            "{:?}",
+            row.reasons
+        );
+    }
+    // A live census does not follow Pods.
+    let mut live = Census::new(layout, true);
+    live.set_runner_pods(pods(None));
+    live.upsert_set(set(json!(1), json!(1), json!({})));
+    for r in &runners {
+        live.add_runner(&RunnerFacts::from_json(r).unwrap());
+    }
+    let row = live.status(&key, None).unwrap();
+    assert!(
+        !row.reasons.iter().any(|r| r.code() == "RunnerPodsMissing"),
+        "{:?}",
+        row.reasons
+    );
+}
