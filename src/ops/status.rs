@@ -1782,6 +1782,49 @@ mod tests {
     }
 
     #[test]
+    fn a_dumps_runner_pods_count_for_their_namespace_only() {
+        let (ars, ers) = example();
+        let ns = ers["metadata"]["namespace"].clone();
+        let owner = json!([{"apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunnerSet",
+            "name": ers["metadata"]["name"], "uid": ers["metadata"]["uid"], "controller": true}]);
+        let runner = |name: &str| {
+            json!({"apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunner",
+                "metadata": {"name": name, "namespace": ns, "ownerReferences": owner},
+                "spec": ers["spec"]["ephemeralRunnerSpec"], "status": {"phase": "Running"}})
+        };
+        let pod = |name: &str, labelled: bool| {
+            let labels = if labelled {
+                json!({"actions-ephemeral-runner": "True"})
+            } else {
+                json!({})
+            };
+            json!({"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": name, "namespace": ns, "labels": labels},
+                "status": {"phase": "Running"}})
+        };
+        let missing = |items: &[Value]| -> bool {
+            status(&plan(&[], None), items).rows[0]
+                .reasons
+                .iter()
+                .any(|r| r.code() == "RunnerPodsMissing")
+        };
+        let base = [ars.clone(), ers.clone(), runner("a"), runner("b")];
+        // No runner Pod in the dump: not judged.
+        assert!(!missing(&base));
+        // One runner's Pod: the other's is missing.
+        let mut with_one = base.to_vec();
+        with_one.push(pod("a", true));
+        assert!(missing(&with_one));
+        // Both: nothing missing; an unlabelled Pod is not a runner's.
+        let mut with_both = with_one.clone();
+        with_both.push(pod("b", true));
+        assert!(!missing(&with_both));
+        let mut unlabelled = base.to_vec();
+        unlabelled.push(pod("a", false));
+        assert!(!missing(&unlabelled));
+    }
+
+    #[test]
     fn a_name_not_in_the_census_is_reported_in_its_namespace() {
         let mut p = plan(&["a", "b"], None);
         p.namespace = Some("ci".into());
