@@ -525,13 +525,16 @@ fn attach_surroundings(scale_sets: &[input::Object], census: &mut Census, around
                     deletion.clone(),
                 );
                 let (running, pending) = census.running_and_pending(key);
+                let view = around.view(&a.key());
+                let stale = listener_stale_under(a, latest, &view);
                 let mut reasons = listener_reasons(
                     &scale_set,
                     latest,
                     &names,
-                    &around.view(&a.key()),
+                    &view,
                     running,
                     pending,
+                    stale.as_deref(),
                 );
                 if let Some(d) = deletion.filter(|d| !d.finalizers.is_empty()) {
                     let name = format!("{}/{}", a.namespace(), a.name());
@@ -639,6 +642,42 @@ fn chains(
             }
         })
         .collect()
+}
+
+/// ARC up to 0.14: the release under which the scale set's listener was made from another spec
+/// than the scale set's (its `runner-spec-hash` or `values-hash` annotation differs from
+/// `ListenerSpecHash()` and the scale set's values hash: `listener_restart`), the release as
+/// [`judged`] takes it; `None` when it was not, or this cannot be told.
+fn listener_stale_under(
+    scale_set: &input::Object,
+    latest: &SetFacts,
+    view: &ListenerView,
+) -> Option<String> {
+    use crate::core::replacement::{ANNOTATION_VALUES_HASH, ListenerSide, listener_restart};
+    let ListenerView::Found { listener, .. } = view else {
+        return None;
+    };
+    if !latest.spec_hash_era || listener.deletion.is_some() || listener.spec_hash.is_none() {
+        return None;
+    }
+    let release = latest
+        .labels
+        .get("app.kubernetes.io/version")
+        .and_then(|v| crate::core::release::release(v))
+        .or_else(crate::core::replacement::newest_hash_release)?;
+    let spec = scale_set.spec.as_ref()?.get();
+    let values = scale_set
+        .meta
+        .annotations
+        .get(ANNOTATION_VALUES_HASH)
+        .map(String::as_str);
+    let side = ListenerSide::Listener {
+        hash: listener.spec_hash.as_deref(),
+        values_hash: listener.values_hash.as_deref(),
+    };
+    listener_restart(release, spec, values, side)
+        .ok()?
+        .then(|| release.version.to_string())
 }
 
 /// `status.phase` of an object, when a string.
@@ -1607,7 +1646,7 @@ mod tests {
     #[test]
     fn a_dumps_listeners_and_pods_are_judged_as_the_clusters() {
         let (ars, ers) = example();
-        let ns = ers["metadata"]["namespace"].as_str().unwrap().to_string();
+        let ns = ers["metadata"]["namespace"].as_str().unwrap_or("default").to_string();
         let mut ars = ars;
         ars["metadata"]["annotations"]["runner-scale-set-id"] = json!("3");
         let mut other_ars = ars.clone();
@@ -1822,6 +1861,49 @@ mod tests {
         let mut unlabelled = base.to_vec();
         unlabelled.push(pod("a", false));
         assert!(!missing(&unlabelled));
+    }
+
+    /// ARC up to 0.14: a listener whose hash annotations are not its scale set's is
+    /// ListenerHashStale (ARC makes it again: ListenerDown); one made from the scale set as it is
+    /// says nothing.
+    #[test]
+    fn a_listener_made_from_another_spec_of_its_scale_set_is_said_under_its_release() {
+        let text = include_str!("../../examples/scale-set-dump.yaml");
+        let docs = crate::manifest::parse(text, "example.yaml").unwrap();
+        let items: Vec<Value> = match docs[0].value.get("items") {
+            Some(Value::Array(items)) => items.clone(),
+            _ => docs.iter().map(|d| d.value.clone()).collect(),
+        };
+        let (mut ars, ers) = (items[0].clone(), items[1].clone());
+        assert_eq!(ars["kind"], "AutoscalingRunnerSet");
+        ars["metadata"]["annotations"]["runner-scale-set-id"] = json!("3");
+        let ns = ers["metadata"]["namespace"].as_str().unwrap_or("default").to_string();
+        let release = crate::core::release::release("0.14.2").unwrap();
+        let hash =
+            crate::core::spec_hash::listener_spec_hash(release, &ars["spec"].to_string()).unwrap();
+        let values = ars["metadata"]["annotations"]["actions.github.com/values-hash"].clone();
+        let listener = |hash: &str| {
+            json!({"apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingListener",
+                "metadata": {"name": "l", "namespace": "arc-systems",
+                    "annotations": {"actions.github.com/runner-spec-hash": hash,
+                                    "actions.github.com/values-hash": values}},
+                "spec": {"autoscalingRunnerSetNamespace": ns, "autoscalingRunnerSetName": "arc-runner-set",
+                         "ephemeralRunnerSetName": ers["metadata"]["name"]}})
+        };
+        let codes = |l: Value| -> Vec<String> {
+            let s = status(&plan(&[], None), &[ars.clone(), ers.clone(), l]);
+            s.rows[0]
+                .reasons
+                .iter()
+                .map(|r| r.code().to_string())
+                .collect()
+        };
+        assert!(!codes(listener(&hash)).contains(&"ListenerHashStale".to_string()));
+        let stale = codes(listener("5d8f9c7b6"));
+        assert!(
+            stale.contains(&"ListenerHashStale".to_string()),
+            "{stale:?}"
+        );
     }
 
     #[test]

@@ -536,6 +536,8 @@ mod tests {
             image: None,
             chart_version: None,
             deletion: None,
+            spec_hash: None,
+            values_hash: None,
         };
         let pod = PodFacts {
             namespace: "arc-systems".into(),

@@ -315,6 +315,10 @@ impl Display for StatusReason {
                 f,
                 "AutoscalingListener {listener} runs spec.image {image}, the controller's, while its scale set was made by chart version {chart_version} (label app.kubernetes.io/version): ARC supports only the same version of the gha-runner-scale-set-controller and gha-runner-scale-set charts; upgrade both together (ARC #4572, #4513)"
             ),
+            StatusReason::ListenerHashStale { listener, release } => write!(
+                f,
+                "AutoscalingListener {listener} was made from another spec of its scale set: its actions.github.com/runner-spec-hash or values-hash annotation is not the AutoscalingRunnerSet's (ListenerSpecHash() under ARC {release}); ARC deletes the listener and makes it again on its next reconcile of the scale set (by itself; a listener that stays so means the controller is not reconciling)"
+            ),
             StatusReason::ListenerPodMissing { listener } => write!(
                 f,
                 "AutoscalingListener {listener} has no Pod of its name: ARC's AutoscalingListener controller creates it"
@@ -852,6 +856,13 @@ mod tests {
                 "ListenerVersionMismatch",
             ),
             (
+                StatusReason::ListenerHashStale {
+                    listener: "c/l".into(),
+                    release: "0.14.2".into(),
+                },
+                "ListenerHashStale",
+            ),
+            (
                 StatusReason::ListenerPodMissing {
                     listener: "c/l".into(),
                 },
@@ -1012,6 +1023,7 @@ mod tests {
                 | StatusReason::NoListener { .. }
                 | StatusReason::ListenerForOtherSet { .. }
                 | StatusReason::ListenerVersionMismatch { .. }
+                | StatusReason::ListenerHashStale { .. }
                 | StatusReason::ListenerPodMissing { .. }
                 | StatusReason::ListenerPodNotRunning { .. }
                 | StatusReason::FinalizersLeft { .. }

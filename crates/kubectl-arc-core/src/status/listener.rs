@@ -45,6 +45,8 @@ struct Meta {
     finalizers: Option<Vec<String>>,
     #[serde(default)]
     labels: Option<std::collections::BTreeMap<String, String>>,
+    #[serde(default)]
+    annotations: Option<std::collections::BTreeMap<String, String>>,
 }
 
 impl Meta {
@@ -106,6 +108,10 @@ pub struct ListenerFacts {
     /// gha-runner-scale-set chart that made it (`newAutoScalingListener`).
     pub chart_version: Option<String>,
     pub deletion: Option<Deletion>,
+    /// Its `actions.github.com/runner-spec-hash` and `actions.github.com/values-hash` annotations:
+    /// its scale set's `ListenerSpecHash()` and values hash when ARC (up to 0.14) made it.
+    pub spec_hash: Option<String>,
+    pub values_hash: Option<String>,
 }
 
 impl ListenerFacts {
@@ -138,7 +144,16 @@ impl ListenerFacts {
             ephemeral_runner_set_name: None,
             image: None,
         });
+        let annotation = |k: &str| {
+            o.metadata
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get(k))
+                .cloned()
+        };
         Ok(ListenerFacts {
+            spec_hash: annotation(crate::arc::ANNOTATION_RUNNER_SPEC_HASH),
+            values_hash: annotation(crate::replacement::ANNOTATION_VALUES_HASH),
             chart_version: o
                 .metadata
                 .labels
@@ -394,6 +409,8 @@ pub enum PodView {
 /// is not being deleted. `sets` are the names of the scale set's sets in its namespace;
 /// `running`/`pending` its runners in phase Running and Pending (what `drainingJobs` counts:
 /// with `--update-strategy=eventual` ARC waits for them before it creates the listener again).
+/// `stale_under`: the release (up to 0.14) under which the listener's hash annotations are not
+/// its scale set's ([`crate::replacement::listener_restart`]), when the caller found so.
 pub fn listener_reasons(
     scale_set: &ScaleSetFacts,
     latest: &SetFacts,
@@ -401,6 +418,7 @@ pub fn listener_reasons(
     view: &ListenerView,
     running: usize,
     pending: usize,
+    stale_under: Option<&str>,
 ) -> Vec<StatusReason> {
     let expected = scale_set.deletion.is_none()
         && scale_set.registered
@@ -441,6 +459,12 @@ pub fn listener_reasons(
                     // ARC up to 0.14 deletes a listener only when its hashes change; later
                     // releases compare the whole listener spec and make it again.
                     arc_recreates: !latest.spec_hash_era,
+                });
+            }
+            if let Some(release) = stale_under {
+                out.push(StatusReason::ListenerHashStale {
+                    listener: name.clone(),
+                    release: release.to_string(),
                 });
             }
             if let Some((image, chart)) = version_mismatch(listener) {

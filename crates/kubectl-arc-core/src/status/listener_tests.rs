@@ -86,12 +86,20 @@ fn a_running_listener_for_the_newest_set_says_nothing() {
     );
     let names = ["runners".to_string()];
     assert_eq!(
-        listener_reasons(&scale_set(), &latest, &names, &view, 0, 0),
+        listener_reasons(&scale_set(), &latest, &names, &view, 0, 0, None),
         []
     );
     // Unknown says nothing either: a read the role does not allow, or no listener anywhere.
     assert_eq!(
-        listener_reasons(&scale_set(), &latest, &names, &ListenerView::Unknown, 0, 0),
+        listener_reasons(
+            &scale_set(),
+            &latest,
+            &names,
+            &ListenerView::Unknown,
+            0,
+            0,
+            None
+        ),
         []
     );
 }
@@ -99,7 +107,15 @@ fn a_running_listener_for_the_newest_set_says_nothing() {
 #[test]
 fn no_listener_is_said_only_where_arc_makes_one_and_says_whether_it_waits_for_jobs() {
     let latest = set("runners", json!({}));
-    let r = listener_reasons(&scale_set(), &latest, &[], &ListenerView::Absent, 0, 0);
+    let r = listener_reasons(
+        &scale_set(),
+        &latest,
+        &[],
+        &ListenerView::Absent,
+        0,
+        0,
+        None,
+    );
     assert_eq!(codes(&r), ["NoListener"]);
     assert!(
         r[0].to_string()
@@ -107,7 +123,15 @@ fn no_listener_is_said_only_where_arc_makes_one_and_says_whether_it_waits_for_jo
         "{}",
         r[0]
     );
-    let r = listener_reasons(&scale_set(), &latest, &[], &ListenerView::Absent, 2, 1);
+    let r = listener_reasons(
+        &scale_set(),
+        &latest,
+        &[],
+        &ListenerView::Absent,
+        2,
+        1,
+        None,
+    );
     assert!(
         r[0].to_string()
             .contains("waits for its 2 running and 1 pending runners"),
@@ -131,7 +155,7 @@ fn no_listener_is_said_only_where_arc_makes_one_and_says_whether_it_waits_for_jo
     );
     for s in [unregistered, outdated, deleting] {
         assert_eq!(
-            listener_reasons(&s, &latest, &[], &ListenerView::Absent, 0, 0),
+            listener_reasons(&s, &latest, &[], &ListenerView::Absent, 0, 0, None),
             [],
             "{s:?}"
         );
@@ -147,7 +171,8 @@ fn no_listener_is_said_only_where_arc_makes_one_and_says_whether_it_waits_for_jo
             &[],
             &ListenerView::Absent,
             0,
-            0
+            0,
+            None
         ),
         []
     );
@@ -161,7 +186,15 @@ fn a_listener_for_another_set_says_whether_it_exists_and_who_fixes_it() {
     let latest = set("runners-new", json!({}));
     let names = ["runners-new".to_string(), "runners-old".to_string()];
     let view = |to: &str| found(listener(to), PodView::Found(Box::new(pod(running()))));
-    let r = listener_reasons(&scale_set(), &latest, &names, &view("runners-old"), 0, 0);
+    let r = listener_reasons(
+        &scale_set(),
+        &latest,
+        &names,
+        &view("runners-old"),
+        0,
+        0,
+        None,
+    );
     assert_eq!(
         r,
         [StatusReason::ListenerForOtherSet {
@@ -179,7 +212,7 @@ fn a_listener_for_another_set_says_whether_it_exists_and_who_fixes_it() {
         json!({"metadata": {"name": "runners-new", "namespace": "arc",
                 "annotations": {"actions.github.com/runner-spec-hash": "abc"}}}),
     );
-    let r = listener_reasons(&scale_set(), &old_era, &names, &view("gone"), 0, 0);
+    let r = listener_reasons(&scale_set(), &old_era, &names, &view("gone"), 0, 0, None);
     let StatusReason::ListenerForOtherSet {
         exists,
         arc_recreates,
@@ -248,7 +281,15 @@ fn a_listener_pod_as_the_kubelet_reports_it() {
         listener("runners"),
         PodView::Found(Box::new(pod(waiting("CrashLoopBackOff", 12)))),
     );
-    let r = listener_reasons(&scale_set(), &latest, &["runners".into()], &view, 0, 0);
+    let r = listener_reasons(
+        &scale_set(),
+        &latest,
+        &["runners".into()],
+        &view,
+        0,
+        0,
+        None,
+    );
     assert_eq!(codes(&r), ["ListenerPodNotRunning"]);
     assert_eq!(r[0].escalation(), Some(State::ListenerFailing));
     let text = r[0].to_string();
@@ -261,7 +302,15 @@ fn a_listener_pod_as_the_kubelet_reports_it() {
         "{text}"
     );
     let view = found(listener("runners"), PodView::Absent);
-    let r = listener_reasons(&scale_set(), &latest, &["runners".into()], &view, 0, 0);
+    let r = listener_reasons(
+        &scale_set(),
+        &latest,
+        &["runners".into()],
+        &view,
+        0,
+        0,
+        None,
+    );
     assert_eq!(codes(&r), ["ListenerPodMissing"]);
     assert_eq!(r[0].escalation(), Some(State::ListenerDown));
 }
@@ -284,6 +333,7 @@ fn a_listener_image_of_another_version_than_its_chart_is_said() {
             &found(l, PodView::Found(Box::new(pod(running())))),
             0,
             0,
+            None,
         )
     };
     let r = with(
@@ -360,7 +410,15 @@ fn finalizers_name_the_controller_that_removes_them() {
         finalizers: vec!["autoscalinglistener.actions.github.com/finalizer".into()],
     });
     let latest = set("runners", json!({}));
-    let r = listener_reasons(&scale_set(), &latest, &[], &found(l, PodView::Absent), 0, 0);
+    let r = listener_reasons(
+        &scale_set(),
+        &latest,
+        &[],
+        &found(l, PodView::Absent),
+        0,
+        0,
+        None,
+    );
     assert_eq!(codes(&r), ["FinalizersLeft"]);
     assert_eq!(r[0].escalation(), None);
 }

@@ -366,6 +366,9 @@ pub enum StatusReason {
         image: String,
         chart_version: String,
     },
+    /// ARC up to 0.14: the listener's `runner-spec-hash` or `values-hash` annotation is not its
+    /// scale set's (`ListenerSpecHash()` under `release`): ARC deletes it and makes it again.
+    ListenerHashStale { listener: String, release: String },
     /// The listener has no Pod of its name: the listener controller creates it.
     ListenerPodMissing { listener: String },
     /// The listener's Pod is not running, as its status says.
@@ -420,9 +423,9 @@ impl StatusReason {
     /// Stale or Pending (`None`: it changes no state).
     pub fn escalation(&self) -> Option<State> {
         match self {
-            StatusReason::NoListener { .. } | StatusReason::ListenerPodMissing { .. } => {
-                Some(State::ListenerDown)
-            }
+            StatusReason::NoListener { .. }
+            | StatusReason::ListenerPodMissing { .. }
+            | StatusReason::ListenerHashStale { .. } => Some(State::ListenerDown),
             StatusReason::ListenerForOtherSet { arc_recreates, .. } => Some(if *arc_recreates {
                 State::ListenerDown
             } else {
@@ -496,6 +499,7 @@ impl StatusReason {
             StatusReason::NoListener { .. } => "NoListener",
             StatusReason::ListenerForOtherSet { .. } => "ListenerForOtherSet",
             StatusReason::ListenerVersionMismatch { .. } => "ListenerVersionMismatch",
+            StatusReason::ListenerHashStale { .. } => "ListenerHashStale",
             StatusReason::ListenerPodMissing { .. } => "ListenerPodMissing",
             StatusReason::ListenerPodNotRunning { .. } => "ListenerPodNotRunning",
             StatusReason::FinalizersLeft { .. } => "FinalizersLeft",
