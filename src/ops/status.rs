@@ -1646,7 +1646,10 @@ mod tests {
     #[test]
     fn a_dumps_listeners_and_pods_are_judged_as_the_clusters() {
         let (ars, ers) = example();
-        let ns = ers["metadata"]["namespace"].as_str().unwrap_or("default").to_string();
+        let ns = ers["metadata"]["namespace"]
+            .as_str()
+            .unwrap_or("default")
+            .to_string();
         let mut ars = ars;
         ars["metadata"]["annotations"]["runner-scale-set-id"] = json!("3");
         let mut other_ars = ars.clone();
@@ -1877,7 +1880,10 @@ mod tests {
         let (mut ars, ers) = (items[0].clone(), items[1].clone());
         assert_eq!(ars["kind"], "AutoscalingRunnerSet");
         ars["metadata"]["annotations"]["runner-scale-set-id"] = json!("3");
-        let ns = ers["metadata"]["namespace"].as_str().unwrap_or("default").to_string();
+        let ns = ers["metadata"]["namespace"]
+            .as_str()
+            .unwrap_or("default")
+            .to_string();
         let release = crate::core::release::release("0.14.2").unwrap();
         let hash =
             crate::core::spec_hash::listener_spec_hash(release, &ars["spec"].to_string()).unwrap();
