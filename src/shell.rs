@@ -58,6 +58,9 @@ pub struct Shell<'a> {
     verbosity: u8,
     /// A progress line is on stderr now.
     progress_shown: bool,
+    /// Said after the prefix of every line (`error: context prod: ...`): which context of a
+    /// run over several ([`Shell::set_context`]).
+    context: Option<String>,
 }
 
 impl<'a> Shell<'a> {
@@ -68,7 +71,27 @@ impl<'a> Shell<'a> {
             term,
             verbosity: 0,
             progress_shown: false,
+            context: None,
         }
+    }
+
+    /// A shell for a step whose lines are kept, not shown: stdout and stderr go to the buffers,
+    /// with this shell's terminal but no progress line (for a dry run said only if it fails).
+    pub(crate) fn capture<'b>(&self, out: &'b mut Vec<u8>, err: &'b mut Vec<u8>) -> Shell<'b> {
+        let term = Terminal {
+            stderr_is_tty: false,
+            ..self.term
+        };
+        let mut shell = Shell::new(out, err, term);
+        shell.verbosity = self.verbosity;
+        shell.context = self.context.clone();
+        shell
+    }
+
+    /// Name `context` in every line said from now on (`None`: no longer), for a command that
+    /// goes through several kubeconfig contexts.
+    pub(crate) fn set_context(&mut self, context: Option<&str>) {
+        self.context = context.map(str::to_string);
     }
 
     /// The `-v` level: above 0 the log lines share stderr, so progress lines are not shown.
@@ -148,7 +171,10 @@ impl<'a> Shell<'a> {
 
     fn line(&mut self, prefix: &str, message: impl Display) -> io::Result<()> {
         self.clear_progress();
-        writeln!(self.err, "{prefix}{message}")
+        match &self.context {
+            Some(c) => writeln!(self.err, "{prefix}context {c}: {message}"),
+            None => writeln!(self.err, "{prefix}{message}"),
+        }
     }
 }
 

@@ -12,8 +12,10 @@ use super::{ColorChoice, Env, KubeFlags, Shell, parse_duration};
 use crate::cluster::write::DryRun;
 use crate::ops::Throttle;
 use crate::ops::bump::{BumpPlan, bump};
+use crate::ops::rollout::{RolloutPlan, roll};
 use crate::render::bump::write_bump_table;
 use crate::render::emit::{self, Output};
+use crate::render::rollout::write_rollout_table;
 use crate::report::bump::{BumpReport, WaitTimeout};
 
 #[derive(Debug, Args)]
@@ -40,7 +42,9 @@ Exit status: 0; 1 when --wait times out; 2 on errors and refusals (the other set
 # Recycle the idle runners of one scale set\n  kubectl arc bump -n arc-runners arc-runner-set --reason \"new node pool\"\n\n  \
 # Every scale set with a label, across namespaces, and wait for ARC to acknowledge\n  \
 kubectl arc bump -A -l team=platform --wait --timeout 10m\n\n  \
-# What would be written, validated by the API server\n  kubectl arc bump -n arc-runners --all --dry-run=server -o yaml"
+# What would be written, validated by the API server\n  kubectl arc bump -n arc-runners --all --dry-run=server -o yaml\n\n  \
+# A canary cluster first, then the others one by one, each acknowledged before the next\n  \
+kubectl arc bump -A --all --contexts staging,'prod-*' --wait --timeout 10m"
 )]
 pub(crate) struct BumpArgs {
     /// EphemeralRunnerSet (or AutoscalingRunnerSet) names.
@@ -89,6 +93,19 @@ pub(crate) struct BumpArgs {
     /// Client-side burst.
     #[arg(long, default_value_t = 100)]
     pub(crate) burst: u32,
+    /// Bump in these kubeconfig contexts one after the other, in the order given (the first is
+    /// the canary), comma-separated: names, globs (* and ?), !PATTERN to leave some out. Every
+    /// context is dry-run first; the writes stop at the first context that fails (docs/fleet.md).
+    #[arg(
+        long,
+        value_name = "PATTERN",
+        value_delimiter = ',',
+        conflicts_with = "all_contexts"
+    )]
+    pub(crate) contexts: Vec<String>,
+    /// Every context of the kubeconfig, in name order, as --contexts does.
+    #[arg(long)]
+    pub(crate) all_contexts: bool,
 }
 
 pub(crate) fn run(
@@ -98,6 +115,21 @@ pub(crate) fn run(
     shell: &mut Shell<'_>,
 ) -> Result<u8> {
     let plan = validate(kube, &args)?;
+    let one;
+    let kube = match super::selected_contexts(kube, &args.contexts, args.all_contexts)? {
+        Some(contexts) if contexts.len() > 1 => {
+            return run_contexts(kube, &args, &plan, &contexts, env.seed, shell);
+        }
+        // One context selected is `--context NAME`, byte for byte.
+        Some(mut contexts) => {
+            one = KubeFlags {
+                context: contexts.pop(),
+                ..kube.clone()
+            };
+            &one
+        }
+        None => kube,
+    };
     let report = bump(&plan, &kube.connect_options(), env.seed, shell)?;
     if let Some(timeout) = &report.timed_out {
         shell.error(timed_out(timeout))?;
@@ -116,6 +148,74 @@ pub(crate) fn run(
     }
     say(&report, shell)?;
     Ok(report.outcome().code())
+}
+
+/// `--contexts`: the bump carried through the contexts one after the other
+/// ([`crate::ops::rollout`]), with one request id; then one table, each context's error lines and
+/// notes under its name, and where the run stopped.
+fn run_contexts(
+    kube: &KubeFlags,
+    args: &BumpArgs,
+    plan: &BumpPlan,
+    contexts: &[String],
+    seed: u64,
+    shell: &mut Shell<'_>,
+) -> Result<u8> {
+    let id = plan
+        .request_id
+        .clone()
+        .unwrap_or_else(|| format!("{seed:016x}"));
+    let connect = kube.connect_options();
+    let rollout = roll(
+        &RolloutPlan {
+            contexts,
+            connect: &connect,
+            dry_run: plan.dry_run,
+        },
+        shell,
+        |connect, dry_run, shell| {
+            let one = BumpPlan {
+                dry_run,
+                request_id: Some(id.clone()),
+                wait: plan.wait && dry_run == DryRun::None,
+                ..plan.clone()
+            };
+            bump(&one, connect, seed, shell)
+        },
+    )?;
+    let resource = "ephemeralrunnerset.actions.github.com";
+    if !emit::structured(
+        &rollout.document(Some(&id)),
+        &args.output,
+        resource,
+        args.no_headers,
+        shell.out(),
+    )? {
+        let color = shell.color(args.color);
+        write_rollout_table(&rollout, color, !args.no_headers, shell.out())?;
+    }
+    let mut resumable = false;
+    for stage in &rollout.stages {
+        shell.set_context(Some(&stage.context));
+        if let Some(e) = &stage.error {
+            shell.error(&e.message)?;
+        }
+        if let Some(report) = &stage.report {
+            if let Some(timeout) = &report.timed_out {
+                shell.error(timed_out(timeout))?;
+            }
+            say_items(report, shell)?;
+            resumable |= report.resumable;
+        }
+        shell.set_context(None);
+    }
+    super::say_rollout(&rollout, shell)?;
+    if resumable || rollout.stopped_at().is_some() {
+        shell.hint(format_args!(
+            "to finish this request without bumping any set twice, run the same command again with --request-id {id}"
+        ))?;
+    }
+    Ok(rollout.outcome().code())
 }
 
 /// What bump checks of its arguments before it contacts anything.
@@ -153,6 +253,18 @@ fn validate(kube: &KubeFlags, args: &BumpArgs) -> Result<BumpPlan> {
 /// An error line per set that was refused or failed, a note per set that has one, and the hint
 /// to finish the request.
 fn say(report: &BumpReport, shell: &mut Shell<'_>) -> Result<()> {
+    say_items(report, shell)?;
+    if report.resumable {
+        shell.hint(format_args!(
+            "to finish this request without bumping any set twice, run the same command again with --request-id {}",
+            report.bump_id
+        ))?;
+    }
+    Ok(())
+}
+
+/// An error line per set that was refused or failed, a note per set that has one.
+fn say_items(report: &BumpReport, shell: &mut Shell<'_>) -> Result<()> {
     for item in &report.items {
         let (ns, name) = (&item.namespace, &item.name);
         if item.result.is_error() {
@@ -161,12 +273,6 @@ fn say(report: &BumpReport, shell: &mut Shell<'_>) -> Result<()> {
         } else if let Some(note) = &item.message {
             shell.note(format_args!("EphemeralRunnerSet {ns}/{name}: {note}"))?;
         }
-    }
-    if report.resumable {
-        shell.hint(format_args!(
-            "to finish this request without bumping any set twice, run the same command again with --request-id {}",
-            report.bump_id
-        ))?;
     }
     Ok(())
 }

@@ -13,8 +13,10 @@ use crate::cluster::write::DryRun;
 use crate::core::migrate::UnverifiablePolicy;
 use crate::ops::Throttle;
 use crate::ops::migrate::{MigratePlan, Source, migrate};
+use crate::ops::rollout::{RolloutPlan, roll};
 use crate::render::emit::{self, Output};
 use crate::render::migrate::write_table;
+use crate::render::rollout::write_rollout_table;
 
 /// `--unverifiable`, as clap parses it: the core's [`UnverifiablePolicy`] (the core has no clap).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -97,6 +99,14 @@ pub(crate) struct MigrateArgs {
     /// Client-side burst.
     #[arg(long, default_value_t = 100)]
     pub(crate) burst: u32,
+    /// Migrate in these kubeconfig contexts one after the other, in the order given (the first
+    /// is the canary), comma-separated: names, globs (* and ?), !PATTERN to leave some out. Every
+    /// context is dry-run first; the writes stop at the first context that fails (docs/fleet.md).
+    #[arg(long, value_name = "PATTERN", value_delimiter = ',', conflicts_with_all = ["all_contexts", "files"])]
+    pub(crate) contexts: Vec<String>,
+    /// Every context of the kubeconfig, in name order, as --contexts does.
+    #[arg(long, conflicts_with = "files")]
+    pub(crate) all_contexts: bool,
 }
 
 pub(crate) fn run(
@@ -106,6 +116,21 @@ pub(crate) fn run(
     shell: &mut Shell<'_>,
 ) -> Result<u8> {
     let plan = validate(kube, &args)?;
+    let one;
+    let kube = match super::selected_contexts(kube, &args.contexts, args.all_contexts)? {
+        Some(contexts) if contexts.len() > 1 => {
+            return run_contexts(kube, &args, &plan, &contexts, env, shell);
+        }
+        // One context selected is `--context NAME`, byte for byte.
+        Some(mut contexts) => {
+            one = KubeFlags {
+                context: contexts.pop(),
+                ..kube.clone()
+            };
+            &one
+        }
+        None => kube,
+    };
     let report = migrate(
         &plan,
         &kube.connect_options(),
@@ -128,6 +153,59 @@ pub(crate) fn run(
     }
     shell.status(report.summary_line())?;
     Ok(report.outcome().code())
+}
+
+/// `--contexts`: the migration carried through the contexts one after the other
+/// ([`crate::ops::rollout`]); then one table, each context's summary under its name, and where
+/// the run stopped.
+fn run_contexts(
+    kube: &KubeFlags,
+    args: &MigrateArgs,
+    plan: &MigratePlan,
+    contexts: &[String],
+    env: &mut Env,
+    shell: &mut Shell<'_>,
+) -> Result<u8> {
+    let connect = kube.connect_options();
+    let seed = env.seed;
+    let stdin = &mut env.stdin;
+    let rollout = roll(
+        &RolloutPlan {
+            contexts,
+            connect: &connect,
+            dry_run: plan.dry_run,
+        },
+        shell,
+        |connect, dry_run, shell| {
+            let one = MigratePlan {
+                dry_run,
+                ..plan.clone()
+            };
+            migrate(&one, connect, stdin, seed, shell)
+        },
+    )?;
+    let resource = "ephemeralrunnerset.actions.github.com";
+    if !emit::structured(
+        &rollout.document(None),
+        &args.output,
+        resource,
+        args.no_headers,
+        shell.out(),
+    )? {
+        write_rollout_table(&rollout, false, !args.no_headers, shell.out())?;
+    }
+    for stage in &rollout.stages {
+        shell.set_context(Some(&stage.context));
+        if let Some(e) = &stage.error {
+            shell.error(&e.message)?;
+        }
+        if let Some(report) = &stage.report {
+            shell.status(report.summary_line())?;
+        }
+        shell.set_context(None);
+    }
+    super::say_rollout(&rollout, shell)?;
+    Ok(rollout.outcome().code())
 }
 
 /// What migrate checks of its arguments before it reads or contacts anything.

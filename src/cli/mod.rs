@@ -501,6 +501,66 @@ pub(crate) fn checked_scope(
     })
 }
 
+/// `--contexts PATTERN,...` / `--all-contexts` (`patterns` empty) against the kubeconfig's
+/// contexts (read, not contacted), `None` when neither is given. A pattern that matches nothing,
+/// or `--context`, `--cluster` or `--user` beside them, is a usage error.
+pub(crate) fn selected_contexts(
+    kube: &KubeFlags,
+    patterns: &[String],
+    all: bool,
+) -> anyhow::Result<Option<Vec<String>>> {
+    if !all && patterns.is_empty() {
+        return Ok(None);
+    }
+    if let Some(c) = &kube.context {
+        anyhow::bail!(
+            "--context {c} and --contexts/--all-contexts cannot be used together: name it among --contexts"
+        );
+    }
+    if kube.cluster.is_some() || kube.user.is_some() {
+        anyhow::bail!(
+            "--cluster and --user name one context's cluster or user: they cannot be used with --contexts/--all-contexts"
+        );
+    }
+    Ok(Some(crate::ops::fleet::select(
+        &kube.connect_options(),
+        patterns,
+    )?))
+}
+
+/// Where a run over several contexts ended, after each context's own lines: nothing written
+/// anywhere because the dry run failed somewhere, or the context the writes stopped at and those
+/// they did not reach.
+pub(crate) fn say_rollout<R: crate::report::rollout::ContextReport>(
+    rollout: &crate::report::rollout::Rollout<R>,
+    shell: &mut Shell<'_>,
+) -> std::io::Result<()> {
+    use crate::report::rollout::{Phase, StageResult};
+    match rollout.phase {
+        Phase::CheckFailed => {
+            let failed: Vec<String> = rollout
+                .stages
+                .iter()
+                .filter(|s| s.result != StageResult::Succeeded)
+                .map(|s| s.context.clone())
+                .collect();
+            shell.error(format_args!(
+                "nothing was written in any context: the dry run before the writes failed in {}",
+                name_a_few(&failed, 5)
+            ))
+        }
+        Phase::Written => match rollout.stopped_at() {
+            Some(stopped) if !rollout.not_reached().is_empty() => shell.error(format_args!(
+                "stopped at context {}: nothing was written in {} (not reached)",
+                stopped.context,
+                name_a_few(&rollout.not_reached(), 5)
+            )),
+            _ => Ok(()),
+        },
+        Phase::DryRun => Ok(()),
+    }
+}
+
 /// `--layout`: one of the shipped k8s.io/api layouts.
 pub(crate) fn layout_arg(name: &str) -> anyhow::Result<&'static crate::core::layout::Layout> {
     use crate::core::layout::Layout;

@@ -220,27 +220,9 @@ fn run_fleet(
     Ok(run.outcome.code())
 }
 
-/// The contexts `--contexts`/`--all-contexts` select from the kubeconfig (read, not contacted),
-/// `None` without either. A pattern that matches nothing, or `--context`, `--cluster` or `--user`
-/// beside them, is a usage error.
+/// The contexts `--contexts`/`--all-contexts` select ([`super::selected_contexts`]).
 fn fleet_contexts(kube: &KubeFlags, args: &StatusArgs) -> Result<Option<Vec<String>>> {
-    if !args.all_contexts && args.contexts.is_empty() {
-        return Ok(None);
-    }
-    if let Some(c) = &kube.context {
-        bail!(
-            "--context {c} and --contexts/--all-contexts cannot be used together: name it among --contexts"
-        );
-    }
-    if kube.cluster.is_some() || kube.user.is_some() {
-        bail!(
-            "--cluster and --user name one context's cluster or user: they cannot be used with --contexts/--all-contexts"
-        );
-    }
-    Ok(Some(crate::ops::fleet::select(
-        &kube.connect_options(),
-        &args.contexts,
-    )?))
+    super::selected_contexts(kube, &args.contexts, args.all_contexts)
 }
 
 /// Everything status checks before it reads a file or contacts the cluster.

@@ -76,6 +76,23 @@ impl ApiErrorKind {
     }
 }
 
+/// The first failure of a request in `e`'s chain: its kind, and whether it met no answer at all
+/// (connection refused or reset, `--request-timeout` passed). An [`ApiError`], or a bare
+/// `kube::Error` of a request outside ARC's resources (an access review, discovery).
+pub(crate) fn failure_in(e: &anyhow::Error) -> Option<(ApiErrorKind, bool)> {
+    e.chain().find_map(|c| {
+        if let Some(a) = c.downcast_ref::<ApiError>() {
+            return Some((a.kind(), a.unreachable()));
+        }
+        let k = c.downcast_ref::<kube::Error>()?;
+        let kind = ApiErrorKind::of(k);
+        Some((
+            kind,
+            kind == ApiErrorKind::Transient && !matches!(k, kube::Error::Api(_)),
+        ))
+    })
+}
+
 /// A request about one of ARC's resources (`RESOURCE.actions.github.com`) that failed.
 ///
 /// `Display` is the sentence a user reads: it names the verb and the object and says what to do.
@@ -219,6 +236,34 @@ impl std::error::Error for ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_failure_is_found_through_context_wrapped_or_bare() {
+        let refused = || {
+            kube::Error::Service(Box::new(std::io::Error::new(
+                std::io::ErrorKind::ConnectionRefused,
+                "tcp connect error: Connection refused",
+            )))
+        };
+        // A request outside ARC's resources (an access review) keeps the bare kube::Error.
+        let bare = anyhow::Error::new(refused()).context("cannot ask the API server");
+        assert_eq!(failure_in(&bare), Some((ApiErrorKind::Transient, true)));
+        let api = anyhow::Error::new(ApiError::new(
+            refused(),
+            "list",
+            "ephemeralrunnersets",
+            None,
+            None,
+        ))
+        .context("listing");
+        assert_eq!(failure_in(&api), Some((ApiErrorKind::Transient, true)));
+        // A 503 was answered: transient, but not unreachable.
+        let busy = anyhow::Error::new(answer(503, "ServiceUnavailable", "try later"));
+        assert_eq!(failure_in(&busy), Some((ApiErrorKind::Transient, false)));
+        let denied = anyhow::Error::new(answer(403, "Forbidden", "no"));
+        assert_eq!(failure_in(&denied), Some((ApiErrorKind::Forbidden, false)));
+        assert_eq!(failure_in(&anyhow::anyhow!("no request")), None);
+    }
 
     /// An answer as the API server sends it.
     fn answer(code: u16, reason: &str, message: &str) -> kube::Error {

@@ -27,7 +27,7 @@ use crate::core::arc;
 use crate::input::{Meta, Object, Origin, OwnerRef};
 use crate::shell::Env;
 
-pub(crate) use error::{ApiError, ApiErrorKind};
+pub(crate) use error::{ApiError, ApiErrorKind, failure_in};
 
 /// What kubectl's global flags say about how to reach the cluster.
 #[derive(Debug, Clone, Default)]

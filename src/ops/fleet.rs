@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 
 use futures::StreamExt as _;
 
-use crate::cluster::{self, ApiError, ApiErrorKind, ConnectOptions};
+use crate::cluster::{self, ApiErrorKind, ConnectOptions};
 use crate::core::fleet::{self, Registration};
 use crate::core::status::{SetKey, StatusReason};
 use crate::ops::status::{Request, Snapshot};
@@ -80,16 +80,7 @@ async fn read_one(request: &Request, context: &str) -> Read {
         crate::ops::status::list(&client, &plan).await
     }
     .await
-    .map_err(|e| {
-        let mut failed = failure(&e);
-        if let (FailureKind::Unreachable, Some(server)) = (failed.kind, &server) {
-            failed.message = format!(
-                "unable to connect to the server {server}: {}",
-                failed.message
-            );
-        }
-        failed
-    });
+    .map_err(|e| context_error(&e, server.as_deref()));
     Read {
         context: context.to_string(),
         server,
@@ -97,13 +88,25 @@ async fn read_one(request: &Request, context: &str) -> Read {
     }
 }
 
+/// Why a context gave nothing: [`failure`], and an unreachable one names its server as kubectl
+/// does.
+pub(crate) fn context_error(e: &anyhow::Error, server: Option<&str>) -> ContextError {
+    let mut failed = failure(e);
+    if let (FailureKind::Unreachable, Some(server)) = (failed.kind, server) {
+        failed.message = format!(
+            "unable to connect to the server {server}: {}",
+            failed.message
+        );
+    }
+    failed
+}
+
 /// The kind of a context's failure, from the API error in its chain (none: the kubeconfig could
 /// not make a client, or the request could not be built).
 fn failure(e: &anyhow::Error) -> ContextError {
-    let api = e.chain().find_map(|c| c.downcast_ref::<ApiError>());
-    let kind = match api {
-        Some(a) if a.unreachable() => FailureKind::Unreachable,
-        Some(a) => match a.kind() {
+    let kind = match cluster::failure_in(e) {
+        Some((_, true)) => FailureKind::Unreachable,
+        Some((kind, false)) => match kind {
             ApiErrorKind::Unauthorized => FailureKind::Unauthorized,
             ApiErrorKind::Forbidden => FailureKind::Forbidden,
             ApiErrorKind::CrdMissing => FailureKind::CrdsMissing,
@@ -262,6 +265,7 @@ fn notes(reads: &[Read]) -> Vec<FleetNote> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cluster::ApiError;
     use crate::core::runners::RunnerCounts;
     use crate::core::status::{SetStatus, State};
     use crate::ops::status::FleetFacts;

@@ -17,6 +17,7 @@ pub(crate) mod fleet;
 pub(crate) mod follow;
 pub(crate) mod migrate;
 pub(crate) mod release;
+pub(crate) mod rollout;
 pub(crate) mod status;
 
 use crate::cluster::ratelimit::RateLimiter;

@@ -9,7 +9,7 @@ use std::io::{self, Write};
 use comfy_table::{Cell, Color, ContentArrangement, Table};
 
 use super::status::{revision, write_lines};
-use crate::report::bump::{BumpReport, BumpResult};
+use crate::report::bump::{BumpItem, BumpReport, BumpResult};
 
 /// `bump` as a table.
 pub(crate) fn write_bump_table(
@@ -28,37 +28,42 @@ pub(crate) fn write_bump_table(
         table.force_no_tty();
     }
     if headers {
-        table.set_header(
-            ["NAMESPACE", "NAME", "SPEC", "APPLIED", "NEW SPEC", "RESULT"]
-                .into_iter()
-                .map(Cell::new),
-        );
+        table.set_header(BUMP_HEADER.into_iter().map(Cell::new));
     }
     for item in &report.items {
-        let result = Cell::new(item.result.as_str());
-        let result = match (color, item.result) {
-            (true, BumpResult::Bumped | BumpResult::WouldBump) => result.fg(Color::Green),
-            (true, _) => result.fg(Color::Red),
-            _ => result,
-        };
-        table.add_row(vec![
-            Cell::new(&item.namespace),
-            Cell::new(&item.name),
-            Cell::new(revision(item.spec_revision)),
-            Cell::new(revision(item.applied_revision)),
-            Cell::new(
-                item.new_spec_revision
-                    .map(|v| v.to_string())
-                    .unwrap_or_else(|| "-".into()),
-            ),
-            result,
-        ]);
+        table.add_row(bump_cells(item, color));
     }
     let last = table.column_count().saturating_sub(1);
     for (i, column) in table.column_iter_mut().enumerate() {
         column.set_padding((0, if i == last { 0 } else { 3 }));
     }
     write_lines(&table.to_string(), out)
+}
+
+/// The columns of bump's table.
+pub(super) const BUMP_HEADER: [&str; 6] =
+    ["NAMESPACE", "NAME", "SPEC", "APPLIED", "NEW SPEC", "RESULT"];
+
+/// One set's row of bump's table.
+pub(super) fn bump_cells(item: &BumpItem, color: bool) -> Vec<Cell> {
+    let result = Cell::new(item.result.as_str());
+    let result = match (color, item.result) {
+        (true, BumpResult::Bumped | BumpResult::WouldBump) => result.fg(Color::Green),
+        (true, _) => result.fg(Color::Red),
+        _ => result,
+    };
+    vec![
+        Cell::new(&item.namespace),
+        Cell::new(&item.name),
+        Cell::new(revision(item.spec_revision)),
+        Cell::new(revision(item.applied_revision)),
+        Cell::new(
+            item.new_spec_revision
+                .map(|v| v.to_string())
+                .unwrap_or_else(|| "-".into()),
+        ),
+        result,
+    ]
 }
 
 #[cfg(test)]

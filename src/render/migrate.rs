@@ -6,10 +6,10 @@
 use std::io::{self, Write};
 
 use crate::core::migrate::Verdict;
-use crate::report::migrate::MigrateReport;
+use crate::report::migrate::{MigrateReport, MigrateRow};
 
 /// The columns of migrate's table.
-const MIGRATE_HEADER: [&str; 8] = [
+pub(super) const MIGRATE_HEADER: [&str; 8] = [
     "NAMESPACE",
     "NAME",
     "DECISION",
@@ -32,27 +32,7 @@ pub(crate) fn write_table(
         t.set_header(MIGRATE_HEADER);
     }
     for r in &report.items {
-        let decision = match r.decision {
-            Some(Verdict::Pending) => "Pending",
-            Some(Verdict::InSync) => "InSync",
-            Some(Verdict::Unverifiable) => "Unverifiable",
-            Some(Verdict::NoLegacyAnnotation) => "NoLegacyAnnotation",
-            None => "-",
-        };
-        let reason = match &r.error {
-            Some(e) => format!("error: {e}"),
-            None => r.message.clone().unwrap_or_default(),
-        };
-        t.add_row([
-            r.namespace.clone(),
-            r.name.clone(),
-            decision.to_string(),
-            r.spec_revision.to_string(),
-            r.new_spec_revision.to_string(),
-            r.stale_runners.to_string(),
-            r.result.as_str().to_string(),
-            reason,
-        ]);
+        t.add_row(migrate_cells(r));
     }
     if report.items.is_empty() {
         return Ok(());
@@ -65,6 +45,31 @@ pub(crate) fn write_table(
         writeln!(out, "{}", line.trim_end())?;
     }
     Ok(())
+}
+
+/// One set's row of migrate's table.
+pub(super) fn migrate_cells(r: &MigrateRow) -> [String; 8] {
+    let decision = match r.decision {
+        Some(Verdict::Pending) => "Pending",
+        Some(Verdict::InSync) => "InSync",
+        Some(Verdict::Unverifiable) => "Unverifiable",
+        Some(Verdict::NoLegacyAnnotation) => "NoLegacyAnnotation",
+        None => "-",
+    };
+    let reason = match &r.error {
+        Some(e) => format!("error: {e}"),
+        None => r.message.clone().unwrap_or_default(),
+    };
+    [
+        r.namespace.clone(),
+        r.name.clone(),
+        decision.to_string(),
+        r.spec_revision.to_string(),
+        r.new_spec_revision.to_string(),
+        r.stale_runners.to_string(),
+        r.result.as_str().to_string(),
+        reason,
+    ]
 }
 
 #[cfg(test)]

@@ -7,4 +7,5 @@ pub(crate) mod fleet;
 pub(crate) mod follow;
 pub(crate) mod github;
 pub(crate) mod migrate;
+pub(crate) mod rollout;
 pub(crate) mod status;

@@ -8,6 +8,7 @@ pub mod diff;
 pub mod display;
 pub(crate) mod fleet;
 pub(crate) mod migrate;
+pub(crate) mod rollout;
 pub(crate) mod status;
 
 use crate::cluster::write::DryRun;

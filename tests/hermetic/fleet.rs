@@ -7,11 +7,11 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 /// A kubeconfig file removed when the test ends.
-struct Kubeconfig(PathBuf);
+pub(crate) struct Kubeconfig(PathBuf);
 
 impl Kubeconfig {
     /// Contexts `names`, all on a cluster whose server refuses connections; the first is current.
-    fn new(test: &str, names: &[&str]) -> Kubeconfig {
+    pub(crate) fn new(test: &str, names: &[&str]) -> Kubeconfig {
         let mut text = String::from(
             "apiVersion: v1\nkind: Config\n\
              clusters:\n- name: dead\n  cluster: {server: \"https://127.0.0.1:1\"}\n\
@@ -31,7 +31,7 @@ impl Kubeconfig {
         Kubeconfig(path)
     }
 
-    fn run(&self, args: &[&str]) -> (i32, String, String) {
+    pub(crate) fn run(&self, args: &[&str]) -> (i32, String, String) {
         let out = Command::new(env!("CARGO_BIN_EXE_kubectl-arc"))
             .args(args)
             .env("KUBECONFIG", &self.0)
@@ -54,7 +54,7 @@ impl Drop for Kubeconfig {
     }
 }
 
-const FLEET: &[&str] = &["staging", "prod-us", "prod-eu", "dev", "prod-ap"];
+pub(crate) const FLEET: &[&str] = &["staging", "prod-us", "prod-eu", "dev", "prod-ap"];
 
 /// The contexts of a JSON report, in order, each with its error kind.
 fn contexts(json: &str) -> Vec<(String, String)> {

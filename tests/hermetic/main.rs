@@ -9,6 +9,7 @@ mod completion_install;
 mod docs;
 mod equality_table;
 mod fleet;
+mod fleet_writes;
 mod guarded_write;
 mod hostile_flags;
 mod issue20;

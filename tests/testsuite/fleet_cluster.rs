@@ -32,7 +32,7 @@ fn made_by(name: &str, url: &str, scale_set: &str, version: &str) -> DynamicObje
 
 /// One context of `from` (the test bed's one-context kubeconfigs), renamed `name`, defaulting to
 /// `namespace`.
-fn renamed(from: &Kubeconfig, name: &str, namespace: &str) -> Kubeconfig {
+pub(crate) fn renamed(from: &Kubeconfig, name: &str, namespace: &str) -> Kubeconfig {
     let mut k = from.clone();
     for c in &mut k.clusters {
         c.name = name.to_string();
@@ -55,12 +55,12 @@ fn renamed(from: &Kubeconfig, name: &str, namespace: &str) -> Kubeconfig {
 }
 
 /// A port on 127.0.0.1 that nobody listens on.
-fn dead_port() -> u16 {
+pub(crate) fn dead_port() -> u16 {
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     l.local_addr().unwrap().port()
 }
 
-fn merged(parts: Vec<Kubeconfig>) -> Kubeconfig {
+pub(crate) fn merged(parts: Vec<Kubeconfig>) -> Kubeconfig {
     let mut all = Kubeconfig::default();
     for k in parts {
         all.clusters.extend(k.clusters);

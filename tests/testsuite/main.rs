@@ -24,6 +24,7 @@ mod fidelity_floats;
 mod fidelity_json;
 mod fidelity_yaml;
 mod fleet_cluster;
+mod fleet_writes;
 mod github_action;
 mod issue14_cluster;
 mod kubectl_plugin;
