@@ -23,10 +23,14 @@ source "$run/env"
 
 # Release, workflows and the GitHub Action (issue 24; docs/release.md): actionlint, zizmor, krew and
 # validate-krew-manifest built or installed once into .cache/tools (scripts/tools.sh), and this
-# machine's release archive (the dist profile, built into .cache/release-target) for the testsuite's
-# release_krew and github_action tests.
+# machine's release archive for the testsuite's release_krew and github_action tests, packed by
+# scripts/release-local.sh from the test build's own binary (the one `cargo test` below uses): the
+# packing, the manifest and krew's install are what those tests check, and the release workflow
+# builds the `dist` profile itself on every platform.
 t2=$SECONDS
 eval "$(scripts/tools.sh)"
+cargo build --locked --features testbed --bin kubectl-arc
+export KUBECTL_ARC_RELEASE_BIN_DIR="$root/target/debug"
 scripts/release-local.sh "$root/.cache/release" >/dev/null
 echo "test: release tools and archive in $((SECONDS - t2))s" >&2
 

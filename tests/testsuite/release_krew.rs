@@ -1,6 +1,7 @@
 //! The release as users get it (issue 24), built here for this machine's platform: the archive
-//! `scripts/release-local.sh` makes with the `dist` profile and `scripts/package.sh` (as the release
-//! workflow does for every platform), the krew manifest rendered from `plugins/arc.yaml` with the
+//! `scripts/release-local.sh` packs with `scripts/package.sh` (as the release workflow does for
+//! every platform; in the test command, from the test build's binary,
+//! `KUBECTL_ARC_RELEASE_BIN_DIR`, instead of a second, `dist` build), the krew manifest rendered from `plugins/arc.yaml` with the
 //! archive's real sha256, krew's own `validate-krew-manifest`, and the real krew (both built from
 //! the Go module proxy by `scripts/tools.sh`) installing, upgrading and uninstalling it in a
 //! temporary `KREW_ROOT`, with `kubectl arc version` and `kubectl arc <TAB>` working from krew's
@@ -54,6 +55,8 @@ pub(crate) struct Release {
     pub(crate) archive: PathBuf,
     pub(crate) next_tag: String,
     pub(crate) next_archive: PathBuf,
+    /// Where the packed kubectl-arc is.
+    pub(crate) bin_dir: PathBuf,
 }
 
 pub(crate) fn release() -> &'static Release {
@@ -71,12 +74,19 @@ pub(crate) fn release() -> &'static Release {
         let archive = PathBuf::from(ok(out, "scripts/release-local.sh").trim());
         let (major_minor, patch) = env!("CARGO_PKG_VERSION").rsplit_once('.').unwrap();
         let next_tag = format!("v{major_minor}.{}", patch.parse::<u32>().unwrap() + 1);
-        let target_dir = std::env::var_os("KUBECTL_ARC_RELEASE_TARGET_DIR")
+        // The binary release-local.sh packed: the one it was handed, or its dist build.
+        let bin_dir = std::env::var_os("KUBECTL_ARC_RELEASE_BIN_DIR")
+            .filter(|v| !v.is_empty())
             .map(PathBuf::from)
-            .unwrap_or_else(|| root().join(".cache/release-target"));
+            .unwrap_or_else(|| {
+                std::env::var_os("KUBECTL_ARC_RELEASE_TARGET_DIR")
+                    .map(PathBuf::from)
+                    .unwrap_or_else(|| root().join(".cache/release-target"))
+                    .join("dist")
+            });
         let out = Command::new(root().join("scripts/package.sh"))
             .args([&next_tag, &host()])
-            .arg(target_dir.join("dist"))
+            .arg(&bin_dir)
             .arg(&dir)
             .output()
             .unwrap();
@@ -87,6 +97,7 @@ pub(crate) fn release() -> &'static Release {
             archive,
             next_tag,
             next_archive,
+            bin_dir,
         }
     })
 }
@@ -512,7 +523,22 @@ fn krew_installs_upgrades_and_uninstalls_the_release() {
     );
     let json: serde_json::Value =
         serde_json::from_str(&krew.run(&["arc", "version", "-o", "json"])).unwrap();
-    assert_eq!(json["clientVersion"]["profile"], "release");
+    // krew runs the binary that was packed (the dist build, or the test build the test command
+    // packs), built for this machine.
+    let packed = Command::new(r.bin_dir.join("kubectl-arc"))
+        .args(["version", "-o", "json"])
+        .output()
+        .unwrap();
+    let packed: serde_json::Value =
+        serde_json::from_str(&ok(packed, "the packed kubectl-arc version")).unwrap();
+    assert_eq!(json, packed);
+    let profile = if std::env::var_os("KUBECTL_ARC_RELEASE_BIN_DIR").is_some_and(|v| !v.is_empty())
+    {
+        "debug"
+    } else {
+        "release"
+    };
+    assert_eq!(json["clientVersion"]["profile"], profile);
     assert_eq!(json["clientVersion"]["target"], host().as_str());
     // Before the completer is installed, kubectl knows nothing past `arc`.
     let before = krew.run(&["__complete", "arc", ""]);
