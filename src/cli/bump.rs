@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::{Result, bail};
 use clap::Args;
 
-use super::{ColorChoice, Env, KubeFlags, Shell, parse_duration};
+use super::{ColorChoice, Contexts, Env, KubeFlags, Shell, parse_duration};
 use crate::cluster::write::DryRun;
 use crate::ops::Throttle;
 use crate::ops::bump::{BumpPlan, bump};
@@ -115,21 +115,13 @@ pub(crate) fn run(
     shell: &mut Shell<'_>,
 ) -> Result<u8> {
     let plan = validate(kube, &args)?;
-    let one;
-    let kube = match super::selected_contexts(kube, &args.contexts, args.all_contexts)? {
-        Some(contexts) if contexts.len() > 1 => {
+    let kube = match super::contexts_of(kube, &args.contexts, args.all_contexts)? {
+        Contexts::Several(contexts) => {
             return run_contexts(kube, &args, &plan, &contexts, env.seed, shell);
         }
-        // One context selected is `--context NAME`, byte for byte.
-        Some(mut contexts) => {
-            one = KubeFlags {
-                context: contexts.pop(),
-                ..kube.clone()
-            };
-            &one
-        }
-        None => kube,
+        Contexts::One(kube) => kube,
     };
+    let kube = &kube;
     let report = bump(&plan, &kube.connect_options(), env.seed, shell)?;
     if let Some(timeout) = &report.timed_out {
         shell.error(timed_out(timeout))?;
@@ -161,10 +153,7 @@ fn run_contexts(
     seed: u64,
     shell: &mut Shell<'_>,
 ) -> Result<u8> {
-    let id = plan
-        .request_id
-        .clone()
-        .unwrap_or_else(|| format!("{seed:016x}"));
+    let id = plan.request_id_or(seed);
     let connect = kube.connect_options();
     let rollout = roll(
         &RolloutPlan {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use clap::Args;
 
-use super::{Env, KubeFlags, Shell};
+use super::{Contexts, Env, KubeFlags, Shell};
 use crate::cluster::write::DryRun;
 use crate::core::migrate::UnverifiablePolicy;
 use crate::ops::Throttle;
@@ -116,21 +116,13 @@ pub(crate) fn run(
     shell: &mut Shell<'_>,
 ) -> Result<u8> {
     let plan = validate(kube, &args)?;
-    let one;
-    let kube = match super::selected_contexts(kube, &args.contexts, args.all_contexts)? {
-        Some(contexts) if contexts.len() > 1 => {
+    let kube = match super::contexts_of(kube, &args.contexts, args.all_contexts)? {
+        Contexts::Several(contexts) => {
             return run_contexts(kube, &args, &plan, &contexts, env, shell);
         }
-        // One context selected is `--context NAME`, byte for byte.
-        Some(mut contexts) => {
-            one = KubeFlags {
-                context: contexts.pop(),
-                ..kube.clone()
-            };
-            &one
-        }
-        None => kube,
+        Contexts::One(kube) => kube,
     };
+    let kube = &kube;
     let report = migrate(
         &plan,
         &kube.connect_options(),

@@ -528,6 +528,31 @@ pub(crate) fn selected_contexts(
     )?))
 }
 
+/// What `--contexts`/`--all-contexts` leave a command with.
+pub(crate) enum Contexts {
+    /// No pattern, or one context selected: the flags to run with (that context as `--context`,
+    /// so the run is `--context NAME`'s byte for byte).
+    One(KubeFlags),
+    /// Several contexts, in the order they were selected.
+    Several(Vec<String>),
+}
+
+/// [`selected_contexts`], as one context's flags or several contexts.
+pub(crate) fn contexts_of(
+    kube: &KubeFlags,
+    patterns: &[String],
+    all: bool,
+) -> anyhow::Result<Contexts> {
+    Ok(match selected_contexts(kube, patterns, all)? {
+        Some(contexts) if contexts.len() > 1 => Contexts::Several(contexts),
+        Some(mut one) => Contexts::One(KubeFlags {
+            context: one.pop(),
+            ..kube.clone()
+        }),
+        None => Contexts::One(kube.clone()),
+    })
+}
+
 /// Where a run over several contexts ended, after each context's own lines: nothing written
 /// anywhere because the dry run failed somewhere, or the context the writes stopped at and those
 /// they did not reach.

@@ -51,6 +51,15 @@ pub(crate) struct BumpPlan {
     pub(crate) throttle: Throttle,
 }
 
+impl BumpPlan {
+    /// The request id the bump writes: `--request-id`, or a new one made from `seed`.
+    pub(crate) fn request_id_or(&self, seed: u64) -> String {
+        self.request_id
+            .clone()
+            .unwrap_or_else(|| format!("{seed:016x}"))
+    }
+}
+
 /// One set to bump, resolved.
 struct Target {
     namespace: String,
@@ -116,10 +125,7 @@ pub(crate) fn bump(
     seed: u64,
     shell: &mut Shell<'_>,
 ) -> Result<BumpReport> {
-    let bump_id = plan
-        .request_id
-        .clone()
-        .unwrap_or_else(|| format!("{seed:016x}"));
+    let bump_id = plan.request_id_or(seed);
     super::runtime()?.block_on(async {
         let conn = cluster::connect(connect).await?;
         let client = &conn.client;

@@ -6,9 +6,10 @@
 
 use std::io::{self, Write};
 
-use comfy_table::{Cell, Color, ContentArrangement, Table};
+use comfy_table::{Cell, Color};
 
-use super::status::{revision, write_lines};
+use super::status::revision;
+use super::table::{kubectl_table, write_kubectl_table};
 use crate::report::bump::{BumpItem, BumpReport, BumpResult};
 
 /// `bump` as a table.
@@ -18,26 +19,14 @@ pub(crate) fn write_bump_table(
     headers: bool,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let mut table = Table::new();
-    table
-        .load_style(comfy_table::presets::NOTHING)
-        .set_content_arrangement(ContentArrangement::Disabled);
-    if color {
-        table.enforce_styling();
-    } else {
-        table.force_no_tty();
-    }
+    let mut table = kubectl_table(color);
     if headers {
         table.set_header(BUMP_HEADER.into_iter().map(Cell::new));
     }
     for item in &report.items {
         table.add_row(bump_cells(item, color));
     }
-    let last = table.column_count().saturating_sub(1);
-    for (i, column) in table.column_iter_mut().enumerate() {
-        column.set_padding((0, if i == last { 0 } else { 3 }));
-    }
-    write_lines(&table.to_string(), out)
+    write_kubectl_table(table, out)
 }
 
 /// The columns of bump's table.

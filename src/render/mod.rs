@@ -9,3 +9,4 @@ pub(crate) mod github;
 pub(crate) mod migrate;
 pub(crate) mod rollout;
 pub(crate) mod status;
+pub(crate) mod table;

@@ -7,11 +7,11 @@
 
 use std::io::{self, Write};
 
-use comfy_table::{Cell, Color, ContentArrangement, Table};
+use comfy_table::{Cell, Color};
 
 use super::bump::{BUMP_HEADER, bump_cells};
 use super::migrate::{MIGRATE_HEADER, migrate_cells};
-use super::status::write_lines;
+use super::table::{kubectl_table, write_kubectl_table};
 use crate::report::bump::BumpReport;
 use crate::report::migrate::MigrateReport;
 use crate::report::rollout::{ContextReport, Rollout, StageResult};
@@ -55,15 +55,7 @@ pub(crate) fn write_rollout_table<R: RolloutTable>(
     headers: bool,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let mut table = Table::new();
-    table
-        .load_style(comfy_table::presets::NOTHING)
-        .set_content_arrangement(ContentArrangement::Disabled);
-    if color {
-        table.enforce_styling();
-    } else {
-        table.force_no_tty();
-    }
+    let mut table = kubectl_table(color);
     let columns = R::header().len() + 1;
     if headers {
         table.set_header(std::iter::once("CONTEXT").chain(R::header().iter().copied()));
@@ -88,9 +80,5 @@ pub(crate) fn write_rollout_table<R: RolloutTable>(
         row[R::RESULT_COLUMN + 1] = if color { result.fg(hue) } else { result };
         table.add_row(row);
     }
-    let last = columns - 1;
-    for (i, column) in table.column_iter_mut().enumerate() {
-        column.set_padding((0, if i == last { 0 } else { 3 }));
-    }
-    write_lines(&table.to_string(), out)
+    write_kubectl_table(table, out)
 }
