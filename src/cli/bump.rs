@@ -119,7 +119,7 @@ pub(crate) fn run(
         Contexts::Several(contexts) => {
             return run_contexts(kube, &args, &plan, &contexts, env.seed, shell);
         }
-        Contexts::One(kube) => kube,
+        Contexts::One(kube) => *kube,
     };
     let kube = &kube;
     let report = bump(&plan, &kube.connect_options(), env.seed, shell)?;

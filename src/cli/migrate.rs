@@ -120,7 +120,7 @@ pub(crate) fn run(
         Contexts::Several(contexts) => {
             return run_contexts(kube, &args, &plan, &contexts, env, shell);
         }
-        Contexts::One(kube) => kube,
+        Contexts::One(kube) => *kube,
     };
     let kube = &kube;
     let report = migrate(

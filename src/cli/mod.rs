@@ -532,7 +532,7 @@ pub(crate) fn selected_contexts(
 pub(crate) enum Contexts {
     /// No pattern, or one context selected: the flags to run with (that context as `--context`,
     /// so the run is `--context NAME`'s byte for byte).
-    One(KubeFlags),
+    One(Box<KubeFlags>),
     /// Several contexts, in the order they were selected.
     Several(Vec<String>),
 }
@@ -545,11 +545,11 @@ pub(crate) fn contexts_of(
 ) -> anyhow::Result<Contexts> {
     Ok(match selected_contexts(kube, patterns, all)? {
         Some(contexts) if contexts.len() > 1 => Contexts::Several(contexts),
-        Some(mut one) => Contexts::One(KubeFlags {
+        Some(mut one) => Contexts::One(Box::new(KubeFlags {
             context: one.pop(),
             ..kube.clone()
-        }),
-        None => Contexts::One(kube.clone()),
+        })),
+        None => Contexts::One(Box::new(kube.clone())),
     })
 }
 
