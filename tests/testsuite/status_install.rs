@@ -185,34 +185,13 @@ async fn status_tells_a_controller_whose_crds_lack_what_it_writes() {
 /// the status ARC writes for the runners there is not.
 #[tokio::test(flavor = "multi_thread")]
 async fn status_tells_set_counters_that_count_runners_that_are_gone() {
-    use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
     let kc = common::revision_kubeconfig();
     let kcs = kc.to_str().unwrap().to_string();
     let client = common::client(&kc).await;
     let ns = common::namespace(&client, "arc-counters").await;
     let set = common::create_ers(&client, &ns, "runners", json!({})).await;
-    let runners = common::runner_api(&client, &ns);
     for (name, phase) in [("r-running", "Running"), ("r-pending", "Pending")] {
-        let runner: DynamicObject = serde_json::from_value(json!({
-            "apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunner",
-            "metadata": {"name": name, "ownerReferences": [{
-                "apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunnerSet",
-                "name": "runners", "uid": set.metadata.uid, "controller": true}]},
-            "spec": set.data["spec"]["ephemeralRunnerSpec"],
-        }))
-        .unwrap();
-        runners
-            .create(&PostParams::default(), &runner)
-            .await
-            .unwrap();
-        runners
-            .patch_status(
-                name,
-                &PatchParams::default(),
-                &Patch::Merge(json!({"status": {"phase": phase}})),
-            )
-            .await
-            .unwrap();
+        common::create_owned_runner(&client, &ns, &set, name, phase).await;
     }
     let write = |current: i64, running: i64| {
         let client = client.clone();
@@ -311,22 +290,12 @@ async fn a_scale_set_arc_gave_up_on_is_an_outdated_row() {
 /// gone, and a pending one whose Pod cannot be scheduled, are said; one whose Pod runs is not.
 #[tokio::test(flavor = "multi_thread")]
 async fn status_tells_runners_whose_pods_are_gone_or_unschedulable() {
-    use k8s_openapi::api::core::v1::Pod;
-    use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
     let kc = common::revision_kubeconfig();
     let kcs = kc.to_str().unwrap().to_string();
     let client = common::client(&kc).await;
     let ns = common::namespace(&client, "arc-runpods").await;
     let set = common::create_ers(&client, &ns, "runners", json!({})).await;
-    let runners = common::runner_api(&client, &ns);
-    let pods = Api::<Pod>::namespaced(client.clone(), &ns);
-    // No controller manager makes the default ServiceAccount here.
-    let sa: k8s_openapi::api::core::v1::ServiceAccount =
-        serde_json::from_value(json!({"metadata": {"name": "runner"}})).unwrap();
-    Api::<k8s_openapi::api::core::v1::ServiceAccount>::namespaced(client.clone(), &ns)
-        .create(&PostParams::default(), &sa)
-        .await
-        .unwrap();
+    common::create_service_account(&client, &ns, "runner").await;
     for (name, phase, pod_status) in [
         ("r-up", "Running", Some(json!({"phase": "Running"}))),
         ("r-gone", "Running", None),
@@ -339,42 +308,15 @@ async fn status_tells_runners_whose_pods_are_gone_or_unschedulable() {
             ),
         ),
     ] {
-        let runner: DynamicObject = serde_json::from_value(json!({
-            "apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunner",
-            "metadata": {"name": name, "ownerReferences": [{
-                "apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunnerSet",
-                "name": "runners", "uid": set.metadata.uid, "controller": true}]},
-            "spec": set.data["spec"]["ephemeralRunnerSpec"],
-        }))
-        .unwrap();
-        runners
-            .create(&PostParams::default(), &runner)
-            .await
-            .unwrap();
-        runners
-            .patch_status(
-                name,
-                &PatchParams::default(),
-                &Patch::Merge(json!({"status": {"phase": phase}})),
-            )
-            .await
-            .unwrap();
+        common::create_owned_runner(&client, &ns, &set, name, phase).await;
         if let Some(status) = pod_status {
-            let pod: Pod = serde_json::from_value(json!({
+            let pod = json!({
                 "metadata": {"name": name, "labels": {"actions-ephemeral-runner": "True"}},
                 "spec": {"restartPolicy": "Never", "automountServiceAccountToken": false,
                          "serviceAccountName": "runner",
                          "containers": [{"name": "runner", "image": "ghcr.io/actions/actions-runner:2.330.0"}]}
-            }))
-            .unwrap();
-            pods.create(&PostParams::default(), &pod).await.unwrap();
-            pods.patch_status(
-                name,
-                &PatchParams::default(),
-                &Patch::Merge(json!({"status": status})),
-            )
-            .await
-            .unwrap();
+            });
+            common::create_pod_with_status(&client, &ns, pod, status).await;
         }
     }
     let (code, out, err) = exe(&["status", "--kubeconfig", &kcs, "-n", &ns, "-o", "json"]);

@@ -10,7 +10,6 @@ use crate::common;
 use crate::common::{runner_spec, scale_set};
 
 use crate::common::cli::{args, in_process_async, report};
-use k8s_openapi::api::core::v1::{Pod, ServiceAccount};
 use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
 use kube::core::{ApiResource, GroupVersionKind};
 use serde_json::{Value, json};
@@ -60,12 +59,8 @@ async fn listener(
 /// The listener's Pod (name and labels of `newScaleSetListenerPod`, its own service account), with
 /// `status` written through pods/status as a kubelet writes it.
 async fn listener_pod(client: &kube::Client, ctl: &str, ns: &str, name: &str, status: Value) {
-    let sa: ServiceAccount = serde_json::from_value(json!({"metadata": {"name": name}})).unwrap();
-    Api::<ServiceAccount>::namespaced(client.clone(), ctl)
-        .create(&PostParams::default(), &sa)
-        .await
-        .unwrap();
-    let pod: Pod = serde_json::from_value(json!({
+    common::create_service_account(client, ctl, name).await;
+    let pod = json!({
         "metadata": {"name": name, "labels": {
             "actions.github.com/scale-set-namespace": ns,
             "app.kubernetes.io/component": "runner-scale-set-listener",
@@ -75,17 +70,8 @@ async fn listener_pod(client: &kube::Client, ctl: &str, ns: &str, name: &str, st
                  "containers": [{"name": "listener",
                                  "image": "ghcr.io/actions/gha-runner-scale-set-controller:0.14.2",
                                  "command": ["/ghalistener"]}]}
-    }))
-    .unwrap();
-    let pods = Api::<Pod>::namespaced(client.clone(), ctl);
-    pods.create(&PostParams::default(), &pod).await.unwrap();
-    pods.patch_status(
-        name,
-        &PatchParams::default(),
-        &Patch::Merge(json!({"status": status})),
-    )
-    .await
-    .unwrap();
+    });
+    common::create_pod_with_status(client, ctl, pod, status).await;
 }
 
 fn running() -> Value {

@@ -358,3 +358,67 @@ pub async fn scale_set(client: &kube::Client, ns: &str, name: &str, replicas: i6
     )
     .await;
 }
+
+/// An EphemeralRunner `name` owned by `set` (its controller owner reference, name and uid) with
+/// the set's runner spec, as ARC's EphemeralRunnerSet controller creates it, then `phase` written
+/// through the status subresource.
+pub async fn create_owned_runner(
+    client: &Client,
+    ns: &str,
+    set: &DynamicObject,
+    name: &str,
+    phase: &str,
+) -> DynamicObject {
+    let runner: DynamicObject = serde_json::from_value(serde_json::json!({
+        "apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunner",
+        "metadata": {"name": name, "ownerReferences": [{
+            "apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunnerSet",
+            "name": set.metadata.name, "uid": set.metadata.uid, "controller": true}]},
+        "spec": set.data["spec"]["ephemeralRunnerSpec"],
+    }))
+    .unwrap();
+    let runners = runner_api(client, ns);
+    runners
+        .create(&PostParams::default(), &runner)
+        .await
+        .unwrap();
+    runners
+        .patch_status(
+            name,
+            &PatchParams::default(),
+            &Patch::Merge(serde_json::json!({"status": {"phase": phase}})),
+        )
+        .await
+        .unwrap()
+}
+
+/// The ServiceAccount `name` in `ns` (no controller manager runs on the test bed to make even the
+/// default one, and a Pod needs its account to be created).
+pub async fn create_service_account(client: &Client, ns: &str, name: &str) {
+    let sa: k8s_openapi::api::core::v1::ServiceAccount =
+        serde_json::from_value(serde_json::json!({"metadata": {"name": name}})).unwrap();
+    Api::<k8s_openapi::api::core::v1::ServiceAccount>::namespaced(client.clone(), ns)
+        .create(&PostParams::default(), &sa)
+        .await
+        .unwrap();
+}
+
+/// Create `pod` in `ns`, then write `status` through pods/status as a kubelet would.
+pub async fn create_pod_with_status(
+    client: &Client,
+    ns: &str,
+    pod: serde_json::Value,
+    status: serde_json::Value,
+) {
+    let pod: k8s_openapi::api::core::v1::Pod = serde_json::from_value(pod).unwrap();
+    let name = pod.metadata.name.clone().unwrap();
+    let pods = Api::<k8s_openapi::api::core::v1::Pod>::namespaced(client.clone(), ns);
+    pods.create(&PostParams::default(), &pod).await.unwrap();
+    pods.patch_status(
+        &name,
+        &PatchParams::default(),
+        &Patch::Merge(serde_json::json!({"status": status})),
+    )
+    .await
+    .unwrap();
+}
