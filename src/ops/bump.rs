@@ -91,7 +91,7 @@ impl Restart {
             return None;
         }
         let owner = crate::core::owner::controller_of(set)
-            .filter(|c| c.kind() == Some(arc::KIND_AUTOSCALING_RUNNER_SET))?
+            .filter(|c| c.is_arc(arc::KIND_AUTOSCALING_RUNNER_SET))?
             .name()?
             .to_string();
         let count = |f: &str| {
