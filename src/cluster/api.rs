@@ -28,6 +28,10 @@ impl Resource {
         kind: arc::KIND_EPHEMERAL_RUNNER_SET,
         plural: arc::EPHEMERAL_RUNNER_SETS,
     };
+    pub(crate) const AUTOSCALING_RUNNER_SETS: Resource = Resource {
+        kind: arc::KIND_AUTOSCALING_RUNNER_SET,
+        plural: arc::AUTOSCALING_RUNNER_SETS,
+    };
     pub(crate) const EPHEMERAL_RUNNERS: Resource = Resource {
         kind: arc::KIND_EPHEMERAL_RUNNER,
         plural: arc::EPHEMERAL_RUNNERS,
