@@ -284,15 +284,23 @@ async fn read_candidates<A: ArcApi>(
     let mut limiter = plan.throttle.limiter();
     let selector = plan.scope.selector_text();
     limiter.acquire().await;
-    let sets = api
-        .list(Resource::EPHEMERAL_RUNNER_SETS, scope, selector)
-        .await?;
-    if sets.is_empty()
+    let query = Query {
+        namespace: scope.map(str::to_string),
+        label_selector: selector.map(str::to_string),
+        field_selector: None,
+    };
+    let (mut listed, mut candidates) = (0, Vec::new());
+    api.list_each(Resource::EPHEMERAL_RUNNER_SETS, &query, |set| {
+        listed += 1;
+        candidates.extend(candidate_of(plan, &set));
+        Ok::<_, anyhow::Error>(())
+    })
+    .await?;
+    if listed == 0
         && let Some(ns) = scope
     {
         api.check_namespace(ns).await?;
     }
-    let mut candidates = candidates_of(plan, sets);
     limiter.acquire().await;
     // Page by page: 50,000 runners are counted, never held.
     let mut counter = RunnerCounter::new(&candidates);
@@ -308,27 +316,22 @@ async fn read_candidates<A: ArcApi>(
     Ok(candidates)
 }
 
-/// The candidates among `sets` (the names and the selector of the scope), one per set, each from
-/// the one object model: its JSON as the source gave it (the runner spec is hashed as written).
-fn candidates_of(plan: &MigratePlan, sets: Vec<Object>) -> Vec<Candidate> {
-    let selector = plan.scope.selector.as_ref().map(|(_, parsed)| parsed);
-    sets.into_iter()
-        .filter(|o| plan.scope.names.is_empty() || plan.scope.names.iter().any(|n| n == o.name()))
-        .filter(|o| selector.is_none_or(|s| s.matches(&o.meta.labels)))
-        .map(|obj| {
-            let (namespace, name) = obj.key();
-            Candidate {
-                namespace,
-                name,
-                object: object_text(&obj),
-                runners: RunnerCounts::default(),
-                error: obj
-                    .problem
-                    .as_ref()
-                    .map(|p| format!("{}: {p}", obj.describe())),
-            }
-        })
-        .collect()
+/// A listed set as a candidate when the scope selects it (its names and its selector), from the
+/// one object model: its JSON as the source gave it (the runner spec is hashed as written).
+fn candidate_of(plan: &MigratePlan, obj: &Object) -> Option<Candidate> {
+    let named = plan.scope.names.is_empty() || plan.scope.names.iter().any(|n| n == obj.name());
+    let selected = plan
+        .scope
+        .selector()
+        .is_none_or(|s| s.matches(&obj.meta.labels));
+    let (namespace, name) = obj.key();
+    (named && selected).then(|| Candidate {
+        namespace,
+        name,
+        object: object_text(obj),
+        runners: RunnerCounts::default(),
+        error: (obj.problem.as_ref()).map(|p| format!("{}: {p}", obj.describe())),
+    })
 }
 
 /// Counts each runner on its set (the controller owner reference: [`crate::core::owner`]), the
@@ -855,7 +858,7 @@ mod tests {
         let raw: cluster::RawObject = serde_json::from_value(v.clone()).unwrap();
         let object = cluster::object_from_cluster(arc::KIND_EPHEMERAL_RUNNER_SET, raw);
         let plan = plan();
-        candidates_of(&plan, vec![object]).remove(0)
+        candidate_of(&plan, &object).unwrap()
     }
 
     /// A listed set is decided on its own spec text, and each result of its write makes its row.
