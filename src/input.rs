@@ -84,6 +84,22 @@ pub(crate) struct OwnerRef {
     pub(crate) uid: String,
 }
 
+impl OwnerRef {
+    /// The controller among `owner_references` (the field's JSON), by the core's one rule
+    /// ([`crate::core::owner::controller_ref`], `metav1.GetControllerOf`).
+    pub(crate) fn controller_of(owner_references: Option<&Value>) -> Option<OwnerRef> {
+        crate::core::owner::controller_ref(owner_references).map(|c| {
+            let s = |f: Option<&str>| f.unwrap_or("").to_string();
+            OwnerRef {
+                api_version: s(c.api_version()),
+                kind: s(c.kind()),
+                name: s(c.name()),
+                uid: s(c.uid()),
+            }
+        })
+    }
+}
+
 /// The parts of `metadata` kubectl-arc reads.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Meta {
@@ -143,6 +159,14 @@ impl Object {
     /// Whether this is one of ARC's `actions.github.com/v1alpha1` objects of `kind`.
     pub(crate) fn is_arc(&self, kind: &str) -> bool {
         self.kind == kind && self.api_version == arc::API_VERSION
+    }
+
+    /// Its controller, when that is ARC's `kind` (an EphemeralRunnerSet of a runner, an
+    /// AutoscalingRunnerSet of a set): whose object this is, by the core's one owner rule
+    /// ([`crate::core::owner::is_arc_owner`] of [`crate::core::owner::controller_ref`]).
+    pub(crate) fn owner(&self, kind: &str) -> Option<&OwnerRef> {
+        (self.meta.controller.as_ref())
+            .filter(|c| crate::core::owner::is_arc_owner(&c.api_version, &c.kind, kind))
     }
 
     /// Whether the object belongs to ARC's API group (any version).
@@ -348,15 +372,7 @@ fn meta_of(metadata: Option<&Value>) -> Result<Meta, String> {
             )),
         }
     };
-    let controller = crate::core::owner::controller_ref(m.get("ownerReferences")).map(|c| {
-        let s = |f: Option<&str>| f.unwrap_or("").to_string();
-        OwnerRef {
-            api_version: s(c.api_version()),
-            kind: s(c.kind()),
-            name: s(c.name()),
-            uid: s(c.uid()),
-        }
-    });
+    let controller = OwnerRef::controller_of(m.get("ownerReferences"));
     Ok(Meta {
         namespace: string("namespace")?,
         name: string("name")?,

@@ -136,6 +136,29 @@ impl ApiError {
         }))
     }
 
+    /// A request refused as the API server refuses a malformed one (400 Bad Request, `message`),
+    /// for a source that answers in its stead (a dump's list with a selector it cannot read).
+    pub(crate) fn invalid(
+        verb: &'static str,
+        resource: &str,
+        namespace: Option<&str>,
+        message: String,
+    ) -> ApiError {
+        let status = Status {
+            code: 400,
+            reason: "BadRequest".into(),
+            message,
+            ..Default::default()
+        };
+        ApiError::new(
+            kube::Error::Api(Box::new(status)),
+            verb,
+            resource,
+            namespace,
+            None,
+        )
+    }
+
     pub(crate) fn kind(&self) -> ApiErrorKind {
         self.0.kind
     }

@@ -3,6 +3,8 @@
 //! Commands hand it a [`ConnectOptions`] built from kubectl's global flags; it hands back a client
 //! and the namespace the context defaults to.
 
+pub(crate) mod api;
+pub(crate) mod dump;
 mod error;
 pub mod http_log;
 pub(crate) mod kubeconfig;
@@ -337,21 +339,46 @@ pub(crate) async fn list_each(
     list_pages_each(client, &path, plural, namespace, selector, each).await
 }
 
-/// [`list_each`] for an `each` of any error type that a failed list converts to.
+/// [`list_each`] for an `each` of any error type that a failed list converts to, with a field
+/// selector as well; returns the list's resourceVersion (where a watch can start).
 async fn list_pages_each<E: From<ApiError>>(
     client: &Client,
     path: &str,
     plural: &str,
     namespace: Option<&str>,
     selector: Option<&str>,
-    mut each: impl FnMut(RawObject) -> Result<(), E>,
+    each: impl FnMut(RawObject) -> Result<(), E>,
 ) -> Result<(), E> {
+    let query = watch::Scope {
+        namespace: namespace.map(str::to_string),
+        label_selector: selector.map(str::to_string),
+        field_selector: None,
+    };
+    list_query_each(client, path, plural, &query, each)
+        .await
+        .map(drop)
+}
+
+/// [`list_pages_each`] of `query` (its namespace is in `path` already): the list's
+/// resourceVersion, from its first page.
+async fn list_query_each<E: From<ApiError>>(
+    client: &Client,
+    path: &str,
+    plural: &str,
+    query: &watch::Scope,
+    mut each: impl FnMut(RawObject) -> Result<(), E>,
+) -> Result<String, E> {
+    let namespace = query.namespace.as_deref();
     let failed = |e| ApiError::new(e, "list", plural, namespace, None);
     let request = kube::core::Request::new(path);
     let mut params = kube::api::ListParams::default().limit(PAGE_SIZE);
-    if let Some(s) = selector {
+    if let Some(s) = &query.label_selector {
         params = params.labels(s);
     }
+    if let Some(f) = &query.field_selector {
+        params = params.fields(f);
+    }
+    let mut resource_version = None;
     loop {
         let req = request
             .list(&params)
@@ -366,12 +393,15 @@ async fn list_pages_each<E: From<ApiError>>(
             items = page.items.len(),
             "listed a page"
         );
+        if resource_version.is_none() {
+            resource_version = page.metadata.resource_version.clone();
+        }
         for item in page.items {
             each(item)?;
         }
         match page.metadata.continue_ {
             Some(token) if !token.is_empty() => params.continue_token = Some(token),
-            _ => return Ok(()),
+            _ => return Ok(resource_version.unwrap_or_default()),
         }
     }
 }
@@ -427,19 +457,12 @@ pub(crate) fn object_from_cluster(kind: &str, raw: RawObject) -> Object {
         .ok()
         .and_then(|t| RawValue::from_string(t).ok());
     let m = raw.metadata;
-    // The rule of crate::core::owner::controller_ref (`metav1.GetControllerOf`), on the typed
-    // metadata the client decoded.
-    let controller = m
+    // The one owner rule (crate::core::owner::controller_ref), on the references as sent.
+    let references = m
         .owner_references
-        .unwrap_or_default()
-        .into_iter()
-        .find(|o| o.controller == Some(true))
-        .map(|o| OwnerRef {
-            api_version: o.api_version,
-            kind: o.kind,
-            name: o.name,
-            uid: o.uid,
-        });
+        .as_ref()
+        .and_then(|r| serde_json::to_value(r).ok());
+    let controller = OwnerRef::controller_of(references.as_ref());
     Object {
         origin: Origin::Cluster,
         api_version: arc::API_VERSION.to_string(),

@@ -1,95 +1,28 @@
-//! Streaming reads: paginated lists handed over page by page, and watches that reconnect.
+//! Watches that reconnect, and the query a list or a watch makes.
 //!
-//! Cluster layer. [`list_pages`] follows `limit`/`continue` (each page read with the bounded
-//! retries of `retry.rs`) and hands each page's JSON text to a bounded channel, so the next page is
-//! fetched while the consumer works on the previous one and at most a page or two are held at once.
-//! [`Watcher`] is a `?watch=1` stream (kube-rs `request_events`) that resumes from the last
-//! resourceVersion it saw (bookmarks keep it fresh), backs off on transport errors, and tells the
-//! caller to list again when the server answers 410 Gone, as client-go's reflector does.
+//! Cluster layer. (Lists, page by page, are the [`super::api::ArcApi`]'s.) [`Watcher`] is a
+//! `?watch=1` stream (kube-rs `request_events`) that resumes from the last resourceVersion it saw
+//! (bookmarks keep it fresh), backs off on transport errors, and tells the caller to list again
+//! when the server answers 410 Gone, as client-go's reflector does.
 
 use std::time::Duration;
 
-use anyhow::{Context as _, Result};
 use futures::StreamExt as _;
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 use kube::Client;
-use kube::api::{ListParams, WatchParams};
+use kube::api::WatchParams;
 use serde_json::Value;
 
-use super::{ApiError, ApiErrorKind, PAGE_SIZE, arc_path};
+use super::{ApiError, ApiErrorKind, arc_path};
 
-/// What a list is restricted to.
+/// What a list or a watch is restricted to.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Scope {
     /// `None`: all namespaces.
     pub(crate) namespace: Option<String>,
     pub(crate) label_selector: Option<String>,
     pub(crate) field_selector: Option<String>,
-}
-
-#[derive(serde::Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct ListMetaText {
-    #[serde(default, rename = "continue")]
-    continue_token: Option<String>,
-    #[serde(default)]
-    resource_version: Option<String>,
-}
-
-/// A list response with its items skipped: only the list metadata is read.
-#[derive(serde::Deserialize)]
-struct ListHead {
-    #[serde(default)]
-    metadata: ListMetaText,
-}
-
-/// List ARC objects of `plural` in `scope`, sending the JSON text of each page (a `*List` object)
-/// to `pages` in order. Returns the list's resourceVersion (where a watch can start).
-pub(crate) async fn list_pages(
-    client: &Client,
-    plural: &str,
-    scope: &Scope,
-    pages: &tokio::sync::mpsc::Sender<String>,
-) -> Result<String> {
-    let request = kube::core::Request::new(arc_path(plural, scope.namespace.as_deref()));
-    let mut params = ListParams::default().limit(PAGE_SIZE);
-    if let Some(s) = &scope.label_selector {
-        params = params.labels(s);
-    }
-    if let Some(f) = &scope.field_selector {
-        params = params.fields(f);
-    }
-    let mut resource_version = None;
-    loop {
-        let req = request
-            .list(&params)
-            .context("cannot build a list request")?;
-        let text = super::retry::read_with_retry(super::retry::ReadRetry::default(), || {
-            client.request_text(req.clone())
-        })
-        .await
-        .map_err(|e| ApiError::new(e, "list", plural, scope.namespace.as_deref(), None))?;
-        let head: ListHead = serde_json::from_str(&text)
-            .with_context(|| format!("the server sent an invalid {plural} list"))?;
-        tracing::debug!(
-            plural,
-            namespace = ?scope.namespace,
-            bytes = text.len(),
-            "listed a page"
-        );
-        if resource_version.is_none() {
-            resource_version = head.metadata.resource_version.clone();
-        }
-        if pages.send(text).await.is_err() {
-            // The consumer stopped (it failed and will say why).
-            return Ok(resource_version.unwrap_or_default());
-        }
-        match head.metadata.continue_token {
-            Some(token) if !token.is_empty() => params.continue_token = Some(token),
-            _ => return Ok(resource_version.unwrap_or_default()),
-        }
-    }
 }
 
 /// What a watch reports.

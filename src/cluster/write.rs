@@ -279,14 +279,7 @@ async fn patch_with_precondition(
         };
         with_precondition(&mut body, &before, &what)?;
         if opts.dry_run == DryRun::Client {
-            let after = json_merge(&before.value, &body);
-            verified(&verify, &after, &what, "")?;
-            return Ok(Outcome::Written {
-                before,
-                after,
-                patch: body,
-                attempts: tries.attempts + 1,
-            });
+            return client_dry_run(before, body, &verify, &what, tries.attempts + 1);
         }
         let req = request
             .patch(name, &patch_params(opts), &Patch::Merge(&body))
@@ -320,6 +313,25 @@ async fn patch_with_precondition(
             }
         }
     }
+}
+
+/// `--dry-run=client`: what the merge patch `body` would make of `before`, verified as the stored
+/// object would be; nothing is sent. The outcome counts `attempts`.
+pub(crate) fn client_dry_run(
+    before: ObjectText,
+    body: Value,
+    verify: &Verify,
+    what: &str,
+    attempts: u32,
+) -> Result<Outcome, WriteError> {
+    let after = json_merge(&before.value, &body);
+    verified(verify, &after, what, "")?;
+    Ok(Outcome::Written {
+        before,
+        after,
+        patch: body,
+        attempts,
+    })
 }
 
 /// The count of a guarded write's attempts, and whether the last one's outcome is unknown.

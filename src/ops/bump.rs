@@ -3,8 +3,9 @@
 //!
 //! Like `kubectl rollout restart`: it requests a new runner-spec revision
 //! (`nextActionableRevision`, max(spec, applied) + 1) so ARC's controller recycles idle and pending
-//! runners. Every write goes through [`guarded_patch`]: a merge patch with the resourceVersion it
-//! was decided on, `fieldValidation=Strict`, re-read and re-decided on 409, read back. The request
+//! runners. Every write goes through the ARC API's guarded patch
+//! ([`crate::cluster::write::guarded_patch`] on a cluster): a merge patch with the resourceVersion
+//! it was decided on, `fieldValidation=Strict`, re-read and re-decided on 409, read back. The request
 //! id written with the revision lets a retry recognise its own write, so one request never bumps
 //! twice. The report's [`BumpReport::outcome`] is the exit code: 0; 1 when `--wait` times out; 2 on
 //! errors and refusals.
@@ -16,12 +17,13 @@ use anyhow::{Result, bail};
 use serde_json::Value;
 
 use super::{Gate, Throttle};
+use crate::cluster::api::{ArcApi, Resource, object_text};
 use crate::cluster::preflight::{
     Permission, crd_refusal, denied_permissions, ers_crd_revision_fields,
 };
 use crate::cluster::watch::{Event, Scope, Watcher};
 use crate::cluster::write::{
-    Backoff, Decision, DryRun, Guarded, Outcome, WriteError, WriteOptions, guarded_patch, read,
+    Backoff, Decision, DryRun, Guarded, Outcome, WriteError, WriteOptions,
 };
 use crate::cluster::{self, ConnectOptions};
 use crate::core::arc;
@@ -100,7 +102,7 @@ impl Restart {
             return None;
         }
         let owner = crate::core::owner::controller_of(set)
-            .filter(|c| c.kind() == Some(arc::KIND_AUTOSCALING_RUNNER_SET))?
+            .filter(|c| c.is_arc(arc::KIND_AUTOSCALING_RUNNER_SET))?
             .name()?
             .to_string();
         let count = |f: &str| {
@@ -217,8 +219,8 @@ async fn preflight(client: &kube::Client, plan: &BumpPlan, namespace: Option<&st
 
 /// The sets to bump (by name, found as ARC finds them, or listed), and the failed items of names
 /// that resolve to nothing to bump.
-async fn targets(
-    client: &kube::Client,
+async fn targets<A: ArcApi>(
+    api: &A,
     plan: &BumpPlan,
     namespace: Option<&str>,
     shell: &mut Shell<'_>,
@@ -227,28 +229,26 @@ async fn targets(
     let mut targets = Vec::new();
     let mut listed: Vec<(Target, String, bool)> = Vec::new();
     if plan.scope.names.is_empty() {
-        cluster::list_each(
-            client,
-            arc::EPHEMERAL_RUNNER_SETS,
-            namespace,
-            plan.scope.selector_text(),
-            |raw| {
-                // The one object model; its JSON for the restart rule.
-                let o = cluster::object_from_cluster(arc::KIND_EPHEMERAL_RUNNER_SET, raw);
-                let json: Value = serde_json::from_str(&o.json()).unwrap_or(Value::Null);
-                listed.push((
-                    Target {
-                        namespace: o.namespace().to_string(),
-                        name: o.name().to_string(),
-                        owner: None,
-                        restart: Restart::of(&json),
-                    },
-                    o.meta.creation_timestamp.clone().unwrap_or_default(),
-                    o.meta.deletion_timestamp.is_some(),
-                ));
-                Ok(())
-            },
-        )
+        let query = Scope {
+            namespace: namespace.map(str::to_string),
+            label_selector: plan.scope.selector_text().map(str::to_string),
+            field_selector: None,
+        };
+        api.list_each(Resource::EPHEMERAL_RUNNER_SETS, &query, |o| {
+            // The one object model; its JSON for the restart rule.
+            let json: Value = serde_json::from_str(&o.json()).unwrap_or(Value::Null);
+            listed.push((
+                Target {
+                    namespace: o.namespace().to_string(),
+                    name: o.name().to_string(),
+                    owner: None,
+                    restart: Restart::of(&json),
+                },
+                o.meta.creation_timestamp.clone().unwrap_or_default(),
+                o.meta.deletion_timestamp.is_some(),
+            ));
+            Ok::<_, anyhow::Error>(())
+        })
         .await?;
         // One restart per scale set of ARC up to 0.14: of its newest set, not one being deleted.
         let mut newest: HashMap<(String, String), usize> = HashMap::new();
@@ -274,14 +274,14 @@ async fn targets(
         }
         if targets.is_empty() {
             if let Some(ns) = namespace {
-                cluster::check_namespace(client, ns).await?;
+                api.check_namespace(ns).await?;
             }
             shell.status("No EphemeralRunnerSets found.")?;
         }
     } else {
         let ns = namespace.unwrap_or_default();
         for name in &plan.scope.names {
-            match resolve(client, ns, name).await? {
+            match resolve(api, ns, name).await? {
                 Ok(t) => targets.push(t),
                 Err((code, message)) => {
                     // A set bump's rules refuse (made by ARC 0.14 or older) is Refused, as
@@ -324,20 +324,13 @@ fn failed(ns: &str, name: &str, result: BumpResult, message: String) -> BumpItem
 
 /// NAME as an EphemeralRunnerSet, owned by the AutoscalingRunnerSet of that name when one exists.
 /// `Ok(Err((code, why)))` when there is nothing to bump.
-async fn resolve(
-    client: &kube::Client,
+async fn resolve<A: ArcApi>(
+    api: &A,
     ns: &str,
     name: &str,
 ) -> Result<Result<Target, (&'static str, String)>> {
-    let ers = read(client, arc::EPHEMERAL_RUNNER_SETS, ns, name).await?;
-    let ars = cluster::get_object(
-        client,
-        arc::KIND_AUTOSCALING_RUNNER_SET,
-        arc::AUTOSCALING_RUNNER_SETS,
-        ns,
-        name,
-    )
-    .await?;
+    let ers = (api.get(Resource::EPHEMERAL_RUNNER_SETS, ns, name).await?).map(|o| object_text(&o));
+    let ars = api.get(Resource::AUTOSCALING_RUNNER_SETS, ns, name).await?;
     if let Some(ers) = &ers
         && let Some(why) = spec_hash_era(&ers.value, ns, name)
     {
@@ -355,14 +348,9 @@ async fn resolve(
         && let Some(ars) = &ars
     {
         // ARC up to 0.14 names the set `<scale set>-xxxxx`: find it as ARC does.
-        let sets = cluster::list_objects(
-            client,
-            arc::KIND_EPHEMERAL_RUNNER_SET,
-            arc::EPHEMERAL_RUNNER_SETS,
-            Some(ns),
-            None,
-        )
-        .await?;
+        let sets = api
+            .list(Resource::EPHEMERAL_RUNNER_SETS, Some(ns), None)
+            .await?;
         let inputs: Vec<_> = sets.iter().map(crate::input::Object::pairing_set).collect();
         let scale_set = crate::core::pairing::ScaleSet {
             namespace: ns,
@@ -406,7 +394,7 @@ async fn resolve(
             ),
         ))),
         (None, None) => {
-            cluster::check_namespace(client, ns).await?;
+            api.check_namespace(ns).await?;
             Ok(Err((
                 NOT_FOUND,
                 format!(
@@ -436,15 +424,15 @@ fn spec_hash_era(ers: &serde_json::Value, ns: &str, name: &str) -> Option<String
 }
 
 /// The guarded write for one set, through the run's gate.
-async fn bump_one(
-    client: &kube::Client,
+async fn bump_one<A: ArcApi>(
+    api: &A,
     t: &Target,
     plan: &BumpPlan,
     bump_id: &str,
     gate: &mut Gate,
 ) -> BumpItem {
     if let Some(restart) = &t.restart {
-        return restart_one(client, t, restart, plan, bump_id, gate).await;
+        return restart_one(api, t, restart, plan, bump_id, gate).await;
     }
     let request = BumpRequest {
         id: bump_id,
@@ -457,9 +445,8 @@ async fn bump_one(
         backoff: Backoff::default(),
         jitter_seed: u64::from_str_radix(bump_id, 16).unwrap_or(0),
     };
-    let write = guarded_patch(
-        client,
-        arc::EPHEMERAL_RUNNER_SETS,
+    let write = api.guarded_patch(
+        Resource::EPHEMERAL_RUNNER_SETS,
         &t.namespace,
         &t.name,
         &opts,
@@ -510,8 +497,8 @@ async fn bump_one(
 /// A set of ARC up to 0.14, bumped as `kubectl rollout restart` does: a guarded JSON merge patch
 /// (the resourceVersion it read, `fieldValidation=Strict`, read back) of
 /// [`ANNOTATION_RESTARTED_AT`] into the AutoscalingRunnerSet's pod template.
-async fn restart_one(
-    client: &kube::Client,
+async fn restart_one<A: ArcApi>(
+    api: &A,
     t: &Target,
     restart: &Restart,
     plan: &BumpPlan,
@@ -538,9 +525,8 @@ async fn restart_one(
         return item;
     }
     let want = stamp.clone();
-    let write = guarded_patch(
-        client,
-        arc::AUTOSCALING_RUNNER_SETS,
+    let write = api.guarded_patch(
+        Resource::AUTOSCALING_RUNNER_SETS,
         &t.namespace,
         scale_set,
         &opts,

@@ -625,12 +625,7 @@ fn failed_keys(world: &World) -> BTreeSet<(&str, &str)> {
 /// The name of the scale set a set belongs to: its controller owner's, else ARC's scale-set-name
 /// label, else its own.
 fn scale_set_name(set: &Object) -> &str {
-    match set
-        .meta
-        .controller
-        .as_ref()
-        .filter(|c| c.kind == arc::KIND_AUTOSCALING_RUNNER_SET)
-    {
+    match set.owner(arc::KIND_AUTOSCALING_RUNNER_SET) {
         Some(c) => c.name.as_str(),
         None => set
             .meta

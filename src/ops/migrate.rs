@@ -1,10 +1,11 @@
 //! `migrate`'s operation: during an upgrade from the integrity-hash era to the revision era, turn
 //! every pending legacy cleanup into a pending revision, and remove the legacy annotations.
 //!
-//! On a cluster: preflight (CRD fields, permissions, no running controller) → list
-//! EphemeralRunnerSets and their runners → decide each set (core::migrate) → one guarded merge
-//! patch per decided set → a [`MigrateReport`]. Offline, on a dump (`-f`, read through
-//! [`crate::input::read`]): the same decisions, nothing written. The report's
+//! One pipeline over an [`ArcApi`]: list EphemeralRunnerSets and their runners → decide each set
+//! (core::migrate) → one guarded merge patch per decided set → a [`MigrateReport`]. On a cluster,
+//! a preflight comes first (CRD fields, permissions, no running controller). Offline, the source
+//! is a dump (`-f`, [`Dump`]) and the run is `--dry-run=client`: the same pipeline, the same
+//! rows, nothing written. The report's
 //! [`MigrateReport::outcome`] is the exit code: 0 every set succeeded, 2 some set failed (the
 //! others were still processed); a refusal before any write is an error (2, nothing written).
 
@@ -16,9 +17,12 @@ use anyhow::{Result, bail};
 use serde_json::Value;
 
 use super::{Gate, Throttle};
+use crate::cluster::api::{ArcApi, Resource, object_text};
+use crate::cluster::dump::Dump;
 use crate::cluster::preflight::{self, Permission};
+use crate::cluster::watch::Scope as Query;
 use crate::cluster::write::{
-    Decision as WriteDecision, DryRun, Guarded, ObjectText, Outcome, WriteOptions, guarded_patch,
+    Decision as WriteDecision, DryRun, Guarded, ObjectText, Outcome, WriteOptions,
 };
 use crate::cluster::{self, ConnectOptions};
 use crate::core::arc::{self, ANNOTATION_INTEGRITY_HASH};
@@ -27,7 +31,7 @@ use crate::core::layout::Layout;
 use crate::core::migrate::{Decision, UnverifiablePolicy, decide};
 use crate::core::runners::{RunnerCounts, RunnerState, is_stale};
 use crate::core::value::{Value as GoValue, decode};
-use crate::input::{self, Object};
+use crate::input::Object;
 use crate::report::migrate::{MigrateReport, MigrateResult, MigrateRow};
 use crate::shell::Shell;
 
@@ -74,11 +78,15 @@ pub(crate) fn migrate(
 ) -> Result<MigrateReport> {
     match &plan.source {
         Source::Dump(files) => {
-            let (candidates, errors) = candidates_from_files(plan, files, connect, stdin);
-            let rows = candidates
-                .into_iter()
-                .map(|c| offline_row(c, plan.unverifiable))
-                .collect();
+            let namespace = plan.scope.file_namespace(connect);
+            let explicit = plan.scope.namespace.is_some();
+            let (dump, errors) = Dump::read(files, stdin, &namespace, explicit);
+            // Every namespace of the dump: an object in another than an explicit `-n` is its
+            // row's error (kubectl's rule, `input::resolve_namespaces`).
+            let rows = super::runtime()?.block_on(async {
+                let candidates = read_candidates(&dump, plan, None).await?;
+                rows_of(&dump, plan, None, &candidates, seed, shell).await
+            })?;
             Ok(MigrateReport::new(plan.dry_run, rows, errors))
         }
         Source::Cluster => {
@@ -124,7 +132,7 @@ async fn migrate_cluster(
     // Read once: the preflight below judges the same answer.
     let crd_fields = preflight::ers_crd_revision_fields(client).await?;
     let crd_refusal = crd_fields.as_ref().and_then(preflight::crd_refusal);
-    let (candidates, mut rows) = if let Some(refusal) = crd_refusal {
+    let candidates = if let Some(refusal) = crd_refusal {
         let candidates = read_candidates(client, plan, scope).await?;
         if candidates.iter().any(|c| c.legacy() || c.error.is_some()) {
             bail!(refusal);
@@ -133,22 +141,41 @@ async fn migrate_cluster(
             "nothing to migrate: no EphemeralRunnerSet in scope carries the actions.github.com/integrity-hash annotation \
              (sets of ARC up to 0.14 are replaced on a runner-spec-hash change and have no revision to migrate to)",
         )?;
-        let rows = decide_and_write(client, plan, &candidates, seed, shell).await?;
-        (candidates, rows)
+        candidates
     } else {
         preflight_checks(client, plan, scope, crd_fields, shell).await?;
-        let candidates = read_candidates(client, plan, scope).await?;
-        let rows = decide_and_write(client, plan, &candidates, seed, shell).await?;
-        (candidates, rows)
+        read_candidates(client, plan, scope).await?
     };
-    // A name asked for and not found is a failed row (exit 2), as kubectl fails on one.
+    rows_of(client, plan, scope, &candidates, seed, shell).await
+}
+
+/// Decide and write each candidate, and a failed row (exit 2) for each name asked for and not
+/// found, as kubectl fails on one.
+async fn rows_of<A: ArcApi>(
+    api: &A,
+    plan: &MigratePlan,
+    scope: Option<&str>,
+    candidates: &[Candidate],
+    seed: u64,
+    shell: &mut Shell<'_>,
+) -> Result<Vec<MigrateRow>> {
+    let mut rows = decide_and_write(api, plan, candidates, seed, shell).await?;
     for missing in plan
         .scope
         .names
         .iter()
         .filter(|n| !candidates.iter().any(|c| &c.name == *n))
     {
-        let ns = scope.unwrap_or("*");
+        let (ns, error) = match (&plan.source, scope) {
+            (Source::Dump(_), _) => (
+                plan.scope.namespace.as_deref().unwrap_or("*"),
+                format!("EphemeralRunnerSet {missing} not found in the files"),
+            ),
+            (Source::Cluster, ns) => {
+                let ns = ns.unwrap_or("*");
+                (ns, format!("EphemeralRunnerSet {ns}/{missing} not found"))
+            }
+        };
         rows.push(MigrateRow {
             namespace: ns.to_string(),
             name: missing.clone(),
@@ -162,7 +189,7 @@ async fn migrate_cluster(
             stale_idle_or_pending_runners: 0,
             result: MigrateResult::Failed,
             attempts: 0,
-            error: Some(format!("EphemeralRunnerSet {ns}/{missing} not found")),
+            error: Some(error),
         });
     }
     Ok(rows)
@@ -247,65 +274,64 @@ async fn preflight_checks(
     Ok(())
 }
 
-/// The sets in scope and their runners, listed page by page as the one [`input::Object`] every
-/// source gives: the same candidates and the same runner count as a dump's ([`candidates_of`]).
-async fn read_candidates(
-    client: &kube::Client,
+/// The sets in scope (`None`: every namespace) and their runners, listed page by page as the one
+/// [`Object`] every source gives.
+async fn read_candidates<A: ArcApi>(
+    api: &A,
     plan: &MigratePlan,
     scope: Option<&str>,
 ) -> Result<Vec<Candidate>> {
     let mut limiter = plan.throttle.limiter();
-    let selector = plan.scope.selector.as_ref().map(|(text, _)| text.as_str());
+    let selector = plan.scope.selector_text();
     limiter.acquire().await;
-    let sets = cluster::list_objects(
-        client,
-        arc::KIND_EPHEMERAL_RUNNER_SET,
-        arc::EPHEMERAL_RUNNER_SETS,
-        scope,
-        selector,
-    )
+    let query = Query {
+        namespace: scope.map(str::to_string),
+        label_selector: selector.map(str::to_string),
+        field_selector: None,
+    };
+    let (mut listed, mut candidates) = (0, Vec::new());
+    api.list_each(Resource::EPHEMERAL_RUNNER_SETS, &query, |set| {
+        listed += 1;
+        candidates.extend(candidate_of(plan, &set));
+        Ok::<_, anyhow::Error>(())
+    })
     .await?;
-    if sets.is_empty()
+    if listed == 0
         && let Some(ns) = scope
     {
-        cluster::check_namespace(client, ns).await?;
+        api.check_namespace(ns).await?;
     }
-    let mut candidates = candidates_of(plan, sets);
     limiter.acquire().await;
     // Page by page: 50,000 runners are counted, never held.
     let mut counter = RunnerCounter::new(&candidates);
-    cluster::list_each(client, arc::EPHEMERAL_RUNNERS, scope, None, |raw| {
-        let runner = cluster::object_from_cluster(arc::KIND_EPHEMERAL_RUNNER, raw);
+    let runners = Query {
+        namespace: scope.map(str::to_string),
+        ..Query::default()
+    };
+    api.list_each(Resource::EPHEMERAL_RUNNERS, &runners, |runner| {
         counter.count(&mut candidates, &runner);
-        Ok(())
+        Ok::<_, anyhow::Error>(())
     })
     .await?;
     Ok(candidates)
 }
 
-/// The candidates among `sets` (the names and the selector of the scope), one per set, each from
-/// the one object model: its JSON as the source gave it (the runner spec is hashed as written).
-fn candidates_of(plan: &MigratePlan, sets: Vec<Object>) -> Vec<Candidate> {
-    let selector = plan.scope.selector.as_ref().map(|(_, parsed)| parsed);
-    sets.into_iter()
-        .filter(|o| plan.scope.names.is_empty() || plan.scope.names.iter().any(|n| n == o.name()))
-        .filter(|o| selector.is_none_or(|s| s.matches(&o.meta.labels)))
-        .map(|obj| {
-            let (namespace, name) = obj.key();
-            let text = obj.json();
-            let value = serde_json::from_str(&text).unwrap_or(Value::Null);
-            Candidate {
-                namespace,
-                name,
-                object: ObjectText { text, value },
-                runners: RunnerCounts::default(),
-                error: obj
-                    .problem
-                    .as_ref()
-                    .map(|p| format!("{}: {p}", obj.describe())),
-            }
-        })
-        .collect()
+/// A listed set as a candidate when the scope selects it (its names and its selector), from the
+/// one object model: its JSON as the source gave it (the runner spec is hashed as written).
+fn candidate_of(plan: &MigratePlan, obj: &Object) -> Option<Candidate> {
+    let named = plan.scope.names.is_empty() || plan.scope.names.iter().any(|n| n == obj.name());
+    let selected = plan
+        .scope
+        .selector()
+        .is_none_or(|s| s.matches(&obj.meta.labels));
+    let (namespace, name) = obj.key();
+    (named && selected).then(|| Candidate {
+        namespace,
+        name,
+        object: object_text(obj),
+        runners: RunnerCounts::default(),
+        error: (obj.problem.as_ref()).map(|p| format!("{}: {p}", obj.describe())),
+    })
 }
 
 /// Counts each runner on its set (the controller owner reference: [`crate::core::owner`]), the
@@ -330,9 +356,7 @@ impl RunnerCounter {
     }
 
     fn count(&mut self, candidates: &mut [Candidate], r: &Object) {
-        let Some(owner) =
-            (r.meta.controller.as_ref()).filter(|c| c.kind == arc::KIND_EPHEMERAL_RUNNER_SET)
-        else {
+        let Some(owner) = r.owner(arc::KIND_EPHEMERAL_RUNNER_SET) else {
             return;
         };
         let Some(&i) = (self.index).get(&(r.namespace().to_string(), owner.name.clone())) else {
@@ -355,8 +379,8 @@ impl RunnerCounter {
 
 /// Decide and write, one set at a time, each write guarded by the resourceVersion it was decided
 /// on.
-async fn decide_and_write(
-    client: &kube::Client,
+async fn decide_and_write<A: ArcApi>(
+    api: &A,
     plan: &MigratePlan,
     candidates: &[Candidate],
     seed: u64,
@@ -368,15 +392,14 @@ async fn decide_and_write(
         backoff: Default::default(),
         jitter_seed: seed,
     };
-    let each =
-        async |c: &Candidate, gate: &mut Gate| migrate_one(client, plan, &opts, c, gate).await;
+    let each = async |c: &Candidate, gate: &mut Gate| migrate_one(api, plan, &opts, c, gate).await;
     super::write_each(candidates, plan.throttle, "migrating", shell, each).await
 }
 
 /// Decide one set, and write what the decision asks through the run's gate, decided again on the
 /// object as read before each attempt.
-async fn migrate_one(
-    client: &kube::Client,
+async fn migrate_one<A: ArcApi>(
+    api: &A,
     plan: &MigratePlan,
     opts: &WriteOptions,
     c: &Candidate,
@@ -397,9 +420,8 @@ async fn migrate_one(
         };
         return row(c, Some(&first), result, None);
     }
-    let write = guarded_patch(
-        client,
-        arc::EPHEMERAL_RUNNER_SETS,
+    let write = api.guarded_patch(
+        Resource::EPHEMERAL_RUNNER_SETS,
         &c.namespace,
         &c.name,
         opts,
@@ -461,33 +483,6 @@ fn written_row(
     }
 }
 
-/// Read a dump through the one input layer: the same candidates and runner count as a cluster's
-/// ([`candidates_of`], [`RunnerCounter`]). Files that cannot be read are returned as errors; the
-/// others are still used.
-fn candidates_from_files(
-    plan: &MigratePlan,
-    files: &[PathBuf],
-    connect: &ConnectOptions,
-    stdin: &mut dyn Read,
-) -> (Vec<Candidate>, Vec<String>) {
-    let inputs = input::read(files, stdin);
-    let mut objects = inputs.objects;
-    let namespace = plan.scope.file_namespace(connect);
-    input::resolve_namespaces(&mut objects, &namespace, plan.scope.namespace.is_some());
-    let (sets, runners): (Vec<_>, Vec<_>) = objects
-        .into_iter()
-        .filter(|o| {
-            o.is_arc(arc::KIND_EPHEMERAL_RUNNER_SET) || o.is_arc(arc::KIND_EPHEMERAL_RUNNER)
-        })
-        .partition(|o| o.is_arc(arc::KIND_EPHEMERAL_RUNNER_SET));
-    let mut candidates = candidates_of(plan, sets);
-    let mut counter = RunnerCounter::new(&candidates);
-    for runner in &runners {
-        counter.count(&mut candidates, runner);
-    }
-    (candidates, inputs.errors)
-}
-
 /// The set's decoded runner spec (`None` when it does not decode: the row reports the error).
 fn set_spec(layout: &Layout, ers: &ObjectText) -> Option<GoValue> {
     let raw = find_raw(&ers.text, &["spec", "ephemeralRunnerSpec"]).unwrap_or("{}");
@@ -546,23 +541,6 @@ fn decide_object(
     let raw = find_raw(&object.text, &["spec", "ephemeralRunnerSpec"]).unwrap_or("{}");
     decide(&object.value, raw, &c.runners, policy)
         .map_err(|e| format!("EphemeralRunnerSet {}/{}: {e}", c.namespace, c.name))
-}
-
-fn offline_row(c: Candidate, policy: UnverifiablePolicy) -> MigrateRow {
-    if let Some(e) = c.error.clone() {
-        return row(&c, None, MigrateResult::Failed, Some(e));
-    }
-    match decide_object(&c, &c.object, policy) {
-        Ok(d) => {
-            let result = if d.patch().is_some() {
-                MigrateResult::WouldWrite
-            } else {
-                MigrateResult::Unchanged
-            };
-            row(&c, Some(&d), result, None)
-        }
-        Err(e) => row(&c, None, MigrateResult::Failed, Some(e)),
-    }
 }
 
 /// The stored set has the revision we wrote (or a later one, never lower) and no legacy annotation.
@@ -834,12 +812,53 @@ mod tests {
         assert_eq!(report.outcome(), crate::report::Outcome::Failed);
     }
 
+    /// One pipeline: a dump is listed and decided as a cluster is; a runner is its set's by its
+    /// controller reference of ARC's group alone (the core's owner rule); a name the dump lacks
+    /// is a failed row.
+    #[test]
+    fn a_dump_goes_through_the_clusters_pipeline() {
+        let mut foreign = runner("s", "s-foreign", "img:1", "Running", "");
+        foreign["metadata"]["ownerReferences"][0]["apiVersion"] = json!("example.com/v1");
+        let mut unmarked = runner("s", "s-unmarked", "img:1", "Running", "");
+        unmarked["metadata"]["ownerReferences"][0]["controller"] = json!(false);
+        let items = vec![
+            set("s", Some(&hash_of("img:2")), 4, 4, "img:2"),
+            foreign,
+            unmarked,
+            runner("s", "s-own", "img:1", "Running", ""),
+        ];
+        let mut p = plan();
+        p.scope.names = vec!["s".into(), "absent".into()];
+        let report = offline(&p, items);
+        assert_eq!(report.items.len(), 2);
+        let s = &report.items[0];
+        assert_eq!(
+            (s.reason, s.stale_runners, s.result),
+            (Some("StaleRunners"), 1, MigrateResult::WouldWrite),
+            "only s-own is the set's"
+        );
+        let missing = &report.items[1];
+        assert_eq!(
+            (
+                missing.namespace.as_str(),
+                missing.name.as_str(),
+                missing.result
+            ),
+            ("ci", "absent", MigrateResult::Failed)
+        );
+        assert_eq!(
+            missing.error.as_deref(),
+            Some("EphemeralRunnerSet absent not found in the files")
+        );
+        assert_eq!(report.outcome(), crate::report::Outcome::Failed);
+    }
+
     /// A set as the cluster lists it: through the cluster layer's one object model.
     fn candidate(v: &Value) -> Candidate {
         let raw: cluster::RawObject = serde_json::from_value(v.clone()).unwrap();
         let object = cluster::object_from_cluster(arc::KIND_EPHEMERAL_RUNNER_SET, raw);
         let plan = plan();
-        candidates_of(&plan, vec![object]).remove(0)
+        candidate_of(&plan, &object).unwrap()
     }
 
     /// A listed set is decided on its own spec text, and each result of its write makes its row.

@@ -7,15 +7,15 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
+use std::sync::mpsc as std_mpsc;
 use std::time::{Duration, SystemTime};
 
 use anyhow::{Context as _, Result};
 use serde::Deserialize;
-use serde_json::value::RawValue;
-use tokio::sync::mpsc;
 
-use crate::cluster::watch::{Event, Scope, Watcher, list_pages};
-use crate::cluster::{self, ConnectOptions};
+use crate::cluster::api::{ArcApi, Resource};
+use crate::cluster::watch::{Event, Scope, Watcher};
+use crate::cluster::{self, ConnectOptions, PAGE_SIZE};
 use crate::core::arc;
 use crate::core::layout::Layout;
 use crate::core::pairing;
@@ -817,44 +817,30 @@ fn judged(scale_set: &input::Object, facts: &SetFacts) -> Replacement {
 /// Names as a user gives them: an EphemeralRunnerSet's, or its AutoscalingRunnerSet's (ARC up to
 /// 0.14 names its sets `<scale set>-xxxxx`), which stands for the sets ARC made for it, found as
 /// ARC finds them. A name that is neither stays, and is reported as not found.
-async fn resolve_names(
-    client: &kube::Client,
+async fn resolve_names<A: ArcApi>(
+    api: &A,
     namespace: &str,
     names: &[String],
 ) -> Result<Vec<String>> {
     let mut out = Vec::new();
     let mut sets: Option<Vec<input::Object>> = None;
     for name in names {
-        if cluster::get(client, arc::EPHEMERAL_RUNNER_SETS, namespace, name)
-            .await?
+        if (api
+            .get(Resource::EPHEMERAL_RUNNER_SETS, namespace, name)
+            .await?)
             .is_some()
         {
             out.push(name.clone());
             continue;
         }
-        let Some(scale_set) = cluster::get_object(
-            client,
-            arc::KIND_AUTOSCALING_RUNNER_SET,
-            arc::AUTOSCALING_RUNNER_SETS,
-            namespace,
-            name,
-        )
-        .await?
+        let Some(scale_set) = (api.get(Resource::AUTOSCALING_RUNNER_SETS, namespace, name)).await?
         else {
             out.push(name.clone());
             continue;
         };
         if sets.is_none() {
-            sets = Some(
-                cluster::list_objects(
-                    client,
-                    arc::KIND_EPHEMERAL_RUNNER_SET,
-                    arc::EPHEMERAL_RUNNER_SETS,
-                    Some(namespace),
-                    None,
-                )
-                .await?,
-            );
+            let listed = api.list(Resource::EPHEMERAL_RUNNER_SETS, Some(namespace), None);
+            sets = Some(listed.await?);
         }
         let sets = sets.as_deref().unwrap_or_default();
         let inputs: Vec<_> = sets.iter().map(input::Object::pairing_set).collect();
@@ -1002,13 +988,6 @@ pub(crate) fn missing_names(plan: &Plan, census: &Census, shown: &[SetStatus]) -
         .collect()
 }
 
-/// A list page: only its items, each kept as text.
-#[derive(Deserialize)]
-struct PageItems<'a> {
-    #[serde(borrow, default)]
-    items: Vec<&'a RawValue>,
-}
-
 /// What a listing produced.
 struct Gathered {
     census: Census,
@@ -1019,49 +998,56 @@ struct Gathered {
     runners_version: String,
 }
 
-/// The worker thread: sets first (their pages arrive on `sets`), then runners, into the census.
+/// The worker thread: sets first (they arrive on `sets`), then runners, into the census, each
+/// read from the one [`input::Object`] every source gives (as `-f` reads them).
 fn consume(
     mut census: Census,
-    mut sets: mpsc::Receiver<String>,
-    mut runners: mpsc::Receiver<String>,
+    sets: std_mpsc::Receiver<input::Object>,
+    runners: std_mpsc::Receiver<input::Object>,
 ) -> Result<(Census, HashSet<SetKey>)> {
     let mut seen = HashSet::new();
-    while let Some(page) = sets.blocking_recv() {
-        let page: PageItems =
-            serde_json::from_str(&page).context("the server sent an invalid list page")?;
-        for item in page.items {
-            let facts = SetFacts::from_json(item.get())
-                .map_err(|e| anyhow::anyhow!("an EphemeralRunnerSet in the list: {e}"))?;
-            seen.insert(census.upsert_set(facts));
-        }
+    for set in sets {
+        let facts = SetFacts::from_json(&set.json())
+            .map_err(|e| anyhow::anyhow!("an EphemeralRunnerSet in the list: {e}"))?;
+        seen.insert(census.upsert_set(facts));
     }
-    while let Some(page) = runners.blocking_recv() {
-        let page: PageItems =
-            serde_json::from_str(&page).context("the server sent an invalid list page")?;
-        for item in page.items {
-            // A runner that is not an object cannot belong to any set: skip it.
-            if let Ok(runner) = RunnerFacts::from_json(item.get()) {
-                census.add_runner(&runner);
-            }
+    for runner in runners {
+        // A runner whose facts cannot be read cannot belong to any set: skip it.
+        if let Ok(runner) = RunnerFacts::from_json(&runner.json()) {
+            census.add_runner(&runner);
         }
     }
     Ok((census, seen))
 }
 
-/// List the selected sets and then the runners in scope into `census`, page by page.
-async fn gather(client: &kube::Client, plan: &Plan, census: Census) -> Result<Gathered> {
-    gather_parts(client, plan, census, true, true).await
+/// The census worker stopped (it failed, and says why): the list it was fed stops.
+#[derive(Debug, thiserror::Error)]
+#[error("the census worker stopped")]
+struct WorkerStopped;
+
+/// Hand a listed object to the worker, waiting while it is a page behind.
+fn to_worker(
+    worker: &std_mpsc::SyncSender<input::Object>,
+) -> impl FnMut(input::Object) -> Result<()> {
+    |object| (worker.send(object)).map_err(|_| anyhow::Error::new(WorkerStopped))
 }
 
-async fn gather_parts(
-    client: &kube::Client,
+/// List the selected sets and then the runners in scope into `census`, page by page.
+async fn gather<A: ArcApi>(api: &A, plan: &Plan, census: Census) -> Result<Gathered> {
+    gather_parts(api, plan, census, true, true).await
+}
+
+/// List the sets (`list_sets`) and the runners (`list_runners`) into `census`, on a worker thread
+/// that works on each object while the next page is fetched.
+async fn gather_parts<A: ArcApi>(
+    api: &A,
     plan: &Plan,
     census: Census,
     list_sets: bool,
     list_runners: bool,
 ) -> Result<Gathered> {
-    let (sets_tx, sets_rx) = mpsc::channel::<String>(1);
-    let (runners_tx, runners_rx) = mpsc::channel::<String>(1);
+    let (sets_tx, sets_rx) = std_mpsc::sync_channel(PAGE_SIZE as usize);
+    let (runners_tx, runners_rx) = std_mpsc::sync_channel(PAGE_SIZE as usize);
     let worker = std::thread::Builder::new()
         .name("status-census".into())
         .spawn(move || consume(census, sets_rx, runners_rx))
@@ -1070,36 +1056,28 @@ async fn gather_parts(
         let mut sets_version = String::new();
         if list_sets {
             let ns = plan.namespace.clone();
+            let sets = Resource::EPHEMERAL_RUNNER_SETS;
             if plan.names.is_empty() {
-                sets_version = list_pages(
-                    client,
-                    arc::EPHEMERAL_RUNNER_SETS,
-                    &plan.set_scope(),
-                    &sets_tx,
-                )
-                .await?;
+                let query = plan.set_scope();
+                sets_version = api.list_each(sets, &query, to_worker(&sets_tx)).await?;
             } else {
                 for name in &plan.names {
-                    let scope = Scope {
+                    let query = Scope {
                         namespace: ns.clone(),
                         label_selector: plan.selector.clone(),
                         field_selector: Some(format!("metadata.name={name}")),
                     };
-                    sets_version =
-                        list_pages(client, arc::EPHEMERAL_RUNNER_SETS, &scope, &sets_tx).await?;
+                    sets_version = api.list_each(sets, &query, to_worker(&sets_tx)).await?;
                 }
             }
         }
         drop(sets_tx);
         let mut runners_version = String::new();
         if list_runners {
-            runners_version = list_pages(
-                client,
-                arc::EPHEMERAL_RUNNERS,
-                &plan.runner_scope(),
-                &runners_tx,
-            )
-            .await?;
+            let (runners, query) = (Resource::EPHEMERAL_RUNNERS, plan.runner_scope());
+            runners_version = api
+                .list_each(runners, &query, to_worker(&runners_tx))
+                .await?;
         }
         drop(runners_tx);
         Ok((sets_version, runners_version))
@@ -1108,7 +1086,11 @@ async fn gather_parts(
     let worked = worker
         .join()
         .map_err(|_| anyhow::anyhow!("the census worker thread panicked"))?;
-    let (sets_version, runners_version) = fetched?;
+    let (sets_version, runners_version) = match fetched {
+        // The worker's error says why.
+        Err(e) if e.is::<WorkerStopped>() => Default::default(),
+        fetched => fetched?,
+    };
     let (census, seen) = worked?;
     Ok(Gathered {
         census,

@@ -34,11 +34,22 @@ impl<'a> ControllerRef<'a> {
         self.field("uid")
     }
 
-    /// Of `kind` in ARC's group (`actions.github.com/<version>`).
+    /// Of `kind` in ARC's group (`actions.github.com/<version>`): [`is_arc_owner`].
     pub fn is_arc(&self, kind: &str) -> bool {
-        self.kind() == Some(kind)
-            && self.api_version().and_then(|v| v.split('/').next()) == Some(crate::arc::GROUP)
+        is_arc_owner(
+            self.api_version().unwrap_or(""),
+            self.kind().unwrap_or(""),
+            kind,
+        )
     }
+}
+
+/// Whether a controller reference of `api_version` and `kind` is an owner of ARC's `want` kind:
+/// the kind, in ARC's group (`actions.github.com/<version>`, any version), as the owner
+/// reference ARC's indexes key on (the group and kind of the owner's type). The one answer to
+/// "whose set or runner is this?", with [`controller_ref`].
+pub fn is_arc_owner(api_version: &str, kind: &str, want: &str) -> bool {
+    kind == want && api_version.split('/').next() == Some(crate::arc::GROUP)
 }
 
 /// Mirrors `metav1.GetControllerOf` (k8s.io/apimachinery/pkg/apis/meta/v1/controller_ref.go): the
