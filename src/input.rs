@@ -399,6 +399,16 @@ pub(crate) struct Inputs {
 /// Read every `-f` argument: a file, a directory (its `.json`, `.yaml` and `.yml` files, sorted,
 /// not recursive, as kubectl without `-R`), or `-` for `stdin` (read once, however often given).
 pub(crate) fn read(paths: &[PathBuf], stdin: &mut dyn Read) -> Inputs {
+    read_only(paths, stdin, &|_| true)
+}
+
+/// [`read`], keeping only the objects `keep` wants: each other one is dropped as soon as it is
+/// read, so a dump's objects that a command never asks about never take memory all at once.
+pub(crate) fn read_only(
+    paths: &[PathBuf],
+    stdin: &mut dyn Read,
+    keep: &dyn Fn(&Object) -> bool,
+) -> Inputs {
     let mut inputs = Inputs::default();
     let mut stdin_read = false;
     for path in paths {
@@ -409,7 +419,7 @@ pub(crate) fn read(paths: &[PathBuf], stdin: &mut dyn Read) -> Inputs {
             let mut bytes = Vec::new();
             match stdin.read_to_end(&mut bytes) {
                 Ok(_) => match String::from_utf8(bytes) {
-                    Ok(text) => parse_into(&text, None, &mut inputs),
+                    Ok(text) => parse_into(&text, None, keep, &mut inputs),
                     Err(e) => inputs.errors.push(not_utf8("<stdin>", &e)),
                 },
                 Err(e) => inputs
@@ -422,7 +432,7 @@ pub(crate) fn read(paths: &[PathBuf], stdin: &mut dyn Read) -> Inputs {
             Ok(files) => {
                 for file in files {
                     match read_text(&file) {
-                        Ok(text) => parse_into(&text, Some(&file), &mut inputs),
+                        Ok(text) => parse_into(&text, Some(&file), keep, &mut inputs),
                         Err(e) => inputs.errors.push(e),
                     }
                 }
@@ -475,7 +485,12 @@ fn read_text(path: &Path) -> Result<String, String> {
 /// Read one file's objects into `inputs`, each made an [`Object`] as soon as it is read (so a
 /// List's items are never all value trees at once); a file refused as a whole adds its error and
 /// none of its objects.
-fn parse_into(text: &str, file: Option<&Path>, inputs: &mut Inputs) {
+fn parse_into(
+    text: &str,
+    file: Option<&Path>,
+    keep: &dyn Fn(&Object) -> bool,
+    inputs: &mut Inputs,
+) {
     let label = file.map_or_else(|| "<stdin>".to_string(), |f| f.display().to_string());
     let mut objects = Vec::new();
     let read = manifest::parse_each(text, &label, &mut |o| {
@@ -491,6 +506,9 @@ fn parse_into(text: &str, file: Option<&Path>, inputs: &mut Inputs) {
             },
         };
         let mut object = Object::from_manifest(&o.value, origin, o.problem);
+        if !keep(&object) {
+            return;
+        }
         object.spellings = o.spellings;
         objects.push(object);
     });
@@ -553,7 +571,7 @@ mod tests {
 
     fn objects(text: &str) -> Vec<Object> {
         let mut inputs = Inputs::default();
-        parse_into(text, Some(Path::new("f.yaml")), &mut inputs);
+        parse_into(text, Some(Path::new("f.yaml")), &|_| true, &mut inputs);
         assert!(inputs.errors.is_empty(), "{:?}", inputs.errors);
         inputs.objects
     }

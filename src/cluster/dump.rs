@@ -33,14 +33,20 @@ pub(crate) struct Dump {
 impl Dump {
     /// Read the `-f` arguments (`stdin` for `-`), an object without a namespace taking
     /// `namespace` (an explicit `-n` when `explicit`, whose contradiction is the object's problem).
+    /// Only ARC's objects of `resources` are kept: the dump answers nothing else, and the rest
+    /// of a dump (AutoscalingRunnerSets, Pods, a chart's RBAC) is dropped as it is read.
     /// Returns the dump and the files that could not be read (the others are still used).
     pub(crate) fn read(
         paths: &[PathBuf],
         stdin: &mut dyn Read,
         namespace: &str,
         explicit: bool,
+        resources: &[Resource],
     ) -> (Dump, Vec<String>) {
-        let inputs = input::read(paths, stdin);
+        let keep = |o: &Object| {
+            o.api_version == arc::API_VERSION && resources.iter().any(|r| r.kind == o.kind)
+        };
+        let inputs = input::read_only(paths, stdin, &keep);
         let mut objects = inputs.objects;
         input::resolve_namespaces(&mut objects, namespace, explicit);
         (Dump { objects }, inputs.errors)
@@ -213,9 +219,26 @@ mod tests {
     /// A dump of `items` given on stdin, objects without a namespace in `ci`.
     fn dump(items: Vec<Value>) -> Dump {
         let text = json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string();
-        let (dump, errors) = Dump::read(&["-".into()], &mut text.as_bytes(), "ci", false);
+        let (dump, errors) = Dump::read(
+            &["-".into()],
+            &mut text.as_bytes(),
+            "ci",
+            false,
+            &[Resource::EPHEMERAL_RUNNER_SETS, Resource::EPHEMERAL_RUNNERS],
+        );
         assert!(errors.is_empty(), "{errors:?}");
         dump
+    }
+
+    #[test]
+    fn a_dump_keeps_only_the_resources_asked_for() {
+        let scale_set = json!({"apiVersion": "actions.github.com/v1alpha1",
+            "kind": "AutoscalingRunnerSet", "metadata": {"name": "a", "namespace": "ci"}});
+        let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}});
+        let d = dump(vec![set(None, "a", "red"), scale_set, pod]);
+        // The foreign objects were dropped as they were read, not only filtered at each list.
+        assert_eq!(d.objects.len(), 1);
+        assert_eq!(d.objects[0].kind, "EphemeralRunnerSet");
     }
 
     fn example() -> Dump {

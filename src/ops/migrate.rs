@@ -80,7 +80,13 @@ pub(crate) fn migrate(
         Source::Dump(files) => {
             let namespace = plan.scope.file_namespace(connect);
             let explicit = plan.scope.namespace.is_some();
-            let (dump, errors) = Dump::read(files, stdin, &namespace, explicit);
+            let (dump, errors) = Dump::read(
+                files,
+                stdin,
+                &namespace,
+                explicit,
+                &[Resource::EPHEMERAL_RUNNER_SETS, Resource::EPHEMERAL_RUNNERS],
+            );
             // Every namespace of the dump: an object in another than an explicit `-n` is its
             // row's error (kubectl's rule, `input::resolve_namespaces`).
             let rows = super::runtime()?.block_on(async {
@@ -100,7 +106,9 @@ pub(crate) fn migrate(
 struct Candidate {
     namespace: String,
     name: String,
-    object: ObjectText,
+    /// The set as listed (its JSON text, not a value tree: a tree is made for the moment the set
+    /// is decided, so 10,000 candidates do not hold 10,000 trees).
+    object: Object,
     runners: RunnerCounts,
     error: Option<String>,
 }
@@ -109,10 +117,9 @@ impl Candidate {
     /// The set carries the integrity-hash annotation: something to migrate.
     fn legacy(&self) -> bool {
         self.object
-            .value
-            .pointer("/metadata/annotations")
-            .and_then(|a| a.get(ANNOTATION_INTEGRITY_HASH))
-            .is_some()
+            .meta
+            .annotations
+            .contains_key(ANNOTATION_INTEGRITY_HASH)
     }
 }
 
@@ -328,7 +335,7 @@ fn candidate_of(plan: &MigratePlan, obj: &Object) -> Option<Candidate> {
     (named && selected).then(|| Candidate {
         namespace,
         name,
-        object: object_text(obj),
+        object: obj.clone(),
         runners: RunnerCounts::default(),
         error: (obj.problem.as_ref()).map(|p| format!("{}: {p}", obj.describe())),
     })
@@ -408,7 +415,7 @@ async fn migrate_one<A: ArcApi>(
     if let Some(e) = &c.error {
         return row(c, None, MigrateResult::Failed, Some(e.clone()));
     }
-    let first = match decide_object(c, &c.object, plan.unverifiable) {
+    let first = match decide_object(c, &object_text(&c.object), plan.unverifiable) {
         Ok(d) => d,
         Err(e) => return row(c, None, MigrateResult::Failed, Some(e)),
     };
@@ -484,8 +491,9 @@ fn written_row(
 }
 
 /// The set's decoded runner spec (`None` when it does not decode: the row reports the error).
-fn set_spec(layout: &Layout, ers: &ObjectText) -> Option<GoValue> {
-    let raw = find_raw(&ers.text, &["spec", "ephemeralRunnerSpec"]).unwrap_or("{}");
+fn set_spec(layout: &Layout, ers: &Object) -> Option<GoValue> {
+    let raw = ers.spec_field("ephemeralRunnerSpec").ok().flatten();
+    let raw = raw.map_or("{}", |r| r.get());
     decode(layout, layout.ephemeral_runner_spec, raw).ok()
 }
 
@@ -866,8 +874,9 @@ mod tests {
     fn a_listed_sets_write_outcome_makes_its_row() {
         let c = candidate(&set("pending", Some("7b4dd5c9f8"), 2, 5, "img:2"));
         assert_eq!((c.namespace.as_str(), c.name.as_str()), ("ci", "pending"));
-        assert_eq!(c.object.resource_version(), Some("7"));
-        let d = decide_object(&c, &c.object, UnverifiablePolicy::Pending).unwrap();
+        let listed = object_text(&c.object);
+        assert_eq!(listed.resource_version(), Some("7"));
+        let d = decide_object(&c, &listed, UnverifiablePolicy::Pending).unwrap();
         assert_eq!((d.verdict, d.to_revision), (Verdict::Pending, 6));
         assert_eq!(
             d.patch(),
@@ -883,7 +892,7 @@ mod tests {
         };
         let written = || {
             sent(Ok(Outcome::Written {
-                before: c.object.clone(),
+                before: object_text(&c.object),
                 after: json!({}),
                 patch: json!({}),
                 attempts: 3,
@@ -897,7 +906,7 @@ mod tests {
         let r = written_row(&c, d.clone(), DryRun::Server, written());
         assert_eq!(r.result, MigrateResult::WouldWrite);
         let skipped = sent(Ok(Outcome::Skipped {
-            before: c.object.clone(),
+            before: object_text(&c.object),
             reason: "done".into(),
         }));
         assert_eq!(
@@ -905,7 +914,7 @@ mod tests {
             MigrateResult::Unchanged
         );
         let refused = sent(Ok(Outcome::Refused {
-            before: c.object.clone(),
+            before: object_text(&c.object),
             reason: "no".into(),
         }));
         let r = written_row(&c, d.clone(), DryRun::None, refused);
@@ -941,7 +950,7 @@ mod tests {
             Ok(Guarded {
                 decision: Some(Some(fresh)),
                 outcome: Ok(Outcome::Written {
-                    before: c.object.clone(),
+                    before: object_text(&c.object),
                     after: json!({}),
                     patch: json!({}),
                     attempts: 2,
