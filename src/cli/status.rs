@@ -122,7 +122,7 @@ pub(crate) struct StatusArgs {
 /// context selected is `--context NAME` (today's output, byte for byte, and its errors name that
 /// context's server); several are kept in `args.selected` for the fleet run.
 pub(crate) fn resolve_contexts(kube: &mut KubeFlags, args: &mut StatusArgs) -> Result<()> {
-    let Some(mut contexts) = fleet_contexts(kube, args)? else {
+    let Some(mut contexts) = fleet_contexts(kube, &args.contexts, args.all_contexts)? else {
         return Ok(());
     };
     if contexts.len() == 1 {
@@ -223,8 +223,12 @@ fn run_fleet(
 /// The contexts `--contexts`/`--all-contexts` select from the kubeconfig (read, not contacted),
 /// `None` without either. A pattern that matches nothing, or `--context`, `--cluster` or `--user`
 /// beside them, is a usage error.
-fn fleet_contexts(kube: &KubeFlags, args: &StatusArgs) -> Result<Option<Vec<String>>> {
-    if !args.all_contexts && args.contexts.is_empty() {
+pub(super) fn fleet_contexts(
+    kube: &KubeFlags,
+    patterns: &[String],
+    all_contexts: bool,
+) -> Result<Option<Vec<String>>> {
+    if !all_contexts && patterns.is_empty() {
         return Ok(None);
     }
     if let Some(c) = &kube.context {
@@ -239,7 +243,7 @@ fn fleet_contexts(kube: &KubeFlags, args: &StatusArgs) -> Result<Option<Vec<Stri
     }
     Ok(Some(crate::ops::fleet::select(
         &kube.connect_options(),
-        &args.contexts,
+        patterns,
     )?))
 }
 

@@ -54,21 +54,39 @@ struct Read {
 
 /// The listing of `request` in every context of `fleet`, at most `fleet.parallel` at a time.
 pub(crate) async fn list(request: &Request, fleet: &Fleet) -> FleetRun {
-    let reads: Vec<Read> = futures::stream::iter(&fleet.contexts)
-        .map(|context| read_one(request, context))
-        // `buffered`, not `buffer_unordered`: results come in the order of the contexts.
+    merge(each(fleet, |context| read_one(request, context)).await)
+}
+
+/// `read` of every context of `fleet`, at most `fleet.parallel` at a time, the results in the
+/// order of the contexts (`buffered`, not `buffer_unordered`: never the order they answered).
+pub(crate) async fn each<'a, T, F, Fut>(fleet: &'a Fleet, read: F) -> Vec<T>
+where
+    F: Fn(&'a str) -> Fut,
+    Fut: std::future::Future<Output = T>,
+{
+    futures::stream::iter(&fleet.contexts)
+        .map(|context| read(context.as_str()))
         .buffered(fleet.parallel.max(1))
         .collect()
-        .await;
-    merge(reads)
+        .await
+}
+
+/// `connect` with `context` as its context (the fleet's other flags apply to every context), and
+/// that context's server as the kubeconfig gives it.
+pub(crate) fn in_context(
+    connect: &ConnectOptions,
+    context: &str,
+) -> (ConnectOptions, Option<String>) {
+    let connect = ConnectOptions {
+        context: Some(context.to_string()),
+        ..connect.clone()
+    };
+    let server = cluster::server_of(&connect);
+    (connect, server)
 }
 
 async fn read_one(request: &Request, context: &str) -> Read {
-    let connect = ConnectOptions {
-        context: Some(context.to_string()),
-        ..request.connect.clone()
-    };
-    let server = cluster::server_of(&connect);
+    let (connect, server) = in_context(&request.connect, context);
     let one = Request {
         layout: request.layout,
         scope: request.scope.clone(),
@@ -80,21 +98,24 @@ async fn read_one(request: &Request, context: &str) -> Read {
         crate::ops::status::list(&client, &plan).await
     }
     .await
-    .map_err(|e| {
-        let mut failed = failure(&e);
-        if let (FailureKind::Unreachable, Some(server)) = (failed.kind, &server) {
-            failed.message = format!(
-                "unable to connect to the server {server}: {}",
-                failed.message
-            );
-        }
-        failed
-    });
+    .map_err(|e| context_failure(&e, server.as_deref()));
     Read {
         context: context.to_string(),
         server,
         listing,
     }
+}
+
+/// A context's failure: its kind, and an unreachable server named as kubectl names it.
+pub(crate) fn context_failure(e: &anyhow::Error, server: Option<&str>) -> ContextError {
+    let mut failed = failure(e);
+    if let (FailureKind::Unreachable, Some(server)) = (failed.kind, server) {
+        failed.message = format!(
+            "unable to connect to the server {server}: {}",
+            failed.message
+        );
+    }
+    failed
 }
 
 /// The kind of a context's failure, from the API error in its chain (none: the kubeconfig could
