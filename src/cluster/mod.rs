@@ -268,6 +268,7 @@ pub(crate) async fn connect(opts: &ConnectOptions) -> Result<Connection> {
     if !opts.impersonate_groups.is_empty() {
         config.auth_info.impersonate_groups = Some(opts.impersonate_groups.clone());
     }
+    retry::set_no_answer_budget(opts.request_timeout);
     if let Some(t) = opts.request_timeout {
         config.connect_timeout = Some(t);
         config.read_timeout = Some(t);
