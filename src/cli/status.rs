@@ -13,7 +13,7 @@ use super::{ColorChoice, Env, KubeFlags, Outcome, Shell, parse_duration};
 use crate::ops::follow::Follow;
 use crate::ops::status::{Files, Request, Snapshot};
 use crate::render::emit::{self, Output};
-use crate::render::follow::{Printer, ShowOptions, write_status};
+use crate::render::follow::{FleetShown, Printer, ShowOptions, write_status};
 use crate::render::status::TableOptions;
 
 #[derive(Debug, Args)]
@@ -104,10 +104,10 @@ pub(crate) struct StatusArgs {
     pub(crate) layout: String,
     /// Read these kubeconfig contexts, comma-separated: names, globs (* and ?), !PATTERN to
     /// leave some out; one table with a CONTEXT column (docs/fleet.md).
-    #[arg(long, value_name = "PATTERN", value_delimiter = ',', conflicts_with_all = ["all_contexts", "files", "watch", "wait"])]
+    #[arg(long, value_name = "PATTERN", value_delimiter = ',', conflicts_with_all = ["all_contexts", "files"])]
     pub(crate) contexts: Vec<String>,
     /// Read every context of the kubeconfig, in name order.
-    #[arg(long, conflicts_with_all = ["files", "watch", "wait"])]
+    #[arg(long, conflicts_with_all = ["files"])]
     pub(crate) all_contexts: bool,
     /// With --contexts or --all-contexts: read at most N contexts at once.
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..), requires = "fleet")]
@@ -144,6 +144,9 @@ pub(crate) fn run(
     let request = validate(kube, &args, env)?;
     if args.selected.len() > 1 {
         let contexts = args.selected.clone();
+        if args.watch || args.wait {
+            return follow_fleet(&args, request, contexts, shell);
+        }
         return run_fleet(&args, request, contexts, shell);
     }
     let show = ShowOptions {
@@ -218,6 +221,63 @@ fn run_fleet(
         shell.error(e)?;
     }
     Ok(run.outcome.code())
+}
+
+/// `--watch`/`--wait` with several contexts: one follow per context, all at once; rows as they
+/// change with their CONTEXT; `--wait`'s last rows in one table once every context is done.
+fn follow_fleet(
+    args: &StatusArgs,
+    request: Request,
+    contexts: Vec<String>,
+    shell: &mut Shell<'_>,
+) -> Result<u8> {
+    let show = ShowOptions {
+        output: args.output.clone(),
+        table: TableOptions {
+            wide: args.output == Output::Wide,
+            no_headers: args.no_headers,
+            namespace_column: true,
+            color: shell.color(args.color),
+        },
+        no_headers: args.no_headers,
+        explain: false,
+        wait: args.wait,
+    };
+    let shared = std::cell::RefCell::new(FleetShown::default());
+    let mut printers: Vec<Printer<'_>> = contexts
+        .iter()
+        .map(|c| Printer::in_context(&show, c, &shared))
+        .collect();
+    let rt = super::runtime()?;
+    let (outcome, ended) = {
+        let shells = shell.for_contexts(&contexts);
+        let lanes = (contexts.iter().zip(printers.iter_mut()).zip(shells))
+            .map(
+                |((context, printer), shell)| crate::ops::fleet_follow::Lane {
+                    context: context.clone(),
+                    sink: printer,
+                    shell,
+                },
+            )
+            .collect();
+        rt.block_on(crate::ops::fleet_follow::follow(
+            &request,
+            args.wait,
+            args.timeout,
+            lanes,
+        ))
+    };
+    drop(printers);
+    if args.wait {
+        let rows = std::mem::take(&mut shared.borrow_mut().ended);
+        let report = crate::ops::fleet_follow::waited_report(rows, ended);
+        let show = ShowOptions {
+            wait: false,
+            ..show
+        };
+        crate::render::fleet::write_fleet_status(&show, &report, shell)?;
+    }
+    Ok(outcome.code())
 }
 
 /// The contexts `--contexts`/`--all-contexts` select from the kubeconfig (read, not contacted),

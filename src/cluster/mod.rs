@@ -7,6 +7,7 @@ mod error;
 pub mod http_log;
 pub(crate) mod kubeconfig;
 pub(crate) mod names;
+pub(crate) mod no_answer;
 pub(crate) mod preflight;
 pub(crate) mod ratelimit;
 pub(crate) mod retry;
@@ -268,7 +269,6 @@ pub(crate) async fn connect(opts: &ConnectOptions) -> Result<Connection> {
     if !opts.impersonate_groups.is_empty() {
         config.auth_info.impersonate_groups = Some(opts.impersonate_groups.clone());
     }
-    retry::set_no_answer_budget(opts.request_timeout);
     if let Some(t) = opts.request_timeout {
         config.connect_timeout = Some(t);
         config.read_timeout = Some(t);
@@ -282,10 +282,15 @@ pub(crate) async fn connect(opts: &ConnectOptions) -> Result<Connection> {
     // kubectl's request log (-v 6 and up) wraps kube's whole stack, outside its auth layer.
     let log = http_log::HttpLogLayer::new(&config.cluster_url);
     let server = config.cluster_url.to_string();
-    let client = kube::client::ClientBuilder::try_from(config)
-        .context("cannot build a Kubernetes client")?
-        .with_layer(&log)
-        .build();
+    let builder = kube::client::ClientBuilder::try_from(config)
+        .context("cannot build a Kubernetes client")?;
+    let client = match opts.request_timeout {
+        Some(t) => builder
+            .with_layer(&no_answer::NoAnswerLayer::new(t))
+            .with_layer(&log)
+            .build(),
+        None => builder.with_layer(&log).build(),
+    };
     Ok(Connection {
         client,
         default_namespace,

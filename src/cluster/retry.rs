@@ -6,36 +6,12 @@
 //! [`super::ApiErrorKind::Transient`]), with doubling delays, a server's `retryAfterSeconds`
 //! honoured up to a cap. Writes are retried only by the write guard, which re-reads first (see
 //! `write.rs`). With `--request-timeout T`, a read that met no answer (a refused connection, a
-//! timeout) is not retried past `T` from its first try ([`no_answer_budget`]): a dead cluster
-//! costs the timeout the user chose, not the whole backoff.
+//! timeout) is not retried past `T` from its client's first such failure
+//! ([`super::no_answer`]): a dead cluster costs the timeout the user chose, not the whole backoff
+//! of every read.
 
-use std::cell::Cell;
 use std::future::Future;
 use std::time::Duration;
-
-thread_local! {
-    /// `--request-timeout` of the last client [`super::connect`] made on this thread. The
-    /// cluster operations run on a single-threaded runtime ([`crate::ops::runtime`]), so every
-    /// read of one command sees its own value (a fleet run gives the same to every context),
-    /// and concurrent commands of one process (the in-process tests) do not see each other's.
-    static NO_ANSWER_BUDGET: Cell<Option<Duration>> = const { Cell::new(None) };
-}
-
-/// Bound the retries of reads that meet no answer on this thread by `budget` (`None`: the
-/// attempts alone bound them, as without `--request-timeout`).
-pub(crate) fn set_no_answer_budget(budget: Option<Duration>) {
-    NO_ANSWER_BUDGET.with(|b| b.set(budget));
-}
-
-/// How long a read that met no answer may keep trying, from its first try.
-pub(crate) fn no_answer_budget() -> Option<Duration> {
-    NO_ANSWER_BUDGET.with(Cell::get)
-}
-
-/// No answer at all (refused, cut, timed out), as opposed to a 429 or 5xx the server sent.
-fn no_answer(err: &kube::Error) -> bool {
-    matches!(err, kube::Error::HyperError(_) | kube::Error::Service(_))
-}
 
 /// How reads retry.
 #[derive(Debug, Clone, Copy)]
@@ -83,18 +59,15 @@ where
 {
     let mut delay = policy.initial;
     let mut attempt = 1;
-    let budget = no_answer_budget();
-    let started = tokio::time::Instant::now();
     loop {
         match read().await {
             Ok(v) => return Ok(v),
             Err(e) if attempt < policy.attempts && transient(&e) => {
                 let wait = server_delay(&e).unwrap_or(delay).min(policy.max_delay);
-                if let Some(budget) = budget
-                    && no_answer(&e)
-                    && started.elapsed() + wait > budget
+                if let Some(at) = super::no_answer::give_up_at(&e)
+                    && tokio::time::Instant::now() + wait > at
                 {
-                    tracing::warn!(attempt, ?budget, "no answer within --request-timeout: {e}");
+                    tracing::warn!(attempt, "no answer within --request-timeout: {e}");
                     return Err(e);
                 }
                 tracing::warn!(attempt, ?wait, "transient failure, retrying the read: {e}");
@@ -149,39 +122,51 @@ mod tests {
         assert_eq!(calls.get(), 1, "a 403 is final");
     }
 
-    fn refused() -> kube::Error {
-        kube::Error::Service(Box::new(std::io::Error::new(
-            std::io::ErrorKind::ConnectionRefused,
-            "tcp connect error: Connection refused (os error 111)",
-        )))
+    /// A refused connection, through a client with `--request-timeout`: it gives up at
+    /// `give_up_at`.
+    fn refused_until(give_up_at: tokio::time::Instant) -> kube::Error {
+        use tower::{Layer as _, Service as _};
+        let svc = tower::service_fn(|_: http::Request<kube::client::Body>| async {
+            Err::<http::Response<()>, _>(std::io::Error::new(
+                std::io::ErrorKind::ConnectionRefused,
+                "tcp connect error: Connection refused (os error 111)",
+            ))
+        });
+        let budget = give_up_at - tokio::time::Instant::now();
+        let mut svc = super::super::no_answer::NoAnswerLayer::new(budget).layer(svc);
+        let req = http::Request::get("/")
+            .body(kube::client::Body::empty())
+            .unwrap();
+        let e = futures::executor::block_on(svc.call(req)).unwrap_err();
+        kube::Error::Service(e)
     }
 
     /// Issue 23: a refused connection cost the whole backoff (3 s) even with
-    /// `--request-timeout 1s`. Within the budget it is retried (waits of 200 and 400 ms), the
-    /// next wait (800 ms) would pass it; without a budget, the five attempts as before; a 503 is
-    /// an answer and keeps its retries.
+    /// `--request-timeout 1s`. It is retried while the next try starts before its client gives
+    /// up (waits of 200 and 400 ms; the next, 800 ms, would pass 1 s); without the timeout, five
+    /// tries; a 503 is an answer and keeps its five.
     #[tokio::test(start_paused = true)]
     async fn no_answer_is_not_retried_past_the_request_timeout() {
-        let tries = |budget: Option<Duration>, err: fn() -> kube::Error| async move {
-            set_no_answer_budget(budget);
-            let calls = Cell::new(0);
-            let start = tokio::time::Instant::now();
-            let r: Result<(), _> = read_with_retry(ReadRetry::default(), || {
-                calls.set(calls.get() + 1);
-                async move { Err(err()) }
-            })
-            .await;
-            assert!(r.is_err());
-            set_no_answer_budget(None);
-            (calls.get(), start.elapsed())
-        };
-        let (calls, waited) = tries(Some(Duration::from_secs(1)), refused).await;
-        assert_eq!(calls, 3, "{waited:?}");
-        assert_eq!(waited, Duration::from_millis(600));
-        assert_eq!(tries(None, refused).await.0, 5);
-        assert_eq!(
-            tries(Some(Duration::from_secs(1)), || status(503)).await.0,
-            5
-        );
+        let start = tokio::time::Instant::now();
+        let give_up_at = start + Duration::from_secs(1);
+        let calls = Cell::new(0);
+        let r: Result<(), _> = read_with_retry(ReadRetry::default(), || {
+            calls.set(calls.get() + 1);
+            let e = refused_until(give_up_at);
+            async move { Err(e) }
+        })
+        .await;
+        assert!(r.is_err());
+        assert_eq!(calls.get(), 3);
+        assert_eq!(start.elapsed(), Duration::from_millis(600));
+        // Without a timeout (no layer): five tries, as a 503 always gets.
+        let calls = Cell::new(0);
+        let r: Result<(), _> = read_with_retry(ReadRetry::default(), || {
+            calls.set(calls.get() + 1);
+            async { Err(status(503)) }
+        })
+        .await;
+        assert!(r.is_err());
+        assert_eq!(calls.get(), 5);
     }
 }

@@ -595,3 +595,161 @@ async fn diff_across_contexts_drift_in_one_failures_of_their_own() {
     assert_eq!(one("--contexts", "fleet-a*").await, as_context);
     assert!(!as_context.1.contains("# context"), "{}", as_context.1);
 }
+
+/// The EphemeralRunnerSet `runners` asking for revision `spec` with `applied` acknowledged.
+async fn revision_set(client: &kube::Client, ns: &str, spec: i64, applied: i64) {
+    let mut ers = common::ers_object("runners", common::runner_spec("img:1"));
+    ers.data["spec"]["actionableRevision"] = json!(spec);
+    common::ers_api(client, ns)
+        .create(&PostParams::default(), &ers)
+        .await
+        .unwrap();
+    common::acknowledge(client, ns, "runners", applied).await;
+}
+
+/// Issue 23: `status --contexts --wait`. Two contexts (two namespaces of the revision server,
+/// each its context's default): the wait goes on while one set is Pending, each context's
+/// progress a line naming it, and ends (exit 0) once both are settled, with one report of
+/// both; with a dead context beside them it is 2, at once.
+#[tokio::test(flavor = "multi_thread")]
+async fn wait_across_contexts_ends_when_every_context_settled_and_fails_on_a_dead_one() {
+    use std::io::{BufRead as _, BufReader};
+    use std::process::{Command, Stdio};
+    use std::sync::mpsc;
+
+    let client = common::client(&common::revision_kubeconfig()).await;
+    let ns_one = common::namespace(&client, "fleetwait-one").await;
+    let ns_two = common::namespace(&client, "fleetwait-two").await;
+    revision_set(&client, &ns_one, 3, 2).await;
+    revision_set(&client, &ns_two, 2, 2).await;
+    // Pending for good: nobody acknowledges it.
+    let ns_stuck = common::namespace(&client, "fleetwait-stuck").await;
+    revision_set(&client, &ns_stuck, 5, 4).await;
+    let a = Kubeconfig::read_from(common::revision_kubeconfig()).unwrap();
+    let mut dead = renamed(&a, "wait-dead", "default");
+    dead.clusters[0].cluster.as_mut().unwrap().server =
+        Some(format!("https://127.0.0.1:{}", dead_port()));
+    let fleet = merged(vec![
+        renamed(&a, "wait-one", &ns_one),
+        renamed(&a, "wait-two", &ns_two),
+        renamed(&a, "wait-stuck", &ns_stuck),
+        dead,
+    ]);
+    let dir = common::scratch_dir("fleetwait");
+    let path = dir.join("fleet.kubeconfig");
+    std::fs::write(&path, serde_json::to_string(&fleet).unwrap()).unwrap();
+    let kc = path.to_str().unwrap().to_string();
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kubectl-arc"))
+        .args([
+            "status",
+            "--kubeconfig",
+            &kc,
+            "--contexts",
+            "wait-one,wait-two",
+            "--wait",
+            "--timeout",
+            "60s",
+            "-o",
+            "json",
+        ])
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, err_lines) = mpsc::channel();
+    let stderr = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut seen = Vec::new();
+    while !seen.iter().any(|l: &String| {
+        l.starts_with("context wait-one: Waiting for EphemeralRunnerSet")
+            && l.contains("Pending (spec revision 3, applied 2)")
+    }) {
+        let line = err_lines
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .unwrap_or_else(|e| panic!("no wait line: {e}; {seen:?}"));
+        seen.push(line);
+    }
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "still waiting: {seen:?}"
+    );
+    common::acknowledge(&client, &ns_one, "runners", 3).await;
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    reader.join().unwrap();
+    seen.extend(err_lines.try_iter());
+    assert_eq!(out.status.code(), Some(0), "{seen:?}");
+    assert!(
+        seen.iter()
+            .any(|l| l == &format!("context wait-two: EphemeralRunnerSet {ns_two}/runners is Synced (spec revision 2, applied 2)")),
+        "{seen:?}"
+    );
+    let r = report(&String::from_utf8(out.stdout).unwrap());
+    let rows: Vec<(&str, &str, &str)> = r["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["context"].as_str().unwrap(),
+                i["namespace"].as_str().unwrap(),
+                i["state"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("wait-one", ns_one.as_str(), "Synced"),
+            ("wait-two", ns_two.as_str(), "Synced")
+        ],
+        "{r:#}"
+    );
+
+    // A dead context: exit 2 at once, without waiting for the Pending one (the timeout is far).
+    let started = std::time::Instant::now();
+    let (code, out, err) = exe_async(
+        [
+            "status",
+            "--kubeconfig",
+            &kc,
+            "--contexts",
+            "wait-stuck,wait-dead",
+            "--wait",
+            "--timeout",
+            "60s",
+            "--request-timeout",
+            "1s",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect(),
+    )
+    .await;
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        err.lines().any(|l| l.starts_with(
+            "error: context wait-dead: unable to connect to the server https://127.0.0.1:"
+        )),
+        "{err}"
+    );
+    assert!(
+        out.contains("wait-dead"),
+        "the dead context is a row: {out}"
+    );
+}
