@@ -44,7 +44,9 @@ helm template arc-runners actions-runner-controller/gha-runner-scale-set -n arc-
 kubectl get autoscalingrunnersets,ephemeralrunnersets -n arc-runners -o yaml > live.yaml\n  \
 kubectl arc diff -f render.yaml --live live.yaml\n\n  \
 # Offline, from a dump of both kinds\n  kubectl arc diff -f dump.yaml\n\n  \
-# Machine-readable, across all namespaces\n  kubectl arc diff -A -o json"
+# Machine-readable, across all namespaces\n  kubectl arc diff -A -o json\n\n  \
+# Would this render recycle runners in any production cluster? (exit 2 if a context failed)\n  \
+helm template arc-runners actions-runner-controller/gha-runner-scale-set -n arc-runners -f values.yaml | kubectl arc diff -f - --contexts 'prod-*'"
 )]
 pub(crate) struct DiffArgs {
     /// AutoscalingRunnerSet names (default: every one in scope).

@@ -63,6 +63,8 @@ kubectl arc status -n arc-runners arc-runner-set --wait --timeout 10m\n\n  \
 # Follow changes\n  kubectl arc status -A --watch\n\n  \
 # Several clusters in one table, failed contexts as rows (exit 2 if any failed)\n  \
 kubectl arc status -A --contexts 'prod-*,!prod-canary' -o wide\n\n  \
+# Block until every set of every production cluster is Synced\n  \
+kubectl arc status -A --contexts 'prod-*' --wait --timeout 10m\n\n  \
 # Offline, from a dump\n  kubectl get ephemeralrunnersets,ephemeralrunners -A -o yaml > dump.yaml\n  \
 kubectl arc status -f dump.yaml"
 )]

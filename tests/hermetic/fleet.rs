@@ -31,9 +31,17 @@ impl Kubeconfig {
         Kubeconfig(path)
     }
 
+    /// The command with `--request-timeout 1s` after its `status` or `diff`: the dead server
+    /// costs a second a run (cluster/no_answer.rs), not five tries of every read.
     fn run(&self, args: &[&str]) -> (i32, String, String) {
+        let mut args: Vec<&str> = args.to_vec();
+        if args[0] != "__complete"
+            && let Some(at) = args.iter().position(|a| *a == "status" || *a == "diff")
+        {
+            args.insert(at + 1, "--request-timeout=1s");
+        }
         let out = Command::new(env!("CARGO_BIN_EXE_kubectl-arc"))
-            .args(args)
+            .args(&args)
             .env("KUBECONFIG", &self.0)
             .env("HOME", "/nonexistent")
             .env("NO_COLOR", "1")
@@ -175,7 +183,7 @@ fn usage_errors_name_the_pattern_and_write_nothing() {
             "--parallel",
         ),
         (
-            &["status", "--all-contexts", "--watch"][..],
+            &["status", "--all-contexts", "-f", "dump.yaml"][..],
             "cannot be used with",
         ),
         (&["status", "--parallel", "4"][..], "--contexts"),
@@ -185,6 +193,46 @@ fn usage_errors_name_the_pattern_and_write_nothing() {
         assert_eq!(out, "", "{args:?}");
         assert!(err.contains(says), "{args:?}: {err}");
     }
+}
+
+/// `--watch` and `--wait` across contexts: each dead context said once, naming it; the watch
+/// ends when no context is left to follow, the wait at the first failure; exit 2.
+#[test]
+fn following_dead_contexts_ends_with_each_failure_said() {
+    let k = Kubeconfig::new("follow", FLEET);
+    let (code, out, err) = k.run(&["status", "--contexts", "dev,staging", "--watch"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert_eq!(out, "");
+    let mut lines: Vec<&str> = err.lines().collect();
+    lines.sort();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(
+        lines[0]
+            .starts_with("error: context dev: unable to connect to the server https://127.0.0.1:1"),
+        "{err}"
+    );
+    assert!(
+        lines[1].starts_with("error: context staging: unable to connect"),
+        "{err}"
+    );
+    let (code, out, err) = k.run(&[
+        "status",
+        "--contexts",
+        "dev,staging",
+        "--wait",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert_eq!(
+        err.lines().count(),
+        1,
+        "the first failure ends the wait: {err}"
+    );
+    // The report names the context that failed (the other was not waited for).
+    let got = contexts(&out);
+    assert_eq!(got.len(), 1, "{out}");
+    assert_eq!(got[0].1, "Unreachable");
 }
 
 #[test]

@@ -157,8 +157,9 @@ async fn four_contexts_one_report_failures_as_rows_and_a_duplicate_registration(
             &kc,
             "--contexts",
             "fleet-a,fleet-b,fleet-dead,fleet-refused",
+            // A dead context costs this per run (cluster/no_answer.rs), not five tries a read.
             "--request-timeout",
-            "5s",
+            "2s",
         ]
         .iter()
         .map(|s| s.to_string())
@@ -426,8 +427,9 @@ async fn diff_across_contexts_drift_in_one_failures_of_their_own() {
             &kc,
             "--contexts",
             contexts,
+            // A dead context costs this per run (cluster/no_answer.rs), not five tries a read.
             "--request-timeout",
-            "5s",
+            "2s",
         ]
         .iter()
         .map(|s| s.to_string())
