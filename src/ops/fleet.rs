@@ -58,17 +58,22 @@ pub(crate) async fn list(request: &Request, fleet: &Fleet) -> FleetRun {
 }
 
 /// `read` of every context of `fleet`, at most `fleet.parallel` at a time, the results in the
-/// order of the contexts (`buffered`, not `buffer_unordered`: never the order they answered).
+/// order of the contexts, never the order they answered. Unordered while they run: with
+/// `buffered`, a slow context at the head (a dead one waiting out `--request-timeout`) held the
+/// others' finished results in its window, so no new context started until it was done.
 pub(crate) async fn each<'a, T, F, Fut>(fleet: &'a Fleet, read: F) -> Vec<T>
 where
     F: Fn(&'a str) -> Fut,
     Fut: std::future::Future<Output = T>,
 {
-    futures::stream::iter(&fleet.contexts)
-        .map(|context| read(context.as_str()))
-        .buffered(fleet.parallel.max(1))
+    let read = &read;
+    let mut done: Vec<(usize, T)> = futures::stream::iter(fleet.contexts.iter().enumerate())
+        .map(|(i, context)| async move { (i, read(context.as_str()).await) })
+        .buffer_unordered(fleet.parallel.max(1))
         .collect()
-        .await
+        .await;
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, t)| t).collect()
 }
 
 /// `connect` with `context` as its context (the fleet's other flags apply to every context), and
@@ -187,6 +192,7 @@ fn merge(mut reads: Vec<Read>) -> FleetRun {
             error: None,
             errors: Vec::new(),
             warnings: Vec::new(),
+            chains: Vec::new(),
         };
         match read.listing {
             Err(e) => {
@@ -220,6 +226,7 @@ fn merge(mut reads: Vec<Read>) -> FleetRun {
                 }
                 summary.errors = snapshot.errors;
                 summary.warnings = snapshot.warnings;
+                summary.chains = snapshot.chains;
                 items.extend(snapshot.rows.into_iter().map(|row| FleetItem {
                     context: name.clone(),
                     row,
@@ -440,5 +447,32 @@ mod tests {
         assert!(run.report.notes.is_empty());
         assert!(run.report.items.iter().all(|i| i.row.reasons.is_empty()));
         assert_eq!(run.report.contexts[0].counts.states["Synced"], 1);
+    }
+
+    /// A slow context at the head of the selection (a dead one, waiting out its timeout) does
+    /// not hold the others back: with 2 at a time, the three quick ones run one after the other
+    /// beside it, and the results still come in the selection's order.
+    #[tokio::test(start_paused = true)]
+    async fn a_slow_context_does_not_hold_the_others_and_the_order_stays() {
+        let fleet = Fleet {
+            contexts: ["slow", "b", "c", "d"].map(String::from).to_vec(),
+            parallel: 2,
+        };
+        let start = tokio::time::Instant::now();
+        let got = each(&fleet, |context| async move {
+            let secs = if context == "slow" { 10 } else { 1 };
+            tokio::time::sleep(std::time::Duration::from_secs(secs)).await;
+            (context.to_string(), start.elapsed().as_secs())
+        })
+        .await;
+        assert_eq!(
+            got,
+            [
+                ("slow".to_string(), 10),
+                ("b".into(), 1),
+                ("c".into(), 2),
+                ("d".into(), 3)
+            ]
+        );
     }
 }

@@ -124,6 +124,7 @@ pub(crate) fn waited_report(
             error: None,
             errors: Vec::new(),
             warnings: Vec::new(),
+            chains: Vec::new(),
         };
         match f.result {
             None => continue,

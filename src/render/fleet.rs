@@ -40,7 +40,7 @@ pub(crate) fn write_fleet_status(
             if show.explain && show.output == Output::Default {
                 for c in &report.contexts {
                     let rows: Vec<_> = items_of(report, c).map(|i| i.row.clone()).collect();
-                    write_reasons_in(&rows, &[], Some(&c.name), opts.color, &mut out)?;
+                    write_reasons_in(&rows, &c.chains, Some(&c.name), opts.color, &mut out)?;
                 }
             }
         }
@@ -214,6 +214,7 @@ mod tests {
             }),
             errors: Vec::new(),
             warnings: Vec::new(),
+            chains: Vec::new(),
         }
     }
 

@@ -51,6 +51,10 @@ pub(crate) struct ContextSummary {
     pub(crate) errors: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) warnings: Vec<String>,
+    /// `status NAME`: what surrounds each named set in this context (the describe-style lines
+    /// under the table; not in JSON, as for one context).
+    #[serde(skip)]
+    pub(crate) chains: Vec<crate::report::status::Chain>,
 }
 
 /// How many rows a context gave, and in which states.

@@ -718,6 +718,40 @@ async fn wait_across_contexts_ends_when_every_context_settled_and_fails_on_a_dea
         "{r:#}"
     );
 
+    // `status NAME` in several contexts: each context's describe-style lines, as `--context`
+    // gives them, the set named with its context (lines with an age aside: they tick).
+    let status = |selector: &str, contexts: &str| {
+        exe_async(
+            ["status", "--kubeconfig", &kc, selector, contexts, "runners"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+        )
+    };
+    let steady = |text: &str| -> String {
+        text.lines()
+            .filter(|l| !l.contains(" ago"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let (code, fleet_out, err) = status("--contexts", "wait-one,wait-two").await;
+    assert_eq!(code, 0, "{fleet_out}{err}");
+    for (context, ns) in [("wait-one", &ns_one), ("wait-two", &ns_two)] {
+        let (code, one, err) = status("--context", context).await;
+        assert_eq!(code, 0, "{one}{err}");
+        let (_, block) = one.split_once("\n\n").unwrap_or_else(|| panic!("{one}"));
+        assert!(block.lines().count() > 2, "a chain: {block}");
+        let named = block.replacen(
+            &format!("{ns}/runners:"),
+            &format!("{ns}/runners in context {context}:"),
+            1,
+        );
+        assert!(
+            steady(&fleet_out).contains(&steady(&named)),
+            "{fleet_out}\n---\n{named}"
+        );
+    }
+
     // A dead context: exit 2 at once, without waiting for the Pending one (the timeout is far).
     let started = std::time::Instant::now();
     let (code, out, err) = exe_async(
