@@ -390,7 +390,7 @@ fn meta_of(metadata: Option<&Value>) -> Result<Meta, String> {
 
 /// What reading `-f` arguments gave: the objects, and the files that could not be read at all
 /// (each named in its message; the other files are still read).
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Inputs {
     pub(crate) objects: Vec<Object>,
     pub(crate) errors: Vec<String>,

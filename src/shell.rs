@@ -5,11 +5,13 @@
 //! tests build them from whatever they like. Nothing below `main` reads the environment, stdin or
 //! the clock by itself.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
 use std::fmt::Display;
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
+use std::rc::Rc;
 use std::time::SystemTime;
 
 /// What the process knows about its terminal, handed in by `main` (the library never asks).
@@ -52,22 +54,48 @@ impl Terminal {
 /// caller that wants a line per change in a log asks [`Shell::shows_progress`] and says it with
 /// [`Shell::status`].
 pub struct Shell<'a> {
-    out: &'a mut dyn Write,
-    err: &'a mut dyn Write,
+    out: Box<dyn Write + 'a>,
+    err: Box<dyn Write + 'a>,
     term: Terminal,
     verbosity: u8,
     /// A progress line is on stderr now.
     progress_shown: bool,
-    /// Said after the prefix of every line (`error: context prod: ...`): which context of a
-    /// run over several ([`Shell::set_context`]).
+    /// One kubeconfig context's part of a fleet run: its `error:`/`warning:`/`note:`/`hint:`
+    /// and status lines name it (`error: context NAME: ...`).
     context: Option<String>,
+}
+
+/// One of several [`Shell`]s writing to the same stream at once (a fleet run's contexts, on one
+/// thread): each write goes through whole, never interleaved within a call.
+pub(crate) struct SharedWriter<'w>(Rc<RefCell<&'w mut dyn Write>>);
+
+impl<'w> SharedWriter<'w> {
+    /// `count` handles on `w`.
+    pub(crate) fn split(w: &'w mut dyn Write, count: usize) -> Vec<SharedWriter<'w>> {
+        let shared = Rc::new(RefCell::new(w));
+        (0..count).map(|_| SharedWriter(shared.clone())).collect()
+    }
+}
+
+impl Write for SharedWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.borrow_mut().write(buf)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.0.borrow_mut().write_all(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.borrow_mut().flush()
+    }
 }
 
 impl<'a> Shell<'a> {
     pub(crate) fn new(out: &'a mut dyn Write, err: &'a mut dyn Write, term: Terminal) -> Self {
         Shell {
-            out,
-            err,
+            out: Box::new(out),
+            err: Box::new(err),
             term,
             verbosity: 0,
             progress_shown: false,
@@ -89,9 +117,34 @@ impl<'a> Shell<'a> {
     }
 
     /// Name `context` in every line said from now on (`None`: no longer), for a command that
-    /// goes through several kubeconfig contexts.
+    /// goes through several kubeconfig contexts one after the other.
     pub(crate) fn set_context(&mut self, context: Option<&str>) {
         self.context = context.map(str::to_string);
+    }
+
+    /// One shell for each of a fleet run's `contexts`, over shared handles of this shell's
+    /// streams (one thread: each write goes through whole). Each one's lines on stderr name its
+    /// context, and it shows no progress line (several would overwrite each other): a caller
+    /// that asks [`Shell::shows_progress`] says each step as a line instead.
+    pub(crate) fn for_contexts(&mut self, contexts: &[String]) -> Vec<Shell<'_>> {
+        self.clear_progress();
+        let term = Terminal {
+            stderr_is_tty: false,
+            ..self.term
+        };
+        let verbosity = self.verbosity;
+        let outs = SharedWriter::split(&mut *self.out, contexts.len());
+        let errs = SharedWriter::split(&mut *self.err, contexts.len());
+        (contexts.iter().zip(outs.into_iter().zip(errs)))
+            .map(|(c, (out, err))| Shell {
+                out: Box::new(out),
+                err: Box::new(err),
+                term,
+                verbosity,
+                progress_shown: false,
+                context: Some(c.clone()),
+            })
+            .collect()
     }
 
     /// The `-v` level: above 0 the log lines share stderr, so progress lines are not shown.

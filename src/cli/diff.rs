@@ -13,6 +13,7 @@ use crate::render::diff::{TextOptions, write_text};
 use crate::render::emit::{self, Output};
 
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("fleet").args(["contexts", "all_contexts"])))]
 #[command(
     long_about = "Show the drift between each AutoscalingRunnerSet's desired runner spec and its \
 EphemeralRunnerSet's spec.ephemeralRunnerSpec, exactly as ARC's controller computes it.\n\n\
@@ -43,7 +44,9 @@ helm template arc-runners actions-runner-controller/gha-runner-scale-set -n arc-
 kubectl get autoscalingrunnersets,ephemeralrunnersets -n arc-runners -o yaml > live.yaml\n  \
 kubectl arc diff -f render.yaml --live live.yaml\n\n  \
 # Offline, from a dump of both kinds\n  kubectl arc diff -f dump.yaml\n\n  \
-# Machine-readable, across all namespaces\n  kubectl arc diff -A -o json"
+# Machine-readable, across all namespaces\n  kubectl arc diff -A -o json\n\n  \
+# Would this render recycle runners in any production cluster? (exit 2 if a context failed)\n  \
+helm template arc-runners actions-runner-controller/gha-runner-scale-set -n arc-runners -f values.yaml | kubectl arc diff -f - --contexts 'prod-*'"
 )]
 pub(crate) struct DiffArgs {
     /// AutoscalingRunnerSet names (default: every one in scope).
@@ -100,6 +103,38 @@ pub(crate) struct DiffArgs {
     /// their own label.
     #[arg(long, value_name = "VERSION")]
     pub(crate) arc_version: Option<String>,
+    /// Compare in these kubeconfig contexts, comma-separated: names, globs (* and ?), !PATTERN to
+    /// leave some out; each context's part after a `# context NAME` line (docs/fleet.md).
+    #[arg(long, value_name = "PATTERN", value_delimiter = ',', conflicts_with_all = ["all_contexts", "local", "live"])]
+    pub(crate) contexts: Vec<String>,
+    /// Compare in every context of the kubeconfig, in name order.
+    #[arg(long, conflicts_with_all = ["local", "live"])]
+    pub(crate) all_contexts: bool,
+    /// With --contexts or --all-contexts: read at most N contexts at once.
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..), requires = "fleet")]
+    pub(crate) parallel: u16,
+    /// Not a flag: the contexts `--contexts`/`--all-contexts` selected, when more than one
+    /// ([`resolve_contexts`]).
+    #[arg(skip)]
+    pub(crate) selected: Vec<String>,
+}
+
+/// `--contexts`/`--all-contexts` resolved against the kubeconfig before the command runs, as
+/// for status: one context selected is `--context NAME` (the one-context run, byte for byte);
+/// several are kept in `args.selected` for the fleet run.
+pub(crate) fn resolve_contexts(kube: &mut KubeFlags, args: &mut DiffArgs) -> Result<()> {
+    let Some(mut contexts) = super::selected_contexts(kube, &args.contexts, args.all_contexts)?
+    else {
+        return Ok(());
+    };
+    if contexts.len() == 1 {
+        kube.context = contexts.pop();
+        args.contexts.clear();
+        args.all_contexts = false;
+    } else {
+        args.selected = contexts;
+    }
+    Ok(())
 }
 
 pub(crate) fn run(
@@ -109,6 +144,9 @@ pub(crate) fn run(
     shell: &mut Shell<'_>,
 ) -> Result<u8> {
     let plan = validate(kube, &args)?;
+    if args.selected.len() > 1 {
+        return run_fleet(&args, &plan, env, shell);
+    }
     let diff = match crate::ops::diff::run(&plan, &mut env.stdin) {
         Ok(diff) => diff,
         Err(e) if matches!(args.output, Output::Github) => {
@@ -135,6 +173,37 @@ pub(crate) fn run(
         std::mem::forget(diff);
     }
     Ok(code)
+}
+
+/// `--contexts`/`--all-contexts` with several contexts: the files read once, every context
+/// compared, one report; a context's failure on stderr after it (exit 2 if any failed).
+fn run_fleet(args: &DiffArgs, plan: &Plan, env: &mut Env, shell: &mut Shell<'_>) -> Result<u8> {
+    if matches!(args.output, Output::Github) {
+        bail!(
+            "-o github annotates the files of one change: it cannot be used with --contexts/--all-contexts (give --context NAME, or -o json)"
+        );
+    }
+    let fleet = crate::ops::fleet::Fleet {
+        contexts: args.selected.clone(),
+        parallel: usize::from(args.parallel),
+    };
+    let run = crate::ops::fleet_diff::run(plan, &fleet, &mut env.stdin)?;
+    let text = TextOptions {
+        context: args.unified,
+        color: shell.color(args.color),
+        headers: !args.no_headers,
+    };
+    crate::render::fleet::write_fleet_diff(
+        &run.report,
+        &args.output,
+        text,
+        args.no_headers,
+        shell.out(),
+    )?;
+    for e in &run.errors {
+        shell.error(e)?;
+    }
+    Ok(run.outcome.code())
 }
 
 /// Everything diff checks before it reads a file or contacts the cluster, and the plan it makes:

@@ -366,8 +366,9 @@ fn run(
         kube
     };
     let (result, flags) = match command {
-        Command::Diff(c) => {
-            let k = kube(c.kube, shell);
+        Command::Diff(mut c) => {
+            let mut k = kube(c.kube, shell);
+            diff::resolve_contexts(&mut k, &mut c.args)?;
             (diff::run(&k, c.args, env, shell), k)
         }
         Command::Status(mut c) => {

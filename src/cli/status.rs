@@ -13,7 +13,7 @@ use super::{ColorChoice, Env, KubeFlags, Outcome, Shell, parse_duration};
 use crate::ops::follow::Follow;
 use crate::ops::status::{Files, Request, Snapshot};
 use crate::render::emit::{self, Output};
-use crate::render::follow::{Printer, ShowOptions, write_status};
+use crate::render::follow::{FleetShown, Printer, ShowOptions, write_status};
 use crate::render::status::TableOptions;
 
 #[derive(Debug, Args)]
@@ -63,6 +63,8 @@ kubectl arc status -n arc-runners arc-runner-set --wait --timeout 10m\n\n  \
 # Follow changes\n  kubectl arc status -A --watch\n\n  \
 # Several clusters in one table, failed contexts as rows (exit 2 if any failed)\n  \
 kubectl arc status -A --contexts 'prod-*,!prod-canary' -o wide\n\n  \
+# Block until every set of every production cluster is Synced\n  \
+kubectl arc status -A --contexts 'prod-*' --wait --timeout 10m\n\n  \
 # Offline, from a dump\n  kubectl get ephemeralrunnersets,ephemeralrunners -A -o yaml > dump.yaml\n  \
 kubectl arc status -f dump.yaml"
 )]
@@ -104,10 +106,10 @@ pub(crate) struct StatusArgs {
     pub(crate) layout: String,
     /// Read these kubeconfig contexts, comma-separated: names, globs (* and ?), !PATTERN to
     /// leave some out; one table with a CONTEXT column (docs/fleet.md).
-    #[arg(long, value_name = "PATTERN", value_delimiter = ',', conflicts_with_all = ["all_contexts", "files", "watch", "wait"])]
+    #[arg(long, value_name = "PATTERN", value_delimiter = ',', conflicts_with_all = ["all_contexts", "files"])]
     pub(crate) contexts: Vec<String>,
     /// Read every context of the kubeconfig, in name order.
-    #[arg(long, conflicts_with_all = ["files", "watch", "wait"])]
+    #[arg(long, conflicts_with_all = ["files"])]
     pub(crate) all_contexts: bool,
     /// With --contexts or --all-contexts: read at most N contexts at once.
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..), requires = "fleet")]
@@ -122,7 +124,8 @@ pub(crate) struct StatusArgs {
 /// context selected is `--context NAME` (today's output, byte for byte, and its errors name that
 /// context's server); several are kept in `args.selected` for the fleet run.
 pub(crate) fn resolve_contexts(kube: &mut KubeFlags, args: &mut StatusArgs) -> Result<()> {
-    let Some(mut contexts) = fleet_contexts(kube, args)? else {
+    let Some(mut contexts) = super::selected_contexts(kube, &args.contexts, args.all_contexts)?
+    else {
         return Ok(());
     };
     if contexts.len() == 1 {
@@ -144,6 +147,9 @@ pub(crate) fn run(
     let request = validate(kube, &args, env)?;
     if args.selected.len() > 1 {
         let contexts = args.selected.clone();
+        if args.watch || args.wait {
+            return follow_fleet(&args, request, contexts, shell);
+        }
         return run_fleet(&args, request, contexts, shell);
     }
     let show = ShowOptions {
@@ -220,9 +226,61 @@ fn run_fleet(
     Ok(run.outcome.code())
 }
 
-/// The contexts `--contexts`/`--all-contexts` select ([`super::selected_contexts`]).
-fn fleet_contexts(kube: &KubeFlags, args: &StatusArgs) -> Result<Option<Vec<String>>> {
-    super::selected_contexts(kube, &args.contexts, args.all_contexts)
+/// `--watch`/`--wait` with several contexts: one follow per context, all at once; rows as they
+/// change with their CONTEXT; `--wait`'s last rows in one table once every context is done.
+fn follow_fleet(
+    args: &StatusArgs,
+    request: Request,
+    contexts: Vec<String>,
+    shell: &mut Shell<'_>,
+) -> Result<u8> {
+    let show = ShowOptions {
+        output: args.output.clone(),
+        table: TableOptions {
+            wide: args.output == Output::Wide,
+            no_headers: args.no_headers,
+            namespace_column: true,
+            color: shell.color(args.color),
+        },
+        no_headers: args.no_headers,
+        explain: false,
+        wait: args.wait,
+    };
+    let shared = std::cell::RefCell::new(FleetShown::default());
+    let mut printers: Vec<Printer<'_>> = contexts
+        .iter()
+        .map(|c| Printer::in_context(&show, c, &shared))
+        .collect();
+    let rt = super::runtime()?;
+    let (outcome, ended) = {
+        let shells = shell.for_contexts(&contexts);
+        let lanes = (contexts.iter().zip(printers.iter_mut()).zip(shells))
+            .map(
+                |((context, printer), shell)| crate::ops::fleet_follow::Lane {
+                    context: context.clone(),
+                    sink: printer,
+                    shell,
+                },
+            )
+            .collect();
+        rt.block_on(crate::ops::fleet_follow::follow(
+            &request,
+            args.wait,
+            args.timeout,
+            lanes,
+        ))
+    };
+    drop(printers);
+    if args.wait {
+        let rows = std::mem::take(&mut shared.borrow_mut().ended);
+        let report = crate::ops::fleet_follow::waited_report(rows, ended);
+        let show = ShowOptions {
+            wait: false,
+            ..show
+        };
+        crate::render::fleet::write_fleet_status(&show, &report, shell)?;
+    }
+    Ok(outcome.code())
 }
 
 /// Everything status checks before it reads a file or contacts the cluster.

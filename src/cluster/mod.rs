@@ -9,6 +9,7 @@ mod error;
 pub mod http_log;
 pub(crate) mod kubeconfig;
 pub(crate) mod names;
+pub(crate) mod no_answer;
 pub(crate) mod preflight;
 pub(crate) mod ratelimit;
 pub(crate) mod retry;
@@ -283,10 +284,15 @@ pub(crate) async fn connect(opts: &ConnectOptions) -> Result<Connection> {
     // kubectl's request log (-v 6 and up) wraps kube's whole stack, outside its auth layer.
     let log = http_log::HttpLogLayer::new(&config.cluster_url);
     let server = config.cluster_url.to_string();
-    let client = kube::client::ClientBuilder::try_from(config)
-        .context("cannot build a Kubernetes client")?
-        .with_layer(&log)
-        .build();
+    let builder = kube::client::ClientBuilder::try_from(config)
+        .context("cannot build a Kubernetes client")?;
+    let client = match opts.request_timeout {
+        Some(t) => builder
+            .with_layer(&no_answer::NoAnswerLayer::new(t))
+            .with_layer(&log)
+            .build(),
+        None => builder.with_layer(&log).build(),
+    };
     Ok(Connection {
         client,
         default_namespace,

@@ -28,6 +28,7 @@ use crate::report::Outcome;
 use crate::report::diff::{DiffReport, ScaleSetDiff};
 
 /// What to compare, checked: the command's arguments after validation.
+#[derive(Clone)]
 pub(crate) struct Plan {
     pub(crate) layout: &'static Layout,
     /// AutoscalingRunnerSet names (none: every one in scope), `-n`, `-A` and `-l`.
@@ -173,9 +174,44 @@ fn pair_all(world: &World) -> Vec<Option<Pairing>> {
 
 /// Read the files, complete from the cluster where allowed and needed, pair and compare.
 pub(crate) fn run(plan: &Plan, stdin: &mut dyn Read) -> Result<Diff> {
+    let files = read_files(plan, stdin);
+    let (mut world, ask_cluster) = prepare(plan, files)?;
+    if ask_cluster {
+        let rt = crate::ops::runtime()?;
+        rt.block_on(complete_from_cluster(plan, &mut world))?;
+    }
+    Ok(judge(plan, world))
+}
+
+/// `-f` and `--live` as read, once (standard input can be read only once): each context of a
+/// fleet run sorts its own copy under its own namespace default.
+#[derive(Clone)]
+pub(crate) struct Files {
+    given: input::Inputs,
+    live: input::Inputs,
+}
+
+impl Files {
+    /// The files that could not be read (the same for every context).
+    pub(crate) fn errors(&self) -> impl Iterator<Item = &String> {
+        self.given.errors.iter().chain(&self.live.errors)
+    }
+}
+
+/// Read `-f` and `--live` through the one input layer (no namespace rule applied yet).
+pub(crate) fn read_files(plan: &Plan, stdin: &mut dyn Read) -> Files {
+    Files {
+        given: input::read(&plan.files, stdin),
+        live: input::read(&plan.live, stdin),
+    }
+}
+
+/// The world the files give under `plan`'s namespace rule, and whether the cluster must complete
+/// it (no I/O).
+fn prepare(plan: &Plan, files: Files) -> Result<(World, bool)> {
     let offline = plan.local || !plan.live.is_empty();
     let mut world = World::default();
-    let (given, live) = read_sides(plan, stdin, &mut world)?;
+    let (given, live) = read_sides(plan, files, &mut world)?;
     let filter = Filter {
         names: &plan.scope.names,
         selector: plan.scope.selector(),
@@ -184,17 +220,40 @@ pub(crate) fn run(plan: &Plan, stdin: &mut dyn Read) -> Result<Diff> {
     if files_given || !plan.live.is_empty() {
         sort_sides(plan, given, live, &filter, &mut world);
     }
-    if offline {
+    let ask_cluster = if offline {
         world.complete_everywhere = true;
-    } else if !files_given || needs_cluster(&world) {
-        let rt = crate::ops::runtime()?;
-        rt.block_on(complete_from_cluster(plan, &filter, &mut world))?;
-    }
-    let report = report_of(plan, &mut world, files_given);
-    Ok(Diff {
+        false
+    } else {
+        !files_given || needs_cluster(&world)
+    };
+    Ok((world, ask_cluster))
+}
+
+/// Pair, compare and judge the completed world.
+fn judge(plan: &Plan, mut world: World) -> Diff {
+    let report = report_of(plan, &mut world, !plan.files.is_empty());
+    Diff {
         report,
         errors: world.errors,
-    })
+    }
+}
+
+/// One context of a fleet run (`plan.connect` names it, `plan.file_namespace` is its namespace
+/// default): the files' world completed from its cluster, judged. The error is the context's
+/// failure (the files' own errors are the same in every context and are said before any is
+/// contacted, by [`check_files`]).
+pub(crate) async fn run_in_context(plan: &Plan, files: Files) -> Result<Diff> {
+    let (mut world, ask_cluster) = prepare(plan, files)?;
+    if ask_cluster {
+        complete_from_cluster(plan, &mut world).await?;
+    }
+    Ok(judge(plan, world))
+}
+
+/// The files' errors that stop a run before any cluster is contacted (no ARC object in `-f`),
+/// checked once for a fleet run under the first context's namespace rule.
+pub(crate) fn check_files(plan: &Plan, files: &Files) -> Result<()> {
+    read_sides(plan, files.clone(), &mut World::default()).map(|_| ())
 }
 
 /// The paths given, for a message.
@@ -206,17 +265,12 @@ fn names(paths: &[PathBuf]) -> String {
         .join(", ")
 }
 
-/// Read `-f` (the desired side) and `--live` through the one input layer, kubectl's namespace rule
+/// Sort what `-f` (the desired side) and `--live` gave, kubectl's namespace rule
 /// applied; what cannot be read goes to `world.errors`. A side given without any ARC object is an
 /// error (a wrong file, namespace or context), unless `--allow-empty-live` says a live side is
 /// meant to be empty.
-fn read_sides(
-    plan: &Plan,
-    stdin: &mut dyn Read,
-    world: &mut World,
-) -> Result<(Vec<Object>, Vec<Object>)> {
-    let given = input::read(&plan.files, stdin);
-    let live = input::read(&plan.live, stdin);
+fn read_sides(plan: &Plan, files: Files, world: &mut World) -> Result<(Vec<Object>, Vec<Object>)> {
+    let Files { given, live } = files;
     world.errors.extend(given.errors);
     world.errors.extend(live.errors);
     let (mut given, mut live) = (given.objects, live.objects);
@@ -638,7 +692,11 @@ fn scale_set_name(set: &Object) -> &str {
 /// Complete the live side from the cluster: the scale sets in scope when no file gave any, and for
 /// each namespace with a desired scale set every EphemeralRunnerSet (one paged list each) and the
 /// live AutoscalingRunnerSets (for their uid and scale-set id).
-async fn complete_from_cluster(plan: &Plan, filter: &Filter<'_>, world: &mut World) -> Result<()> {
+async fn complete_from_cluster(plan: &Plan, world: &mut World) -> Result<()> {
+    let filter = &Filter {
+        names: &plan.scope.names,
+        selector: plan.scope.selector(),
+    };
     let conn = cluster::connect(&plan.connect).await?;
     let client = &conn.client;
     let namespace = plan.scope.namespace_or(&conn.default_namespace);

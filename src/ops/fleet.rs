@@ -54,21 +54,44 @@ struct Read {
 
 /// The listing of `request` in every context of `fleet`, at most `fleet.parallel` at a time.
 pub(crate) async fn list(request: &Request, fleet: &Fleet) -> FleetRun {
-    let reads: Vec<Read> = futures::stream::iter(&fleet.contexts)
-        .map(|context| read_one(request, context))
-        // `buffered`, not `buffer_unordered`: results come in the order of the contexts.
-        .buffered(fleet.parallel.max(1))
+    merge(each(fleet, |context| read_one(request, context)).await)
+}
+
+/// `read` of every context of `fleet`, at most `fleet.parallel` at a time, the results in the
+/// order of the contexts, never the order they answered. Unordered while they run: with
+/// `buffered`, a slow context at the head (a dead one waiting out `--request-timeout`) held the
+/// others' finished results in its window, so no new context started until it was done.
+pub(crate) async fn each<'a, T, F, Fut>(fleet: &'a Fleet, read: F) -> Vec<T>
+where
+    F: Fn(&'a str) -> Fut,
+    Fut: std::future::Future<Output = T>,
+{
+    let read = &read;
+    let mut done: Vec<(usize, T)> = futures::stream::iter(fleet.contexts.iter().enumerate())
+        .map(|(i, context)| async move { (i, read(context.as_str()).await) })
+        .buffer_unordered(fleet.parallel.max(1))
         .collect()
         .await;
-    merge(reads)
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, t)| t).collect()
+}
+
+/// `connect` with `context` as its context (the fleet's other flags apply to every context), and
+/// that context's server as the kubeconfig gives it.
+pub(crate) fn in_context(
+    connect: &ConnectOptions,
+    context: &str,
+) -> (ConnectOptions, Option<String>) {
+    let connect = ConnectOptions {
+        context: Some(context.to_string()),
+        ..connect.clone()
+    };
+    let server = cluster::server_of(&connect);
+    (connect, server)
 }
 
 async fn read_one(request: &Request, context: &str) -> Read {
-    let connect = ConnectOptions {
-        context: Some(context.to_string()),
-        ..request.connect.clone()
-    };
-    let server = cluster::server_of(&connect);
+    let (connect, server) = in_context(&request.connect, context);
     let one = Request {
         layout: request.layout,
         scope: request.scope.clone(),
@@ -80,7 +103,7 @@ async fn read_one(request: &Request, context: &str) -> Read {
         crate::ops::status::list(&client, &plan).await
     }
     .await
-    .map_err(|e| context_error(&e, server.as_deref()));
+    .map_err(|e| context_failure(&e, server.as_deref()));
     Read {
         context: context.to_string(),
         server,
@@ -88,9 +111,8 @@ async fn read_one(request: &Request, context: &str) -> Read {
     }
 }
 
-/// Why a context gave nothing: [`failure`], and an unreachable one names its server as kubectl
-/// does.
-pub(crate) fn context_error(e: &anyhow::Error, server: Option<&str>) -> ContextError {
+/// A context's failure: its kind, and an unreachable server named as kubectl names it.
+pub(crate) fn context_failure(e: &anyhow::Error, server: Option<&str>) -> ContextError {
     let mut failed = failure(e);
     if let (FailureKind::Unreachable, Some(server)) = (failed.kind, server) {
         failed.message = format!(
@@ -169,6 +191,7 @@ fn merge(mut reads: Vec<Read>) -> FleetRun {
             error: None,
             errors: Vec::new(),
             warnings: Vec::new(),
+            chains: Vec::new(),
         };
         match read.listing {
             Err(e) => {
@@ -202,6 +225,7 @@ fn merge(mut reads: Vec<Read>) -> FleetRun {
                 }
                 summary.errors = snapshot.errors;
                 summary.warnings = snapshot.warnings;
+                summary.chains = snapshot.chains;
                 items.extend(snapshot.rows.into_iter().map(|row| FleetItem {
                     context: name.clone(),
                     row,
@@ -423,5 +447,32 @@ mod tests {
         assert!(run.report.notes.is_empty());
         assert!(run.report.items.iter().all(|i| i.row.reasons.is_empty()));
         assert_eq!(run.report.contexts[0].counts.states["Synced"], 1);
+    }
+
+    /// A slow context at the head of the selection (a dead one, waiting out its timeout) does
+    /// not hold the others back: with 2 at a time, the three quick ones run one after the other
+    /// beside it, and the results still come in the selection's order.
+    #[tokio::test(start_paused = true)]
+    async fn a_slow_context_does_not_hold_the_others_and_the_order_stays() {
+        let fleet = Fleet {
+            contexts: ["slow", "b", "c", "d"].map(String::from).to_vec(),
+            parallel: 2,
+        };
+        let start = tokio::time::Instant::now();
+        let got = each(&fleet, |context| async move {
+            let secs = if context == "slow" { 10 } else { 1 };
+            tokio::time::sleep(std::time::Duration::from_secs(secs)).await;
+            (context.to_string(), start.elapsed().as_secs())
+        })
+        .await;
+        assert_eq!(
+            got,
+            [
+                ("slow".to_string(), 10),
+                ("b".into(), 1),
+                ("c".into(), 2),
+                ("d".into(), 3)
+            ]
+        );
     }
 }

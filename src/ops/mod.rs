@@ -14,6 +14,8 @@
 pub(crate) mod bump;
 pub(crate) mod diff;
 pub(crate) mod fleet;
+pub(crate) mod fleet_diff;
+pub(crate) mod fleet_follow;
 pub(crate) mod follow;
 pub(crate) mod migrate;
 pub(crate) mod release;

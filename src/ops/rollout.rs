@@ -18,9 +18,9 @@
 
 use std::io;
 
+use crate::cluster::ConnectOptions;
 use crate::cluster::write::DryRun;
-use crate::cluster::{self, ConnectOptions};
-use crate::ops::fleet::context_error;
+use crate::ops::fleet::{context_failure, in_context};
 use crate::report::Outcome;
 use crate::report::rollout::{ContextReport, Phase, Rollout, Stage, StageResult};
 use crate::shell::Shell;
@@ -100,7 +100,7 @@ pub(crate) fn roll<R: ContextReport>(
             });
             continue;
         }
-        let connect = connect_to(plan.connect, context);
+        let (connect, _) = in_context(plan.connect, context);
         shell.set_context(Some(context));
         let r = run(&connect, DryRun::None, shell);
         shell.set_context(None);
@@ -123,20 +123,11 @@ fn each<R: ContextReport>(
 ) -> io::Result<Vec<Stage<R>>> {
     let mut stages = Vec::with_capacity(plan.contexts.len());
     for context in plan.contexts {
-        let connect = connect_to(plan.connect, context);
-        let server = cluster::server_of(&connect);
+        let (connect, server) = in_context(plan.connect, context);
         let r = run(&connect, context, shell);
         stages.push(stage(context, server, r));
     }
     Ok(stages)
-}
-
-/// The flags of `connect`, in `context`.
-fn connect_to(connect: &ConnectOptions, context: &str) -> ConnectOptions {
-    ConnectOptions {
-        context: Some(context.to_string()),
-        ..connect.clone()
-    }
 }
 
 /// One context's stage from what its run gave: its report's outcome, or the error that stopped it
@@ -160,7 +151,7 @@ fn stage<R: ContextReport>(
         },
         Err(e) => Stage {
             context: context.to_string(),
-            error: Some(context_error(&e, server.as_deref())),
+            error: Some(context_failure(&e, server.as_deref())),
             server,
             result: StageResult::Failed,
             report: None,

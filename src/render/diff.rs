@@ -28,14 +28,31 @@ pub struct TextOptions {
 /// The first line is the first scale set's verdict (`| head -1`); the ARC release closes the
 /// output, after a blank line, as a summary.
 pub fn write_text(report: &DiffReport, opts: TextOptions, out: &mut dyn Write) -> io::Result<()> {
-    for (i, item) in report.items.iter().enumerate() {
+    let release = report
+        .arc_version
+        .as_deref()
+        .zip(report.arc_version_from.as_deref());
+    write_items(report.items.iter(), release, opts, out)
+}
+
+/// The text report of `items`, closed by the ARC release (`ARC VERSION (FROM)`) when known: one
+/// context's part of a fleet diff too.
+pub(crate) fn write_items<'a>(
+    items: impl Iterator<Item = &'a ScaleSetDiff>,
+    release: Option<(&str, &str)>,
+    opts: TextOptions,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let mut any = false;
+    for (i, item) in items.enumerate() {
         if i > 0 {
             writeln!(out)?;
         }
+        any = true;
         write_item(item, opts, out)?;
     }
-    if let (Some(v), Some(from)) = (&report.arc_version, &report.arc_version_from) {
-        if !report.items.is_empty() {
+    if let Some((v, from)) = release {
+        if any {
             writeln!(out)?;
         }
         writeln!(out, "ARC {v} ({from})")?;

@@ -8,11 +8,13 @@ use std::io::{self, Write};
 
 use anyhow::Result;
 use comfy_table::{Cell, Color, ContentArrangement, Table};
+use owo_colors::OwoColorize as _;
 
+use crate::render::diff::{TextOptions, write_items};
 use crate::render::emit::{self, Output};
 use crate::render::follow::{RESOURCE, ShowOptions};
 use crate::render::status::{TableOptions, cells, header, write_lines, write_reasons_in};
-use crate::report::fleet::{ContextSummary, FleetItem, FleetReport};
+use crate::report::fleet::{ContextSummary, FleetDiffReport, FleetItem, FleetReport};
 use crate::shell::Shell;
 
 /// The fleet report in the chosen format, then the notes; errors and warnings are the caller's
@@ -38,7 +40,7 @@ pub(crate) fn write_fleet_status(
             if show.explain && show.output == Output::Default {
                 for c in &report.contexts {
                     let rows: Vec<_> = items_of(report, c).map(|i| i.row.clone()).collect();
-                    write_reasons_in(&rows, &[], Some(&c.name), opts.color, &mut out)?;
+                    write_reasons_in(&rows, &c.chains, Some(&c.name), opts.color, &mut out)?;
                 }
             }
         }
@@ -123,6 +125,59 @@ fn write_table(report: &FleetReport, opts: TableOptions, out: &mut dyn Write) ->
     write_lines(&table.to_string(), out)
 }
 
+/// `diff --contexts`: in text, each context's part of the report after a `# context NAME` line
+/// (a failed context: `# context NAME: KIND`, its error on stderr; none found:
+/// `# context NAME: no AutoscalingRunnerSets`), a blank line between contexts; `-o name` as
+/// `context/namespace/name`; the structured formats from the [`FleetDiffReport`].
+pub(crate) fn write_fleet_diff(
+    report: &FleetDiffReport,
+    output: &Output,
+    text: TextOptions,
+    no_headers: bool,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let mut out = io::BufWriter::with_capacity(64 * 1024, out);
+    match output {
+        Output::Default => {
+            for (i, c) in report.contexts.iter().enumerate() {
+                if i > 0 {
+                    writeln!(out)?;
+                }
+                let items: Vec<_> = (report.items.iter())
+                    .filter(|i| i.context == c.name)
+                    .map(|i| &i.item)
+                    .collect();
+                let head = match &c.error {
+                    Some(e) => format!("# context {}: {}", c.name, e.kind.as_str()),
+                    None if items.is_empty() => {
+                        format!("# context {}: no AutoscalingRunnerSets", c.name)
+                    }
+                    None => format!("# context {}", c.name),
+                };
+                if text.color {
+                    writeln!(out, "{}", head.bold())?;
+                } else {
+                    writeln!(out, "{head}")?;
+                }
+                if c.error.is_none() {
+                    let release = c.arc_version.as_deref().zip(c.arc_version_from.as_deref());
+                    write_items(items.into_iter(), release, text, &mut out)?;
+                }
+            }
+        }
+        Output::Name => {
+            for i in &report.items {
+                writeln!(out, "{}/{}/{}", i.context, i.item.namespace, i.item.name)?;
+            }
+        }
+        other => {
+            let resource = "autoscalingrunnerset.actions.github.com";
+            emit::structured(report, other, resource, no_headers, &mut out)?;
+        }
+    }
+    out.flush()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,6 +214,7 @@ mod tests {
             }),
             errors: Vec::new(),
             warnings: Vec::new(),
+            chains: Vec::new(),
         }
     }
 

@@ -4,6 +4,7 @@
 //! operation decides which rows changed and when waiting ends ([`crate::ops::follow`]); the
 //! [`Printer`] only prints.
 
+use std::cell::RefCell;
 use std::io::Write;
 use std::time::Duration;
 
@@ -14,8 +15,9 @@ use crate::ops::follow::{Ending, FollowSink};
 use crate::render::emit::{self, Output};
 use crate::render::status::{
     StatusReport, TableOptions, Widths, visible, write_json_line, write_reasons, write_rows,
-    write_table, write_yaml_document,
+    write_rows_in, write_table, write_yaml_document,
 };
+use crate::report::fleet::FleetItem;
 use crate::report::name_a_few;
 use crate::report::status::Chain;
 use crate::shell::Shell;
@@ -75,6 +77,17 @@ pub(crate) fn write_status(
 pub(crate) struct Printer<'a> {
     show: &'a ShowOptions,
     widths: Widths,
+    /// `status --contexts --watch/--wait`: the context this printer's rows are from, and what
+    /// every context's printer shares.
+    fleet: Option<(String, &'a RefCell<FleetShown>)>,
+}
+
+/// What the printers of a fleet run's contexts share: one table's column widths, and the rows
+/// each context's `--wait` ended with (shown together once every context is done).
+#[derive(Default)]
+pub(crate) struct FleetShown {
+    widths: Widths,
+    pub(crate) ended: Vec<(String, Vec<SetStatus>)>,
 }
 
 impl<'a> Printer<'a> {
@@ -82,11 +95,74 @@ impl<'a> Printer<'a> {
         Printer {
             show,
             widths: Widths::default(),
+            fleet: None,
         }
+    }
+
+    /// The printer of `context`'s rows in a fleet run: a CONTEXT column first in the table
+    /// (one table for every context), `context` in each JSON or YAML row, `-o name` as
+    /// `context/namespace/name`; `--wait`'s last rows kept in `shared` for one table at the end.
+    pub(crate) fn in_context(
+        show: &'a ShowOptions,
+        context: &str,
+        shared: &'a RefCell<FleetShown>,
+    ) -> Printer<'a> {
+        Printer {
+            show,
+            widths: Widths::default(),
+            fleet: Some((context.to_string(), shared)),
+        }
+    }
+
+    /// Rows of one context of a fleet run.
+    fn print_in(
+        &self,
+        context: &str,
+        shared: &RefCell<FleetShown>,
+        rows: &[SetStatus],
+        out: &mut dyn Write,
+    ) -> Result<()> {
+        let item = |r: &SetStatus| FleetItem {
+            context: context.to_string(),
+            row: r.clone(),
+        };
+        match &self.show.output {
+            Output::Default | Output::Wide => {
+                let widths = &mut shared.borrow_mut().widths;
+                write_rows_in(rows, Some(context), self.show.table, widths, out)?
+            }
+            Output::Json => {
+                for r in rows {
+                    serde_json::to_writer(&mut *out, &item(r))?;
+                    writeln!(out)?;
+                }
+            }
+            Output::Yaml => {
+                for r in rows {
+                    let text = emit::to_yaml(&item(r)).map_err(std::io::Error::other)?;
+                    write!(out, "---\n{text}")?;
+                }
+            }
+            Output::Name => {
+                for r in rows {
+                    writeln!(out, "{context}/{}/{}", r.namespace, r.name)?;
+                }
+            }
+            other => {
+                for r in rows {
+                    emit::structured(&item(r), other, RESOURCE, true, out)?;
+                }
+            }
+        }
+        out.flush()?;
+        Ok(())
     }
 
     /// Rows printed under the first ones, in the output's format.
     fn print(&mut self, rows: &[SetStatus], out: &mut dyn Write) -> Result<()> {
+        if let Some((context, shared)) = &self.fleet {
+            return self.print_in(context, shared, rows, out);
+        }
         match &self.show.output {
             Output::Default | Output::Wide => {
                 write_rows(rows, self.show.table, &mut self.widths, out)?
@@ -144,7 +220,10 @@ impl FollowSink for Printer<'_> {
 
     fn end(&mut self, rows: Vec<SetStatus>, why: &Ending, shell: &mut Shell<'_>) -> Result<()> {
         shell.clear_progress();
-        write_status(self.show, rows, &[], shell)?;
+        match &self.fleet {
+            Some((context, shared)) => shared.borrow_mut().ended.push((context.clone(), rows)),
+            None => write_status(self.show, rows, &[], shell)?,
+        }
         match why {
             Ending::Settled => {}
             Ending::Stuck(message) => shell.error(message)?,
@@ -288,5 +367,82 @@ mod tests {
             "{line}"
         );
         assert!(!line.contains("1/1"), "{line}");
+    }
+
+    fn show(output: Output) -> ShowOptions {
+        ShowOptions {
+            output,
+            table: TableOptions {
+                wide: false,
+                namespace_column: true,
+                color: false,
+                no_headers: false,
+            },
+            no_headers: false,
+            explain: false,
+            wait: false,
+        }
+    }
+
+    /// Issue 23: `status --contexts --watch` streams each change as a row naming its context:
+    /// one table for every context (the header once, again only when a column widens), the
+    /// context in each JSON row, `-o name` as context/namespace/name; each context's lines on
+    /// stderr name it.
+    #[test]
+    fn fleet_watch_rows_name_their_context_in_one_table() {
+        let rows = |name: &str| vec![row(name, State::Pending, (3, 2), 0)];
+        let run = |output: Output| {
+            let show = show(output);
+            let shared = RefCell::new(FleetShown::default());
+            let (mut out, mut err) = (Vec::new(), Vec::new());
+            {
+                let mut shell = Shell::new(&mut out, &mut err, Default::default());
+                let contexts = ["prod-eu".to_string(), "prod-us".to_string()];
+                let mut shells = shell.for_contexts(&contexts);
+                let mut eu = Printer::in_context(&show, "prod-eu", &shared);
+                let mut us = Printer::in_context(&show, "prod-us", &shared);
+                eu.listed(&rows("a"), &mut shells[0]).unwrap();
+                us.listed(&[], &mut shells[1]).unwrap();
+                us.changed(&rows("b"), &mut shells[1]).unwrap();
+                eu.changed(&rows("a-much-longer-name"), &mut shells[0])
+                    .unwrap();
+            }
+            (
+                String::from_utf8(out).unwrap(),
+                String::from_utf8(err).unwrap(),
+            )
+        };
+        let (table, err) = run(Output::Default);
+        let lines: Vec<Vec<&str>> = table
+            .lines()
+            .map(|l| l.split_whitespace().collect())
+            .collect();
+        let firsts: Vec<(&str, &str)> = lines.iter().map(|l| (l[0], l[2])).collect();
+        assert_eq!(
+            firsts,
+            [
+                ("CONTEXT", "NAME"),
+                ("prod-eu", "a"),
+                ("prod-us", "b"),
+                ("CONTEXT", "NAME"),
+                ("prod-eu", "a-much-longer-name"),
+            ],
+            "{table}"
+        );
+        assert_eq!(
+            err,
+            "context prod-us: No EphemeralRunnerSets found; watching.\n"
+        );
+        let (json, _) = run(Output::Json);
+        let contexts: Vec<String> = json
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["context"].to_string())
+            .collect();
+        assert_eq!(contexts, ["\"prod-eu\"", "\"prod-us\"", "\"prod-eu\""]);
+        let (names, _) = run(Output::Name);
+        assert_eq!(
+            names,
+            "prod-eu/arc/a\nprod-us/arc/b\nprod-eu/arc/a-much-longer-name\n"
+        );
     }
 }

@@ -137,10 +137,17 @@ fn write_table_inner(
     opts: TableOptions,
     with_header: bool,
     widths: &mut Widths,
+    context: Option<&str>,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let head = header(opts);
-    let body: Vec<Vec<(String, Option<Color>)>> = rows.iter().map(|r| cells(r, opts)).collect();
+    let mut head = header(opts);
+    let mut body: Vec<Vec<(String, Option<Color>)>> = rows.iter().map(|r| cells(r, opts)).collect();
+    if let Some(c) = context {
+        head.insert(0, "CONTEXT");
+        for row in &mut body {
+            row.insert(0, (c.to_string(), None));
+        }
+    }
     if widths.0.len() != head.len() {
         widths.0 = head.iter().map(|h| h.len()).collect();
     }
@@ -185,7 +192,7 @@ pub(crate) fn write_table(
     out: &mut dyn Write,
 ) -> io::Result<Widths> {
     let mut widths = Widths::default();
-    write_table_inner(rows, opts, true, &mut widths, out)?;
+    write_table_inner(rows, opts, true, &mut widths, None, out)?;
     Ok(widths)
 }
 
@@ -196,19 +203,31 @@ pub(crate) fn write_rows(
     widths: &mut Widths,
     out: &mut dyn Write,
 ) -> io::Result<()> {
+    write_rows_in(rows, None, opts, widths, out)
+}
+
+/// [`write_rows`], with a CONTEXT column first when `context` is given (`status --contexts
+/// --watch`: the rows of every context in one table, `widths` shared by them).
+pub(crate) fn write_rows_in(
+    rows: &[SetStatus],
+    context: Option<&str>,
+    opts: TableOptions,
+    widths: &mut Widths,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     if rows.is_empty() {
         return Ok(());
     }
     // A cell wider than its column (a longer name arrived) widens the columns; the header is
     // printed again above the new layout, so the columns stay readable.
     let before = widths.0.clone();
+    let lead = context.map(|c| (c.to_string(), None));
     let grows = rows.iter().any(|r| {
-        cells(r, opts)
-            .iter()
+        (lead.iter().cloned().chain(cells(r, opts)))
             .zip(&before)
             .any(|((text, _), w)| text.chars().count() > *w)
     });
-    write_table_inner(rows, opts, before.is_empty() || grows, widths, out)
+    write_table_inner(rows, opts, before.is_empty() || grows, widths, context, out)
 }
 
 /// `status NAME`: each row's state and reasons under the table; a row with a [`Chain`] shows what

@@ -51,6 +51,10 @@ pub(crate) struct ContextSummary {
     pub(crate) errors: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) warnings: Vec<String>,
+    /// `status NAME`: what surrounds each named set in this context (the describe-style lines
+    /// under the table; not in JSON, as for one context).
+    #[serde(skip)]
+    pub(crate) chains: Vec<crate::report::status::Chain>,
 }
 
 /// How many rows a context gave, and in which states.
@@ -106,4 +110,67 @@ pub(crate) struct FleetNote {
     pub(crate) reason: &'static str,
     pub(crate) message: String,
     pub(crate) values: BTreeMap<String, Vec<String>>,
+}
+
+/// `diff --contexts -o json|yaml`: the one-context `DiffReport`'s shape, its items each with a
+/// `context`, and `contexts[]` beside them (per context its release and counts, or its error).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct FleetDiffReport {
+    pub(crate) api_version: &'static str,
+    pub(crate) kind: &'static str,
+    /// The k8s.io/api layout the comparison used.
+    pub(crate) layout: String,
+    /// The scale sets of every context, in the order the contexts were selected.
+    pub(crate) items: Vec<FleetDiffItem>,
+    pub(crate) contexts: Vec<DiffContextSummary>,
+}
+
+/// One scale set's drift, and the context it was judged in.
+#[derive(Debug, Serialize)]
+pub(crate) struct FleetDiffItem {
+    pub(crate) context: String,
+    #[serde(flatten)]
+    pub(crate) item: crate::report::diff::ScaleSetDiff,
+}
+
+/// What one context's diff gave.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct DiffContextSummary {
+    pub(crate) name: String,
+    /// The API server, as the kubeconfig's cluster gives it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) server: Option<String>,
+    /// The ARC release the context's scale sets were judged under, and where it was read, as
+    /// the one-context report's `arcVersion` and `arcVersionFrom`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) arc_version: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) arc_version_from: Option<String>,
+    /// Scale sets only this context holds (not in the change given with `-f`): not judged.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub(crate) not_in_change: usize,
+    pub(crate) counts: DiffCounts,
+    /// Why nothing could be compared in it: its cluster could not be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) error: Option<ContextError>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// How a context's scale sets were judged.
+#[derive(Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct DiffCounts {
+    /// Scale sets judged (one item each).
+    pub(crate) scale_sets: usize,
+    /// Whose idle or pending runners the release recycles (`recycle: true`).
+    pub(crate) recycle: usize,
+    /// Without an EphemeralRunnerSet yet (`new: true`).
+    pub(crate) new: usize,
+    /// That could not be compared (`error`).
+    pub(crate) errors: usize,
 }

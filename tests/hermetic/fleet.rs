@@ -31,9 +31,19 @@ impl Kubeconfig {
         Kubeconfig(path)
     }
 
+    /// The command with `--request-timeout 1s` after its `status`, `diff`, `bump` or `migrate`: the dead server
+    /// costs a second a run (cluster/no_answer.rs), not five tries of every read.
     pub(crate) fn run(&self, args: &[&str]) -> (i32, String, String) {
+        let mut args: Vec<&str> = args.to_vec();
+        if args[0] != "__complete"
+            && let Some(at) = args
+                .iter()
+                .position(|a| matches!(*a, "status" | "diff" | "bump" | "migrate"))
+        {
+            args.insert(at + 1, "--request-timeout=1s");
+        }
         let out = Command::new(env!("CARGO_BIN_EXE_kubectl-arc"))
-            .args(args)
+            .args(&args)
             .env("KUBECONFIG", &self.0)
             .env("HOME", "/nonexistent")
             .env("NO_COLOR", "1")
@@ -175,7 +185,7 @@ fn usage_errors_name_the_pattern_and_write_nothing() {
             "--parallel",
         ),
         (
-            &["status", "--all-contexts", "--watch"][..],
+            &["status", "--all-contexts", "-f", "dump.yaml"][..],
             "cannot be used with",
         ),
         (&["status", "--parallel", "4"][..], "--contexts"),
@@ -185,6 +195,46 @@ fn usage_errors_name_the_pattern_and_write_nothing() {
         assert_eq!(out, "", "{args:?}");
         assert!(err.contains(says), "{args:?}: {err}");
     }
+}
+
+/// `--watch` and `--wait` across contexts: each dead context said once, naming it; the watch
+/// ends when no context is left to follow, the wait at the first failure; exit 2.
+#[test]
+fn following_dead_contexts_ends_with_each_failure_said() {
+    let k = Kubeconfig::new("follow", FLEET);
+    let (code, out, err) = k.run(&["status", "--contexts", "dev,staging", "--watch"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert_eq!(out, "");
+    let mut lines: Vec<&str> = err.lines().collect();
+    lines.sort();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(
+        lines[0]
+            .starts_with("error: context dev: unable to connect to the server https://127.0.0.1:1"),
+        "{err}"
+    );
+    assert!(
+        lines[1].starts_with("error: context staging: unable to connect"),
+        "{err}"
+    );
+    let (code, out, err) = k.run(&[
+        "status",
+        "--contexts",
+        "dev,staging",
+        "--wait",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert_eq!(
+        err.lines().count(),
+        1,
+        "the first failure ends the wait: {err}"
+    );
+    // The report names the context that failed (the other was not waited for).
+    let got = contexts(&out);
+    assert_eq!(got.len(), 1, "{out}");
+    assert_eq!(got[0].1, "Unreachable");
 }
 
 #[test]
@@ -221,4 +271,114 @@ fn contexts_complete_after_a_comma_and_a_bang() {
     assert_eq!(offered(&k, "dev,!prod-e"), ["dev,!prod-eu"]);
     // After a comma, the next pattern (clap puts back what was typed before it).
     assert_eq!(offered(&k, "staging,prod-u"), ["staging,prod-us"]);
+}
+
+/// A shipped dump of both kinds: `diff -f` with it needs no cluster, whatever the context.
+fn dump() -> String {
+    format!(
+        "{}/examples/scale-set-dump.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+#[test]
+fn diff_usage_errors_name_the_flags_and_write_nothing() {
+    let k = Kubeconfig::new("diff-usage", FLEET);
+    let dump = dump();
+    for (args, says) in [
+        (
+            &["diff", "--contexts", "dev,staging", "--local", "-f", &dump][..],
+            "the argument '--contexts <PATTERN>' cannot be used with '--local'",
+        ),
+        (
+            &["diff", "--all-contexts", "--live", &dump][..],
+            "the argument '--all-contexts' cannot be used with '--live <FILE>'",
+        ),
+        (
+            &["diff", "--contexts", "dev,staging", "-o", "github"][..],
+            "-o github annotates the files of one change: it cannot be used with --contexts/--all-contexts",
+        ),
+        (
+            &["diff", "--contexts", "dev,qa-*"][..],
+            "error: --contexts \"qa-*\": no kubeconfig context matches it",
+        ),
+        (
+            &["diff", "--context", "dev", "--all-contexts"][..],
+            "error: --context dev and --contexts/--all-contexts cannot be used together",
+        ),
+        (&["diff", "--parallel", "4"][..], "--contexts"),
+    ] {
+        let (code, out, err) = k.run(args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert_eq!(out, "", "{args:?}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn diff_one_context_selected_is_exactly_context() {
+    let k = Kubeconfig::new("diff-one", FLEET);
+    let dump = dump();
+    // From files (the cluster not asked), and from the dead cluster (its error, naming it).
+    for extra in [
+        &["-f", dump.as_str()][..],
+        &["-f", dump.as_str(), "-o", "json"][..],
+        &[][..],
+    ] {
+        let run = |selector: &[&str]| {
+            let mut args = vec!["diff"];
+            args.extend_from_slice(selector);
+            args.extend_from_slice(extra);
+            k.run(&args)
+        };
+        let as_context = run(&["--context", "prod-eu"]);
+        for pattern in ["prod-eu", "prod-e*", "prod-*,!prod-us,!prod-ap"] {
+            assert_eq!(
+                run(&["--contexts", pattern]),
+                as_context,
+                "{pattern} {extra:?}"
+            );
+        }
+        assert!(!as_context.1.contains("# context"), "{as_context:?}");
+    }
+}
+
+#[test]
+fn diff_across_contexts_each_part_after_its_context_line() {
+    let k = Kubeconfig::new("diff-parts", FLEET);
+    let dump = dump();
+    let one = k.run(&["diff", "--context", "dev", "-f", &dump]);
+    let two = k.run(&["diff", "--contexts", "dev,staging", "-f", &dump]);
+    assert_eq!(two.0, one.0, "{two:?}");
+    assert_eq!(
+        two.1,
+        format!("# context dev\n{}\n# context staging\n{}", one.1, one.1)
+    );
+    // Dead clusters: each context its own line on stdout and its error on stderr, exit 2.
+    let (code, out, err) = k.run(&["diff", "--contexts", "staging,dev"]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        out,
+        "# context staging: Unreachable\n\n# context dev: Unreachable\n"
+    );
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(
+        lines[0].starts_with(
+            "error: context staging: unable to connect to the server https://127.0.0.1:1"
+        ),
+        "{err}"
+    );
+    let (_, out, _) = k.run(&["diff", "--contexts", "staging,dev", "-o", "json"]);
+    assert_eq!(
+        contexts(&out),
+        [
+            ("staging".to_string(), "Unreachable".to_string()),
+            ("dev".to_string(), "Unreachable".to_string())
+        ]
+    );
+    // Completion offers the contexts to diff too.
+    let (code, out, _) = k.run(&["__complete", "diff", "--contexts", "dev,st"]);
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().next(), Some("dev,staging"), "{out}");
 }
