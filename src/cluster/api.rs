@@ -10,7 +10,7 @@
 
 use serde_json::Value;
 
-use super::watch::Scope;
+use super::watch::{Scope, Watcher};
 use super::write::{Decision, Guarded, ObjectText, WriteOptions};
 use super::{ApiError, RawObject, arc_path, object_from_cluster};
 use crate::core::arc;
@@ -84,6 +84,17 @@ pub(crate) trait ArcApi {
     /// exist ([`super::check_namespace`]).
     async fn check_namespace(&self, namespace: &str) -> anyhow::Result<()>;
 
+    /// The changes to what `query` selects of `resource` from `resource_version` (a list's;
+    /// empty: the current state of every object first), as [`Object`]s like the lists give, on a
+    /// watch that survives disconnections ([`Watcher`]). A source with no history to follow (a
+    /// dump) refuses.
+    fn watch(
+        &self,
+        resource: Resource,
+        query: Scope,
+        resource_version: String,
+    ) -> Result<Watcher, ApiError>;
+
     /// Read `namespace/name`, decide, and write what the decision asks with the resourceVersion
     /// it was decided on ([`super::write::guarded_patch`]); the caller's decision `D` made on the
     /// read the last attempt was based on comes back with the outcome.
@@ -122,6 +133,20 @@ impl ArcApi for kube::Client {
 
     async fn check_namespace(&self, namespace: &str) -> anyhow::Result<()> {
         super::check_namespace(self, namespace).await
+    }
+
+    fn watch(
+        &self,
+        resource: Resource,
+        query: Scope,
+        resource_version: String,
+    ) -> Result<Watcher, ApiError> {
+        Ok(Watcher::new(
+            self.clone(),
+            resource,
+            query,
+            resource_version,
+        ))
     }
 
     async fn guarded_patch<D>(

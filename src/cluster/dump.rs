@@ -16,7 +16,7 @@ use std::path::PathBuf;
 
 use super::ApiError;
 use super::api::{ArcApi, Resource, object_text};
-use super::watch::Scope;
+use super::watch::{Scope, Watcher};
 use super::write::{
     Decision, DryRun, Guarded, ObjectText, Outcome, WriteError, WriteOptions, client_dry_run,
 };
@@ -144,6 +144,20 @@ impl ArcApi for Dump {
         Ok(())
     }
 
+    fn watch(
+        &self,
+        resource: Resource,
+        query: Scope,
+        _resource_version: String,
+    ) -> Result<Watcher, ApiError> {
+        Err(ApiError::invalid(
+            "watch",
+            resource.plural,
+            query.namespace.as_deref(),
+            "files have no changes to follow: a watch needs a cluster".to_string(),
+        ))
+    }
+
     async fn guarded_patch<D>(
         &self,
         resource: Resource,
@@ -228,6 +242,20 @@ mod tests {
         );
         assert!(errors.is_empty(), "{errors:?}");
         dump
+    }
+
+    #[test]
+    fn a_dump_has_no_changes_to_watch() {
+        let e = example()
+            .watch(
+                Resource::EPHEMERAL_RUNNER_SETS,
+                Scope::default(),
+                String::new(),
+            )
+            .err()
+            .expect("a dump refuses a watch");
+        assert_eq!(e.code(), Some(400));
+        assert!(format!("{e}").contains("a watch needs a cluster"), "{e}");
     }
 
     #[test]

@@ -14,7 +14,9 @@ use kube::Client;
 use kube::api::WatchParams;
 use serde_json::Value;
 
-use super::{ApiError, ApiErrorKind, arc_path};
+use super::api::Resource;
+use super::{ApiError, ApiErrorKind, RawObject, arc_path, object_from_cluster};
+use crate::input::Object;
 
 /// What a list or a watch is restricted to.
 #[derive(Debug, Clone, Default)]
@@ -25,13 +27,13 @@ pub(crate) struct Scope {
     pub(crate) field_selector: Option<String>,
 }
 
-/// What a watch reports.
+/// What a watch reports: objects as the lists give them ([`object_from_cluster`]).
 #[derive(Debug)]
 pub(crate) enum Event {
     /// The object was added or modified: its new state.
-    Applied(Value),
+    Applied(Object),
     /// The object was deleted: its last state.
-    Deleted(Value),
+    Deleted(Object),
     /// The server no longer has the history to resume from (410 Gone): list again and call
     /// [`Watcher::resume_from`] with the new list's resourceVersion.
     Relist,
@@ -49,6 +51,7 @@ type EventStream = BoxStream<'static, Result<kube::core::WatchEvent<Value>, kube
 /// busy cluster, could keep this one from ever opening) or skips the back-off.
 pub(crate) struct Watcher {
     client: Client,
+    resource: Resource,
     plural: &'static str,
     scope: Scope,
     resource_version: String,
@@ -63,16 +66,18 @@ pub(crate) struct Watcher {
 }
 
 impl Watcher {
-    /// Watch `plural` in `scope` from `resource_version` (from a list).
+    /// Watch `resource` in `scope` from `resource_version` (from a list; empty: the current state
+    /// of every object first). Through [`super::api::ArcApi::watch`].
     pub(crate) fn new(
         client: Client,
-        plural: &'static str,
+        resource: Resource,
         scope: Scope,
         resource_version: String,
     ) -> Watcher {
         Watcher {
             client,
-            plural,
+            resource,
+            plural: resource.plural,
             scope,
             resource_version,
             stream: None,
@@ -184,12 +189,10 @@ impl Watcher {
                 }
                 Some(Ok(kube::core::WatchEvent::Added(v)))
                 | Some(Ok(kube::core::WatchEvent::Modified(v))) => {
-                    self.saw(&v);
-                    return Ok(Event::Applied(v));
+                    return Ok(Event::Applied(self.saw(v)?));
                 }
                 Some(Ok(kube::core::WatchEvent::Deleted(v))) => {
-                    self.saw(&v);
-                    return Ok(Event::Deleted(v));
+                    return Ok(Event::Deleted(self.saw(v)?));
                 }
                 Some(Ok(kube::core::WatchEvent::Bookmark(b))) => {
                     self.failures = 0;
@@ -220,13 +223,23 @@ impl Watcher {
         }
     }
 
-    fn saw(&mut self, object: &Value) {
+    /// An event's object, as the lists give it; the watch resumes after it.
+    fn saw(&mut self, object: Value) -> Result<Object, ApiError> {
         self.failures = 0;
-        if let Some(rv) = object
-            .pointer("/metadata/resourceVersion")
-            .and_then(Value::as_str)
-        {
-            self.resource_version = rv.to_string();
+        let raw: RawObject = serde_json::from_value(object).map_err(|e| {
+            let namespace = self.scope.namespace.as_deref();
+            ApiError::new(
+                kube::Error::SerdeError(e),
+                "watch",
+                self.plural,
+                namespace,
+                None,
+            )
+        })?;
+        let object = object_from_cluster(self.resource.kind, raw);
+        if let Some(rv) = &object.meta.resource_version {
+            self.resource_version = rv.clone();
         }
+        Ok(object)
     }
 }

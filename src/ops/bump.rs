@@ -21,7 +21,7 @@ use crate::cluster::api::{ArcApi, Resource, object_text};
 use crate::cluster::preflight::{
     Permission, crd_refusal, denied_permissions, ers_crd_revision_fields,
 };
-use crate::cluster::watch::{Event, Scope, Watcher};
+use crate::cluster::watch::{Event, Scope};
 use crate::cluster::write::{
     Backoff, Decision, DryRun, Guarded, Outcome, WriteError, WriteOptions,
 };
@@ -785,20 +785,15 @@ async fn wait_for_acknowledgement(
     shell.status(acks.announcement())?;
     shell.progress(format_args!("acknowledged 0/{total} EphemeralRunnerSets"))?;
     // An empty resourceVersion starts with the current state of every object, then changes.
-    let mut watch = Watcher::new(
-        client.clone(),
-        arc::EPHEMERAL_RUNNER_SETS,
-        acks.scope(),
-        String::new(),
-    );
+    let mut watch = client.watch(Resource::EPHEMERAL_RUNNER_SETS, acks.scope(), String::new())?;
     let deadline = timeout.map(|t| tokio::time::Instant::now() + t);
     let far = tokio::time::Instant::now() + Duration::from_secs(86400 * 365);
     let mut timed_out = false;
     while !acks.waiting.is_empty() {
         tokio::select! {
             event = watch.next() => match event? {
-                Event::Applied(v) => {
-                    if let Some(((ns, name), rev, applied)) = acks.applied(&v) {
+                Event::Applied(o) => {
+                    if let Some(((ns, name), rev, applied)) = acks.applied(&value_of(&o)) {
                         let done = acks.acknowledged.len();
                         if shell.shows_progress() {
                             shell.progress(format_args!("acknowledged {done}/{total} EphemeralRunnerSets"))?;
@@ -809,7 +804,7 @@ async fn wait_for_acknowledgement(
                         }
                     }
                 }
-                Event::Deleted(v) => acks.deleted(&v),
+                Event::Deleted(o) => acks.deleted(&value_of(&o)),
                 Event::Relist => watch.resume_from(String::new()),
                 Event::Reconnecting(why) => shell.status(why)?,
             },
@@ -923,6 +918,11 @@ impl Acknowledgements {
 }
 
 /// `namespace/name` of a watched object.
+/// An event's object as the JSON value the acknowledgements read.
+fn value_of(o: &crate::input::Object) -> Value {
+    serde_json::from_str(&o.json()).unwrap_or(Value::Null)
+}
+
 fn key_of(v: &Value) -> (String, String) {
     let field = |p: &str| {
         v.pointer(p)

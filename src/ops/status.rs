@@ -14,7 +14,7 @@ use anyhow::{Context as _, Result};
 use serde::Deserialize;
 
 use crate::cluster::api::{ArcApi, Resource};
-use crate::cluster::watch::{Event, Scope, Watcher};
+use crate::cluster::watch::{Event, Scope};
 use crate::cluster::{self, ConnectOptions, PAGE_SIZE};
 use crate::core::arc;
 use crate::core::layout::Layout;
@@ -1143,18 +1143,16 @@ pub(crate) async fn follow(
     // Sets ARC created for a waited-for scale set, whatever their name (`<name>-xxxxx` up to
     // 0.14): followed as if they had been named.
     let mut adopted: HashSet<SetKey> = HashSet::new();
-    let mut sets_watch = Watcher::new(
-        client.clone(),
-        arc::EPHEMERAL_RUNNER_SETS,
+    let mut sets_watch = client.watch(
+        Resource::EPHEMERAL_RUNNER_SETS,
         plan.set_scope(),
         gathered.sets_version,
-    );
-    let mut runners_watch = Watcher::new(
-        client.clone(),
-        arc::EPHEMERAL_RUNNERS,
+    )?;
+    let mut runners_watch = client.watch(
+        Resource::EPHEMERAL_RUNNERS,
         plan.runner_scope(),
         gathered.runners_version,
-    );
+    )?;
     let mut dirty: HashSet<SetKey> = HashSet::new();
     let mut flush_at: Option<tokio::time::Instant> = None;
     let far = || tokio::time::Instant::now() + Duration::from_secs(86400 * 365);
@@ -1166,8 +1164,8 @@ pub(crate) async fn follow(
         tokio::select! {
             event = sets_watch.next() => {
                 match event? {
-                    Event::Applied(v) => {
-                        let facts = SetFacts::from_json(&v.to_string())
+                    Event::Applied(o) => {
+                        let facts = SetFacts::from_json(&o.json())
                             .map_err(|e| anyhow::anyhow!("an EphemeralRunnerSet event: {e}"))?;
                         let key = (facts.namespace.clone(), facts.name.clone());
                         if plan.selects(&key) || adopted.contains(&key) {
@@ -1199,8 +1197,8 @@ pub(crate) async fn follow(
                             });
                         }
                     }
-                    Event::Deleted(v) => {
-                        if let Ok(facts) = SetFacts::from_json(&v.to_string()) {
+                    Event::Deleted(o) => {
+                        if let Ok(facts) = SetFacts::from_json(&o.json()) {
                             let key = (facts.namespace, facts.name);
                             census.remove_set(&key);
                             shown.deleted(plan, &key, shell)?;
@@ -1224,16 +1222,15 @@ pub(crate) async fn follow(
             }
             event = runners_watch.next() => {
                 match event? {
-                    Event::Applied(v) => {
-                        if let Ok(runner) = RunnerFacts::from_json(&v.to_string())
+                    Event::Applied(o) => {
+                        if let Ok(runner) = RunnerFacts::from_json(&o.json())
                             && let Some(key) = census.add_runner(&runner)
                         {
                             dirty.insert(key);
                         }
                     }
-                    Event::Deleted(v) => {
-                        let field = |f: &str| v.pointer(f).and_then(|s| s.as_str()).unwrap_or("");
-                        if let Some(key) = census.remove_runner(field("/metadata/namespace"), field("/metadata/name")) {
+                    Event::Deleted(o) => {
+                        if let Some(key) = census.remove_runner(o.namespace(), o.name()) {
                             dirty.insert(key);
                         }
                     }
