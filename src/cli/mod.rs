@@ -529,6 +529,28 @@ pub(crate) fn selected_contexts(
     )?))
 }
 
+/// `--contexts`/`--all-contexts` resolved before a reading command (status, diff) runs: one
+/// context selected is `--context NAME` (the one-context run, byte for byte, its errors naming
+/// that context's server); several are kept in `selected` for the fleet run.
+pub(crate) fn resolve_selection(
+    kube: &mut KubeFlags,
+    patterns: &mut Vec<String>,
+    all: &mut bool,
+    selected: &mut Vec<String>,
+) -> anyhow::Result<()> {
+    let Some(mut contexts) = selected_contexts(kube, patterns, *all)? else {
+        return Ok(());
+    };
+    if contexts.len() == 1 {
+        kube.context = contexts.pop();
+        patterns.clear();
+        *all = false;
+    } else {
+        *selected = contexts;
+    }
+    Ok(())
+}
+
 /// What `--contexts`/`--all-contexts` leave a command with.
 pub(crate) enum Contexts {
     /// No pattern, or one context selected: the flags to run with (that context as `--context`,

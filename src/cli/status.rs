@@ -124,18 +124,12 @@ pub(crate) struct StatusArgs {
 /// context selected is `--context NAME` (today's output, byte for byte, and its errors name that
 /// context's server); several are kept in `args.selected` for the fleet run.
 pub(crate) fn resolve_contexts(kube: &mut KubeFlags, args: &mut StatusArgs) -> Result<()> {
-    let Some(mut contexts) = super::selected_contexts(kube, &args.contexts, args.all_contexts)?
-    else {
-        return Ok(());
-    };
-    if contexts.len() == 1 {
-        kube.context = contexts.pop();
-        args.contexts.clear();
-        args.all_contexts = false;
-    } else {
-        args.selected = contexts;
-    }
-    Ok(())
+    super::resolve_selection(
+        kube,
+        &mut args.contexts,
+        &mut args.all_contexts,
+        &mut args.selected,
+    )
 }
 
 pub(crate) fn run(
