@@ -124,7 +124,7 @@ pub(crate) fn run(
     let kube = &kube;
     let report = bump(&plan, &kube.connect_options(), env.seed, shell)?;
     if let Some(timeout) = &report.timed_out {
-        shell.error(timed_out(timeout))?;
+        shell.error(timed_out(timeout, None))?;
     }
     let resource = "ephemeralrunnerset.actions.github.com";
     if !emit::structured(
@@ -191,7 +191,7 @@ fn run_contexts(
         }
         if let Some(report) = &stage.report {
             if let Some(timeout) = &report.timed_out {
-                shell.error(timed_out(timeout))?;
+                shell.error(timed_out(timeout, Some(&stage.context)))?;
             }
             say_items(report, shell)?;
             resumable |= report.resumable;
@@ -266,8 +266,9 @@ fn say_items(report: &BumpReport, shell: &mut Shell<'_>) -> Result<()> {
     Ok(())
 }
 
-/// `--wait`'s timeout: a few of the sets left, and the count of the rest.
-fn timed_out(timeout: &WaitTimeout) -> String {
+/// `--wait`'s timeout: a few of the sets left, and the count of the rest; where to look names
+/// the context when the bump went through several.
+fn timed_out(timeout: &WaitTimeout, context: Option<&str>) -> String {
     let mut left: Vec<String> = timeout
         .left
         .iter()
@@ -275,10 +276,13 @@ fn timed_out(timeout: &WaitTimeout) -> String {
         .collect();
     left.sort();
     format!(
-        "timed out waiting for ARC to acknowledge {}/{} EphemeralRunnerSets: {}; see `kubectl arc status -n NAMESPACE NAME` for what holds the cleanup back",
+        "timed out waiting for ARC to acknowledge {}/{} EphemeralRunnerSets: {}; see `kubectl arc status {}-n NAMESPACE NAME` for what holds the cleanup back",
         left.len(),
         timeout.waited_for,
-        super::name_a_few(&left, 3)
+        super::name_a_few(&left, 3),
+        context
+            .map(|c| format!("--context {c} "))
+            .unwrap_or_default()
     )
 }
 

@@ -266,7 +266,8 @@ async fn bump_dry_runs_every_context_first_then_writes_one_after_another_and_sto
         "{out}"
     );
     assert!(
-        err.contains("error: context w-1: timed out waiting for ARC to acknowledge 1/1"),
+        err.contains("error: context w-1: timed out waiting for ARC to acknowledge 1/1")
+            && err.contains("see `kubectl arc status --context w-1 -n NAMESPACE NAME`"),
         "{err}"
     );
     assert!(
