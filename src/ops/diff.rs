@@ -494,9 +494,12 @@ fn sort_objects(objects: Vec<Object>, side: Side, filter: &Filter<'_>, world: &m
     for o in objects {
         match verdict(&o, side, filter, &duplicated, &mut reported) {
             Verdict::Skip => {}
+            Verdict::Unreadable(error) => world.errors.push(error),
             Verdict::Fail { scale_set, error } => {
                 // A desired object's failure is its scale set's; a live set's is the scale set's
-                // it belongs to, reported only if that one is judged.
+                // it belongs to, reported only if that one is judged, unless the object cannot be
+                // read at all: an input kubectl refuses is never an all-clear, whatever it holds.
+                let unreadable = o.problem.is_some();
                 let live_set = o.kind == arc::KIND_EPHEMERAL_RUNNER_SET || side == Side::Live;
                 let (desired_from, current_from) = if live_set {
                     (String::new(), o.describe())
@@ -510,7 +513,7 @@ fn sort_objects(objects: Vec<Object>, side: Side, filter: &Filter<'_>, world: &m
                     current_from,
                     error,
                 );
-                if live_set {
+                if live_set && !unreadable {
                     world.failed_live.push(item);
                 } else {
                     world.failed.push(item);
@@ -538,6 +541,9 @@ enum Verdict {
     Skip,
     /// Refused: the scale set whose row says so, and why.
     Fail { scale_set: String, error: String },
+    /// An object kubectl refuses that belongs to no scale set's row (an EphemeralRunner, a
+    /// listener, a chart's Role or Secret): the run's error, never dropped.
+    Unreadable(String),
     /// An object of ARC's a diff reads (an EphemeralRunner is read and left).
     Use,
 }
@@ -554,12 +560,22 @@ fn verdict(
     duplicated: &HashMap<(String, String, String), String>,
     reported: &mut BTreeSet<(String, String, String)>,
 ) -> Verdict {
+    let ars = o.in_arc_group() && o.kind == arc::KIND_AUTOSCALING_RUNNER_SET;
+    let ers = o.in_arc_group() && o.kind == arc::KIND_EPHEMERAL_RUNNER_SET;
+    if let Some(problem) = &o.problem
+        && !(ars || ers)
+    {
+        // kubectl refuses the object whatever its kind, and so the input: said, never skipped.
+        return Verdict::Unreadable(if problem.starts_with(&o.kind) {
+            format!("{}: {problem}", o.origin)
+        } else {
+            format!("{}: {problem}", o.describe())
+        });
+    }
     if !o.in_arc_group() {
         return Verdict::Skip;
     }
     let (ns, name) = o.key();
-    let ars = o.kind == arc::KIND_AUTOSCALING_RUNNER_SET;
-    let ers = o.kind == arc::KIND_EPHEMERAL_RUNNER_SET;
     let scale_set = if ers {
         scale_set_name(o).to_string()
     } else {
