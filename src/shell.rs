@@ -63,6 +63,10 @@ pub struct Shell<'a> {
     /// One kubeconfig context's part of a fleet run: its `error:`/`warning:`/`note:`/`hint:`
     /// and status lines name it (`error: context NAME: ...`).
     context: Option<String>,
+    /// The exit code the command's report stands for, said before the report is written: what
+    /// the run exits with when stdout's reader goes away while it is written
+    /// (`kubectl arc diff -f X | head -1` under `pipefail` keeps diff's 1).
+    verdict: Option<u8>,
 }
 
 /// One of several [`Shell`]s writing to the same stream at once (a fleet run's contexts, on one
@@ -100,7 +104,18 @@ impl<'a> Shell<'a> {
             verbosity: 0,
             progress_shown: false,
             context: None,
+            verdict: None,
         }
+    }
+
+    /// Say the exit code of the report about to be written: kept when stdout closes under it.
+    pub(crate) fn verdict(&mut self, code: u8) {
+        self.verdict = Some(code);
+    }
+
+    /// The exit code said by [`Shell::verdict`], if any.
+    pub(crate) fn said_verdict(&self) -> Option<u8> {
+        self.verdict
     }
 
     /// A shell for a step whose lines are kept, not shown: stdout and stderr go to the buffers,
@@ -143,6 +158,7 @@ impl<'a> Shell<'a> {
                 verbosity,
                 progress_shown: false,
                 context: Some(c.clone()),
+                verdict: None,
             })
             .collect()
     }

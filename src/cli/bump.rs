@@ -33,8 +33,8 @@ Refuses, writing nothing, when the installed CRD lacks the revision fields (the 
 drop the write) and when a set's phase is Outdated (a runner version too old for GitHub: a new \
 revision would not be acted on; updating the runner image in the AutoscalingRunnerSet clears it).\n\n\
 Sets of ARC 0.9 to 0.14 (actions.github.com/runner-spec-hash) have no revision: bump writes \
-kubectl-arc/restarted-at (an RFC 3339 time) into their AutoscalingRunnerSet's \
-spec.template.metadata.annotations with the same guard, as `kubectl rollout restart` does, which \
+kubectl-arc/restarted-at (an RFC 3339 time), and --reason in kubectl-arc/bump-reason, into their \
+AutoscalingRunnerSet's spec.template.metadata.annotations with the same guard, as `kubectl rollout restart` does, which \
 makes ARC replace the set (idle and pending runners at once, busy ones after their job). Helm or a \
 GitOps tool takes the annotation out again on its next sync: another replacement.\n\n\
 Exit status: 0; 1 when --wait times out; 2 on errors and refusals (the other sets are still bumped).",
@@ -123,6 +123,7 @@ pub(crate) fn run(
     };
     let kube = &kube;
     let report = bump(&plan, &kube.connect_options(), env.seed, shell)?;
+    shell.verdict(report.outcome().code());
     if let Some(timeout) = &report.timed_out {
         shell.error(timed_out(timeout, None))?;
     }
@@ -172,6 +173,7 @@ fn run_contexts(
             bump(&one, connect, seed, shell)
         },
     )?;
+    shell.verdict(rollout.outcome().code());
     let resource = "ephemeralrunnerset.actions.github.com";
     if !emit::structured(
         &rollout.document(Some(&id)),
@@ -272,17 +274,28 @@ fn timed_out(timeout: &WaitTimeout, context: Option<&str>) -> String {
     let mut left: Vec<String> = timeout
         .left
         .iter()
-        .map(|(ns, name, rev)| format!("{ns}/{name} (revision {rev})"))
+        .map(|(ns, name, rev)| match rev {
+            Some(rev) => format!("{ns}/{name} (revision {rev})"),
+            None => format!("{ns}/{name} (not replaced yet)"),
+        })
         .collect();
     left.sort();
+    let revisions = timeout.left.iter().any(|l| l.2.is_some());
+    let restarts = timeout.left.iter().any(|l| l.2.is_none());
+    let what = match (revisions, restarts) {
+        (true, true) => "acknowledge or replace",
+        (false, true) => "replace",
+        _ => "acknowledge",
+    };
     format!(
-        "timed out waiting for ARC to acknowledge {}/{} EphemeralRunnerSets: {}; see `kubectl arc status {}-n NAMESPACE NAME` for what holds the cleanup back",
+        "timed out waiting for ARC to {what} {}/{} EphemeralRunnerSets: {}; see `kubectl arc status {}-n NAMESPACE NAME` for what holds the {} back",
         left.len(),
         timeout.waited_for,
         super::name_a_few(&left, 3),
         context
             .map(|c| format!("--context {c} "))
-            .unwrap_or_default()
+            .unwrap_or_default(),
+        if revisions { "cleanup" } else { "replacement" }
     )
 }
 

@@ -38,15 +38,22 @@ Exit status: 0 nothing recycled, 1 the release recycles idle or pending runners 
 an error (other scale sets are still reported).",
     after_help = "Examples:\n  \
 # Drift of every scale set in the current namespace\n  kubectl arc diff\n\n  \
-# Would applying this Helm render make ARC recycle my idle runners?\n  \
-helm template arc-runners actions-runner-controller/gha-runner-scale-set -n arc-runners -f values.yaml | kubectl arc diff -f -\n\n  \
+# Would applying this Helm render make ARC recycle my idle runners? (helm template cannot look up\n  \
+# the controller's ServiceAccount, so it is named)\n  \
+chart=oci://ghcr.io/actions/actions-runner-controller-charts/gha-runner-scale-set\n  \
+helm template arc-runners $chart -n arc-runners -f values.yaml \\\n    \
+--set controllerServiceAccount.namespace=arc-systems \\\n    \
+--set controllerServiceAccount.name=arc-gha-rs-controller | kubectl arc diff -f -\n\n  \
 # The same against a dump instead of the cluster\n  \
 kubectl get autoscalingrunnersets,ephemeralrunnersets -n arc-runners -o yaml > live.yaml\n  \
 kubectl arc diff -f render.yaml --live live.yaml\n\n  \
 # Offline, from a dump of both kinds\n  kubectl arc diff -f dump.yaml\n\n  \
 # Machine-readable, across all namespaces\n  kubectl arc diff -A -o json\n\n  \
 # Would this render recycle runners in any production cluster? (exit 2 if a context failed)\n  \
-helm template arc-runners actions-runner-controller/gha-runner-scale-set -n arc-runners -f values.yaml | kubectl arc diff -f - --contexts 'prod-*'"
+helm template arc-runners $chart -n arc-runners -f values.yaml \\\n    \
+--set controllerServiceAccount.namespace=arc-systems \\\n    \
+--set controllerServiceAccount.name=arc-gha-rs-controller \\\n    \
+| kubectl arc diff -f - --contexts 'prod-*'"
 )]
 pub(crate) struct DiffArgs {
     /// AutoscalingRunnerSet names (default: every one in scope).
@@ -159,8 +166,9 @@ pub(crate) fn run(
     if diff.report.items.is_empty() && diff.errors.is_empty() {
         shell.status("No AutoscalingRunnerSets found.")?;
     }
-    write(&args, &diff, shell)?;
     let code = diff.outcome().code();
+    shell.verdict(code);
+    write(&args, &diff, shell)?;
     if env.exits_after_run {
         // Freeing a thousand reports' trees one node at a time took a fifth of a 1,000-set run
         // (measured with perf); the process ends now and the system takes the memory back at once.
@@ -182,6 +190,7 @@ fn run_fleet(args: &DiffArgs, plan: &Plan, env: &mut Env, shell: &mut Shell<'_>)
         parallel: usize::from(args.parallel),
     };
     let run = crate::ops::fleet_diff::run(plan, &fleet, &mut env.stdin)?;
+    shell.verdict(run.outcome.code());
     let text = TextOptions {
         context: args.unified,
         color: shell.color(args.color),

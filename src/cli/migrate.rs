@@ -130,6 +130,7 @@ pub(crate) fn run(
         env.seed,
         shell,
     )?;
+    shell.verdict(report.outcome().code());
     for e in &report.input_errors {
         shell.error(e)?;
     }
@@ -176,6 +177,7 @@ fn run_contexts(
             migrate(&one, connect, stdin, seed, shell)
         },
     )?;
+    shell.verdict(rollout.outcome().code());
     let resource = "ephemeralrunnerset.actions.github.com";
     if !emit::structured(
         &rollout.document(None),

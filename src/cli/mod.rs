@@ -32,12 +32,14 @@ pub(crate) use crate::report::{EXIT_OK, Outcome, name_a_few};
     version,
     about,
     long_about = "kubectl arc: see and operate actions-runner-controller's runner-spec revisions.\n\n\
-ARC recycles idle and pending runners when an AutoscalingRunnerSet's runner spec changes under Go's \
-Semantic equality. kubectl arc shows that drift exactly as ARC's controller computes it.",
+When an AutoscalingRunnerSet's runner spec changes, ARC rebuilds its runners: every release from \
+0.9.0 to 0.14.2 replaces the EphemeralRunnerSet when the set's runner-spec hash changes; the \
+integrity-hash and revision eras of ARC's master recycle idle and pending runners in place. \
+kubectl arc judges each change by the rule of the ARC release that decides it, as that release's \
+controller computes it.",
     after_help = "kubectl's global options go before or after the command (`kubectl arc -n NS status`, \
 `kubectl arc status -n NS`); diff, status, bump and migrate read them, version and completion \
-take none. `kubectl arc COMMAND --help` says what each command reads and writes.",
-    propagate_version = true
+take none. `kubectl arc COMMAND --help` says what each command reads and writes."
 )]
 pub struct Cli {
     /// kubectl's global flags typed before the command; those after it win.
@@ -285,8 +287,9 @@ pub(crate) fn parse_qps(s: &str) -> Result<f64, String> {
 /// through one [`Shell`]. Returns the process exit code.
 ///
 /// A reader of `out` that goes away (`kubectl arc ... -o json | head -3`) ends the run quietly
-/// with exit 0, as ripgrep does: no message, whichever write met the closed pipe (a renderer, a
-/// `--watch` row) and whatever error type it was wrapped in on the way up. A closed `err` only
+/// with the exit code of the report being written (0 when none was said: help, completion, a
+/// watch), so `| head -1` under `pipefail` keeps diff's 1: no message, whichever write met the
+/// closed pipe (a renderer, a `--watch` row) and whatever error type it was wrapped in on the way up. A closed `err` only
 /// loses the diagnostics: the run goes on and its exit code still tells how it went.
 pub fn main<I, T>(
     args: I,
@@ -304,11 +307,13 @@ where
     err.discard_when_closed = true;
     let mut shell = Shell::new(&mut out, &mut err, term);
     let result = run(args, &mut env, &mut shell);
+    let verdict = shell.said_verdict();
     drop(shell); // (which clears a progress line)
     // Decided by the writer, not by the error's chain: a connection to the API server that broke
-    // while a request was written also carries EPIPE, and is an error like any other.
+    // while a request was written also carries EPIPE, and is an error like any other. The code
+    // is the report's, said before it was written (0 for a help text or a watch).
     if out.closed {
-        return EXIT_OK;
+        return verdict.unwrap_or(EXIT_OK);
     }
     match result {
         Ok(code) => code,

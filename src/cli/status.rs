@@ -65,7 +65,7 @@ kubectl arc status -n arc-runners arc-runner-set --wait --timeout 10m\n\n  \
 kubectl arc status -A --contexts 'prod-*,!prod-canary' -o wide\n\n  \
 # Block until every set of every production cluster is Synced\n  \
 kubectl arc status -A --contexts 'prod-*' --wait --timeout 10m\n\n  \
-# Offline, from a dump\n  kubectl get ephemeralrunnersets,ephemeralrunners -A -o yaml > dump.yaml\n  \
+# Offline, from a dump (the scale sets name the release and the listener's scale set)\n  kubectl get autoscalingrunnersets,ephemeralrunnersets,ephemeralrunners -A -o yaml > dump.yaml\n  \
 kubectl arc status -f dump.yaml"
 )]
 #[command(group(clap::ArgGroup::new("fleet").args(["contexts", "all_contexts"])))]
@@ -210,6 +210,7 @@ fn run_fleet(
         wait: false,
     };
     let run = super::runtime()?.block_on(crate::ops::fleet::list(&request, &fleet));
+    shell.verdict(run.outcome.code());
     crate::render::fleet::write_fleet_status(&show, &run.report, shell)?;
     for w in &run.warnings {
         shell.warn(w)?;
@@ -303,6 +304,7 @@ fn validate(kube: &KubeFlags, args: &StatusArgs, env: &Env) -> Result<Request> {
 /// Render the rows; report errors on stderr.
 fn finish(show: &ShowOptions, snapshot: Snapshot, shell: &mut Shell<'_>) -> Result<Outcome> {
     let outcome = snapshot.outcome();
+    shell.verdict(outcome.code());
     // "No EphemeralRunnerSets found." is for an empty result, not for one whose errors say why.
     if !snapshot.rows.is_empty() || snapshot.errors.is_empty() {
         write_status(show, snapshot.rows, &snapshot.chains, shell)?;

@@ -132,8 +132,21 @@ pub(crate) fn bump(
         let conn = cluster::connect(connect).await?;
         let client = &conn.client;
         let namespace = plan.scope.listed_namespace(&conn.default_namespace);
-        preflight(client, plan, namespace.as_deref()).await?;
+        preflight(client, plan, namespace.as_deref(), &[]).await?;
         let (targets, mut items) = targets(client, plan, namespace.as_deref(), shell).await?;
+        // What the writes need, now that it is known which rule each set is bumped by: the
+        // revision in the set, or (ARC up to 0.14) the restart in its AutoscalingRunnerSet.
+        if plan.dry_run != DryRun::Client {
+            let mut writes = Vec::new();
+            if targets.iter().any(|t| t.restart.is_none()) {
+                writes.push(Permission::arc("patch", arc::EPHEMERAL_RUNNER_SETS));
+            }
+            if targets.iter().any(|t| t.restart.is_some()) {
+                writes.push(Permission::arc("get", arc::AUTOSCALING_RUNNER_SETS));
+                writes.push(Permission::arc("patch", arc::AUTOSCALING_RUNNER_SETS));
+            }
+            preflight(client, plan, namespace.as_deref(), &writes).await?;
+        }
         // The revision fields matter only to sets that have a revision to bump.
         if targets.iter().any(|t| t.restart.is_none())
             && let Some(fields) = ers_crd_revision_fields(client).await?
@@ -190,16 +203,21 @@ pub(crate) fn bump(
 }
 
 /// Nothing is written unless the installed CRD has the revision fields (else the write would be
-/// pruned) and the caller may do what the bump needs (named, verb and resource, if not).
-async fn preflight(client: &kube::Client, plan: &BumpPlan, namespace: Option<&str>) -> Result<()> {
+/// pruned) and the caller may do what the bump needs (named, verb and resource, if not): first
+/// the reads (`writes` empty), then, once the sets are known, the `writes` their rule needs.
+async fn preflight(
+    client: &kube::Client,
+    plan: &BumpPlan,
+    namespace: Option<&str>,
+    writes: &[Permission],
+) -> Result<()> {
     let mut needed = vec![Permission::arc("get", arc::EPHEMERAL_RUNNER_SETS)];
-    if plan.dry_run != DryRun::Client {
-        needed.push(Permission::arc("patch", arc::EPHEMERAL_RUNNER_SETS));
-    }
-    if plan.scope.names.is_empty() {
+    if !writes.is_empty() {
+        needed = writes.to_vec();
+    } else if plan.scope.names.is_empty() {
         needed.push(Permission::arc("list", arc::EPHEMERAL_RUNNER_SETS));
     }
-    if plan.wait {
+    if plan.wait && writes.is_empty() {
         needed.push(Permission::arc("watch", arc::EPHEMERAL_RUNNER_SETS));
     }
     let denied = denied_permissions(client, namespace, &needed).await?;
@@ -525,6 +543,10 @@ async fn restart_one<A: ArcApi>(
         return item;
     }
     let want = stamp.clone();
+    // `--reason` goes beside the restart, into the pod template (the runners' Pods carry it, as
+    // a revision's set carries it); a bump without one clears a reason left by an earlier bump.
+    let reason = plan.reason.clone();
+    let want_reason = reason.clone();
     let write = api.guarded_patch(
         Resource::AUTOSCALING_RUNNER_SETS,
         &t.namespace,
@@ -537,22 +559,36 @@ async fn restart_one<A: ArcApi>(
                 obj.resource_version().unwrap_or("?")
             );
             let want = want.clone();
+            let want_reason = want_reason.clone();
             let write = Decision::Patch {
                 body: serde_json::json!({"spec": {"template": {"metadata": {"annotations": {
                     ANNOTATION_RESTARTED_AT: stamp,
+                    crate::core::bump::ANNOTATION_BUMP_REASON: reason,
                 }}}}}),
                 verify: Box::new(move |stored: &Value| {
-                    let got = stored
-                        .pointer("/spec/template/metadata/annotations")
-                        .and_then(|a| a.get(ANNOTATION_RESTARTED_AT))
-                        .and_then(Value::as_str);
-                    if got == Some(want.as_str()) {
-                        Ok(())
-                    } else {
-                        Err(format!(
-                            "spec.template.metadata.annotations[{ANNOTATION_RESTARTED_AT:?}] is {got:?}, expected {want:?}"
-                        ))
+                    let annotations = stored.pointer("/spec/template/metadata/annotations");
+                    let got = |key: &str| {
+                        annotations
+                            .and_then(|a| a.get(key))
+                            .and_then(Value::as_str)
+                            .map(str::to_string)
+                    };
+                    let checks = [
+                        (ANNOTATION_RESTARTED_AT, got(ANNOTATION_RESTARTED_AT), Some(want.clone())),
+                        (
+                            crate::core::bump::ANNOTATION_BUMP_REASON,
+                            got(crate::core::bump::ANNOTATION_BUMP_REASON),
+                            want_reason.clone(),
+                        ),
+                    ];
+                    for (key, got, want) in checks {
+                        if got != want {
+                            return Err(format!(
+                                "spec.template.metadata.annotations[{key:?}] is {got:?}, expected {want:?}"
+                            ));
+                        }
                     }
+                    Ok(())
                 }),
             };
             ((), write)
@@ -657,7 +693,7 @@ async fn wait_for_replacement(
                 waited_for: total,
                 left: waiting
                     .iter()
-                    .map(|&i| (items[i].namespace.clone(), items[i].name.clone(), 0))
+                    .map(|&i| (items[i].namespace.clone(), items[i].name.clone(), None))
                     .collect(),
             }));
         }
@@ -911,7 +947,7 @@ impl Acknowledgements {
             left: self
                 .waiting
                 .into_iter()
-                .map(|((ns, name), rev)| (ns, name, rev))
+                .map(|((ns, name), rev)| (ns, name, Some(rev)))
                 .collect(),
         })
     }
@@ -1040,7 +1076,7 @@ mod tests {
         acks.deleted(&set("d", 0));
         let timeout = acks.record(&mut items, true).expect("timed out");
         assert_eq!(timeout.waited_for, 3);
-        assert_eq!(timeout.left, [("ci".to_string(), "b".to_string(), 5)]);
+        assert_eq!(timeout.left, [("ci".to_string(), "b".to_string(), Some(5))]);
         let got: Vec<_> = items
             .iter()
             .map(|i| (i.name.as_str(), i.result, i.acknowledged, i.reason))

@@ -90,7 +90,7 @@ mod tests {
             resumable: false,
             timed_out: timed_out.then(|| WaitTimeout {
                 waited_for: 1,
-                left: vec![("arc".into(), "a".into(), 2)],
+                left: vec![("arc".into(), "a".into(), Some(2))],
             }),
         }
     }

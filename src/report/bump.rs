@@ -95,8 +95,9 @@ pub(crate) struct BumpReport {
 pub(crate) struct WaitTimeout {
     /// How many sets it waited for.
     pub(crate) waited_for: usize,
-    /// The sets still waited for: namespace, name and the revision ARC has not acknowledged.
-    pub(crate) left: Vec<(String, String, i64)>,
+    /// The sets still waited for: namespace, name and the revision ARC has not acknowledged,
+    /// `None` for a set of ARC up to 0.14 that ARC has not replaced yet (it has no revision).
+    pub(crate) left: Vec<(String, String, Option<i64>)>,
 }
 
 impl BumpResult {

@@ -1,5 +1,7 @@
-//! A reader that goes away (`kubectl arc diff -o json | head -3`) ends the run quietly with exit 0,
-//! as ripgrep does: no "error: Broken pipe" (issue 14), no panic, whichever renderer was writing.
+//! A reader that goes away (`kubectl arc diff -o json | head -3`) ends the run quietly: no
+//! "error: Broken pipe" (issue 14), no panic, whichever renderer was writing, and with the exit
+//! code of the report it was writing (issue 30: `diff -f X | head -1` under `pipefail` must not
+//! turn diff's 1 into a pass); 0 where no report was said (help, completion, version).
 //!
 //! Each command writes into a real pipe whose reading end is already closed, so every write meets
 //! `EPIPE`, deterministically (a `head` that exits early races with the writer).
@@ -32,10 +34,44 @@ fn into_closed_pipe(args: &[&str], on_stderr: bool) -> (Option<i32>, String) {
     )
 }
 
+/// The exit code of the same run with a stdout that is read.
+fn code_when_read(args: &[&str]) -> Option<i32> {
+    Command::new(env!("CARGO_BIN_EXE_kubectl-arc"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .env("KUBECONFIG", "/nonexistent/kubeconfig")
+        .env("HOME", "/nonexistent")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+        .status
+        .code()
+}
+
 fn assert_quiet(args: &[&str]) {
     let (code, err) = into_closed_pipe(args, false);
-    assert_eq!(code, Some(0), "{args:?}: exit {code:?}, stderr:\n{err}");
+    assert_eq!(
+        code,
+        code_when_read(args),
+        "{args:?}: a closed stdout keeps the exit code; stderr:\n{err}"
+    );
     assert!(err.is_empty(), "{args:?}: stderr must stay quiet:\n{err}");
+}
+
+/// Issue 30: the verdict survives `| head -1`: the example's set is replaced (exit 1), with every
+/// renderer, and a refused input stays exit 2.
+#[test]
+fn a_closed_stdout_keeps_the_verdicts_exit_code() {
+    for output in ["text", "json", "yaml", "github", "name"] {
+        let (code, err) = into_closed_pipe(&["diff", "-f", EXAMPLE, "-o", output], false);
+        assert_eq!(code, Some(1), "-o {output}: stderr:\n{err}");
+    }
+    let refused = "tests/badinput/scalar-kubectl-refuses.yaml";
+    let (code, _) = into_closed_pipe(&["diff", "-f", refused], false);
+    assert_eq!(code, Some(2), "an error stays an error");
+    let (code, _) = into_closed_pipe(&["version"], false);
+    assert_eq!(code, Some(0));
 }
 
 #[test]

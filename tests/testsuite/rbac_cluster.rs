@@ -149,3 +149,92 @@ async fn each_command_works_with_exactly_its_role() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(revision().await, 2);
 }
+
+/// Issue 30: on ARC up to 0.14 `bump` patches the AutoscalingRunnerSet's pod template, so the bump
+/// role must allow that patch, and a role without it is refused before anything is written, naming
+/// `patch autoscalingrunnersets`. The set is as 0.14.2 writes it: a generated name, the
+/// runner-spec hash, its release label and the controller owner reference.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_bump_role_bumps_a_set_of_arc_up_to_0_14() {
+    let kc = common::revision_kubeconfig();
+    let kcs = kc.to_str().unwrap().to_string();
+    let client = common::client(&kc).await;
+    let ns = common::namespace(&client, "arc-rbac-hash-era").await;
+    apply_roles(&client, &ns).await;
+    let ars: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingRunnerSet",
+        "metadata": {"name": "runners", "annotations": {"runner-scale-set-id": "1"},
+                     "labels": {"app.kubernetes.io/version": "0.14.2"}},
+        "spec": {"githubConfigUrl": "https://github.com/my-org", "githubConfigSecret": "gh-secret",
+                 "template": {"spec": {"containers": [{"name": "runner", "image": "ghcr.io/actions/actions-runner:2.328.0"}]}}}
+    }))
+    .unwrap();
+    let ars = common::ars_api(&client, &ns)
+        .create(&PostParams::default(), &ars)
+        .await
+        .unwrap();
+    let mut ers = common::ers_object("runners-x7k2p", json!({}));
+    ers.metadata.owner_references = Some(vec![
+        serde_json::from_value(json!({
+            "apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingRunnerSet",
+            "name": "runners", "uid": ars.metadata.uid.clone().unwrap(), "controller": true
+        }))
+        .unwrap(),
+    ]);
+    ers.metadata.labels = Some(std::collections::BTreeMap::from([
+        (
+            "app.kubernetes.io/version".to_string(),
+            "0.14.2".to_string(),
+        ),
+        (
+            "actions.github.com/scale-set-name".to_string(),
+            "runners".to_string(),
+        ),
+        (
+            "actions.github.com/scale-set-namespace".to_string(),
+            ns.clone(),
+        ),
+    ]));
+    ers.metadata.annotations = Some(std::collections::BTreeMap::from([(
+        "actions.github.com/runner-spec-hash".to_string(),
+        "595bdbd674".to_string(),
+    )]));
+    common::ers_api(&client, &ns)
+        .create(&PostParams::default(), &ers)
+        .await
+        .unwrap();
+    let restarted = || async {
+        common::ars_api(&client, &ns)
+            .get("runners")
+            .await
+            .unwrap()
+            .data["spec"]["template"]["metadata"]["annotations"]["kubectl-arc/restarted-at"]
+            .as_str()
+            .map(str::to_string)
+    };
+    let as_user = |user: &str, args: &[&str]| {
+        let mut a: Vec<&str> = vec!["--kubeconfig", &kcs, "-n", &ns, "--as", user];
+        a.extend_from_slice(args);
+        exe(&a)
+    };
+    // The migrate role may patch sets but not scale sets: refused before any write, naming it.
+    let (code, _, err) = as_user(&format!("migrate-{ns}"), &["bump", "runners-x7k2p"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("may not patch autoscalingrunnersets.actions.github.com"),
+        "{err}"
+    );
+    assert_eq!(restarted().await, None, "nothing written by a refused bump");
+    // The bump role: the restart is written into the scale set's pod template.
+    let (code, out, err) = as_user(&format!("bump-{ns}"), &["bump", "runners-x7k2p"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(restarted().await.is_some(), "{out}{err}");
+    // A server-side dry run needs the same right, and writes nothing more.
+    let before = restarted().await;
+    let (code, out, err) = as_user(
+        &format!("bump-{ns}"),
+        &["bump", "runners-x7k2p", "--dry-run=server"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(restarted().await, before);
+}

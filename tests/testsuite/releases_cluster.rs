@@ -318,6 +318,32 @@ async fn bump_restarts_a_0_14_2_scale_set_through_its_template() {
     );
     assert_ne!(hash_of(&after), hash_of(&stored), "the set is replaced");
 
+    // Issue 30: --reason is written too, beside the restart (the runners' Pods carry it); a
+    // later bump without one leaves no stale reason behind.
+    let reason = |v: &Value| {
+        v["spec"]["template"]["metadata"]["annotations"]["kubectl-arc/bump-reason"].clone()
+    };
+    assert_eq!(reason(&after), Value::Null, "no --reason, no reason");
+    let (code, out, err) = run(&[
+        "bump",
+        "--kubeconfig",
+        &kc,
+        "-n",
+        &ns,
+        "runners",
+        "--reason",
+        "new base image",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let after = stored_ars(&client, &ns, "runners").await;
+    assert_eq!(reason(&after), "new base image");
+    let (code, out, err) = run(&["bump", "--kubeconfig", &kc, "-n", &ns, "runners"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(
+        reason(&stored_ars(&client, &ns, "runners").await),
+        Value::Null
+    );
+
     // Racing bumps: the resourceVersion precondition makes the server answer 409 to all but one
     // of each round; the guard re-reads and writes again.
     let runs: Vec<_> = (0..6)
