@@ -248,26 +248,58 @@ def origin_of(desired_from):
     return m.group("file"), doc, [int(i) for i in re.findall(r"\[(\d+)\]", m.group("items"))]
 
 
-def line_of(item, loop=False, path_base="spec.template."):
-    """The line in the rendered file of the first field of `item` that changes (with `loop`, the
-    first field that makes an integrity-hash-era ARC loop)."""
+_DOCUMENTS = {}
+
+
+def documents_of(file):
+    """The documents of `file`, read and split once per run (a render of 2,000 scale sets is
+    annotated without reading it 2,000 times)."""
+    if file not in _DOCUMENTS:
+        with open(file, encoding="utf-8") as f:
+            _DOCUMENTS[file] = documents(f.read())
+    return _DOCUMENTS[file]
+
+
+def in_manifest(path):
+    """Where a difference's path sits in the AutoscalingRunnerSet: a runner spec's fields
+    (`spec.containers[0].image`, `metadata.labels`) are the pod template's; the other fields of
+    the scale set's spec (`githubConfigUrl`, `template.spec...`, `proxy`) are under `spec.`."""
+    head = re.split(r"[.\[]", path, maxsplit=1)[0]
+    return ("spec.template." if head in ("spec", "metadata") else "spec.") + path
+
+
+def decides(item):
+    """The differences that make the release in use act, first: every difference where a hash
+    decides (any change of a hashed field replaces or cleans up), the semantic ones where the
+    revision era's Semantic equality decides."""
+    differences = item.get("differences") or []
+    if item.get("mechanism") == "ActionableRevision":
+        return [d for d in differences if d.get("semantic")], [
+            d for d in differences if not d.get("semantic")
+        ]
+    if item.get("recycle"):
+        return differences, []
+    return [], differences
+
+
+def line_of(item, loop=False):
+    """The line in the rendered file of the first field of `item` that makes the release in use
+    act (with `loop`, the first field that makes an integrity-hash-era ARC loop)."""
     file, doc, items = origin_of(item.get("desiredFrom"))
     if file is None or not os.path.isfile(file):
         return None, None
-    with open(file, encoding="utf-8") as f:
-        docs = documents(f.read())
+    docs = documents_of(file)
     if doc >= len(docs):
         return file, None
     start, text = docs[doc]
     prefix = "".join(f"items[{i}]." for i in items)
-    differences = item.get("differences") or []
-    # What recycles runners first, then what loops, then what is strict-only.
-    semantic = [d["path"] for d in differences if d.get("semantic")]
+    acting, others = decides(item)
+    acting = [d["path"] for d in acting]
     looping = item.get("legacyRecycleLoopPaths") or []
-    paths = (looping + semantic) if loop else (semantic + looping)
-    paths += [d["path"] for d in differences if not d.get("semantic")]
+    paths = (looping + acting) if loop else (acting + looping)
+    paths += [d["path"] for d in others]
     for path in paths:
-        line = locate(text, prefix + path_base + path)
+        line = locate(text, prefix + in_manifest(path))
         if line is not None:
             return file, start - 1 + line
     line = locate(text, prefix + "kind")
@@ -331,28 +363,65 @@ def scale_set_of(title):
     return m.group(1) if m else None
 
 
+def hashes(pair):
+    """`current -> desired` of a hash pair of the report (`<none>` for a set without one)."""
+    return f"`{pair.get('current') or '<none>'}` -> `{pair.get('desired', '')}`"
+
+
 def why(item):
+    """Why the release in use acts or not, by that release's rule: the runner-spec hash (ARC up
+    to 0.14), the integrity hash, or the revision era's Semantic equality, where alone a
+    strict-only difference is one ARC does not act on."""
     parts = []
-    differences = item.get("differences") or []
-    semantic = [d for d in differences if d.get("semantic")]
-    if semantic:
+    mechanism = item.get("mechanism")
+    release = item.get("release")
+    spec_hash = item.get("runnerSpecHash")
+    integrity = item.get("integrityHash")
+    if mechanism == "RunnerSpecHash" and spec_hash:
+        parts.append(f"runner-spec hash of ARC {release or '?'}: {hashes(spec_hash)}")
+    elif mechanism == "IntegrityHash" and integrity:
+        parts.append(f"integrity hash: {hashes(integrity)}")
+    acting, others = decides(item)
+    if acting:
+        noun = "semantic" if mechanism == "ActionableRevision" else "changed"
         parts.append(
-            f"{len(semantic)} semantic: "
-            + ", ".join(f"`{d['path']}` ({d.get('reason', '')})" for d in semantic)
+            f"{len(acting)} {noun}: "
+            + ", ".join(f"`{d['path']}` ({d.get('reason', '')})" for d in acting)
         )
     if item.get("legacyRecycleLoop"):
         parts.append(
             "loops on an integrity-hash-era ARC: "
             + ", ".join(f"`{p}`" for p in item.get("legacyRecycleLoopPaths") or [])
         )
-    strict = item.get("strictOnlyDifferences") or 0
-    if strict:
-        parts.append(f"{strict} strict-only (ARC does not act)")
+    if others and mechanism == "ActionableRevision":
+        parts.append(f"{len(others)} strict-only (ARC does not act)")
+    elif others:
+        parts.append(
+            f"{len(others)} outside the hash (ARC does not act; reaches runners when the set is next replaced): "
+            + ", ".join(f"`{d['path']}`" for d in others)
+        )
     if item.get("note"):
         parts.append(item["note"])
     if item.get("error"):
         parts.append(f"error: {item['error']}")
     return "; ".join(parts) or "no difference"
+
+
+def verdict_of(item):
+    """The summary's verdict: the item's `recycle`, which the exit code follows, said by the rule
+    of the release that decides (replaced, cleaned up, revision bumped)."""
+    if item.get("error"):
+        return "error"
+    if item.get("new"):
+        return "new: nothing to recycle"
+    if not item.get("recycle"):
+        return "no"
+    mechanism = item.get("mechanism")
+    if mechanism == "RunnerSpecHash":
+        return f"**yes**: ARC {item.get('release') or '?'} replaces the set"
+    if mechanism == "IntegrityHash":
+        return "**yes**: idle and pending runners cleaned up"
+    return "**yes**: revision bumped"
 
 
 def md(s):
@@ -366,13 +435,7 @@ def summary(report, footer):
         lines += ["| Scale set | Recycles runners | Why |", "|---|---|---|"]
         for it in items:
             name = f"{it.get('namespace', '')}/{it.get('name', '')}"
-            if it.get("error"):
-                verdict = "error"
-            elif it.get("new"):
-                verdict = "new: nothing to recycle"
-            else:
-                verdict = "**yes**" if it.get("semanticDrift") else "no"
-            lines.append(f"| `{md(name)}` | {verdict} | {md(why(it))} |")
+            lines.append(f"| `{md(name)}` | {verdict_of(it)} | {md(why(it))} |")
         lines.append("")
     else:
         lines += ["No scale set in the change.", ""]
@@ -443,7 +506,7 @@ def check():
     if step_summary:
         with open(step_summary, "a", encoding="utf-8") as f:
             f.write(summary(report, "\n".join(footer)))
-    recycle = any(it.get("semanticDrift") for it in report.get("items", []))
+    recycle = any(it.get("recycle") for it in report.get("items", []))
     write_output("recycle", "true" if recycle else "false")
     write_output("report", report_path)
     write_output("exit-code", str(code))

@@ -332,3 +332,81 @@ fn walk(dir: &Path) -> Vec<String> {
     }
     out
 }
+
+/// Issue 30: everything the Action writes follows the verdict of the release in use (the item's
+/// `recycle`, `release` and `runnerSpecHash`), as its exit code does. On ARC 0.14.2 a change of
+/// notation replaces the set (though a revision-era ARC would not act), and a change of
+/// `ephemeralRunnerConfigSecretMetadata`, which 0.14.2 does not hash, replaces nothing (though a
+/// revision-era ARC would act).
+#[test]
+fn the_summary_and_outputs_follow_the_release_in_use() {
+    let rel = releases("hash-era", false);
+    let live = "--live tests/data/action/hash-era/current.yaml";
+    let run = run_action(
+        &rel,
+        &[
+            ("files", "tests/data/action/hash-era/notation.yaml"),
+            ("args", live),
+            ("fail-on", "recycle"),
+        ],
+    );
+    let check = step(&run, "check");
+    assert_eq!(check.1, 1, "fail-on recycle fails the step: {check:?}");
+    assert_eq!(run.outputs["recycle"], "true", "{check:?}");
+    assert!(
+        run.summary
+            .contains("| `arc-runners/arc-runner-set` | **yes**: ARC 0.14.2 replaces the set |"),
+        "{}",
+        run.summary
+    );
+    assert!(
+        run.summary
+            .contains("runner-spec hash of ARC 0.14.2: `79cfb87949` -> `5c997bbd6`"),
+        "{}",
+        run.summary
+    );
+    assert!(
+        !run.summary.contains("ARC does not act"),
+        "a hash decides: every difference acts\n{}",
+        run.summary
+    );
+    let warning = check
+        .2
+        .lines()
+        .find(|l| l.starts_with("::warning "))
+        .unwrap();
+    let line: usize = warning
+        .split("line=")
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let render =
+        std::fs::read_to_string(root().join("tests/data/action/hash-era/notation.yaml")).unwrap();
+    assert_eq!(
+        render.lines().nth(line - 1).unwrap().trim(),
+        "cpu: 1000m",
+        "the annotation points at the change that replaces the set"
+    );
+
+    let run = run_action(
+        &rel,
+        &[
+            ("files", "tests/data/action/hash-era/secret-metadata.yaml"),
+            ("args", live),
+            ("fail-on", "recycle"),
+        ],
+    );
+    let check = step(&run, "check");
+    assert_eq!(check.1, 0, "nothing is replaced: {check:?}");
+    assert_eq!(run.outputs["recycle"], "false", "{check:?}");
+    assert!(
+        run.summary
+            .contains("| `arc-runners/arc-runner-set` | no | runner-spec hash of ARC 0.14.2: `79cfb87949` -> `79cfb87949`"),
+        "{}",
+        run.summary
+    );
+}
