@@ -388,11 +388,20 @@ pub fn kubectl_plugin(words: &[OsString], env: &Env, out: &mut dyn Write) -> io:
 
 /// Which ARC resource each command's NAME arguments name. A command listed here completes its
 /// positional arguments with the live names of that resource in the namespace in scope.
-const NAMED_RESOURCES: &[(&str, &str, &str)] = &[
-    ("diff", arc::AUTOSCALING_RUNNER_SETS, "AutoscalingRunnerSet"),
-    ("status", arc::EPHEMERAL_RUNNER_SETS, "EphemeralRunnerSet"),
-    ("bump", arc::EPHEMERAL_RUNNER_SETS, "EphemeralRunnerSet"),
-    ("migrate", arc::EPHEMERAL_RUNNER_SETS, "EphemeralRunnerSet"),
+type Named = &'static [(&'static str, &'static str)];
+const SCALE_SETS: Named = &[(arc::AUTOSCALING_RUNNER_SETS, "AutoscalingRunnerSet")];
+const SETS: Named = &[(arc::EPHEMERAL_RUNNER_SETS, "EphemeralRunnerSet")];
+/// status and bump take a set's name or its scale set's (ARC up to 0.14 names its sets
+/// `<scale set>-xxxxx`): both are offered.
+const SETS_AND_SCALE_SETS: Named = &[
+    (arc::EPHEMERAL_RUNNER_SETS, "EphemeralRunnerSet"),
+    (arc::AUTOSCALING_RUNNER_SETS, "AutoscalingRunnerSet"),
+];
+const NAMED_RESOURCES: &[(&str, Named)] = &[
+    ("diff", SCALE_SETS),
+    ("status", SETS_AND_SCALE_SETS),
+    ("bump", SETS_AND_SCALE_SETS),
+    ("migrate", SETS),
 ];
 
 /// What kind of path a request completes (kubectl's protocol leaves paths to the shell).
@@ -516,12 +525,17 @@ impl Requests {
                             Query::Namespaces => {
                                 Answer::Namespaces(names::namespaces(&conn.client).await?)
                             }
-                            Query::Names(plural) => {
+                            Query::Names(resources) => {
                                 let ns = namespace.unwrap_or(conn.default_namespace);
                                 let scope = (!all_namespaces).then_some(ns.as_str());
-                                Answer::Names(
-                                    names::arc_object_names(&conn.client, plural, scope).await?,
-                                )
+                                let mut all = Vec::new();
+                                for &(plural, kind) in resources {
+                                    let names =
+                                        names::arc_object_names(&conn.client, plural, scope)
+                                            .await?;
+                                    all.extend(names.into_iter().map(|(ns, n)| (kind, ns, n)));
+                                }
+                                Answer::Names(all)
                             }
                         })
                     })
@@ -542,12 +556,13 @@ fn takes_kube_flags(name: &str) -> bool {
 
 enum Query {
     Namespaces,
-    Names(&'static str),
+    Names(Named),
 }
 
 enum Answer {
     Namespaces(Vec<String>),
-    Names(Vec<(String, String)>),
+    /// Kind, namespace and name.
+    Names(Vec<(&'static str, String, String)>),
 }
 
 /// The command line with completers attached to the arguments whose values clap cannot know.
@@ -558,7 +573,7 @@ fn command(requests: &Arc<Requests>) -> clap::Command {
 }
 
 fn attach(cmd: clap::Command, name: Option<&str>, requests: &Arc<Requests>) -> clap::Command {
-    let resource = name.and_then(|n| NAMED_RESOURCES.iter().find(|(c, _, _)| *c == n));
+    let resource = name.and_then(|n| NAMED_RESOURCES.iter().find(|(c, _)| *c == n));
     let cmd = cmd.mut_args(|arg| match completer_for(&arg, resource, requests) {
         Some(c) => arg.add(c),
         None => arg,
@@ -571,7 +586,7 @@ fn attach(cmd: clap::Command, name: Option<&str>, requests: &Arc<Requests>) -> c
 
 fn completer_for(
     arg: &Arg,
-    resource: Option<&(&str, &'static str, &'static str)>,
+    resource: Option<&(&str, Named)>,
     requests: &Arc<Requests>,
 ) -> Option<ArgValueCompleter> {
     let r = Arc::clone(requests);
@@ -583,10 +598,11 @@ fn completer_for(
             ArgValueCompleter::new(move |current: &OsStr| kubeconfig_names(&r, &id, current))
         }
         "layout" => ArgValueCompleter::new(layouts),
+        "arc_version" => ArgValueCompleter::new(arc_versions),
         "contexts" => ArgValueCompleter::new(move |current: &OsStr| context_patterns(&r, current)),
         _ if arg.is_positional() => {
-            let &(_, plural, kind) = resource?;
-            ArgValueCompleter::new(move |current: &OsStr| arc_names(&r, plural, kind, current))
+            let &(_, named) = resource?;
+            ArgValueCompleter::new(move |current: &OsStr| arc_names(&r, named, current))
         }
         _ if matches!(
             arg.get_value_hint(),
@@ -627,27 +643,45 @@ fn namespaces(requests: &Requests, current: &OsStr) -> Vec<CompletionCandidate> 
         .collect()
 }
 
-fn arc_names(
-    requests: &Requests,
-    plural: &'static str,
-    kind: &str,
-    current: &OsStr,
-) -> Vec<CompletionCandidate> {
-    let Some(Answer::Names(list)) = requests.ask(Query::Names(plural)) else {
+fn arc_names(requests: &Requests, named: Named, current: &OsStr) -> Vec<CompletionCandidate> {
+    let Some(Answer::Names(list)) = requests.ask(Query::Names(named)) else {
         return Vec::new();
     };
-    // With -A a name can live in several namespaces: offered once, naming them.
-    let mut namespaces_of: std::collections::BTreeMap<String, Vec<String>> = Default::default();
-    for (ns, name) in list {
+    // With -A a name can live in several namespaces, and (status, bump) be a set's and a scale
+    // set's: offered once, naming the kinds and the namespaces.
+    type Seen = (Vec<&'static str>, Vec<String>);
+    let mut seen: std::collections::BTreeMap<String, Seen> = Default::default();
+    for (kind, ns, name) in list {
         if starts_with(&name, current) && !requests.typed_names.contains(&name) {
-            namespaces_of.entry(name).or_default().push(ns);
+            let (kinds, namespaces) = seen.entry(name).or_default();
+            if !kinds.contains(&kind) {
+                kinds.push(kind);
+            }
+            if !namespaces.contains(&ns) {
+                namespaces.push(ns);
+            }
         }
     }
-    namespaces_of
-        .into_iter()
-        .map(|(name, namespaces)| {
-            let help = format!("{kind} in {}", few_namespaces(&namespaces));
+    seen.into_iter()
+        .map(|(name, (kinds, namespaces))| {
+            let help = format!("{} in {}", kinds.join(" and "), few_namespaces(&namespaces));
             CompletionCandidate::new(name).help(Some(help.into()))
+        })
+        .collect()
+}
+
+/// `--arc-version`: the ARC releases kubectl-arc knows, newest first.
+fn arc_versions(current: &OsStr) -> Vec<CompletionCandidate> {
+    crate::core::release::releases()
+        .iter()
+        .rev()
+        .filter(|r| starts_with(r.version, current))
+        .map(|r| {
+            let help = format!(
+                "gha-runner-scale-set {} (k8s.io/api {})",
+                r.version, r.k8s_api
+            );
+            CompletionCandidate::new(r.version).help(Some(help.into()))
         })
         .collect()
 }
@@ -814,6 +848,15 @@ mod tests {
         assert_eq!(values(&v), ["never", ":4"]);
         let v = complete(&["diff", "--layout=v0.37"]);
         assert_eq!(values(&v), ["v0.37", ":4"]);
+        // Issue 30: --arc-version offers the releases known, newest first.
+        let v = complete(&["diff", "--arc-version", "0.14"]);
+        assert_eq!(values(&v), ["0.14.2", "0.14.1", "0.14.0", ":4"]);
+        assert!(
+            v.contains("0.14.2\tgha-runner-scale-set 0.14.2 (k8s.io/api v0.35.2)"),
+            "{v}"
+        );
+        let v = complete(&["diff", "--arc-version="]);
+        assert_eq!(values(&v).len(), 15, "{v}");
         let v = complete(&["migrate", "-o", "j"]);
         assert_eq!(values(&v), ["json", "jsonpath=", ":6"]);
         let v = complete(&["completion", ""]);

@@ -1,5 +1,5 @@
 //! `kubectl arc version`: kubectl-arc's version, the ARC resources it understands and the
-//! k8s.io/api layouts it ships and what it was built from, as four lines or (`-o json|yaml`) the same fields in a stable
+//! k8s.io/api layouts it ships and what it was built from, as five lines or (`-o json|yaml`) the same fields in a stable
 //! shape, `clientVersion` as in `kubectl version -o json`.
 //!
 //! Command layer; reads nothing (no kubeconfig, no cluster), so it takes none of kubectl's global
@@ -20,7 +20,7 @@ use crate::core::release::{self, Mechanism};
 #[command(
     long_about = "Print kubectl-arc's version, the ARC resources it understands and the k8s.io/api \
 type layouts it can compare with.\n\n\
-Reads nothing (no kubeconfig, no cluster); writes four lines to stdout, or with -o json|yaml the \
+Reads nothing (no kubeconfig, no cluster); writes five lines to stdout, or with -o json|yaml the \
 same fields as a Version object (clientVersion: version, arc with the ARC releases known, layouts, \
 defaultLayout, and what the binary was built from: commit, target, profile, rustc).",
     after_help = "Examples:\n  \
@@ -147,12 +147,24 @@ pub(crate) fn run(args: VersionArgs, out: &mut dyn Write) -> Result<u8> {
             writeln!(out, "kubectl-arc {}", v.version)?;
             writeln!(
                 out,
-                "ARC: actions-runner-controller {} mode, {} ({} and {} eras)",
-                v.arc.mode, v.arc.api_version, v.arc.eras[0], v.arc.eras[1]
+                "ARC: actions-runner-controller {} mode, {}",
+                v.arc.mode, v.arc.api_version
             )?;
+            let (first, last) = (v.arc.releases.first(), v.arc.releases.last());
+            if let (Some(first), Some(last)) = (first, last) {
+                writeln!(
+                    out,
+                    "ARC releases: {} to {} ({} releases), each judged by its own runner-spec hash",
+                    first.version,
+                    last.version,
+                    v.arc.releases.len()
+                )?;
+            }
             writeln!(
                 out,
-                "k8s.io/api layouts: {} (default {}, ARC's pin)",
+                "ARC's master: the {} and {} eras, on k8s.io/api layouts {} (default {}, ARC's pin)",
+                v.arc.eras[0],
+                v.arc.eras[1],
                 v.layouts.join(", "),
                 v.default_layout
             )?;

@@ -52,6 +52,11 @@ impl Dump {
         (Dump { objects }, inputs.errors)
     }
 
+    /// A dump of objects already read (their namespaces resolved).
+    pub(crate) fn of(objects: Vec<Object>) -> Dump {
+        Dump { objects }
+    }
+
     fn of_resource(&self, resource: Resource) -> impl Iterator<Item = &Object> {
         self.objects
             .iter()

@@ -86,10 +86,12 @@ where
         let url = format!(
             "{}{}",
             self.base,
-            request
-                .uri()
-                .path_and_query()
-                .map_or("/", http::uri::PathAndQuery::as_str)
+            shown_path_and_query(
+                request
+                    .uri()
+                    .path_and_query()
+                    .map_or("/", http::uri::PathAndQuery::as_str)
+            )
         );
         // -v 7 (DEBUG) writes the request before it goes, and the status apart.
         let detailed = tracing::enabled!(target: TARGET, Level::DEBUG);
@@ -173,6 +175,23 @@ fn mask(value: &str) -> String {
     }
 }
 
+/// A request's path and query as kubectl writes it: kube-rs builds a list's query with an empty
+/// first pair (`?&limit=500`), which the API server ignores; the log leaves it out
+/// (`?limit=500`), so the lines read like kubectl's `-v 6`.
+fn shown_path_and_query(pq: &str) -> std::borrow::Cow<'_, str> {
+    match pq.split_once('?') {
+        Some((path, query)) if query.split('&').any(str::is_empty) => {
+            let pairs: Vec<&str> = query.split('&').filter(|p| !p.is_empty()).collect();
+            if pairs.is_empty() {
+                std::borrow::Cow::Borrowed(path)
+            } else {
+                std::borrow::Cow::Owned(format!("{path}?{}", pairs.join("&")))
+            }
+        }
+        _ => std::borrow::Cow::Borrowed(pq),
+    }
+}
+
 /// `content-type` as kubectl prints it: `Content-Type`.
 fn title_case(name: &str) -> String {
     name.split('-')
@@ -199,6 +218,19 @@ fn request_body(body: &Body) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn request_lines_have_no_empty_query_pair() {
+        let shown = |pq| shown_path_and_query(pq).into_owned();
+        assert_eq!(
+            shown("/apis/actions.github.com/v1alpha1/ephemeralrunnersets?&limit=500"),
+            "/apis/actions.github.com/v1alpha1/ephemeralrunnersets?limit=500"
+        );
+        assert_eq!(shown("/api/v1/pods?&"), "/api/v1/pods");
+        assert_eq!(shown("/a?x=1&&y=2"), "/a?x=1&y=2");
+        assert_eq!(shown("/a?x=1&y=2"), "/a?x=1&y=2");
+        assert_eq!(shown("/version"), "/version");
+    }
 
     #[test]
     fn credentials_are_masked_and_names_title_cased() {

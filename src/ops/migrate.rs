@@ -197,6 +197,7 @@ async fn rows_of<A: ArcApi>(
             result: MigrateResult::Failed,
             attempts: 0,
             error: Some(error),
+            runner_spec_hash_era: false,
         });
     }
     Ok(rows)
@@ -537,6 +538,8 @@ fn row(
         result,
         attempts: 0,
         error,
+        runner_spec_hash_era: (c.object.meta.annotations)
+            .contains_key(crate::core::arc::ANNOTATION_RUNNER_SPEC_HASH),
     }
 }
 

@@ -861,6 +861,24 @@ async fn resolve_names<A: ArcApi>(
     Ok(out)
 }
 
+/// The names of `plan` as the sets of the files they stand for ([`resolve_names`] over a dump of
+/// the files' sets and scale sets): a scale set's name is its sets'.
+fn offline_names(plan: &Plan, files: &Files, objects: &[input::Object]) -> Vec<String> {
+    if plan.names.is_empty() {
+        return Vec::new();
+    }
+    let namespace = plan.namespace.as_deref().unwrap_or(&files.namespace);
+    let kept = objects.iter().filter(|o| {
+        o.problem.is_none()
+            && (o.is_arc(arc::KIND_EPHEMERAL_RUNNER_SET)
+                || o.is_arc(arc::KIND_AUTOSCALING_RUNNER_SET))
+    });
+    let dump = crate::cluster::dump::Dump::of(kept.cloned().collect());
+    let resolved =
+        super::runtime().and_then(|rt| rt.block_on(resolve_names(&dump, namespace, &plan.names)));
+    resolved.unwrap_or_else(|_| plan.names.clone())
+}
+
 /// `runnerScaleSetId` of a runner spec, when set.
 fn runner_scale_set_id(runner_spec: &str) -> Option<String> {
     #[derive(Deserialize)]
@@ -1316,6 +1334,9 @@ pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Re
     let mut errors = inputs.errors;
     let mut objects = inputs.objects;
     input::resolve_namespaces(&mut objects, &files.namespace, files.namespace_given);
+    // A scale set's name stands for its sets, offline as against the cluster: the same rule
+    // ([`resolve_names`]) over the dump's sets and scale sets.
+    let names = offline_names(plan, files, &objects);
     let around = Surroundings::from_objects(&objects);
     let runner_namespaces: HashSet<String> = objects
         .iter()
@@ -1347,12 +1368,22 @@ pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Re
     let mut scale_sets = Vec::new();
     let mut set_objects = Vec::new();
     for obj in objects {
+        let set = obj.is_arc(arc::KIND_EPHEMERAL_RUNNER_SET);
+        let runner = obj.is_arc(arc::KIND_EPHEMERAL_RUNNER);
+        if let Some(problem) = (obj.problem.as_ref()).filter(|_| !set && !runner) {
+            // An object kubectl refuses, whatever its kind: said, never dropped (its Pods,
+            // listeners and scale sets are left out of the census below by their problem).
+            errors.push(if problem.starts_with(&obj.kind) {
+                format!("{}: {problem}", obj.origin)
+            } else {
+                format!("{}: {problem}", obj.describe())
+            });
+        }
         if obj.is_arc(arc::KIND_AUTOSCALING_RUNNER_SET) {
             scale_sets.push(obj);
             continue;
         }
-        let set = obj.is_arc(arc::KIND_EPHEMERAL_RUNNER_SET);
-        if !set && !obj.is_arc(arc::KIND_EPHEMERAL_RUNNER) {
+        if !set && !runner {
             continue;
         }
         if let Some(problem) = &obj.problem {
@@ -1367,7 +1398,7 @@ pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Re
                     if !runner_namespaces.contains(facts.namespace.as_str()) {
                         facts.counters = None;
                     }
-                    let selected = (plan.names.is_empty() || plan.names.contains(&facts.name))
+                    let selected = (names.is_empty() || names.contains(&facts.name))
                         && plan
                             .parsed_selector
                             .as_ref()
@@ -1398,7 +1429,7 @@ pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Re
             .into_iter()
             .map(|a| scale_set_row(plan, a))
             .collect();
-    for name in &plan.names {
+    for name in &names {
         if !census.keys().any(|k| &k.1 == name) && !waiting.iter().any(|r| &r.name == name) {
             errors.push(format!("EphemeralRunnerSet {name} not found in the files"));
         }

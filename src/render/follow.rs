@@ -278,25 +278,25 @@ fn wait_summary(rows: &[SetStatus]) -> String {
     )
 }
 
-/// The line a set prints in a log while `--wait` goes on: printed again only when it changes.
+/// The line a set prints in a log while `--wait` goes on: printed again only when it changes. A
+/// set without revisions (ARC up to 0.14 replaces its sets instead) says none.
 fn progress_line(row: &SetStatus) -> String {
-    let revisions = format!(
-        "spec revision {}, applied {}",
-        row.spec_revision
-            .map(|v| v.to_string())
-            .unwrap_or_else(|| "?".into()),
-        row.applied_revision
-            .map(|v| v.to_string())
-            .unwrap_or_else(|| "?".into())
-    );
+    let revisions = match (row.spec_revision, row.applied_revision) {
+        (None, None) => String::new(),
+        (spec, applied) => format!(
+            " (spec revision {}, applied {})",
+            spec.map_or_else(|| "?".into(), |v| v.to_string()),
+            applied.map_or_else(|| "?".into(), |v| v.to_string())
+        ),
+    };
     if row.state == State::Synced {
         format!(
-            "EphemeralRunnerSet {}/{} is Synced ({revisions})",
+            "EphemeralRunnerSet {}/{} is Synced{revisions}",
             row.namespace, row.name
         )
     } else {
         format!(
-            "Waiting for EphemeralRunnerSet {}/{}: {} ({revisions}){}",
+            "Waiting for EphemeralRunnerSet {}/{}: {}{revisions}{}",
             row.namespace,
             row.name,
             row.state,
@@ -340,6 +340,24 @@ mod tests {
             creation_timestamp: None,
             age_seconds: None,
         }
+    }
+
+    /// Issue 30: a set of ARC up to 0.14 has no revisions, and its `--wait` line names none (not
+    /// "spec revision ?, applied ?").
+    #[test]
+    fn a_runner_spec_hash_sets_wait_line_names_no_revision() {
+        let mut hash_era = row("old-x7k2p", State::Synced, (0, 0), 0);
+        hash_era.spec_revision = None;
+        hash_era.applied_revision = None;
+        assert_eq!(
+            progress_line(&hash_era),
+            "EphemeralRunnerSet arc/old-x7k2p is Synced"
+        );
+        let line = progress_line(&row("new", State::Pending, (3, 2), 0));
+        assert!(
+            line.ends_with("Pending (spec revision 3, applied 2)"),
+            "{line}"
+        );
     }
 
     /// Issue 14: `--wait` on a terminal is one line of counts, not a line per set.

@@ -150,10 +150,14 @@ struct Annotation {
 
 fn annotation(item: &ScaleSetDiff, layout: &str) -> Option<Annotation> {
     let id = format!("{}/{}", item.namespace, item.name);
+    // The file of the change; the live side's only where there is no desired side (a broken live
+    // set): a change read from stdin annotates no file, never the `--live` dump beside it.
     let file = item.desired_file.clone().or_else(|| {
-        source_file(&item.desired_from)
-            .or_else(|| source_file(&item.current_from))
-            .map(str::to_string)
+        if item.desired_from.is_empty() {
+            source_file(&item.current_from).map(str::to_string)
+        } else {
+            source_file(&item.desired_from).map(str::to_string)
+        }
     });
     let mut fields = format!("namespace: {}\nname: {}\n", item.namespace, item.name);
     if item.new {

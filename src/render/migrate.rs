@@ -60,12 +60,20 @@ pub(super) fn migrate_cells(r: &MigrateRow) -> [String; 8] {
         Some(e) => format!("error: {e}"),
         None => r.message.clone().unwrap_or_default(),
     };
+    // A set of ARC up to 0.14 has no revision: `-`, as for a value that does not apply.
+    let revision = |v: i64| {
+        if r.runner_spec_hash_era {
+            "-".to_string()
+        } else {
+            v.to_string()
+        }
+    };
     [
         r.namespace.clone(),
         r.name.clone(),
         decision.to_string(),
-        r.spec_revision.to_string(),
-        r.new_spec_revision.to_string(),
+        revision(r.spec_revision),
+        revision(r.new_spec_revision),
         r.stale_runners.to_string(),
         r.result.as_str().to_string(),
         reason,
@@ -95,7 +103,18 @@ mod tests {
             result,
             attempts: 1,
             error: (result == MigrateResult::Failed).then(|| "boom".into()),
+            runner_spec_hash_era: false,
         }
+    }
+
+    /// Issue 30: a set of ARC up to 0.14 has no revision: its SPEC and NEW SPEC are `-`, not 0.
+    #[test]
+    fn a_runner_spec_hash_set_shows_no_revision() {
+        let mut r = row(Some(Verdict::NoLegacyAnnotation), MigrateResult::Unchanged);
+        r.new_spec_revision = 0;
+        assert_eq!(migrate_cells(&r)[3..5], ["0", "0"]);
+        r.runner_spec_hash_era = true;
+        assert_eq!(migrate_cells(&r)[3..5], ["-", "-"]);
     }
 
     /// The README's exit-code table, migrate's column, row by row.

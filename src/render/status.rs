@@ -254,14 +254,21 @@ pub(crate) fn write_reasons_in(
         .unwrap_or_default();
     for row in rows {
         writeln!(out)?;
+        // A set of ARC up to 0.14 has no revisions: none is said.
+        let revisions = match (row.spec_revision, row.applied_revision) {
+            (None, None) => String::new(),
+            (spec, applied) => format!(
+                " (spec revision {}, applied {})",
+                revision(spec),
+                revision(applied)
+            ),
+        };
         writeln!(
             out,
-            "EphemeralRunnerSet {}/{}{context}: {} (spec revision {}, applied {})",
+            "EphemeralRunnerSet {}/{}{context}: {}{revisions}",
             row.namespace,
             row.name,
             colored_state(row.state, color),
-            revision(row.spec_revision),
-            revision(row.applied_revision)
         )?;
         let chain = chains
             .iter()

@@ -57,6 +57,10 @@ pub(crate) struct MigrateRow {
     pub(crate) attempts: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) error: Option<String>,
+    /// A set of ARC up to 0.14 (its `actions.github.com/runner-spec-hash`): it has no revisions,
+    /// so the table shows none (`-`), not a revision 0.
+    #[serde(skip)]
+    pub(crate) runner_spec_hash_era: bool,
 }
 
 /// `migrate -o json|yaml`.
