@@ -290,3 +290,60 @@ fn diff_and_status_without_spec() {
 
     // migrate: the cases migrate_without_spec*.
 }
+
+// Issue 30: an object kubectl refuses is never dropped, on either side and whatever its kind: the
+// run says which input, object and field, and exits 2 (no all-clear from an unreadable input).
+case!(diff_refuses_an_unreadable_set_alone: ["diff", "-f", "@issue30/ers-namespace-boolean.yaml"] => 2,
+    "metadata.namespace: true is a bool where Kubernetes wants a string");
+case!(diff_refuses_an_unreadable_live_side: ["diff", "-f", "@render.yaml", "--live", "@issue30/ers-namespace-boolean.yaml"] => 2,
+    "ers-namespace-boolean.yaml");
+case!(diff_refuses_an_unreadable_runner: ["diff", "--local", "-f", "@issue30/runner-namespace-boolean.yaml"] => 2,
+    "EphemeralRunner default/arc-x7k2p-abcde (");
+case!(diff_refuses_an_unreadable_chart_object: ["diff", "--local", "-f", "@issue30/secret-namespace-boolean.yaml"] => 2,
+    "metadata.namespace: false is a bool where Kubernetes wants a string");
+case!(status_refuses_an_unreadable_chart_object: ["status", "-f", "@issue30/secret-namespace-boolean.yaml"] => 2,
+    "Secret");
+
+/// Issue 30: a change read from stdin (`helm template ... | kubectl arc diff -f - --live dump -o
+/// github`) annotates no file: never the `--live` dump, which is not the change.
+#[test]
+fn github_annotations_of_stdin_name_no_live_dump() {
+    use std::io::Write as _;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kubectl-arc"))
+        .args([
+            "diff",
+            "-f",
+            "-",
+            "--live",
+            &corpus("full-dump.yaml"),
+            "-o",
+            "github",
+        ])
+        .env("NO_COLOR", "1")
+        .env("KUBECONFIG", "/nonexistent/kubeconfig")
+        .env("HOME", "/nonexistent")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let render = std::fs::read(corpus("render.yaml")).unwrap();
+    child.stdin.take().unwrap().write_all(&render).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let annotations: Vec<&str> = stdout.lines().filter(|l| l.starts_with("::")).collect();
+    assert!(!annotations.is_empty(), "{stdout}");
+    for a in annotations {
+        let properties = a.split("::").nth(1).unwrap_or_default();
+        assert!(
+            !properties.contains("file="),
+            "a change from stdin annotates no file (here the live dump): {a}"
+        );
+    }
+}
+
+// Issue 30: a scale set's name stands for its sets offline as against the cluster (`status NAME`
+// with ARC up to 0.14's `<scale set>-xxxxx` sets).
+case!(status_takes_a_scale_set_name_offline: ["status", "-f", "examples/scale-set-dump.yaml", "-n", "arc-runners", "arc-runner-set"] => 0,
+    "arc-runner-set-x7k2p");

@@ -188,3 +188,27 @@ fn the_readmes_pull_request_step_is_the_diff_pages() {
     );
     assert_eq!(readme, block("docs/diff.md"));
 }
+
+/// docs/completion.md's example is what the completer answers (issue 30: it had gone stale): the
+/// words after `kubectl_complete-arc` asked through `kubectl-arc __complete`, which kubectl's
+/// completer runs.
+#[test]
+fn the_completion_pages_example_is_what_the_completer_answers() {
+    let text = std::fs::read_to_string(root().join("docs/completion.md")).unwrap();
+    let start = text
+        .find("```console\n$ kubectl_complete-arc ")
+        .expect("docs/completion.md has a kubectl_complete-arc example");
+    let block = &text[start + "```console\n$ kubectl_complete-arc ".len()..];
+    let block = &block[..block.find("```").unwrap()];
+    let (command, shown) = block.split_once('\n').unwrap();
+    let mut args = vec!["__complete".to_string()];
+    args.extend(command.split(' ').map(|w| w.trim_matches('"').to_string()));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-arc"))
+        .args(&args)
+        .env("KUBECONFIG", "/nonexistent/kubeconfig")
+        .env("HOME", "/nonexistent")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), shown, "{args:?}");
+}
