@@ -290,7 +290,9 @@ fn more_changes_than_the_annotation_budget() {
     golden("twelve.annotations", &check.2);
     golden("twelve.summary.md", &run.summary);
     assert_eq!(
-        run.summary.matches("| **yes** |").count(),
+        run.summary
+            .matches("| **yes**: ARC 0.14.2 replaces the set |")
+            .count(),
         12,
         "{}",
         run.summary

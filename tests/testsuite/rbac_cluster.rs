@@ -217,8 +217,44 @@ async fn the_bump_role_bumps_a_set_of_arc_up_to_0_14() {
         a.extend_from_slice(args);
         exe(&a)
     };
-    // The migrate role may patch sets but not scale sets: refused before any write, naming it.
-    let (code, _, err) = as_user(&format!("migrate-{ns}"), &["bump", "runners-x7k2p"]);
+    // The bump role as it was before (get and list on scale sets, no patch): refused before any
+    // write, naming the verb and the resource.
+    {
+        use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
+        let apply = PatchParams::apply("kubectl-arc-test").force();
+        let mut role = Api::<ClusterRole>::all(client.clone())
+            .get("kubectl-arc-bump")
+            .await
+            .unwrap();
+        let name = format!("bump-without-ars-patch-{ns}");
+        role.metadata = kube::api::ObjectMeta {
+            name: Some(name.clone()),
+            ..Default::default()
+        };
+        for rule in role.rules.iter_mut().flatten() {
+            if rule.resources.as_deref() == Some(&["autoscalingrunnersets".to_string()][..]) {
+                rule.verbs.retain(|v| v != "patch");
+            }
+        }
+        Api::<ClusterRole>::all(client.clone())
+            .patch(&name, &apply, &Patch::Apply(&role))
+            .await
+            .unwrap();
+        let b: ClusterRoleBinding = serde_json::from_value(json!({
+            "metadata": {"name": name},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": name}]
+        }))
+        .unwrap();
+        Api::<ClusterRoleBinding>::all(client.clone())
+            .patch(&name, &apply, &Patch::Apply(&b))
+            .await
+            .unwrap();
+    }
+    let (code, _, err) = as_user(
+        &format!("bump-without-ars-patch-{ns}"),
+        &["bump", "runners-x7k2p"],
+    );
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("may not patch autoscalingrunnersets.actions.github.com"),
