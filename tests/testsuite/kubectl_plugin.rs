@@ -342,9 +342,10 @@ async fn kubectls_completion_reaches_kubectl_complete_arc() {
     assert_eq!(values(&out), [name.as_str(), ":4"], "{out}");
     let mut both = [ns.as_str(), other.as_str()];
     both.sort();
+    // The name is a set's and its scale set's (status takes both): offered once, naming both.
     assert!(
         out.contains(&format!(
-            "{name}\tEphemeralRunnerSet in {}, {}",
+            "{name}\tEphemeralRunnerSet and AutoscalingRunnerSet in {}, {}",
             both[0], both[1]
         )),
         "{out}"
