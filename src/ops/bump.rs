@@ -542,11 +542,8 @@ async fn restart_one<A: ArcApi>(
         item.attempts = Some(0);
         return item;
     }
-    let want = stamp.clone();
     // `--reason` goes beside the restart, into the pod template (the runners' Pods carry it, as
     // a revision's set carries it); a bump without one clears a reason left by an earlier bump.
-    let reason = plan.reason.clone();
-    let want_reason = reason.clone();
     let write = api.guarded_patch(
         Resource::AUTOSCALING_RUNNER_SETS,
         &t.namespace,
@@ -558,39 +555,7 @@ async fn restart_one<A: ArcApi>(
                 t.namespace,
                 obj.resource_version().unwrap_or("?")
             );
-            let want = want.clone();
-            let want_reason = want_reason.clone();
-            let write = Decision::Patch {
-                body: serde_json::json!({"spec": {"template": {"metadata": {"annotations": {
-                    ANNOTATION_RESTARTED_AT: stamp,
-                    crate::core::bump::ANNOTATION_BUMP_REASON: reason,
-                }}}}}),
-                verify: Box::new(move |stored: &Value| {
-                    let annotations = stored.pointer("/spec/template/metadata/annotations");
-                    let got = |key: &str| {
-                        annotations
-                            .and_then(|a| a.get(key))
-                            .and_then(Value::as_str)
-                            .map(str::to_string)
-                    };
-                    let checks = [
-                        (ANNOTATION_RESTARTED_AT, got(ANNOTATION_RESTARTED_AT), Some(want.clone())),
-                        (
-                            crate::core::bump::ANNOTATION_BUMP_REASON,
-                            got(crate::core::bump::ANNOTATION_BUMP_REASON),
-                            want_reason.clone(),
-                        ),
-                    ];
-                    for (key, got, want) in checks {
-                        if got != want {
-                            return Err(format!(
-                                "spec.template.metadata.annotations[{key:?}] is {got:?}, expected {want:?}"
-                            ));
-                        }
-                    }
-                    Ok(())
-                }),
-            };
+            let write = restart_patch(&stamp, plan.reason.as_deref());
             ((), write)
         },
     );
@@ -625,6 +590,47 @@ async fn restart_one<A: ArcApi>(
             item.reason = Some("NotAttempted");
             item
         }
+    }
+}
+
+/// The restart's JSON merge patch of the pod template's annotations, and the check of what the
+/// server stored: `kubectl-arc/restarted-at` and `kubectl-arc/bump-reason` (null: removed).
+fn restart_patch(stamp: &str, reason: Option<&str>) -> Decision {
+    let (want, want_reason) = (stamp.to_string(), reason.map(str::to_string));
+    Decision::Patch {
+        body: serde_json::json!({"spec": {"template": {"metadata": {"annotations": {
+            ANNOTATION_RESTARTED_AT: stamp,
+            crate::core::bump::ANNOTATION_BUMP_REASON: reason,
+        }}}}}),
+        verify: Box::new(move |stored: &Value| {
+            let annotations = stored.pointer("/spec/template/metadata/annotations");
+            let got = |key: &str| {
+                annotations
+                    .and_then(|a| a.get(key))
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            };
+            let checks = [
+                (
+                    ANNOTATION_RESTARTED_AT,
+                    got(ANNOTATION_RESTARTED_AT),
+                    Some(want.clone()),
+                ),
+                (
+                    crate::core::bump::ANNOTATION_BUMP_REASON,
+                    got(crate::core::bump::ANNOTATION_BUMP_REASON),
+                    want_reason.clone(),
+                ),
+            ];
+            for (key, got, want) in checks {
+                if got != want {
+                    return Err(format!(
+                        "spec.template.metadata.annotations[{key:?}] is {got:?}, expected {want:?}"
+                    ));
+                }
+            }
+            Ok(())
+        }),
     }
 }
 
