@@ -44,9 +44,11 @@ cargo clippy --all-targets --features testbed --locked -- -D warnings
 # The fuzz targets are their own crate (running them needs nightly: scripts/fuzz.sh); checking them
 # here keeps the library API they use compiling. The Go mirror's targets first, against the core
 # crate alone (no kube, tokio or rustls: the check fails if they reach for the CLI crate), then the
-# two that render diff's report.
-CARGO_TARGET_DIR="$root/target/fuzz-check" cargo check --manifest-path fuzz/Cargo.toml --locked
-CARGO_TARGET_DIR="$root/target/fuzz-check" cargo check --manifest-path fuzz/Cargo.toml --locked --features cli
+# two that render diff's report. In the main target directory, where clippy has just checked the
+# same dependencies with the same features (fuzz/Cargo.toml's feature pins), so only the fuzz crate,
+# the two workspace crates and libfuzzer-sys are checked here.
+CARGO_TARGET_DIR="$root/target" cargo check --manifest-path fuzz/Cargo.toml --locked --no-default-features
+CARGO_TARGET_DIR="$root/target" cargo check --manifest-path fuzz/Cargo.toml --locked --no-default-features --features cli
 echo "test: fmt, clippy and the fuzz check in $((SECONDS - t3))s" >&2
 # The hermetic tests (what a plain `cargo test` runs) and the test suite of record, which needs the
 # test bed started above and the Go oracle (tests/testsuite, built only with --features testbed).
