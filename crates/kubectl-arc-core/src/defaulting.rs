@@ -33,6 +33,9 @@ pub struct Structural {
     pub default: Option<Value>,
     /// `x-kubernetes-int-or-string: true`.
     pub int_or_string: bool,
+    /// `anyOf` whose only branch a number can match is `type: integer` of the default format
+    /// (controller-gen's `anyOf: [{type: integer}, {type: string}]` of every int-or-string node).
+    pub any_of_integer: bool,
 }
 
 /// Why a CRD's schema cannot be read.
@@ -72,6 +75,7 @@ impl Structural {
             default: node.get("default").cloned(),
             int_or_string: node.get("x-kubernetes-int-or-string").and_then(Value::as_bool)
                 == Some(true),
+            any_of_integer: any_of_integer(node.get("anyOf")),
             ..Structural::default()
         };
         if let Some(props) = node.get("properties").and_then(Value::as_object) {
@@ -98,6 +102,20 @@ impl Structural {
             .get(field)
             .or(self.additional_properties.as_deref())
     }
+}
+
+/// Whether an `anyOf` takes a number only through a branch `type: integer` without a format: its
+/// branches are `type: integer` (one at least) and `type: string`, and nothing else.
+fn any_of_integer(any_of: Option<&Value>) -> bool {
+    let Some(branches) = any_of.and_then(Value::as_array) else {
+        return false;
+    };
+    let ty = |b: &Value| b.get("type").and_then(Value::as_str).map(str::to_string);
+    branches.iter().any(|b| ty(b).as_deref() == Some("integer"))
+        && branches.iter().all(|b| {
+            b.as_object().is_some_and(|o| o.len() == 1)
+                && matches!(ty(b).as_deref(), Some("integer" | "string"))
+        })
 }
 
 /// `isNonNullableNull`: a null its schema does not allow.
@@ -181,20 +199,28 @@ pub fn complete(x: &mut Value, s: &Structural) {
 }
 
 /// A number the API server refuses at an int-or-string node: the field, as the server's
-/// validation names it (`spec.template.spec.containers[0].resources.limits.cpu`), and the number.
+/// validation names it (`spec.template.spec.containers[0].resources.limits.cpu`), the number, and
+/// what the server says first.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NotIntOrString {
     pub path: String,
     /// The JSON pointer of the value from the walk's root (for the spelling as written).
     pub pointer: String,
     pub number: serde_json::Number,
+    /// `must be of type integer,string` (the type check), else `must validate at least one
+    /// schema (anyOf)` (a number the type check takes that the `anyOf`'s integer branch refuses,
+    /// such as `1000000000.5`).
+    pub server_says: &'static str,
 }
 
 /// Every number under `x` at a node of `s` typed `x-kubernetes-int-or-string` that the API
-/// server's validation refuses: kube-openapi's `(*typeValidator).Validate` for the type
-/// `[integer, string]` takes an int64 (sigs.k8s.io/json decodes a literal without `.` that
-/// `strconv.ParseInt` reads as one), and a float64 only when
-/// [`is_float64_a_json_integer`]. `path` and `pointer` name `x` itself.
+/// server's validation refuses. sigs.k8s.io/json decodes a literal without `.` that
+/// `strconv.ParseInt` reads as an int64, and any other as a float64. kube-openapi's
+/// `(*typeValidator).Validate` for the type `[integer, string]` takes an int64, and a float64
+/// only when [`is_float64_a_json_integer`]; the node's `anyOf: [{type: integer}, {type: string}]`
+/// takes a float64 only through `IsValueValidAgainstRange` of the integer branch, when
+/// `swag.ConvertInt64(swag.FormatFloat64(f))` reads it (an integral value within int64). `path`
+/// and `pointer` name `x` itself.
 pub fn int_or_string_refusals(
     x: &Value,
     s: &Structural,
@@ -214,11 +240,21 @@ fn walk_int_or_string(
     out: &mut Vec<NotIntOrString>,
 ) {
     match x {
-        Value::Number(n) if s.int_or_string && !is_json_integer(n) => out.push(NotIntOrString {
-            path: path.to_string(),
-            pointer: pointer.to_string(),
-            number: n.clone(),
-        }),
+        Value::Number(n) if s.int_or_string || s.any_of_integer => {
+            let server_says = if s.int_or_string && !is_json_integer(n) {
+                "must be of type integer,string"
+            } else if s.any_of_integer && !integer_branch_takes(n) {
+                "must validate at least one schema (anyOf)"
+            } else {
+                return;
+            };
+            out.push(NotIntOrString {
+                path: path.to_string(),
+                pointer: pointer.to_string(),
+                number: n.clone(),
+                server_says,
+            });
+        }
         Value::Object(map) => {
             for (k, v) in map {
                 if let Some(child) = s.for_field(k) {
@@ -250,6 +286,15 @@ fn walk_int_or_string(
 /// the float64 `strconv.ParseFloat` reads.
 fn is_json_integer(n: &serde_json::Number) -> bool {
     n.is_i64() || n.as_f64().is_some_and(is_float64_a_json_integer)
+}
+
+/// Whether `IsValueValidAgainstRange(value, "integer", "", ...)` (kube-openapi
+/// validate/values.go) takes the number: an int64 always; a float64 when
+/// `strconv.ParseInt(strconv.FormatFloat(f, 'f', -1, 64), 10, 64)` reads it, that is an integral
+/// value within int64.
+fn integer_branch_takes(n: &serde_json::Number) -> bool {
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    n.is_i64() || n.as_f64().is_some_and(|f| f.fract() == 0.0 && (-TWO_63..TWO_63).contains(&f))
 }
 
 /// go-openapi/swag v0.23.0 `IsFloat64AJSONInteger` (convert.go), which kube-openapi's type
@@ -355,7 +400,7 @@ pub fn shipped_text(version: &str) -> Option<(&'static str, &'static str, &'stat
 }
 
 /// A compact form of a schema's defaults and int-or-string nodes, one line each:
-/// `default PATH JSON` or `int-or-string PATH`, where PATH steps into properties with `.name`,
+/// `default PATH JSON`, `int-or-string PATH` or `any-of-integer PATH`, where PATH steps into properties with `.name`,
 /// list items with `[]` and map values with `{}`. Sorted by path. What the shipped defaults are
 /// written in, and what a schema is compared with them by.
 pub fn entries(s: &Structural) -> Vec<String> {
@@ -371,6 +416,9 @@ fn collect_entries(s: &Structural, path: &str, out: &mut Vec<String>) {
     }
     if s.int_or_string {
         out.push(format!("int-or-string {path}"));
+    }
+    if s.any_of_integer {
+        out.push(format!("any-of-integer {path}"));
     }
     for (k, child) in &s.properties {
         collect_entries(child, &format!("{path}.{k}"), out);
@@ -401,13 +449,14 @@ pub fn from_entries(text: &str) -> Result<Structural, String> {
                 let v: Value = serde_json::from_str(json).map_err(|_| bad())?;
                 (path, Some(v))
             }
-            "int-or-string" => (rest, None),
+            "int-or-string" | "any-of-integer" => (rest, None),
             _ => return Err(bad()),
         };
         let node = node_at(&mut root, path).ok_or_else(bad)?;
         match value {
             Some(v) => node.default = Some(v),
-            None => node.int_or_string = true,
+            None if what == "int-or-string" => node.int_or_string = true,
+            None => node.any_of_integer = true,
         }
     }
     Ok(root)
@@ -461,7 +510,8 @@ mod tests {
             "outer": {"type": "object", "default": {}, "properties": {
                 "inner": {"type": "string", "default": "i"}}},
             "limits": {"type": "object", "additionalProperties": {
-                "x-kubernetes-int-or-string": true, "anyOf": [{"type": "integer"}, {"type": "string"}]}}
+                "x-kubernetes-int-or-string": true, "anyOf": [{"type": "integer"}, {"type": "string"}]}},
+            "typeOnly": {"x-kubernetes-int-or-string": true}
         }}))
     }
 
@@ -507,22 +557,35 @@ mod tests {
     #[test]
     fn an_int_or_string_number_must_be_an_integer_as_kube_openapi_reads_it() {
         let x: Value = serde_json::from_str(
-            r#"{"limits": {"cpu": 0.5, "memory": 4096, "big": 12345678901234567000, "e": 1000000000.5, "s": "0.5"}}"#,
+            r#"{"limits": {"cpu": 0.5, "memory": 4096, "big": 12345678901234567000, "e": 1000000000.5, "s": "0.5"}, "typeOnly": 1000000000.5}"#,
         )
         .unwrap();
         let refused = int_or_string_refusals(&x, &pod(), "spec", "/spec");
-        let paths: Vec<(&str, &str, String)> = refused
+        let paths: Vec<(&str, &str, String, &str)> = refused
             .iter()
-            .map(|r| (r.path.as_str(), r.pointer.as_str(), r.number.to_string()))
+            .map(|r| {
+                let n = r.number.to_string();
+                (r.path.as_str(), r.pointer.as_str(), n, r.server_says)
+            })
             .collect();
+        let type_check = "must be of type integer,string";
         assert_eq!(
             paths,
             vec![
-                ("spec.limits.cpu", "/spec/limits/cpu", "0.5".to_string()),
+                ("spec.limits.cpu", "/spec/limits/cpu", "0.5".into(), type_check),
                 (
                     "spec.limits.big",
                     "/spec/limits/big",
-                    "12345678901234567000".to_string()
+                    "12345678901234567000".into(),
+                    type_check
+                ),
+                // The type check takes it (within 1e-9 of an integer), the anyOf does not; a
+                // node without the anyOf takes it (the server stores 1000000000.5).
+                (
+                    "spec.limits.e",
+                    "/spec/limits/e",
+                    "1000000000.5".into(),
+                    "must validate at least one schema (anyOf)"
                 ),
             ]
         );
@@ -581,12 +644,14 @@ mod tests {
         assert_eq!(
             lines,
             vec![
+                "any-of-integer .limits{}",
                 "default .byName{}.optional false",
                 "default .maybe \"m\"",
                 "default .outer {}",
                 "default .outer.inner \"i\"",
                 "default .ports[].protocol \"TCP\"",
                 "int-or-string .limits{}",
+                "int-or-string .typeOnly",
             ]
         );
         let back = from_entries(&lines.join("\n")).unwrap();
