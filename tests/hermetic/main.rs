@@ -5,6 +5,7 @@
 mod bad_input;
 mod broken_pipe;
 mod cli_transcripts;
+mod defaults;
 mod completion_install;
 mod docs;
 mod equality_table;
