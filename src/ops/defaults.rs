@@ -76,7 +76,10 @@ pub(crate) fn source(
         .map(|why| format!("; the cluster's: {why}"))
         .unwrap_or_default();
     if let Some(crd) = &crds.files {
-        let from = format!("CustomResourceDefinition {ARS_CRD} ({}){missing}", crd.origin);
+        let from = format!(
+            "CustomResourceDefinition {ARS_CRD} ({}){missing}",
+            crd.origin
+        );
         return Ok(Source::Crd(schema_of(crd)?, from));
     }
     Ok(Source::Shipped { stated, missing })
@@ -95,7 +98,10 @@ fn schema_for<'a>(
     let labelled = || {
         let v = o.meta.labels.get("app.kubernetes.io/version")?;
         let r = release::release(v)?;
-        Some((r, format!("label app.kubernetes.io/version of {}", o.describe())))
+        Some((
+            r,
+            format!("label app.kubernetes.io/version of {}", o.describe()),
+        ))
     };
     let (r, why) = match stated.clone().or_else(labelled) {
         Some(found) => found,
@@ -111,9 +117,7 @@ fn schema_for<'a>(
                 .ok_or_else(|| format!("kubectl-arc ships no CRD of ARC {}", r.version))?,
         ),
     };
-    let from = format!(
-        "kubectl-arc's copy of ARC {group}'s CRD {ARS_CRD} ({why}){missing}"
-    );
+    let from = format!("kubectl-arc's copy of ARC {group}'s CRD {ARS_CRD} ({why}){missing}");
     Ok((schema, from))
 }
 

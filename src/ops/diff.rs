@@ -234,7 +234,8 @@ fn prepare(plan: &Plan, files: Files) -> Result<(World, bool)> {
 /// Pair, compare and judge the completed world; the scale sets of `-f` first completed as the
 /// API server stores them (`crate::ops::defaults`).
 fn judge(plan: &Plan, mut world: World) -> Diff {
-    let defaults_from = (!plan.files.is_empty()).then(|| stored_as_the_server_would(plan, &mut world));
+    let defaults_from =
+        (!plan.files.is_empty()).then(|| stored_as_the_server_would(plan, &mut world));
     let mut report = report_of(plan, &mut world, !plan.files.is_empty());
     report.defaults_from = defaults_from.flatten();
     Diff {

@@ -106,7 +106,11 @@ fn the_release_in_use_chooses_the_shipped_defaults() {
     let set = set_of(&render, "0.9.3");
     let stored_by_0_9 = &set["spec"]["ephemeralRunnerSpec"]["spec"]["containers"][0];
     assert_eq!(stored_by_0_9["ports"][0]["protocol"], "TCP");
-    assert!(stored_by_0_9["livenessProbe"]["grpc"].get("service").is_none());
+    assert!(
+        stored_by_0_9["livenessProbe"]["grpc"]
+            .get("service")
+            .is_none()
+    );
     let (dir, r, d) = files("release", &render, &set);
     let (code, out, err) = run(&[
         "diff",
@@ -125,7 +129,17 @@ fn the_release_in_use_chooses_the_shipped_defaults() {
         report["defaultsFrom"],
         "kubectl-arc's copy of ARC 0.9.0-0.10.1's CRD autoscalingrunnersets.actions.github.com (--arc-version)"
     );
-    let (code, out, _) = run(&["diff", "-f", &r, "--live", &d, "--arc-version", "0.14.2", "-o", "json"]);
+    let (code, out, _) = run(&[
+        "diff",
+        "-f",
+        &r,
+        "--live",
+        &d,
+        "--arc-version",
+        "0.14.2",
+        "-o",
+        "json",
+    ]);
     assert_eq!(code, 1, "{out}");
     let report: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(

@@ -5,8 +5,8 @@
 mod bad_input;
 mod broken_pipe;
 mod cli_transcripts;
-mod defaults;
 mod completion_install;
+mod defaults;
 mod docs;
 mod equality_table;
 mod fleet;

@@ -115,19 +115,26 @@ async fn the_server_stores_a_render_as_our_defaulting_completes_it() {
     let (kubeconfig, client, ns) =
         common::fresh_namespace(common::legacy_kubeconfig(), "arc-defaults").await;
     let text = render(&ns, "runners", "\"500m\"");
-    let object: DynamicObject =
-        serde_json::from_value(kubectl_arc::manifest::parse(&text, "r").unwrap()[0].value.clone())
-            .unwrap();
+    let object: DynamicObject = serde_json::from_value(
+        kubectl_arc::manifest::parse(&text, "r").unwrap()[0]
+            .value
+            .clone(),
+    )
+    .unwrap();
     common::ars_api(&client, &ns)
         .create(&PostParams::default(), &object)
         .await
         .unwrap();
-    let stored = serde_json::to_value(common::ars_api(&client, &ns).get("runners").await.unwrap())
-        .unwrap();
+    let stored =
+        serde_json::to_value(common::ars_api(&client, &ns).get("runners").await.unwrap()).unwrap();
     let schema = installed_schema(&client).await;
     let ours = defaulting::stored_spec(&spec_of(&text).to_string(), &schema).unwrap();
     let ours: Value = serde_json::from_str(&ours).unwrap();
-    assert_eq!(ours, stored["spec"], "ours:\n{ours:#}\nstored:\n{:#}", stored["spec"]);
+    assert_eq!(
+        ours, stored["spec"],
+        "ours:\n{ours:#}\nstored:\n{:#}",
+        stored["spec"]
+    );
     // What the defaults added, and what they left.
     let runner = &ours["template"]["spec"]["containers"][0];
     assert_eq!(runner["ports"][0]["protocol"], "TCP");
@@ -202,10 +209,17 @@ async fn a_render_with_a_container_port_and_no_protocol_is_kept() {
     let text = render(&ns, "runners", "\"500m\"");
     let file = scratch.join("render.yaml");
     std::fs::write(&file, &text).unwrap();
-    let out = kubectl(&kubeconfig, &["apply", "--server-side", "-f", file.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let stored = serde_json::to_value(common::ars_api(&client, &ns).get("runners").await.unwrap())
-        .unwrap();
+    let out = kubectl(
+        &kubeconfig,
+        &["apply", "--server-side", "-f", file.to_str().unwrap()],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stored =
+        serde_json::to_value(common::ars_api(&client, &ns).get("runners").await.unwrap()).unwrap();
     set_as_0_14_2(&client, &ns, &stored).await;
     // The render as written does not hash as stored: without the defaults it would be replaced.
     assert_ne!(hash_of(&spec_of(&text)), hash_of(&stored["spec"]));
@@ -225,14 +239,27 @@ async fn a_render_with_a_container_port_and_no_protocol_is_kept() {
     let mut dump = String::from_utf8(
         kubectl(
             &kubeconfig,
-            &["-n", &ns, "get", "autoscalingrunnersets,ephemeralrunnersets", "-o", "yaml"],
+            &[
+                "-n",
+                &ns,
+                "get",
+                "autoscalingrunnersets,ephemeralrunnersets",
+                "-o",
+                "yaml",
+            ],
         )
         .stdout,
     )
     .unwrap();
     let crd = kubectl(
         &kubeconfig,
-        &["get", "crd", "autoscalingrunnersets.actions.github.com", "-o", "yaml"],
+        &[
+            "get",
+            "crd",
+            "autoscalingrunnersets.actions.github.com",
+            "-o",
+            "yaml",
+        ],
     );
     assert!(crd.status.success());
     dump.push_str("---\n");
@@ -261,7 +288,10 @@ async fn a_render_the_api_server_refuses_is_refused() {
     let scratch = common::scratch_dir("arc-defaults-refused");
     let file = scratch.join("render.yaml");
     std::fs::write(&file, render(&ns, "runners", "0.5")).unwrap();
-    let out = kubectl(&kubeconfig, &["apply", "--server-side", "-f", file.to_str().unwrap()]);
+    let out = kubectl(
+        &kubeconfig,
+        &["apply", "--server-side", "-f", file.to_str().unwrap()],
+    );
     let said = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(!out.status.success());
     assert!(
@@ -313,13 +343,12 @@ fn shipped_crds_are_a_fresh_generation() {
         let file = dir
             .join(generated)
             .join("actions.github.com_autoscalingrunnersets.yaml");
-        let text = std::fs::read_to_string(&file)
-            .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let text =
+            std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         let crd = &kubectl_arc::manifest::parse(&text, "crd.yaml").unwrap()[0].value;
         let schema = Structural::of_crd(&crd["spec"], "v1alpha1").unwrap();
         let fresh = defaulting::entries(&schema);
-        let (first, group, shipped) =
-            defaulting::shipped_text(generated).expect("a shipped group");
+        let (first, group, shipped) = defaulting::shipped_text(generated).expect("a shipped group");
         if bless {
             let mut out = format!(
                 "# ARC {group}: the defaults and int-or-string nodes of its AutoscalingRunnerSet CRD, generated\n# by controller-gen from our declarations of its types (scripts/testbed.sh, gen_release_crds).\n"

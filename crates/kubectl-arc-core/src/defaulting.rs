@@ -73,7 +73,9 @@ impl Structural {
         let mut s = Structural {
             nullable: node.get("nullable").and_then(Value::as_bool) == Some(true),
             default: node.get("default").cloned(),
-            int_or_string: node.get("x-kubernetes-int-or-string").and_then(Value::as_bool)
+            int_or_string: node
+                .get("x-kubernetes-int-or-string")
+                .and_then(Value::as_bool)
                 == Some(true),
             any_of_integer: any_of_integer(node.get("anyOf")),
             ..Structural::default()
@@ -294,7 +296,9 @@ fn is_json_integer(n: &serde_json::Number) -> bool {
 /// value within int64.
 fn integer_branch_takes(n: &serde_json::Number) -> bool {
     const TWO_63: f64 = 9_223_372_036_854_775_808.0;
-    n.is_i64() || n.as_f64().is_some_and(|f| f.fract() == 0.0 && (-TWO_63..TWO_63).contains(&f))
+    n.is_i64()
+        || n.as_f64()
+            .is_some_and(|f| f.fract() == 0.0 && (-TWO_63..TWO_63).contains(&f))
 }
 
 /// go-openapi/swag v0.23.0 `IsFloat64AJSONInteger` (convert.go), which kube-openapi's type
@@ -572,7 +576,12 @@ mod tests {
         assert_eq!(
             paths,
             vec![
-                ("spec.limits.cpu", "/spec/limits/cpu", "0.5".into(), type_check),
+                (
+                    "spec.limits.cpu",
+                    "/spec/limits/cpu",
+                    "0.5".into(),
+                    type_check
+                ),
                 (
                     "spec.limits.big",
                     "/spec/limits/big",
@@ -615,12 +624,18 @@ mod tests {
 
     #[test]
     fn a_spec_is_stored_defaulted_or_refused() {
-        let root = schema(json!({"type": "object", "properties": {"spec": {"type": "object",
+        let root = schema(
+            json!({"type": "object", "properties": {"spec": {"type": "object",
             "properties": {"ports": {"type": "array", "items": {"type": "object", "properties": {
                 "protocol": {"type": "string", "default": "TCP"}}}},
-            "limits": {"type": "object", "additionalProperties": {"x-kubernetes-int-or-string": true}}}}}}));
+            "limits": {"type": "object", "additionalProperties": {"x-kubernetes-int-or-string": true}}}}}}),
+        );
         assert_eq!(
-            stored_spec(r#"{"ports":[{"containerPort":80}],"limits":{"cpu":2}}"#, &root).unwrap(),
+            stored_spec(
+                r#"{"ports":[{"containerPort":80}],"limits":{"cpu":2}}"#,
+                &root
+            )
+            .unwrap(),
             r#"{"limits":{"cpu":2},"ports":[{"containerPort":80,"protocol":"TCP"}]}"#
         );
         let refused = stored_spec(r#"{"limits":{"cpu":0.5}}"#, &root).unwrap_err();
@@ -664,7 +679,10 @@ mod tests {
     fn every_release_has_a_shipped_schema_that_reads() {
         for r in crate::release::releases() {
             let (schema, group) = shipped(r).unwrap_or_else(|| panic!("{}", r.version));
-            assert!(group.starts_with(r.version) || group.contains('-'), "{group}");
+            assert!(
+                group.starts_with(r.version) || group.contains('-'),
+                "{group}"
+            );
             // Every release's CRD defaults the protocol of a container port.
             let port = schema.properties["spec"].properties["template"].properties["spec"]
                 .properties["containers"]
