@@ -75,6 +75,7 @@ build() {
   fi
   build_oracle
   gen_crds
+  gen_release_crds
   install_kubectl
 }
 
@@ -90,7 +91,8 @@ build_oracle() {
       go.mod) name=oracle ;;
       *) name="oracle-$(basename "$mod" .mod | sed 's/^go\.//')" ;;
     esac
-    key=$(stamp "$mod" "${mod%.mod}.sum" $(find "$dir" -name '*.go' -not -name '*_test.go' | sort))
+    # (the CRD roots of gen_release_crds are not the oracle's: it imports none of them)
+    key=$(stamp "$mod" "${mod%.mod}.sum" $(find "$dir" -name '*.go' -not -name '*_test.go' -not -path '*/crdroot/*' | sort))
     if [ -x "$out/$name" ] && [ "$(cat "$out/$name.stamp" 2>/dev/null)" = "$key" ]; then continue; fi
     log "building the Go oracle $name"
     (cd "$dir" && go build -trimpath -modfile="$(basename "$mod")" -o "$out/$name" .)
@@ -148,6 +150,66 @@ gen_crds() {
   rm -rf "$out"
   mv "$tmp" "$out"
   log "generated in $(( $(date +%s%3N) - t0 )) ms"
+}
+
+# The AutoscalingRunnerSet CRD of each group of released ARCs (the same ARC types, k8s.io/api and
+# controller-gen), whose defaults and int-or-string nodes kubectl-arc ships
+# (crates/kubectl-arc-core/src/defaults/; the test suite's shipped_crds_are_a_fresh_generation
+# compares them): controller-gen at the version the tags' Makefile installs
+# (CONTROLLER_TOOLS_VERSION's `go install ...controller-gen@`), from the Go module proxy, on our
+# declarations of the release's types rooted in an object (tests/oracle/arc/releases/crdroot), at
+# the release's k8s.io/api (the oracle's modfile of it, as the go.mod of a copy of the packages:
+# go/packages under controller-gen does not follow -modfile), with ARC's generator options.
+# The version matters: controller-gen v0.14.0 writes k8s.io/api's `+default="TCP"` but not its
+# `+default=""`. Into .cache/crds-releases/<the group's first release>/; each tool and the output
+# are cached by a stamp of their inputs.
+# group: first release, types, modfile, controller-gen
+release_crd_groups="0.9.0:v09:go.v0.28.4:v0.14.0 0.11.0:v11:go.v0.32.2:v0.17.2 0.12.0:v12:go.v0.32.3:v0.17.2 0.13.0:v12:go.v0.34.1:v0.19.0 0.13.1:v12:go.v0.34.3:v0.19.0 0.14.0:v14:go.v0.35.2:v0.20.1"
+gen_release_crds() {
+  local oracle="$root/tests/oracle" tools="$cache/crdgen/releases" out="$cache/crds-releases"
+  local key tmp g first types mod cg t0 module
+  for g in $release_crd_groups; do
+    IFS=: read -r first types mod cg <<<"$g"
+    [ -x "$tools/$cg/controller-gen" ] && continue
+    log "building controller-gen $cg from the Go module proxy"
+    tmp=$(mktemp -d)
+    # controller-tools v0.14.0 pins golang.org/x/tools v0.16.1, which no longer compiles with a
+    # current Go (tokeninternal); it is built with v0.17.2's x/tools (v0.29.0), which loads the
+    # packages and leaves the markers to controller-tools.
+    (cd "$tmp" && go mod init controller-gen-build >/dev/null 2>&1 \
+      && go get "sigs.k8s.io/controller-tools/cmd/controller-gen@$cg" \
+      && { [ "$cg" != v0.14.0 ] || go get golang.org/x/tools@v0.29.0; } \
+      && go build -trimpath -o "$tools/$cg/controller-gen" sigs.k8s.io/controller-tools/cmd/controller-gen) \
+      || { rm -rf "$tmp"; die "building controller-gen $cg failed"; }
+    rm -rf "$tmp"
+  done
+  key=$(stamp <(echo "$crd_options $release_crd_groups") "$oracle"/go.v*.mod "$oracle"/go.v*.sum \
+    $(find "$oracle/arc/releases" "$oracle/arc/hash" "$oracle/arc/vault" -name '*.go' -not -name '*_test.go' | sort))
+  if [ "$(cat "$out/stamp" 2>/dev/null)" = "$key" ]; then
+    log "the released ARCs' CRDs are up to date ($out)"
+    return 0
+  fi
+  log "generating the released ARCs' AutoscalingRunnerSet CRDs into $out"
+  t0=$SECONDS
+  tmp=$(mktemp -d "$cache/crds-releases.XXXXXX")
+  for g in $release_crd_groups; do
+    IFS=: read -r first types mod cg <<<"$g"
+    module="$tmp/module-$first"
+    mkdir -p "$module/arc"
+    cp "$oracle/$mod.mod" "$module/go.mod"
+    cp "$oracle/$mod.sum" "$module/go.sum"
+    cp -r "$oracle/arc/releases" "$oracle/arc/hash" "$oracle/arc/vault" "$module/arc/"
+    (cd "$module" && GOFLAGS=-mod=mod "$tools/$cg/controller-gen" "$crd_options" \
+      paths="./arc/releases/crdroot/$types/v1alpha1" output:crd:dir="$tmp/$first") \
+      || { rm -rf "$tmp"; die "controller-gen $cg failed on ARC $first's types"; }
+    rm -rf "$module"
+    [ -f "$tmp/$first/actions.github.com_autoscalingrunnersets.yaml" ] \
+      || { rm -rf "$tmp"; die "controller-gen wrote no AutoscalingRunnerSet CRD for ARC $first"; }
+  done
+  echo "$key" >"$tmp/stamp"
+  rm -rf "$out"
+  mv "$tmp" "$out"
+  log "generated in $((SECONDS - t0))s"
 }
 
 # The directory of ARC's CRDs `up` installs, holding revision/ and legacy/: the generated ones, or
@@ -375,6 +437,7 @@ export KUBECTL_ARC_TEST_APISERVER_BIN=$bin/kube-apiserver
 export KUBECTL_ARC_TEST_ETCD=http://127.0.0.1:$cport
 EOF
   echo "export KUBECTL_ARC_TEST_CRDS=$(cd "$(crds_dir)" && pwd)" >>"$d/env"
+  echo "export KUBECTL_ARC_TEST_RELEASE_CRDS=$cache/crds-releases" >>"$d/env"
   [ -x "$cache/oracle/bin/oracle" ] && echo "export KUBECTL_ARC_ORACLE_DIR=$cache/oracle/bin" >>"$d/env"
   install_kubectl
   echo "export KUBECTL_ARC_TEST_KUBECTL=$cache/kubectl-cli/bin/kubectl" >>"$d/env"

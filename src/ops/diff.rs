@@ -103,6 +103,8 @@ struct World {
     errors: Vec<String>,
     /// The ARC release and where it was read, when the cluster says.
     arc_version: Option<(String, String)>,
+    /// The AutoscalingRunnerSet CRDs found (the cluster's, the files'): whose defaults apply.
+    crds: crate::ops::defaults::Crds,
 }
 
 /// The live sets indexed by what ARC's pairing looks at, built once: each scale set's candidates
@@ -229,13 +231,39 @@ fn prepare(plan: &Plan, files: Files) -> Result<(World, bool)> {
     Ok((world, ask_cluster))
 }
 
-/// Pair, compare and judge the completed world.
+/// Pair, compare and judge the completed world; the scale sets of `-f` first completed as the
+/// API server stores them (`crate::ops::defaults`).
 fn judge(plan: &Plan, mut world: World) -> Diff {
-    let report = report_of(plan, &mut world, !plan.files.is_empty());
+    let defaults_from =
+        (!plan.files.is_empty()).then(|| stored_as_the_server_would(plan, &mut world));
+    let mut report = report_of(plan, &mut world, !plan.files.is_empty());
+    report.defaults_from = defaults_from.flatten();
     Diff {
         report,
         errors: world.errors,
     }
+}
+
+/// The desired scale sets with the CRD's defaults, those the API server refuses moved to the
+/// failed ones; where the defaults came from (`None`: no schema could be read, said as an error).
+fn stored_as_the_server_would(plan: &Plan, world: &mut World) -> Option<String> {
+    let stated = match (plan.arc_release, &world.arc_version) {
+        (Some(r), _) => Some((r, "--arc-version".to_string())),
+        (None, Some((v, from))) => crate::core::release::release(v).map(|r| (r, from.clone())),
+        (None, None) => None,
+    };
+    let source = match crate::ops::defaults::source(&world.crds, stated) {
+        Ok(found) => found,
+        Err(e) => {
+            world.errors.push(e);
+            return None;
+        }
+    };
+    let desired = std::mem::take(&mut world.desired);
+    let (kept, mut refused, froms) = crate::ops::defaults::complete(&source, desired);
+    world.desired = kept;
+    world.failed.append(&mut refused);
+    (!froms.is_empty()).then(|| froms.join("; "))
 }
 
 /// One context of a fleet run (`plan.connect` names it, `plan.file_namespace` is its namespace
@@ -402,6 +430,7 @@ fn report_of(plan: &Plan, world: &mut World, files_given: bool) -> DiffReport {
         layout: plan.layout.k8s_api.clone(),
         arc_version,
         arc_version_from,
+        defaults_from: None,
         not_in_change,
         items,
     }
@@ -415,6 +444,7 @@ pub(crate) fn empty_report(plan: &Plan) -> DiffReport {
         layout: plan.layout.k8s_api.clone(),
         arc_version: None,
         arc_version_from: None,
+        defaults_from: None,
         not_in_change: 0,
         items: Vec::new(),
     }
@@ -492,6 +522,9 @@ fn sort_objects(objects: Vec<Object>, side: Side, filter: &Filter<'_>, world: &m
     }
     let mut reported: BTreeSet<(String, String, String)> = BTreeSet::new();
     for o in objects {
+        if crate::ops::defaults::is_ars_crd(&o) && world.crds.files.is_none() {
+            world.crds.files = Some(o.clone());
+        }
         match verdict(&o, side, filter, &duplicated, &mut reported) {
             Verdict::Skip => {}
             Verdict::Unreadable(error) => world.errors.push(error),
@@ -725,6 +758,13 @@ async fn complete_from_cluster(plan: &Plan, world: &mut World) -> Result<()> {
     }
     if plan.files.is_empty() {
         live_scale_sets(client, plan, filter, &namespace, scope, world).await?;
+    } else {
+        // The installed CRD's defaults complete the render as the API server will.
+        match cluster::get_crd(client, crate::ops::defaults::ARS_CRD).await {
+            Ok(Some(crd)) => world.crds.cluster = Some(crd),
+            Ok(None) => world.crds.cluster_missing = Some("not installed".to_string()),
+            Err(e) => world.crds.cluster_missing = Some(e.to_string()),
+        }
     }
     let namespaces = live_sets(client, plan, world).await?;
     if !plan.files.is_empty() {

@@ -12,6 +12,7 @@
 //! another, throttled and stopped by a breaker ([`write_each`]).
 
 pub(crate) mod bump;
+pub(crate) mod defaults;
 pub(crate) mod diff;
 pub(crate) mod fleet;
 pub(crate) mod fleet_diff;

@@ -599,6 +599,7 @@ mod tests {
             layout: l.k8s_api.clone(),
             arc_version: None,
             arc_version_from: None,
+            defaults_from: None,
             not_in_change: 0,
             items: vec![item.clone()],
         };

@@ -433,6 +433,7 @@ mod tests {
             layout: "v0.36.2".into(),
             arc_version: None,
             arc_version_from: None,
+            defaults_from: None,
             not_in_change: 0,
             items: vec![
                 item("1", r#"{"template":{"spec":{"tolerations":[]}}}"#),

@@ -28,6 +28,10 @@ pub struct DiffReport {
     /// Where `arcVersion` was read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub arc_version_from: Option<String>,
+    /// Whose CRD defaults completed the scale sets of `-f` as the API server stores them: the
+    /// cluster's CRD, one among the files, or the one kubectl-arc ships (docs/diff.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub defaults_from: Option<String>,
     /// Scale sets only the live side holds (not in the change given with `-f`): not judged.
     #[serde(skip_serializing_if = "is_zero")]
     pub not_in_change: usize,

@@ -115,8 +115,8 @@ case!(yaml_line_separator_outside_a_scalar: ["diff", "-f", "@yaml-line-separator
     "line 12 column 25: <U+2028> outside any scalar is a line break for kubectl (go.yaml.in/yaml/v2)");
 case!(yaml_escape_kubectl_rejects: ["diff", "-f", "@yaml-escape-kubectl-rejects.yaml"] => 2,
     "the double-quoted scalar `\"ghcr.io\\/actions/runner\"` is read by kubectl (go.yaml.in/yaml/v2) as an error (yaml: found unknown escape character)");
-case!(quantity_beyond_int64_as_kubectl_stores_it: ["diff", "-f", "@quantity-beyond-int64.yaml"] => 0,
-    "ci/arc: no drift");
+case!(quantity_beyond_int64_is_refused_as_the_api_server_refuses_it: ["diff", "-f", "@quantity-beyond-int64.yaml"] => 2,
+    "spec.template.spec.containers[0].resources.limits.memory: 12345678901234567890 is a number, and the API server refuses it there (the CRD types it integer or string: \"must be of type integer,string\"): quote it (\"12345678901234567890\")");
 case!(migrate_without_spec: ["migrate", "--dry-run=client", "-f", "@spec-missing.yaml"] => 2,
     "EphemeralRunnerSet ci/arc2: spec is missing");
 case!(migrate_without_spec_processes_the_others: ["migrate", "--dry-run=client", "-f", "@spec-missing.yaml"] => 2,

@@ -6,6 +6,7 @@ mod bad_input;
 mod broken_pipe;
 mod cli_transcripts;
 mod completion_install;
+mod defaults;
 mod docs;
 mod equality_table;
 mod fleet;

@@ -176,6 +176,15 @@ async fn nil_vs_empty_is_strict_only_and_an_image_change_is_semantic_drift() {
     .await;
     assert_eq!(online.0, 1);
     assert_eq!(offline.0, 1, "{}", offline.2);
+    // The dump's scale sets are completed with the shipped CRD defaults (the file holds no CRD,
+    // the cluster is not asked); the cluster's are as stored.
+    let mut offline = report(&offline.1);
+    assert_eq!(
+        offline.as_object_mut().unwrap().remove("defaultsFrom"),
+        Some(json!(
+            "kubectl-arc's copy of ARC 0.13.0-0.14.2's CRD autoscalingrunnersets.actions.github.com (the newest release, as nothing says which)"
+        ))
+    );
     let strip = |mut v: Value| {
         for item in v["items"].as_array_mut().unwrap() {
             let o = item.as_object_mut().unwrap();
@@ -184,7 +193,7 @@ async fn nil_vs_empty_is_strict_only_and_an_image_change_is_semantic_drift() {
         }
         v
     };
-    assert_eq!(strip(report(&online.1)), strip(report(&offline.1)));
+    assert_eq!(strip(report(&online.1)), strip(offline));
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -511,6 +520,13 @@ spec:
         v
     };
     let (mut online, mut offline) = (strip(report(&online.1)), strip(report(&offline.1)));
+    // The file is completed with the cluster's CRD defaults.
+    assert_eq!(
+        offline.as_object_mut().unwrap().remove("defaultsFrom"),
+        Some(json!(
+            "CustomResourceDefinition autoscalingrunnersets.actions.github.com (cluster)"
+        ))
+    );
     // Each side's `to` is as its input wrote it: the file's `4e9`, the API server's number.
     let to = "/items/0/differences/0/to";
     assert_eq!(online.pointer(to), Some(&json!("4000000000")), "{online}");

@@ -12,6 +12,7 @@ mod common;
 mod bump_cluster;
 mod completion_cluster;
 mod crds;
+mod defaults_cluster;
 mod diff_cluster;
 mod differential;
 mod differential_desired;

@@ -5,6 +5,7 @@
 
 pub mod arc;
 pub mod bump;
+pub mod defaulting;
 pub mod desired;
 pub mod drift;
 pub mod equality;

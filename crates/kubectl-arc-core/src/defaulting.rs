@@ -1,0 +1,710 @@
+//! What the API server does to a custom resource before anyone reads it back: the structural
+//! defaults of its CRD's schema, and the refusal of a number that is not an integer where the
+//! schema says `x-kubernetes-int-or-string`.
+//!
+//! Pure core. Mirrors k8s.io/apiextensions-apiserver v0.36.2 (the test bed's kube-apiserver,
+//! `testbed/go.mod`), `pkg/apiserver/schema/defaulting`: on create and update the custom resource
+//! handler's decoder prunes unknown fields (`structuralpruning.PruneWithOptions`), then
+//! [`prune_non_nullable_nulls_without_defaults`], then the defaulter runs [`default`], then the
+//! object is validated against the schema (kube-openapi's type validator, where
+//! `x-kubernetes-int-or-string: true` is the type `[integer, string]`).
+//!
+//! Mirrored: `PruneNonNullableNullsWithoutDefaults`, `Default` (into properties, list items and map
+//! values, only where a field is absent or a null its schema does not allow, each default copied,
+//! the defaults inside a default applied since the walk goes on into what it just set), and the
+//! type check of int-or-string nodes. Not mirrored: the pruning of unknown fields (neither ARC's Go
+//! types nor our decoding of them read an unknown field, so what it drops changes no hash and no
+//! comparison), `PruneDefaults` (it prunes unknown fields out of the defaults themselves; every
+//! default of ARC's CRDs is a scalar), and every other validation of the schema.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+/// The parts of a structural schema node (apiextensions-apiserver's `structuralschema.Structural`)
+/// that defaulting and the int-or-string check read.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Structural {
+    pub properties: BTreeMap<String, Structural>,
+    /// `additionalProperties` as a schema (`additionalProperties: true` holds none).
+    pub additional_properties: Option<Box<Structural>>,
+    pub items: Option<Box<Structural>>,
+    pub nullable: bool,
+    pub default: Option<Value>,
+    /// `x-kubernetes-int-or-string: true`.
+    pub int_or_string: bool,
+    /// `anyOf` whose only branch a number can match is `type: integer` of the default format
+    /// (controller-gen's `anyOf: [{type: integer}, {type: string}]` of every int-or-string node).
+    pub any_of_integer: bool,
+}
+
+/// Why a CRD's schema cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SchemaError {
+    #[error("it serves no version {0}")]
+    NoVersion(String),
+    #[error("version {0} has no schema.openAPIV3Schema")]
+    NoSchema(String),
+    #[error("{0}: not a schema object")]
+    NotASchema(String),
+}
+
+impl Structural {
+    /// The schema of `version` in a CustomResourceDefinition's `spec` (apiextensions.k8s.io/v1:
+    /// `versions[].schema.openAPIV3Schema`).
+    pub fn of_crd(crd_spec: &Value, version: &str) -> Result<Structural, SchemaError> {
+        let served = (crd_spec.get("versions").and_then(Value::as_array))
+            .and_then(|vs| {
+                vs.iter()
+                    .find(|v| v.get("name").and_then(Value::as_str) == Some(version))
+            })
+            .ok_or_else(|| SchemaError::NoVersion(version.to_string()))?;
+        let schema = served
+            .pointer("/schema/openAPIV3Schema")
+            .ok_or_else(|| SchemaError::NoSchema(version.to_string()))?;
+        Structural::from_schema(schema, "openAPIV3Schema")
+    }
+
+    /// One node of an OpenAPI v3 schema as JSON, and the nodes under it.
+    pub fn from_schema(schema: &Value, path: &str) -> Result<Structural, SchemaError> {
+        let node = schema
+            .as_object()
+            .ok_or_else(|| SchemaError::NotASchema(path.to_string()))?;
+        let mut s = Structural {
+            nullable: node.get("nullable").and_then(Value::as_bool) == Some(true),
+            default: node.get("default").cloned(),
+            int_or_string: node
+                .get("x-kubernetes-int-or-string")
+                .and_then(Value::as_bool)
+                == Some(true),
+            any_of_integer: any_of_integer(node.get("anyOf")),
+            ..Structural::default()
+        };
+        if let Some(props) = node.get("properties").and_then(Value::as_object) {
+            for (k, v) in props {
+                let child = Structural::from_schema(v, &format!("{path}.properties.{k}"))?;
+                s.properties.insert(k.clone(), child);
+            }
+        }
+        if let Some(ap) = node.get("additionalProperties").filter(|v| v.is_object()) {
+            let child = Structural::from_schema(ap, &format!("{path}.additionalProperties"))?;
+            s.additional_properties = Some(Box::new(child));
+        }
+        if let Some(items) = node.get("items").filter(|v| v.is_object()) {
+            let child = Structural::from_schema(items, &format!("{path}.items"))?;
+            s.items = Some(Box::new(child));
+        }
+        Ok(s)
+    }
+
+    /// The schema a map key is read by: its property's, else `additionalProperties`
+    /// (`getSchemaForField`).
+    fn for_field(&self, field: &str) -> Option<&Structural> {
+        self.properties
+            .get(field)
+            .or(self.additional_properties.as_deref())
+    }
+}
+
+/// Whether an `anyOf` takes a number only through a branch `type: integer` without a format: its
+/// branches are `type: integer` (one at least) and `type: string`, and nothing else.
+fn any_of_integer(any_of: Option<&Value>) -> bool {
+    let Some(branches) = any_of.and_then(Value::as_array) else {
+        return false;
+    };
+    let ty = |b: &Value| b.get("type").and_then(Value::as_str).map(str::to_string);
+    branches.iter().any(|b| ty(b).as_deref() == Some("integer"))
+        && branches.iter().all(|b| {
+            b.as_object().is_some_and(|o| o.len() == 1)
+                && matches!(ty(b).as_deref(), Some("integer" | "string"))
+        })
+}
+
+/// `isNonNullableNull`: a null its schema does not allow.
+fn is_non_nullable_null(x: &Value, s: Option<&Structural>) -> bool {
+    x.is_null() && s.is_some_and(|s| !s.nullable)
+}
+
+/// `PruneNonNullableNullsWithoutDefaults` (defaulting/prunenulls.go): drop the map values that are
+/// nulls their schema neither allows nor defaults; the nulls with a default are left to
+/// [`default`].
+pub fn prune_non_nullable_nulls_without_defaults(x: &mut Value, s: Option<&Structural>) {
+    match x {
+        Value::Object(map) => {
+            map.retain(|k, v| {
+                let schema = s.and_then(|s| s.for_field(k));
+                !(is_non_nullable_null(v, schema) && schema.is_some_and(|s| s.default.is_none()))
+            });
+            for (k, v) in map.iter_mut() {
+                prune_non_nullable_nulls_without_defaults(v, s.and_then(|s| s.for_field(k)));
+            }
+        }
+        Value::Array(items) => {
+            let schema = s.and_then(|s| s.items.as_deref());
+            for item in items {
+                prune_non_nullable_nulls_without_defaults(item, schema);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `Default` (defaulting/algorithm.go): every property with a default that is absent, or a null
+/// its schema does not allow, takes a copy of the default; then every key of the map (those just
+/// set too) is defaulted by its property's schema, else by `additionalProperties` (whose
+/// disallowed null takes its default, or stays null without one), and every list item by `items`.
+pub fn default(x: &mut Value, s: Option<&Structural>) {
+    let Some(s) = s else { return };
+    match x {
+        Value::Object(map) => {
+            for (k, prop) in &s.properties {
+                let Some(d) = &prop.default else { continue };
+                match map.get_mut(k) {
+                    None => {
+                        map.insert(k.clone(), d.clone());
+                    }
+                    Some(v) if is_non_nullable_null(v, Some(prop)) => *v = d.clone(),
+                    Some(_) => {}
+                }
+            }
+            for (k, v) in map.iter_mut() {
+                if let Some(prop) = s.properties.get(k) {
+                    default(v, Some(prop));
+                } else if let Some(ap) = s.additional_properties.as_deref() {
+                    if is_non_nullable_null(v, Some(ap)) {
+                        *v = ap.default.clone().unwrap_or(Value::Null);
+                    }
+                    default(v, Some(ap));
+                }
+            }
+        }
+        Value::Array(items) => {
+            let schema = s.items.as_deref();
+            for item in items {
+                if let Some(schema) = schema
+                    && is_non_nullable_null(item, Some(schema))
+                {
+                    *item = schema.default.clone().unwrap_or(Value::Null);
+                }
+                default(item, schema);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// What the API server does to an object of the schema `s` before it stores it, of what is
+/// mirrored here: the non-nullable nulls without a default pruned, then the defaults applied.
+pub fn complete(x: &mut Value, s: &Structural) {
+    prune_non_nullable_nulls_without_defaults(x, Some(s));
+    default(x, Some(s));
+}
+
+/// A number the API server refuses at an int-or-string node: the field, as the server's
+/// validation names it (`spec.template.spec.containers[0].resources.limits.cpu`), the number, and
+/// what the server says first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotIntOrString {
+    pub path: String,
+    /// The JSON pointer of the value from the walk's root (for the spelling as written).
+    pub pointer: String,
+    pub number: serde_json::Number,
+    /// `must be of type integer,string` (the type check), else `must validate at least one
+    /// schema (anyOf)` (a number the type check takes that the `anyOf`'s integer branch refuses,
+    /// such as `1000000000.5`).
+    pub server_says: &'static str,
+}
+
+/// Every number under `x` at a node of `s` typed `x-kubernetes-int-or-string` that the API
+/// server's validation refuses. sigs.k8s.io/json decodes a literal without `.` that
+/// `strconv.ParseInt` reads as an int64, and any other as a float64. kube-openapi's
+/// `(*typeValidator).Validate` for the type `[integer, string]` takes an int64, and a float64
+/// only when [`is_float64_a_json_integer`]; the node's `anyOf: [{type: integer}, {type: string}]`
+/// takes a float64 only through `IsValueValidAgainstRange` of the integer branch, when
+/// `swag.ConvertInt64(swag.FormatFloat64(f))` reads it (an integral value within int64). `path`
+/// and `pointer` name `x` itself.
+pub fn int_or_string_refusals(
+    x: &Value,
+    s: &Structural,
+    path: &str,
+    pointer: &str,
+) -> Vec<NotIntOrString> {
+    let mut out = Vec::new();
+    walk_int_or_string(x, s, path, pointer, &mut out);
+    out
+}
+
+fn walk_int_or_string(
+    x: &Value,
+    s: &Structural,
+    path: &str,
+    pointer: &str,
+    out: &mut Vec<NotIntOrString>,
+) {
+    match x {
+        Value::Number(n) if s.int_or_string || s.any_of_integer => {
+            let server_says = if s.int_or_string && !is_json_integer(n) {
+                "must be of type integer,string"
+            } else if s.any_of_integer && !integer_branch_takes(n) {
+                "must validate at least one schema (anyOf)"
+            } else {
+                return;
+            };
+            out.push(NotIntOrString {
+                path: path.to_string(),
+                pointer: pointer.to_string(),
+                number: n.clone(),
+                server_says,
+            });
+        }
+        Value::Object(map) => {
+            for (k, v) in map {
+                if let Some(child) = s.for_field(k) {
+                    let p = if path.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{path}.{k}")
+                    };
+                    let escaped = k.replace('~', "~0").replace('/', "~1");
+                    walk_int_or_string(v, child, &p, &format!("{pointer}/{escaped}"), out);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(child) = s.items.as_deref() {
+                for (i, v) in items.iter().enumerate() {
+                    let p = format!("{path}[{i}]");
+                    walk_int_or_string(v, child, &p, &format!("{pointer}/{i}"), out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether the server's validation sees an integer: an int64, else a float64 that
+/// [`is_float64_a_json_integer`]. A number written by Go's encoding/json that serde reads as an
+/// i64 was written without `.` and within int64, so `strconv.ParseInt` reads it too; any other is
+/// the float64 `strconv.ParseFloat` reads.
+fn is_json_integer(n: &serde_json::Number) -> bool {
+    n.is_i64() || n.as_f64().is_some_and(is_float64_a_json_integer)
+}
+
+/// Whether `IsValueValidAgainstRange(value, "integer", "", ...)` (kube-openapi
+/// validate/values.go) takes the number: an int64 always; a float64 when
+/// `strconv.ParseInt(strconv.FormatFloat(f, 'f', -1, 64), 10, 64)` reads it, that is an integral
+/// value within int64.
+fn integer_branch_takes(n: &serde_json::Number) -> bool {
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    n.is_i64()
+        || n.as_f64()
+            .is_some_and(|f| f.fract() == 0.0 && (-TWO_63..TWO_63).contains(&f))
+}
+
+/// go-openapi/swag v0.23.0 `IsFloat64AJSONInteger` (convert.go), which kube-openapi's type
+/// validator calls: within ±(2^53−1), equal to its truncation, or within a relative error of
+/// 1e-9 of it (so `1000000000.5` passes). Go's `uint64(f)` of a negative float is the
+/// platform's; both amd64's (the int64 truncation's bits) and arm64's (0) give the same answers,
+/// since a negative integer passes by the int64 case and no other negative value passes.
+pub fn is_float64_a_json_integer(f: f64) -> bool {
+    const MAX_JSON_FLOAT: f64 = ((1u64 << 53) - 1) as f64;
+    const EPSILON: f64 = 1e-9;
+    let smallest_nonzero = f64::from_bits(1);
+    if f.is_nan() || f.is_infinite() || !(-MAX_JSON_FLOAT..=MAX_JSON_FLOAT).contains(&f) {
+        return false;
+    }
+    // Go on amd64: uint64(f) converts through int64 below 2^63.
+    let go_uint64 = |f: f64| (f as i64) as u64;
+    let fa = f.abs();
+    let g = go_uint64(f) as f64;
+    let ga = g.abs();
+    let diff = (f - g).abs();
+    if f == g || f == (f as i64) as f64 || f == go_uint64(f) as f64 {
+        return true;
+    }
+    if f == 0.0 || g == 0.0 || diff < smallest_nonzero {
+        return diff < EPSILON * smallest_nonzero;
+    }
+    diff / (fa + ga).min(f64::MAX) < EPSILON
+}
+
+/// An object's `spec` (JSON text) as the API server stores it under the CRD schema `root`
+/// (`openAPIV3Schema`): [`complete`] applied to the object `{"spec": ...}` (ARC's CRDs default
+/// nothing at the root), written back as Go's encoding/json writes it. Err: the numbers the
+/// server's validation refuses at int-or-string nodes (it answers 422 and stores nothing).
+pub fn stored_spec(spec_json: &str, root: &Structural) -> Result<String, Vec<NotIntOrString>> {
+    let Ok(spec) = serde_json::from_str::<Value>(spec_json) else {
+        return Ok(spec_json.to_string());
+    };
+    let mut object = Value::Object(serde_json::Map::from_iter([("spec".to_string(), spec)]));
+    complete(&mut object, root);
+    let refused = int_or_string_refusals(&object, root, "", "");
+    if !refused.is_empty() {
+        return Err(refused);
+    }
+    Ok(object
+        .get("spec")
+        .map_or_else(|| spec_json.to_string(), crate::manifest::go_json))
+}
+
+/// The fix of a number refused at an int-or-string node: its text quoted, or in milli-units when
+/// that is an integer (`0.5` → `"0.5"` or `500m`). `written` is the number as the file spells it,
+/// when it differs from the stored text.
+pub fn int_or_string_fix(number: &serde_json::Number, written: Option<&str>) -> String {
+    let text = written.map_or_else(|| number.to_string(), str::to_string);
+    let milli = number
+        .as_f64()
+        .map(|f| f * 1000.0)
+        .filter(|m| m.fract() == 0.0 && m.abs() < 1e15);
+    match milli {
+        Some(m) => format!("quote it (\"{text}\"), or write it in milli-units ({m}m)"),
+        None => format!("quote it (\"{text}\")"),
+    }
+}
+
+/// The AutoscalingRunnerSet CRDs kubectl-arc ships, as [`entries`] (`src/defaults/`), one per
+/// group of releases whose CRDs have the same defaults and int-or-string nodes (6, 89 and 95
+/// defaults; 90, 94 and 94 int-or-string nodes), the same as ARC's published CRDs: generated by the
+/// controller-gen each tag's Makefile installs (v0.14.0 for 0.9.x-0.10.x, v0.17.2 for 0.11-0.12,
+/// v0.19.0 for 0.13, v0.20.1 for 0.14) from our declarations of each release's types
+/// (tests/oracle/arc/releases/crdroot) at the release's k8s.io/api, with ARC's generator options
+/// (scripts/testbed.sh, gen_release_crds); `shipped_crds_are_a_fresh_generation` in the test suite
+/// checks them. Used when neither the cluster's CRD nor one among the files can be read.
+const SHIPPED: [(&[&str], &str, &str); 3] = [
+    (
+        &["0.9.0", "0.9.1", "0.9.2", "0.9.3", "0.10.0", "0.10.1"],
+        "0.9.0-0.10.1",
+        include_str!("defaults/ars-0.9.0.txt"),
+    ),
+    (
+        &["0.11.0", "0.12.0", "0.12.1"],
+        "0.11.0-0.12.1",
+        include_str!("defaults/ars-0.11.0.txt"),
+    ),
+    (
+        &["0.13.0", "0.13.1", "0.14.0", "0.14.1", "0.14.2"],
+        "0.13.0-0.14.2",
+        include_str!("defaults/ars-0.13.0.txt"),
+    ),
+];
+
+/// The shipped schema of `release`'s AutoscalingRunnerSet CRD, and the releases whose CRDs have
+/// the same defaults and int-or-string nodes (`0.9.0-0.10.1`).
+pub fn shipped(release: &crate::release::ArcRelease) -> Option<(Structural, &'static str)> {
+    let (_, group, text) = shipped_text(release.version)?;
+    Some((from_entries(text).ok()?, group))
+}
+
+/// The shipped [`entries`] text of a release: (its file's first release, the group, the text).
+pub fn shipped_text(version: &str) -> Option<(&'static str, &'static str, &'static str)> {
+    SHIPPED
+        .iter()
+        .find(|(versions, _, _)| versions.contains(&version))
+        .map(|(versions, group, text)| (versions[0], *group, *text))
+}
+
+/// A compact form of a schema's defaults and int-or-string nodes, one line each:
+/// `default PATH JSON`, `int-or-string PATH` or `any-of-integer PATH`, where PATH steps into properties with `.name`,
+/// list items with `[]` and map values with `{}`. Sorted by path. What the shipped defaults are
+/// written in, and what a schema is compared with them by.
+pub fn entries(s: &Structural) -> Vec<String> {
+    let mut out = Vec::new();
+    collect_entries(s, "", &mut out);
+    out.sort();
+    out
+}
+
+fn collect_entries(s: &Structural, path: &str, out: &mut Vec<String>) {
+    if let Some(d) = &s.default {
+        out.push(format!("default {path} {d}"));
+    }
+    if s.int_or_string {
+        out.push(format!("int-or-string {path}"));
+    }
+    if s.any_of_integer {
+        out.push(format!("any-of-integer {path}"));
+    }
+    for (k, child) in &s.properties {
+        collect_entries(child, &format!("{path}.{k}"), out);
+    }
+    if let Some(ap) = &s.additional_properties {
+        collect_entries(ap, &format!("{path}{{}}"), out);
+    }
+    if let Some(items) = &s.items {
+        collect_entries(items, &format!("{path}[]"), out);
+    }
+}
+
+/// The schema the [`entries`] lines describe: the nodes on their paths, non-nullable, with their
+/// defaults and int-or-string marks (what defaulting and the check read of a schema; nothing is
+/// nullable in ARC's CRDs).
+pub fn from_entries(text: &str) -> Result<Structural, String> {
+    let mut root = Structural::default();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let bad = || format!("line {}: {line:?}", n + 1);
+        let (what, rest) = line.split_once(' ').ok_or_else(bad)?;
+        let (path, value) = match what {
+            "default" => {
+                let (path, json) = rest.split_once(' ').ok_or_else(bad)?;
+                let v: Value = serde_json::from_str(json).map_err(|_| bad())?;
+                (path, Some(v))
+            }
+            "int-or-string" | "any-of-integer" => (rest, None),
+            _ => return Err(bad()),
+        };
+        let node = node_at(&mut root, path).ok_or_else(bad)?;
+        match value {
+            Some(v) => node.default = Some(v),
+            None if what == "int-or-string" => node.int_or_string = true,
+            None => node.any_of_integer = true,
+        }
+    }
+    Ok(root)
+}
+
+/// The node at an [`entries`] path, made on the way.
+fn node_at<'a>(root: &'a mut Structural, path: &str) -> Option<&'a mut Structural> {
+    let mut node = root;
+    let mut rest = path;
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix("[]") {
+            node = node.items.get_or_insert_with(Box::default);
+            rest = r;
+        } else if let Some(r) = rest.strip_prefix("{}") {
+            node = node.additional_properties.get_or_insert_with(Box::default);
+            rest = r;
+        } else {
+            let r = rest.strip_prefix('.')?;
+            let end = r.find(['.', '[', '{']).unwrap_or(r.len());
+            if end == 0 {
+                return None;
+            }
+            node = node.properties.entry(r[..end].to_string()).or_default();
+            rest = &r[end..];
+        }
+    }
+    Some(node)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn schema(v: Value) -> Structural {
+        Structural::from_schema(&v, "s").unwrap()
+    }
+
+    /// A pod-like schema: ports with a defaulted protocol in a list, a map of objects whose
+    /// values have a defaulted field, a nullable field, an object default holding a field with a
+    /// default of its own.
+    fn pod() -> Structural {
+        schema(json!({"type": "object", "properties": {
+            "ports": {"type": "array", "items": {"type": "object", "properties": {
+                "containerPort": {"type": "integer"},
+                "protocol": {"type": "string", "default": "TCP"}}}},
+            "byName": {"type": "object", "additionalProperties": {"type": "object", "properties": {
+                "optional": {"type": "boolean", "default": false}}}},
+            "maybe": {"type": "string", "nullable": true, "default": "m"},
+            "plain": {"type": "string"},
+            "outer": {"type": "object", "default": {}, "properties": {
+                "inner": {"type": "string", "default": "i"}}},
+            "limits": {"type": "object", "additionalProperties": {
+                "x-kubernetes-int-or-string": true, "anyOf": [{"type": "integer"}, {"type": "string"}]}},
+            "typeOnly": {"x-kubernetes-int-or-string": true}
+        }}))
+    }
+
+    #[test]
+    fn defaults_fill_absent_fields_in_lists_and_maps_and_inside_a_default() {
+        let mut x = json!({"ports": [{"containerPort": 80}, {"containerPort": 53, "protocol": "UDP"}],
+            "byName": {"a": {}, "b": {"optional": true}}});
+        complete(&mut x, &pod());
+        assert_eq!(
+            x,
+            json!({"ports": [{"containerPort": 80, "protocol": "TCP"}, {"containerPort": 53, "protocol": "UDP"}],
+                "byName": {"a": {"optional": false}, "b": {"optional": true}},
+                "maybe": "m", "outer": {"inner": "i"}})
+        );
+    }
+
+    #[test]
+    fn nulls_are_pruned_defaulted_or_kept_as_the_server_does() {
+        let mut x = json!({"ports": [null, {"protocol": null}], "maybe": null, "plain": null,
+            "outer": null, "byName": {"a": null}, "unknown": null});
+        complete(&mut x, &pod());
+        // A disallowed null with a default takes it; without one it is dropped from a map (and
+        // kept in a list: PruneNonNullableNullsWithoutDefaults deletes map values only); a
+        // nullable null stays; a field the schema does not know is left to pruning (not ours).
+        assert_eq!(
+            x,
+            json!({"ports": [null, {"protocol": "TCP"}], "maybe": null,
+                "outer": {"inner": "i"}, "byName": {}, "unknown": null})
+        );
+    }
+
+    #[test]
+    fn each_default_is_a_copy() {
+        let s = pod();
+        let mut x = json!({"ports": [{}, {}]});
+        complete(&mut x, &s);
+        x["outer"]["inner"] = json!("changed");
+        let mut y = json!({});
+        complete(&mut y, &s);
+        assert_eq!(y["outer"], json!({"inner": "i"}));
+    }
+
+    #[test]
+    fn an_int_or_string_number_must_be_an_integer_as_kube_openapi_reads_it() {
+        let x: Value = serde_json::from_str(
+            r#"{"limits": {"cpu": 0.5, "memory": 4096, "big": 12345678901234567000, "e": 1000000000.5, "s": "0.5"}, "typeOnly": 1000000000.5}"#,
+        )
+        .unwrap();
+        let refused = int_or_string_refusals(&x, &pod(), "spec", "/spec");
+        let paths: Vec<(&str, &str, String, &str)> = refused
+            .iter()
+            .map(|r| {
+                let n = r.number.to_string();
+                (r.path.as_str(), r.pointer.as_str(), n, r.server_says)
+            })
+            .collect();
+        let type_check = "must be of type integer,string";
+        assert_eq!(
+            paths,
+            vec![
+                (
+                    "spec.limits.cpu",
+                    "/spec/limits/cpu",
+                    "0.5".into(),
+                    type_check
+                ),
+                (
+                    "spec.limits.big",
+                    "/spec/limits/big",
+                    "12345678901234567000".into(),
+                    type_check
+                ),
+                // The type check takes it (within 1e-9 of an integer), the anyOf does not; a
+                // node without the anyOf takes it (the server stores 1000000000.5).
+                (
+                    "spec.limits.e",
+                    "/spec/limits/e",
+                    "1000000000.5".into(),
+                    "must validate at least one schema (anyOf)"
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn is_float64_a_json_integer_as_swag() {
+        for (f, want) in [
+            (0.0, true),
+            (1.0, true),
+            (-3.0, true),
+            (0.5, false),
+            (-0.5, false),
+            (-1.5, false),
+            (1e9 + 0.5, true), // relative error under 1e-9
+            (1e6 + 0.5, false),
+            (9007199254740991.0, true),
+            (9007199254740992.0, false), // beyond 2^53 - 1
+            (-9007199254740992.0, false),
+            (f64::NAN, false),
+            (f64::INFINITY, false),
+            (5e-324, false),
+        ] {
+            assert_eq!(is_float64_a_json_integer(f), want, "{f}");
+        }
+    }
+
+    #[test]
+    fn a_spec_is_stored_defaulted_or_refused() {
+        let root = schema(
+            json!({"type": "object", "properties": {"spec": {"type": "object",
+            "properties": {"ports": {"type": "array", "items": {"type": "object", "properties": {
+                "protocol": {"type": "string", "default": "TCP"}}}},
+            "limits": {"type": "object", "additionalProperties": {"x-kubernetes-int-or-string": true}}}}}}),
+        );
+        assert_eq!(
+            stored_spec(
+                r#"{"ports":[{"containerPort":80}],"limits":{"cpu":2}}"#,
+                &root
+            )
+            .unwrap(),
+            r#"{"limits":{"cpu":2},"ports":[{"containerPort":80,"protocol":"TCP"}]}"#
+        );
+        let refused = stored_spec(r#"{"limits":{"cpu":0.5}}"#, &root).unwrap_err();
+        assert_eq!(refused[0].path, "spec.limits.cpu");
+        assert_eq!(refused[0].pointer, "/spec/limits/cpu");
+        assert_eq!(
+            int_or_string_fix(&refused[0].number, None),
+            "quote it (\"0.5\"), or write it in milli-units (500m)"
+        );
+        let n: serde_json::Number = serde_json::from_str("12345678901234567000").unwrap();
+        assert_eq!(
+            int_or_string_fix(&n, Some("12345678901234567890")),
+            "quote it (\"12345678901234567890\")"
+        );
+    }
+
+    #[test]
+    fn entries_round_trip_a_schema() {
+        let s = pod();
+        let lines = entries(&s);
+        assert_eq!(
+            lines,
+            vec![
+                "any-of-integer .limits{}",
+                "default .byName{}.optional false",
+                "default .maybe \"m\"",
+                "default .outer {}",
+                "default .outer.inner \"i\"",
+                "default .ports[].protocol \"TCP\"",
+                "int-or-string .limits{}",
+                "int-or-string .typeOnly",
+            ]
+        );
+        let back = from_entries(&lines.join("\n")).unwrap();
+        assert_eq!(entries(&back), lines);
+        assert!(from_entries("default .a").is_err());
+        assert!(from_entries("other .a").is_err());
+    }
+
+    #[test]
+    fn every_release_has_a_shipped_schema_that_reads() {
+        for r in crate::release::releases() {
+            let (schema, group) = shipped(r).unwrap_or_else(|| panic!("{}", r.version));
+            assert!(
+                group.starts_with(r.version) || group.contains('-'),
+                "{group}"
+            );
+            // Every release's CRD defaults the protocol of a container port.
+            let port = schema.properties["spec"].properties["template"].properties["spec"]
+                .properties["containers"]
+                .items
+                .as_deref()
+                .unwrap()
+                .properties["ports"]
+                .items
+                .as_deref()
+                .unwrap();
+            assert_eq!(port.properties["protocol"].default, Some(json!("TCP")));
+        }
+    }
+
+    #[test]
+    fn a_crd_names_its_version() {
+        let crd = json!({"versions": [{"name": "v1alpha1", "schema": {"openAPIV3Schema":
+            {"type": "object", "properties": {"spec": {"type": "object"}}}}}]});
+        assert!(Structural::of_crd(&crd, "v1alpha1").is_ok());
+        assert_eq!(
+            Structural::of_crd(&crd, "v1").unwrap_err(),
+            SchemaError::NoVersion("v1".into())
+        );
+    }
+}
