@@ -25,7 +25,8 @@ use crate::core::status::install::{
 };
 use crate::core::status::listener::{
     AUTOSCALING_LISTENERS, COMPONENT_LISTENER, KIND_AUTOSCALING_LISTENER, LABEL_COMPONENT,
-    LISTENER_CONTAINER, deletion_of, finalizers_left, listener_reasons,
+    LISTENER_CONTAINER, behind_controller, controller_of, deletion_of, finalizers_left,
+    listener_reasons,
 };
 use crate::core::status::{
     Census, DesiredSpec, ListenerFacts, ListenerView, PodFacts, PodView, Replacement, RunnerFacts,
@@ -365,6 +366,24 @@ impl Surroundings {
         }
     }
 
+    /// [`crate::core::status::listener::behind_controller`] of the scale set `key`'s listener,
+    /// against the controller Deployment that makes it.
+    fn behind_controller(
+        &self,
+        key: &SetKey,
+        view: &ListenerView,
+    ) -> Option<crate::core::status::StatusReason> {
+        let ListenerView::Found { listener, .. } = view else {
+            return None;
+        };
+        if listener.deletion.is_some() {
+            return None;
+        }
+        let controllers = self.controllers.as_deref()?;
+        let controller = controller_of(controllers, &key.0, Some(&listener.namespace))?;
+        behind_controller(listener, controller)
+    }
+
     /// What the installation says of every scale set ([`install_reasons`]).
     fn installation_reasons(&self) -> Vec<crate::core::status::StatusReason> {
         install_reasons(self.controllers.as_deref().unwrap_or_default(), &self.crds)
@@ -536,6 +555,7 @@ fn attach_surroundings(scale_sets: &[input::Object], census: &mut Census, around
                     pending,
                     stale.as_deref(),
                 );
+                reasons.extend(around.behind_controller(&a.key(), &view));
                 if let Some(d) = deletion.filter(|d| !d.finalizers.is_empty()) {
                     let name = format!("{}/{}", a.namespace(), a.name());
                     reasons.push(finalizers_left(arc::KIND_AUTOSCALING_RUNNER_SET, &name, &d));
@@ -1127,7 +1147,20 @@ pub(crate) async fn follow(
     shell: &mut Shell<'_>,
 ) -> Result<Outcome> {
     let deadline = timeout.map(|t| tokio::time::Instant::now() + t);
-    let gathered = gather(client, plan, Census::new(plan.layout, true)).await?;
+    // The runners' Pods as a one-shot listing reads them, read again with the listeners: the
+    // rows of --watch and --wait are judged as `status` judges them.
+    let mut live = Census::new(plan.layout, true);
+    let pods_readable = match runner_pods(client, plan).await {
+        Ok(pods) => {
+            live.set_runner_pods(pods);
+            true
+        }
+        Err(warning) => {
+            shell.warn(&warning)?;
+            false
+        }
+    };
+    let gathered = gather(client, plan, live).await?;
     let mut census = gathered.census;
     let scale_sets = scale_sets(client, plan).await;
     attach_desired(&scale_sets, &mut census);
@@ -1269,8 +1302,11 @@ pub(crate) async fn follow(
                     return Ok(code);
                 }
             }
-            _ = tokio::time::sleep_until(reread_at), if listeners_readable => {
+            _ = tokio::time::sleep_until(reread_at), if listeners_readable || pods_readable => {
                 reread_at = reread();
+                if pods_readable && let Ok(pods) = runner_pods(client, plan).await {
+                    census.set_runner_pods(pods);
+                }
                 let around = Surroundings::read(client, plan).await;
                 attach_surroundings(&scale_sets, &mut census, &around);
                 dirty.extend(census.keys().cloned().collect::<Vec<_>>());

@@ -97,13 +97,12 @@ impl Census {
         }
     }
 
-    /// The runners' Pods, to judge the runners added after this against (list mode only: a
-    /// live census does not follow Pods). A runner counted running (phase Running) whose Pod is
-    /// not there, and a pending one whose Pod cannot be scheduled, are told on its set.
+    /// The runners' Pods, to judge runners against: in list mode the runners added after this;
+    /// in live mode every runner at its next verdict (the caller reads the Pods again now and
+    /// then and hands them in here). A runner counted running (phase Running) whose Pod is not
+    /// there, one in failure back-off, and one whose Pod cannot be scheduled are told on its set.
     pub fn set_runner_pods(&mut self, pods: RunnerPods) {
-        if self.live.is_none() {
-            self.runner_pods = Some(pods);
-        }
+        self.runner_pods = Some(pods);
     }
 
     pub fn contains(&self, key: &SetKey) -> bool {
@@ -256,7 +255,9 @@ impl Census {
                 );
                 if let Some(pods) = self.runner_pods.as_ref().filter(|p| p.knows(&key.0)) {
                     let pod = pods.pods.get(&(key.0.clone(), runner.name.to_string()));
-                    entry.tally.add_pod(&runner.name, runner.state, pod);
+                    entry
+                        .tally
+                        .add_pod(&runner.name, runner.state, pod, runner.extra.as_ref());
                 }
                 Some(key)
             }
@@ -316,6 +317,10 @@ impl Census {
                         .unwrap_or("{}");
                     let stale = entry.staleness(layout, r.spec_hash, spec);
                     tally.add(name, r.state, r.runner_id, stale, r.extra.as_deref());
+                    if let Some(pods) = self.runner_pods.as_ref().filter(|p| p.knows(&key.0)) {
+                        let pod = pods.pods.get(&(key.0.clone(), name.clone()));
+                        tally.add_pod(name, r.state, pod, r.extra.as_deref());
+                    }
                 }
             }
             entry.tally = tally;

@@ -87,7 +87,8 @@ fn follow_up_reasons(
         | State::Draining
         | State::ListenerDown
         | State::ListenerFailing
-        | State::RunnersFailed => {}
+        | State::RunnersFailed
+        | State::RunnersNotRunning => {}
         State::Synced => {
             if tally.busy_stale.count > 0 {
                 reasons.push(StatusReason::RunnersBusy {
@@ -297,7 +298,7 @@ pub fn classify(
             error: tally.first_decode_error.clone().unwrap_or_default(),
         });
     }
-    let state = surroundings(facts, tally, around, state, &mut reasons);
+    let state = surroundings(facts, tally, around, (state, now), &mut reasons);
     SetStatus {
         namespace: facts.namespace.clone(),
         name: facts.name.clone(),
@@ -331,7 +332,7 @@ fn surroundings(
     facts: &SetFacts,
     tally: &Tally,
     around: &[StatusReason],
-    state: State,
+    (state, now): (State, Option<i64>),
     reasons: &mut Vec<StatusReason>,
 ) -> State {
     let c = &tally.counts;
@@ -353,10 +354,18 @@ fn surroundings(
             runners: tally.pod_missing.clone(),
         });
     }
+    if let Some(first) = tally.first_backoff.as_ref() {
+        reasons.push(StatusReason::RunnersBackingOff {
+            runners: tally.backing_off.clone(),
+            first: first.clone(),
+            remaining: first.remaining(now),
+        });
+    }
     if tally.unschedulable.count > 0 {
         reasons.push(StatusReason::RunnersUnschedulable {
             runners: tally.unschedulable.clone(),
             why: tally.first_unschedulable.clone().unwrap_or_default(),
+            running: tally.unschedulable_running,
         });
     }
     if let Some(written) = facts.counters.filter(|_| !facts.deleting) {
@@ -390,9 +399,10 @@ fn surroundings(
         return state;
     }
     let rank = |s: State| match s {
-        State::ListenerFailing => 3,
-        State::RunnersFailed => 2,
-        State::ListenerDown => 1,
+        State::ListenerFailing => 4,
+        State::RunnersFailed => 3,
+        State::ListenerDown => 2,
+        State::RunnersNotRunning => 1,
         _ => 0,
     };
     let Some((i, escalated)) = reasons

@@ -90,6 +90,8 @@ pub struct RunnerExtra {
     pub reason: Option<String>,
     pub message: Option<String>,
     pub failures: usize,
+    /// The latest time among `status.failures` (ARC's `LastFailure()`), when there is one.
+    pub last_failure: Option<String>,
     pub deletion: Option<super::Deletion>,
 }
 
@@ -357,6 +359,17 @@ impl SetFacts {
     }
 }
 
+/// ARC's `EphemeralRunnerStatus.LastFailure()`: the latest of `status.failures` (a map of Pod
+/// UID to `metav1.Time`), compared as times; `None` for none.
+fn last_failure(failures: Option<&serde_json::Map<String, Value>>) -> Option<String> {
+    failures?
+        .values()
+        .filter_map(Value::as_str)
+        .filter_map(|t| Some((super::unix_seconds(t)?, t)))
+        .max_by_key(|(seconds, _)| *seconds)
+        .map(|(_, t)| t.to_string())
+}
+
 /// The manager owning `spec.actionableRevision` (the latest, if several co-own it through Apply).
 fn revision_writer(entries: &[ManagedFieldsText<'_>]) -> Option<FieldWriter> {
     entries
@@ -407,7 +420,10 @@ impl<'a> RunnerFacts<'a> {
             .deletion_timestamp
             .as_ref()
             .is_some_and(|t| !t.is_null());
-        let extra = (state == RunnerState::Failed || deleting).then(|| {
+        let failures = status.get("failures").and_then(Value::as_object);
+        // A runner with failed Pods may be in ARC's failure back-off: its failures are kept too.
+        let failed_pods = failures.is_some_and(|f| !f.is_empty());
+        let extra = (state == RunnerState::Failed || deleting || failed_pods).then(|| {
             let text = |p: &str| {
                 status
                     .pointer(p)
@@ -418,10 +434,8 @@ impl<'a> RunnerFacts<'a> {
                 created: obj.metadata.creation_timestamp.clone(),
                 reason: text("/reason").filter(|r| !r.is_empty()),
                 message: text("/message").filter(|m| !m.is_empty()),
-                failures: status
-                    .get("failures")
-                    .and_then(Value::as_object)
-                    .map_or(0, |f| f.len()),
+                failures: failures.map_or(0, |f| f.len()),
+                last_failure: last_failure(failures),
                 deletion: deleting.then(|| super::Deletion {
                     since: obj
                         .metadata

@@ -194,6 +194,37 @@ pub struct ControllerFacts {
     /// Its `--watch-single-namespace` (the chart's `flags.watchSingleNamespace`): the only
     /// namespace whose scale sets it reconciles; `None`: every namespace.
     pub watch_namespace: Option<String>,
+    /// The image it gives the listeners it makes: its `manager` container's
+    /// `CONTROLLER_MANAGER_CONTAINER_IMAGE` (ARC's main.go, 0.9.0 to 0.14.2: the listener image,
+    /// which the chart sets to the manager's own image), else that container's image.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub listener_image: Option<String>,
+}
+
+/// The version two versions name, as numbers (`v0.14.2` and `0.14.2` alike; `None` when it is
+/// not a dotted version of numbers, such as `canary` or a digest).
+pub fn version_numbers(version: &str) -> Option<Vec<u64>> {
+    let v = version.strip_prefix('v').unwrap_or(version);
+    v.split('.').map(|p| p.parse::<u64>().ok()).collect()
+}
+
+/// Versions ordered as versions (`0.9.3` < `0.13.1`); what is not a version after every version,
+/// as text.
+pub fn version_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    match (version_numbers(a), version_numbers(b)) {
+        (Some(x), Some(y)) => x.cmp(&y).then_with(|| a.cmp(b)),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => a.cmp(b),
+    }
+}
+
+/// The tag of an image reference (`ghcr.io/actions/gha-runner-scale-set-controller:0.14.2`), not a
+/// digest nor a registry's port; `None` without one.
+pub fn image_tag(image: &str) -> Option<&str> {
+    let name = image.split('@').next()?;
+    let (_, tag) = name.rsplit_once(':')?;
+    (!tag.contains('/')).then_some(tag)
 }
 
 impl ControllerFacts {
@@ -321,6 +352,18 @@ impl ControllerFacts {
         let watch_namespace = go_flag(&args, "watch-single-namespace")
             .filter(|ns| !ns.is_empty())
             .map(str::to_string);
+        let env_image = manager
+            .and_then(|c| c.get("env"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .find(|e| e.get("name").and_then(Value::as_str) == Some("CONTROLLER_MANAGER_CONTAINER_IMAGE"))
+            .and_then(|e| e.get("value"))
+            .and_then(Value::as_str)
+            .filter(|v| !v.is_empty());
+        let listener_image = env_image
+            .or_else(|| manager.and_then(|c| c.get("image")).and_then(Value::as_str))
+            .map(str::to_string);
         Some(ControllerFacts {
             name: format!(
                 "{}/{}",
@@ -329,6 +372,7 @@ impl ControllerFacts {
             ),
             version: controller_version(label("app.kubernetes.io/version"), &containers),
             watch_namespace,
+            listener_image,
         })
     }
 }
@@ -562,16 +606,19 @@ mod tests {
                 name: "a/new".into(),
                 version: Some("0.14.0".into()),
                 watch_namespace: None,
+                listener_image: None,
             },
             ControllerFacts {
                 name: "b/old".into(),
                 version: Some("0.13.1".into()),
                 watch_namespace: None,
+                listener_image: None,
             },
             ControllerFacts {
                 name: "c/unknown".into(),
                 version: None,
                 watch_namespace: None,
+                listener_image: None,
             },
         ];
         let reasons = install_reasons(&two, &crds);

@@ -491,13 +491,58 @@ pub fn listener_reasons(
     out
 }
 
-/// The tag of an image reference (`ghcr.io/actions/gha-runner-scale-set-controller:0.14.2`), not
-/// a digest; `None` without one.
-fn image_tag(image: &str) -> Option<&str> {
-    let name = image.split('@').next()?;
-    let (_, tag) = name.rsplit_once(':')?;
-    // A registry port (`host:5000/name`) is not a tag.
-    (!tag.contains('/')).then_some(tag)
+use super::install::{ControllerFacts, image_tag, version_numbers};
+
+/// The controller Deployment that makes the listeners of the scale sets of `namespace`: of those
+/// that reconcile it ([`ControllerFacts::watches`]), the one in the listener's namespace (ARC makes
+/// a listener in its controller's namespace, `newAutoScalingListener`), else the only one.
+pub fn controller_of<'a>(
+    controllers: &'a [ControllerFacts],
+    namespace: &str,
+    listener_namespace: Option<&str>,
+) -> Option<&'a ControllerFacts> {
+    let watching: Vec<&ControllerFacts> =
+        controllers.iter().filter(|c| c.watches(namespace)).collect();
+    let home = watching.iter().copied().find(|c| {
+        listener_namespace.is_some_and(|ns| c.name.split_once('/').map(|(n, _)| n) == Some(ns))
+    });
+    home.or_else(|| (watching.len() == 1).then(|| watching[0]))
+}
+
+/// [`StatusReason::ListenerBehindController`]: the listener's version (its `spec.image` tag,
+/// else its `app.kubernetes.io/version`) is older than the version of the image the controller
+/// that makes its scale set's listener gives listeners (`newAutoScalingListener`, 0.14.2: `image`
+/// is the controller's `DefaultRunnerScaleSetListenerImage`, its `CONTROLLER_MANAGER_CONTAINER_IMAGE`;
+/// else the controller's `app.kubernetes.io/version` label). Read from the Deployment itself, not
+/// from the release that judges the set. ARC up to 0.14 deletes a listener only when its hash
+/// annotations change (`Reconcile`: `ListenerSpecHash()` and the values hash), so a controller
+/// upgraded alone keeps the listener an older one made.
+pub fn behind_controller(
+    listener: &ListenerFacts,
+    controller: &ControllerFacts,
+) -> Option<StatusReason> {
+    let listener_version = listener
+        .image
+        .as_deref()
+        .and_then(image_tag)
+        .filter(|t| version_numbers(t).is_some())
+        .or(listener.chart_version.as_deref())?;
+    let controller_version = controller
+        .listener_image
+        .as_deref()
+        .and_then(image_tag)
+        .filter(|t| version_numbers(t).is_some())
+        .or(controller.version.as_deref())?;
+    let (l, c) = (
+        version_numbers(listener_version)?,
+        version_numbers(controller_version)?,
+    );
+    (l < c).then(|| StatusReason::ListenerBehindController {
+        listener: format!("{}/{}", listener.namespace, listener.name),
+        listener_version: listener_version.to_string(),
+        controller: controller.name.clone(),
+        controller_version: controller_version.to_string(),
+    })
 }
 
 /// The listener's image tag and its chart version when both are versions and they differ: the

@@ -1,0 +1,352 @@
+//! Issue 30, points 10 to 13 and status's small points: states ARC 0.14.2's real controllers
+//! make, on the real API server. Every object is written as 0.14.2 writes it: the
+//! AutoscalingRunnerSet with its chart's labels and ARC's annotations, its EphemeralRunnerSet
+//! `<name>-xxxxx` (`newEphemeralRunnerSet`: owner reference, labels, the runner-spec hash of the
+//! scale set as stored), the listener in the controller's namespace under ARC's own name
+//! (`scaleSetListenerName`), the controller Deployment as the gha-runner-scale-set-controller chart
+//! renders it, and every status through its status subresource (the phase 0.14 writes on each
+//! reconcile, the runners' failures as `deletePodAsFailed` records them, the Pods' as a kubelet
+//! and the scheduler write them). The server is the one whose CRDs lack the revision fields (as
+//! 0.14.2's do).
+
+use crate::common;
+use crate::common::cli::{exe, report};
+
+use k8s_openapi::api::apps::v1::Deployment;
+use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
+use kube::core::{ApiResource, GroupVersionKind};
+use serde_json::{Value, json};
+
+const CONFIG_URL: &str = "https://github.com/my-org";
+
+fn release() -> &'static kubectl_arc::core::release::ArcRelease {
+    kubectl_arc::core::release::release("0.14.2").expect("0.14.2 is in the release table")
+}
+
+/// Go's `hash/fnv` New32a, then k8s.io/apimachinery `rand.SafeEncodeString` of its decimal
+/// (ARC's `hash.FNVHashString`), written here apart from the engine.
+fn fnv_hash_string(text: &str) -> String {
+    let mut h: u32 = 2166136261;
+    for b in text.bytes() {
+        h ^= b as u32;
+        h = h.wrapping_mul(16777619);
+    }
+    const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    h.to_string()
+        .bytes()
+        .map(|d| ALPHANUMS[d as usize % ALPHANUMS.len()] as char)
+        .collect()
+}
+
+/// ARC 0.14.2's `scaleSetListenerName`: the name, and the first 8 characters of the hash of
+/// `namespace@runnerGroup@githubConfigUrl`.
+fn arc_listener_name(name: &str, ns: &str, runner_group: &str) -> String {
+    let hash = fnv_hash_string(&format!("{ns}@{runner_group}@{CONFIG_URL}"));
+    format!("{name}-{}-listener", &hash[..8])
+}
+
+fn listener_api(client: &kube::Client, ns: &str) -> Api<DynamicObject> {
+    let ar = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("actions.github.com", "v1alpha1", "AutoscalingListener"),
+        "autoscalinglisteners",
+    );
+    Api::namespaced_with(client.clone(), ns, &ar)
+}
+
+/// An AutoscalingRunnerSet of chart `version` registered as scale set 7, with the status phase
+/// ARC 0.14 writes (`phase` `None`: no phase, as CRDs older than 0.14.0 leave it), and its
+/// EphemeralRunnerSet as 0.14.2 makes it; returns the stored scale set and the set.
+async fn scale_set(
+    client: &kube::Client,
+    ns: &str,
+    name: &str,
+    version: &str,
+    phase: Option<&str>,
+) -> (Value, DynamicObject) {
+    let ars: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingRunnerSet",
+        "metadata": {"name": name,
+            "labels": {"app.kubernetes.io/version": version, "app.kubernetes.io/part-of": "gha-rs",
+                       "app.kubernetes.io/component": "autoscaling-runner-set",
+                       "app.kubernetes.io/name": name, "actions.github.com/scale-set-name": name,
+                       "actions.github.com/scale-set-namespace": ns},
+            "annotations": {"runner-scale-set-id": "7", "actions.github.com/values-hash": "3f9c2ab1",
+                            "actions.github.com/runner-group-name": "Default",
+                            "actions.github.com/runner-scale-set-name": name},
+            "finalizers": ["autoscalingrunnerset.actions.github.com/finalizer"]},
+        "spec": {"githubConfigUrl": CONFIG_URL, "githubConfigSecret": "gh-secret", "maxRunners": 5,
+                 "template": {"spec": {"restartPolicy": "Never", "containers": [
+                     {"name": "runner", "image": "ghcr.io/actions/actions-runner:2.329.0",
+                      "command": ["/home/runner/run.sh"]}]}}}
+    }))
+    .unwrap();
+    let api = common::ars_api(client, ns);
+    let stored = api.create(&PostParams::default(), &ars).await.unwrap();
+    if let Some(phase) = phase {
+        api.patch_status(
+            name,
+            &PatchParams::default(),
+            &Patch::Merge(json!({"status": {"phase": phase, "currentRunners": 0}})),
+        )
+        .await
+        .unwrap();
+    }
+    let stored = serde_json::to_value(stored).unwrap();
+    let spec = serde_json::to_string(&stored["spec"]).unwrap();
+    let hash = kubectl_arc::core::spec_hash::runner_set_spec_hash(release(), &spec).unwrap();
+    let mut runner_spec = json!({"githubConfigUrl": CONFIG_URL, "githubConfigSecret": "gh-secret",
+                                 "runnerScaleSetId": 7});
+    for (k, v) in stored["spec"]["template"].as_object().unwrap() {
+        runner_spec[k] = v.clone();
+    }
+    let set: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunnerSet",
+        "metadata": {"generateName": format!("{name}-"),
+            "labels": {"app.kubernetes.io/component": "runner-set",
+                       "app.kubernetes.io/part-of": "gha-runner-scale-set",
+                       "app.kubernetes.io/version": version,
+                       "actions.github.com/scale-set-name": name,
+                       "actions.github.com/scale-set-namespace": ns},
+            "annotations": {"actions.github.com/runner-spec-hash": hash,
+                            "actions.github.com/runner-group-name": "Default",
+                            "actions.github.com/runner-scale-set-name": name},
+            "ownerReferences": [{"apiVersion": "actions.github.com/v1alpha1",
+                "kind": "AutoscalingRunnerSet", "name": name, "uid": stored["metadata"]["uid"],
+                "controller": true, "blockOwnerDeletion": true}]},
+        "spec": {"replicas": 2, "patchID": 0, "ephemeralRunnerSpec": runner_spec},
+    }))
+    .unwrap();
+    let set = common::ers_api(client, ns)
+        .create(&PostParams::default(), &set)
+        .await
+        .unwrap();
+    let mut status = json!({"currentReplicas": 0, "pendingEphemeralRunners": 0,
+                            "runningEphemeralRunners": 0, "failedEphemeralRunners": 0});
+    if let Some(phase) = phase {
+        status["phase"] = json!(phase);
+    }
+    common::ers_api(client, ns)
+        .patch_status(
+            set.metadata.name.as_deref().unwrap(),
+            &PatchParams::default(),
+            &Patch::Merge(json!({ "status": status })),
+        )
+        .await
+        .unwrap();
+    (stored, set)
+}
+
+/// The controller Deployment as the gha-runner-scale-set-controller chart renders it for
+/// `version` (its labels, the manager's image and `CONTROLLER_MANAGER_CONTAINER_IMAGE`).
+fn controller_deployment(version: &str) -> Deployment {
+    let image = format!("ghcr.io/actions/gha-runner-scale-set-controller:{version}");
+    serde_json::from_value(json!({
+        "metadata": {"name": "arc-gha-rs-controller", "labels": {
+            "app.kubernetes.io/name": "gha-rs-controller",
+            "app.kubernetes.io/part-of": "gha-rs-controller",
+            "app.kubernetes.io/instance": "arc",
+            "app.kubernetes.io/version": version}},
+        "spec": {"replicas": 1,
+            "selector": {"matchLabels": {"app.kubernetes.io/name": "gha-rs-controller"}},
+            "template": {"metadata": {"labels": {"app.kubernetes.io/name": "gha-rs-controller"}},
+                "spec": {"containers": [{"name": "manager", "image": image,
+                    "args": ["--auto-scaling-runner-set-only", "--log-level=debug",
+                             "--log-format=text", "--update-strategy=immediate",
+                             "--metrics-addr=0", "--listener-metrics-addr=0",
+                             "--listener-metrics-endpoint="],
+                    "command": ["/manager"],
+                    "env": [{"name": "CONTROLLER_MANAGER_CONTAINER_IMAGE", "value": image},
+                            {"name": "CONTROLLER_MANAGER_POD_NAMESPACE",
+                             "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}}]}]}}}
+    }))
+    .unwrap()
+}
+
+/// The listener ARC makes for the scale set (`newAutoScalingListener`) in the controller's
+/// namespace `ctl`, under `name`, on `image`, from chart `version`.
+async fn listener(
+    client: &kube::Client,
+    ctl: &str,
+    (ns, ars, set): (&str, &Value, &str),
+    name: &str,
+    image: &str,
+    version: &str,
+) {
+    let scale_set = ars["metadata"]["name"].as_str().unwrap();
+    let l: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingListener",
+        "metadata": {"name": name, "labels": {
+                "actions.github.com/scale-set-namespace": ns,
+                "actions.github.com/scale-set-name": scale_set,
+                "actions.github.com/organization": "my-org",
+                "app.kubernetes.io/part-of": "gha-runner-scale-set",
+                "app.kubernetes.io/component": "runner-scale-set-listener",
+                "app.kubernetes.io/version": version},
+            "annotations": {"actions.github.com/runner-spec-hash": "5d8f9c7b6",
+                            "actions.github.com/values-hash": "3f9c2ab1"},
+            "finalizers": ["autoscalinglistener.actions.github.com/finalizer"]},
+        "spec": {"githubConfigUrl": CONFIG_URL, "githubConfigSecret": "gh-secret",
+                 "runnerScaleSetId": 7, "autoscalingRunnerSetNamespace": ns,
+                 "autoscalingRunnerSetName": scale_set, "ephemeralRunnerSetName": set,
+                 "maxRunners": 5, "minRunners": 0, "image": image}
+    }))
+    .unwrap();
+    listener_api(client, ctl)
+        .create(&PostParams::default(), &l)
+        .await
+        .unwrap();
+}
+
+fn item<'a>(r: &'a Value, name: &str) -> &'a Value {
+    r["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["name"] == name)
+        .unwrap_or_else(|| panic!("no row {name} in {r:#}"))
+}
+
+fn reason<'a>(row: &'a Value, code: &str) -> Option<&'a str> {
+    row["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["reason"] == code)
+        .map(|r| r["message"].as_str().unwrap())
+}
+
+/// 30.10: the listener runs 0.14.1's image, the controller Deployment that makes it 0.14.2's, the
+/// scale set and its set carry 0.14.1's labels: said, from the listener's image and the
+/// Deployment's own image, whatever release judges the set.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_listener_on_an_older_image_than_the_controller_is_said() {
+    let kc = common::legacy_kubeconfig();
+    let kcs = kc.to_str().unwrap().to_string();
+    let client = common::client(&kc).await;
+    let ns = common::namespace(&client, "edge-behind").await;
+    let ctl = common::namespace(&client, "edge-behind-ctl").await;
+    let (ars, set) = scale_set(&client, &ns, "runners", "0.14.1", Some("Running")).await;
+    let set_name = set.metadata.name.clone().unwrap();
+    let name = arc_listener_name("runners", &ns, "");
+    let old = "ghcr.io/actions/gha-runner-scale-set-controller:0.14.1";
+    listener(&client, &ctl, (&ns, &ars, &set_name), &name, old, "0.14.1").await;
+    let controller = common::controller::ControllerDeployment::create(
+        &kc,
+        &client,
+        &ctl,
+        &controller_deployment("0.14.2"),
+    )
+    .await;
+    let (code, out, err) = exe(&["status", "--kubeconfig", &kcs, "-n", &ns, "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let r = report(&out);
+    let row = item(&r, &set_name);
+    let said = reason(row, "ListenerBehindController").unwrap_or_else(|| panic!("{row:#}"));
+    assert_eq!(
+        said,
+        format!(
+            "AutoscalingListener {ctl}/{name} runs ARC 0.14.1 while controller Deployment {ctl}/arc-gha-rs-controller, which makes the listeners of this namespace, runs 0.14.2: an older controller made the listener, and ARC up to 0.14 makes a listener again only when its scale set's ListenerSpecHash() or values hash changes, not for a new image, so the old listener stays: delete it (kubectl delete autoscalinglistener -n {ctl} {name}) and ARC makes it again with the controller's image (ARC #4572, #4513)"
+        )
+    );
+    // The listener on the controller's image says nothing.
+    let api = listener_api(&client, &ctl);
+    api.patch(
+        &name,
+        &PatchParams::default(),
+        &Patch::Merge(json!({"spec": {"image": "ghcr.io/actions/gha-runner-scale-set-controller:0.14.2"}})),
+    )
+    .await
+    .unwrap();
+    let (code, out, err) = exe(&["status", "--kubeconfig", &kcs, "-n", &ns, "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let r = report(&out);
+    assert_eq!(reason(item(&r, &set_name), "ListenerBehindController"), None, "{r:#}");
+    drop(controller);
+}
+
+/// A Pod named after runner `name`, labelled as `newEphemeralRunnerPod` labels it, with `status`
+/// written as the scheduler or a kubelet writes it.
+async fn runner_pod(client: &kube::Client, ns: &str, name: &str, status: Value) {
+    let pod = json!({
+        "metadata": {"name": name, "labels": {"actions-ephemeral-runner": "True",
+                                               "app.kubernetes.io/component": "runner"}},
+        "spec": {"restartPolicy": "Never", "automountServiceAccountToken": false,
+                 "serviceAccountName": "runner",
+                 "containers": [{"name": "runner", "image": "ghcr.io/actions/actions-runner:2.329.0"}]}
+    });
+    common::create_pod_with_status(client, ns, pod, status).await;
+}
+
+/// 30.11 and 30.12: a runner counted running whose Pod ARC made again after its node was lost and
+/// that cannot be scheduled, and a runner with five failed Pods and none now (phase Running, in
+/// ARC's failure back-off): the set is RunnersNotRunning, not Synced, each said with what ARC
+/// does; `--wait` waits on it (a timeout, not "waiting cannot help").
+#[tokio::test(flavor = "multi_thread")]
+async fn runners_counted_running_that_run_no_pod_are_not_synced() {
+    let kc = common::legacy_kubeconfig();
+    let kcs = kc.to_str().unwrap().to_string();
+    let client = common::client(&kc).await;
+    let ns = common::namespace(&client, "edge-norun").await;
+    common::create_service_account(&client, &ns, "runner").await;
+    let (_, set) = scale_set(&client, &ns, "runners", "0.14.2", Some("Running")).await;
+    let set_name = set.metadata.name.clone().unwrap();
+    let lost = format!("{set_name}-lost1");
+    common::create_owned_runner(&client, &ns, &set, &lost, "Running").await;
+    runner_pod(
+        &client,
+        &ns,
+        &lost,
+        json!({"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "False",
+            "lastTransitionTime": "2026-09-01T00:00:00Z", "reason": "Unschedulable",
+            "message": "0/2 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/unreachable: }, 1 Insufficient cpu."}]}),
+    )
+    .await;
+    let (code, out, err) = exe(&["status", "--kubeconfig", &kcs, "-n", &ns, "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let r = report(&out);
+    let row = item(&r, &set_name);
+    assert_eq!(row["state"], "RunnersNotRunning", "{row:#}");
+    assert_eq!(row["reasons"][0]["reason"], "RunnersUnschedulable", "{row:#}");
+    assert!(
+        reason(row, "RunnersUnschedulable").unwrap().starts_with(&format!(
+            "1 runner in phase Running whose Pod cannot be scheduled ({lost}): Unschedulable: 0/2 nodes are available"
+        )),
+        "{row:#}"
+    );
+
+    // Five failed Pods recorded, none now, the runner still Running: ARC's back-off.
+    let flaky = format!("{set_name}-flaky");
+    common::create_owned_runner(&client, &ns, &set, &flaky, "Running").await;
+    let failures: serde_json::Map<String, Value> = (1..=5)
+        .map(|i| (format!("8c1f0e2a-0000-4000-8000-00000000000{i}"), json!(format!("2026-09-01T00:0{i}:00Z"))))
+        .collect();
+    common::runner_api(&client, &ns)
+        .patch_status(
+            &flaky,
+            &PatchParams::default(),
+            &Patch::Merge(json!({"status": {"failures": failures, "ready": false,
+                "reason": "Evicted", "message": "The node was low on resource: memory."}})),
+        )
+        .await
+        .unwrap();
+    let (code, out, err) = exe(&["status", "--kubeconfig", &kcs, "-n", &ns, "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let r = report(&out);
+    let row = item(&r, &set_name);
+    assert_eq!(row["state"], "RunnersNotRunning", "{row:#}");
+    let said = reason(row, "RunnersBackingOff").unwrap_or_else(|| panic!("{row:#}"));
+    assert!(
+        said.starts_with(&format!(
+            "1 runner without a Pod in ARC's failure back-off ({flaky}): {flaky} has 5 failed Pods in status.failures, the last at 2026-09-01T00:05:00Z (Evicted: The node was low on resource: memory.); ARC's EphemeralRunner controller waits 80s after the last failure before it makes the Pod again (failedRunnerBackoff, ARC 0.12.0 to 0.14.2): the wait ended "
+        )),
+        "{said}"
+    );
+    assert_eq!(reason(row, "RunnerPodsMissing"), None, "{row:#}");
+    // --wait waits on it: ARC and the scheduler act by themselves.
+    let (code, _, err) = exe(&[
+        "status", "--kubeconfig", &kcs, "-n", &ns, &set_name, "--wait", "--timeout", "3s",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(!err.contains("waiting cannot help"), "{err}");
+    assert!(err.contains("RunnersNotRunning"), "{err}");
+}
