@@ -384,6 +384,47 @@ impl Surroundings {
         behind_controller(listener, controller)
     }
 
+    /// [`crate::core::status::install::crds_look_older`] of each namespace of the census's sets:
+    /// the statuses ARC wrote there (a set's four counts, a scale set's status) and how many have
+    /// `status.phase`.
+    fn crds_look_older(
+        &self,
+        scale_sets: &[input::Object],
+        census: &Census,
+    ) -> HashMap<String, crate::core::status::StatusReason> {
+        let Some(controllers) = self.controllers.as_deref() else {
+            return HashMap::new();
+        };
+        let mut seen: HashMap<&str, (usize, usize)> = HashMap::new();
+        for facts in census.keys().filter_map(|k| census.facts(k)) {
+            if facts.counters.is_some() || facts.phase.is_some() {
+                let e = seen.entry(facts.namespace.as_str()).or_default();
+                e.0 += 1;
+                e.1 += usize::from(facts.phase.is_some());
+            }
+        }
+        for a in scale_sets.iter().filter(|a| a.problem.is_none()) {
+            let written = (a.status.as_ref()).is_some_and(|s| s.get().trim() != "{}");
+            if written {
+                let e = seen.entry(a.namespace()).or_default();
+                e.0 += 1;
+                e.1 += usize::from(phase_of(a).is_some());
+            }
+        }
+        seen.into_iter()
+            .filter_map(|(ns, (written, with_phase))| {
+                let controller = controller_of(controllers, ns, None)?;
+                let reason = crate::core::status::install::crds_look_older(
+                    controller,
+                    !self.crds.is_empty(),
+                    written,
+                    with_phase,
+                )?;
+                Some((ns.to_string(), reason))
+            })
+            .collect()
+    }
+
     /// What the installation says of every scale set ([`install_reasons`]).
     fn installation_reasons(&self) -> Vec<crate::core::status::StatusReason> {
         install_reasons(self.controllers.as_deref().unwrap_or_default(), &self.crds)
@@ -566,12 +607,14 @@ fn attach_surroundings(scale_sets: &[input::Object], census: &mut Census, around
     };
     // What the installation says goes on every set's row, with a scale set or not.
     let installation = around.installation_reasons();
+    let older = around.crds_look_older(scale_sets, census);
     let mut said: HashMap<SetKey, Vec<crate::core::status::StatusReason>> =
         said.into_iter().collect();
     let keys: Vec<SetKey> = census.keys().cloned().collect();
     for key in keys {
         let mut reasons = said.remove(&key).unwrap_or_default();
         reasons.extend(installation.iter().cloned());
+        reasons.extend(older.get(&key.0).cloned());
         census.set_around(&key, reasons);
     }
 }
@@ -1833,6 +1876,48 @@ mod tests {
                 "{:?}",
                 codes(&s)
             );
+        }
+    }
+
+    /// Issue 30.13: a dump without CRDs, a 0.14.2 controller that reconciles the namespace, and
+    /// no status ARC wrote there with a phase: the CRDs look older than the controller.
+    #[test]
+    fn a_dump_without_crds_whose_statuses_lack_the_phase_tells_crds_that_look_older() {
+        let (ars, mut ers) = example();
+        ers["status"] = json!({"currentReplicas": 0, "pendingEphemeralRunners": 0,
+                               "runningEphemeralRunners": 0, "failedEphemeralRunners": 0});
+        let controller = |version: &str| {
+            json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                   "metadata": {"name": "arc-gha-rs-controller", "namespace": "arc-systems",
+                                "labels": {"app.kubernetes.io/part-of": "gha-rs-controller",
+                                           "app.kubernetes.io/version": version}},
+                   "spec": {"replicas": 1}})
+        };
+        let said = |items: &[Value]| -> Vec<String> {
+            status(&plan(&[], None), items).rows[0]
+                .reasons
+                .iter()
+                .filter(|r| r.code() == "CrdsLookOlder")
+                .map(|r| r.to_string())
+                .collect()
+        };
+        let base = [ars.clone(), ers.clone(), controller("0.14.2")];
+        let older = said(&base);
+        assert_eq!(older.len(), 1, "{older:?}");
+        assert!(
+            older[0].starts_with("no ARC CustomResourceDefinition was read, controller Deployment arc-systems/arc-gha-rs-controller runs ARC 0.14.2"),
+            "{}",
+            older[0]
+        );
+        // A phase written, a 0.13 controller, or no controller: nothing said.
+        let mut phased = ers.clone();
+        phased["status"]["phase"] = json!("Running");
+        for items in [
+            vec![ars.clone(), phased, controller("0.14.2")],
+            vec![ars.clone(), ers.clone(), controller("0.13.1")],
+            vec![ars.clone(), ers.clone()],
+        ] {
+            assert!(said(&items).is_empty(), "{items:?}");
         }
     }
 

@@ -75,6 +75,7 @@ pub const CRD_MARKS: &[CrdMark] = &[
         "autoscalingrunnersets",
         "spec.autoscalingListener",
     ),
+    mark("0.14.0", "autoscalingrunnersets", "status.phase"),
     mark(
         "0.14.0",
         "autoscalinglisteners",
@@ -397,6 +398,29 @@ pub fn install_reasons(
         .collect()
 }
 
+/// [`super::StatusReason::CrdsLookOlder`]: no ARC CRD was read (`crds_read` false: a dump without
+/// them, or a caller who may not get them), the controller that reconciles the namespace runs
+/// 0.14.0 or later, and of the `written` statuses ARC wrote in it (a set's with its four counts, a
+/// scale set's), none has `status.phase`. ARC 0.14's EphemeralRunnerSet controller writes a phase
+/// on every `updateStatus` (Running when none, `ephemeralrunnerset_controller.go`) and its
+/// AutoscalingRunnerSet controller on each reconcile that reaches `updateStatus`; CRDs older than
+/// 0.14.0 do not declare it, and the API server prunes it.
+pub fn crds_look_older(
+    controller: &ControllerFacts,
+    crds_read: bool,
+    written: usize,
+    with_phase: usize,
+) -> Option<super::StatusReason> {
+    if crds_read || written == 0 || with_phase > 0 {
+        return None;
+    }
+    let version = controller.version.as_deref()?;
+    (version_numbers(version)? >= vec![0, 14, 0]).then(|| super::StatusReason::CrdsLookOlder {
+        controller: controller.name.clone(),
+        version: version.to_string(),
+    })
+}
+
 /// A field the controller's release writes that an installed CRD does not declare.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -626,6 +650,38 @@ mod tests {
         let text = reasons[0].to_string();
         assert!(text.starts_with("controller Deployment a/new runs ARC 0.14.0, but the installed CRDs lack what it writes: ephemeralrunnersets.actions.github.com lacks spec.ephemeralRunnerMetadata (0.14.0), status.phase (0.14.0): "), "{text}");
         assert!(text.contains("Helm does not upgrade CRDs"), "{text}");
+    }
+
+    #[test]
+    fn crds_look_older_when_none_was_read_and_no_status_arc_wrote_has_a_phase() {
+        let controller = |version: &str| ControllerFacts {
+            name: "arc-systems/arc-gha-rs-controller".into(),
+            version: Some(version.into()),
+            watch_namespace: None,
+            listener_image: None,
+        };
+        let said = crds_look_older(&controller("0.14.2"), false, 3, 0).expect("said");
+        let text = said.to_string();
+        assert!(text.starts_with("no ARC CustomResourceDefinition was read, controller Deployment arc-systems/arc-gha-rs-controller runs ARC 0.14.2, and no status ARC wrote in this namespace has status.phase"), "{text}");
+        assert!(text.contains("kubectl get crd ephemeralrunnersets.actions.github.com -o yaml"), "{text}");
+        // CRDs read (CrdsBehindController judges them), a phase seen, nothing written, a
+        // controller before 0.14.0 or of no known version: not said.
+        assert!(crds_look_older(&controller("0.14.2"), true, 3, 0).is_none());
+        assert!(crds_look_older(&controller("0.14.2"), false, 3, 1).is_none());
+        assert!(crds_look_older(&controller("0.14.2"), false, 0, 0).is_none());
+        assert!(crds_look_older(&controller("0.13.1"), false, 3, 0).is_none());
+        assert!(crds_look_older(&controller("canary"), false, 3, 0).is_none());
+        // The scale set's phase is one of 0.14.0's marks.
+        assert!(CRD_MARKS.contains(&mark("0.14.0", "autoscalingrunnersets", "status.phase")));
+    }
+
+    #[test]
+    fn versions_sort_as_versions() {
+        let mut v = vec!["0.13.1", "canary", "0.9.3", "v0.10.0", "0.14.2"];
+        v.sort_by(|a, b| version_cmp(a, b));
+        assert_eq!(v, ["0.9.3", "v0.10.0", "0.13.1", "0.14.2", "canary"]);
+        assert_eq!(image_tag("reg:5000/arc/c:0.14.2@sha256:ab"), Some("0.14.2"));
+        assert_eq!(image_tag("reg:5000/arc/c"), None);
     }
 
     #[test]
