@@ -350,3 +350,76 @@ async fn runners_counted_running_that_run_no_pod_are_not_synced() {
     assert!(!err.contains("waiting cannot help"), "{err}");
     assert!(err.contains("RunnersNotRunning"), "{err}");
 }
+
+/// 30.13: a dump without CRDs, of a 0.14.2 controller whose scale set and set carry no
+/// `status.phase` (as the API server leaves them under CRDs older than 0.14.0, which prune it):
+/// the CRDs look older than the controller, with how to check; the same objects with the phase
+/// 0.14.2 writes say nothing.
+#[tokio::test(flavor = "multi_thread")]
+async fn old_crds_seen_offline_are_said() {
+    let kc = common::legacy_kubeconfig();
+    let client = common::client(&kc).await;
+    let ns = common::namespace(&client, "edge-oldcrd").await;
+    let ctl = common::namespace(&client, "edge-oldcrd-ctl").await;
+    let (_, pruned) = scale_set(&client, &ns, "pruned", "0.14.2", None).await;
+    let ns2 = common::namespace(&client, "edge-newcrd").await;
+    let (_, phased) = scale_set(&client, &ns2, "phased", "0.14.2", Some("Running")).await;
+    let deployment = Api::<Deployment>::namespaced(client.clone(), &ctl)
+        .create(&PostParams::default(), &controller_deployment("0.14.2"))
+        .await
+        .unwrap();
+    let mut items = Vec::new();
+    for (namespace, set) in [(&ns, &pruned), (&ns2, &phased)] {
+        let mut ars = serde_json::to_value(
+            common::ars_api(&client, namespace)
+                .get(if namespace == &ns { "pruned" } else { "phased" })
+                .await
+                .unwrap(),
+        )
+        .unwrap();
+        ars["apiVersion"] = json!("actions.github.com/v1alpha1");
+        ars["kind"] = json!("AutoscalingRunnerSet");
+        let mut ers = serde_json::to_value(
+            common::ers_api(&client, namespace)
+                .get(set.metadata.name.as_deref().unwrap())
+                .await
+                .unwrap(),
+        )
+        .unwrap();
+        ers["apiVersion"] = json!("actions.github.com/v1alpha1");
+        ers["kind"] = json!("EphemeralRunnerSet");
+        items.extend([ars, ers]);
+    }
+    let mut d = serde_json::to_value(&deployment).unwrap();
+    d["apiVersion"] = json!("apps/v1");
+    d["kind"] = json!("Deployment");
+    items.push(d);
+    Api::<Deployment>::namespaced(client.clone(), &ctl)
+        .delete("arc-gha-rs-controller", &Default::default())
+        .await
+        .unwrap();
+    let dir = common::scratch_dir("status-edges-crds");
+    let dump = dir.join("dump.json");
+    std::fs::write(
+        &dump,
+        json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string(),
+    )
+    .unwrap();
+    let (code, out, err) = exe(&["status", "-f", dump.to_str().unwrap(), "-A", "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let r = report(&out);
+    let said = reason(item(&r, pruned.metadata.name.as_deref().unwrap()), "CrdsLookOlder")
+        .unwrap_or_else(|| panic!("{r:#}"));
+    assert!(
+        said.starts_with(&format!(
+            "no ARC CustomResourceDefinition was read, controller Deployment {ctl}/arc-gha-rs-controller runs ARC 0.14.2, and no status ARC wrote in this namespace has status.phase"
+        )),
+        "{said}"
+    );
+    assert!(said.contains("kubectl get crd ephemeralrunnersets.actions.github.com -o yaml"));
+    assert_eq!(
+        reason(item(&r, phased.metadata.name.as_deref().unwrap()), "CrdsLookOlder"),
+        None,
+        "{r:#}"
+    );
+}
