@@ -364,10 +364,15 @@ async fn old_crds_seen_offline_are_said() {
     let (_, pruned) = scale_set(&client, &ns, "pruned", "0.14.2", None).await;
     let ns2 = common::namespace(&client, "edge-newcrd").await;
     let (_, phased) = scale_set(&client, &ns2, "phased", "0.14.2", Some("Running")).await;
-    let deployment = Api::<Deployment>::namespaced(client.clone(), &ctl)
-        .create(&PostParams::default(), &controller_deployment("0.14.2"))
-        .await
-        .unwrap();
+    // Made alone (other tests' commands list Deployments), read back, and deleted once read.
+    let controller = common::controller::ControllerDeployment::create(
+        &kc,
+        &client,
+        &ctl,
+        &controller_deployment("0.14.2"),
+    )
+    .await;
+    let deployment = controller.api(&client).get(&controller.name).await.unwrap();
     let mut items = Vec::new();
     for (namespace, set) in [(&ns, &pruned), (&ns2, &phased)] {
         let mut ars = serde_json::to_value(
@@ -394,10 +399,7 @@ async fn old_crds_seen_offline_are_said() {
     d["apiVersion"] = json!("apps/v1");
     d["kind"] = json!("Deployment");
     items.push(d);
-    Api::<Deployment>::namespaced(client.clone(), &ctl)
-        .delete("arc-gha-rs-controller", &Default::default())
-        .await
-        .unwrap();
+    drop(controller);
     let dir = common::scratch_dir("status-edges-crds");
     let dump = dir.join("dump.json");
     std::fs::write(
