@@ -25,8 +25,8 @@ use crate::core::status::install::{
 };
 use crate::core::status::listener::{
     AUTOSCALING_LISTENERS, COMPONENT_LISTENER, KIND_AUTOSCALING_LISTENER, LABEL_COMPONENT,
-    LISTENER_CONTAINER, behind_controller, controller_of, deletion_of, finalizers_left,
-    listener_reasons,
+    LISTENER_CONTAINER, OwnListener, behind_controller, controller_of, deletion_of,
+    finalizers_left, listener_reasons, orphaned_listeners,
 };
 use crate::core::status::{
     Census, DesiredSpec, ListenerFacts, ListenerView, PodFacts, PodView, Replacement, RunnerFacts,
@@ -476,22 +476,60 @@ impl Surroundings {
         }
     }
 
-    /// What is known of the listener of the scale set `key`.
-    fn view(&self, key: &SetKey) -> ListenerView {
+    /// Where ARC looks for the listener of `scale_set` ([`OwnListener::of`]): the controller
+    /// that reconciles its namespace, else its `app.kubernetes.io/version`, names the rule.
+    fn own_listener(&self, scale_set: &input::Object) -> OwnListener {
+        #[derive(Deserialize, Default)]
+        struct Spec {
+            #[serde(rename = "runnerGroup", default)]
+            runner_group: Option<String>,
+            #[serde(rename = "githubConfigUrl", default)]
+            config_url: Option<String>,
+        }
+        let spec: Spec = (scale_set.spec.as_ref())
+            .and_then(|s| serde_json::from_str(s.get()).ok())
+            .unwrap_or_default();
+        let controller = (self.controllers.as_deref())
+            .and_then(|c| controller_of(c, scale_set.namespace(), None));
+        OwnListener::of(
+            (scale_set.namespace(), scale_set.name()),
+            spec.runner_group.as_deref().unwrap_or(""),
+            spec.config_url.as_deref().unwrap_or(""),
+            controller,
+            (scale_set.meta.labels)
+                .get("app.kubernetes.io/version")
+                .map(String::as_str),
+        )
+    }
+
+    /// The listeners that serve the scale set `key` (`spec.autoscalingRunnerSetNamespace`/`Name`).
+    fn serving<'a>(&'a self, key: &'a SetKey) -> impl Iterator<Item = &'a ListenerFacts> {
+        self.listeners.iter().flatten().filter(move |l| &l.scale_set == key)
+    }
+
+    /// Every listener of `scale_set` that is not the one ARC finds ([`orphaned_listeners`]).
+    fn orphans(&self, scale_set: &input::Object) -> Vec<crate::core::status::StatusReason> {
+        let key = scale_set.key();
+        orphaned_listeners(self.serving(&key), &self.own_listener(scale_set))
+    }
+
+    /// What is known of the listener of `scale_set`: the one ARC finds by its name
+    /// ([`OwnListener`]), however the others are named.
+    fn view(&self, scale_set: &input::Object) -> ListenerView {
+        let key = scale_set.key();
         let Some(listeners) = self.listeners.as_ref() else {
             return ListenerView::Unknown;
         };
         // No listener says nothing by itself of whether an ARC controller serves the namespace
         // (it may run elsewhere, watch other namespaces, or not run at all): "no listener" is
-        // said only where a listener serves another scale set of the same namespace, or a
-        // controller Deployment with replicas reconciles the namespace's scale sets.
+        // said only where a listener serves a scale set of the same namespace, or a controller
+        // Deployment with replicas reconciles the namespace's scale sets.
         let served = listeners.iter().any(|l| l.scale_set.0 == key.0)
             || self.controllers.iter().flatten().any(|c| c.watches(&key.0));
-        let Some(listener) = listeners
-            .iter()
-            .filter(|l| &l.scale_set == key)
-            // Two listeners of one scale set (a controller moved to another namespace): the one
-            // not being deleted.
+        let own = self.own_listener(scale_set);
+        // Two of that name (a controller moved to another namespace, not known): the one not
+        // being deleted.
+        let Some(listener) = (self.serving(&key).filter(|l| own.is(l)))
             .min_by_key(|l| l.deletion.is_some())
         else {
             return if served {
@@ -585,7 +623,7 @@ fn attach_surroundings(scale_sets: &[input::Object], census: &mut Census, around
                     deletion.clone(),
                 );
                 let (running, pending) = census.running_and_pending(key);
-                let view = around.view(&a.key());
+                let view = around.view(a);
                 let stale = listener_stale_under(a, latest, &view);
                 let mut reasons = listener_reasons(
                     &scale_set,
@@ -597,6 +635,7 @@ fn attach_surroundings(scale_sets: &[input::Object], census: &mut Census, around
                     stale.as_deref(),
                 );
                 reasons.extend(around.behind_controller(&a.key(), &view));
+                reasons.extend(around.orphans(a));
                 if let Some(d) = deletion.filter(|d| !d.finalizers.is_empty()) {
                     let name = format!("{}/{}", a.namespace(), a.name());
                     reasons.push(finalizers_left(arc::KIND_AUTOSCALING_RUNNER_SET, &name, &d));
@@ -699,7 +738,7 @@ fn chains(
                     deleting: a.meta.deletion_timestamp.is_some(),
                 }),
                 older,
-                listener: scale_set.map_or(ListenerView::Unknown, |a| around.view(&a.key())),
+                listener: scale_set.map_or(ListenerView::Unknown, |a| around.view(a)),
                 controllers: around.controllers.clone(),
                 crds: around.crds.clone(),
             }
@@ -1744,14 +1783,24 @@ mod tests {
         let mut other_ars = ars.clone();
         other_ars["metadata"]["name"] = json!("other");
         other_ars["metadata"]["uid"] = json!("u-other");
+        // ARC's own name of each scale set's listener (`scaleSetListenerName`, 0.13.1 on).
+        let arc_name = |scale_set: &str| {
+            crate::core::status::listener::scale_set_listener_name(
+                scale_set,
+                &ns,
+                "",
+                "https://github.com/my-org",
+                true,
+            )
+        };
         let listener = |scale_set: &str, points_at: &str| {
             json!({"apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingListener",
-                   "metadata": {"name": format!("{scale_set}-listener"), "namespace": "arc-systems"},
+                   "metadata": {"name": arc_name(scale_set), "namespace": "arc-systems"},
                    "spec": {"autoscalingRunnerSetNamespace": ns, "autoscalingRunnerSetName": scale_set,
                             "ephemeralRunnerSetName": points_at}})
         };
         let pod = json!({"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": "other-listener", "namespace": "arc-systems"},
+            "metadata": {"name": arc_name("other"), "namespace": "arc-systems"},
             "status": {"phase": "Running", "containerStatuses": [{"name": "listener", "restartCount": 4,
                 "state": {"waiting": {"reason": "CrashLoopBackOff"}}}]}});
         let base = status(&plan(&[], None), &[ars.clone(), ers.clone()]);
@@ -1800,7 +1849,7 @@ mod tests {
         assert!(!codes.contains(&"ListenerPodNotRunning"), "{codes:?}");
         // Its own listener's Pod crashes.
         let mut own_pod = pod.clone();
-        own_pod["metadata"]["name"] = json!("arc-runner-set-listener");
+        own_pod["metadata"]["name"] = json!(arc_name("arc-runner-set"));
         let s = status(
             &plan(&[], None),
             &[
@@ -1819,9 +1868,43 @@ mod tests {
             row.reasons
         );
         // No listener in the dump: unknown, nothing said.
-        let s = status(&plan(&[], None), &[ars, ers, other_ars]);
+        let s = status(&plan(&[], None), &[ars.clone(), ers.clone(), other_ars]);
         let row = s.rows.iter().find(|r| r.name == "arc-runner-set").unwrap();
         assert!(!row.reasons.iter().any(|r| r.code() == "NoListener"));
+        // Listeners left behind (a runner group or githubConfigUrl changed): each is said,
+        // however its name sorts against ARC's own, which stays the one judged.
+        for left in ["aaa-left-listener", "zzz-left-listener"] {
+            let mut orphan = listener("arc-runner-set", "arc-runner-set-old");
+            orphan["metadata"]["name"] = json!(left);
+            let s = status(
+                &plan(&[], None),
+                &[
+                    ars.clone(),
+                    ers.clone(),
+                    orphan,
+                    listener("arc-runner-set", "arc-runner-set"),
+                ],
+            );
+            let row = s.rows.iter().find(|r| r.name == "arc-runner-set").unwrap();
+            let said: Vec<String> = (row.reasons.iter())
+                .filter(|r| r.code() == "ListenerOrphaned")
+                .map(|r| r.to_string())
+                .collect();
+            assert_eq!(said.len(), 1, "{:?}", row.reasons);
+            assert!(
+                said[0].starts_with(&format!(
+                    "AutoscalingListener arc-systems/{left} serves this scale set, but ARC finds the scale set's listener only as {}",
+                    arc_name("arc-runner-set")
+                )),
+                "{}",
+                said[0]
+            );
+            assert!(
+                !row.reasons.iter().any(|r| r.code() == "ListenerForOtherSet"),
+                "{:?}",
+                row.reasons
+            );
+        }
     }
 
     #[test]

@@ -23,28 +23,6 @@ fn release() -> &'static kubectl_arc::core::release::ArcRelease {
     kubectl_arc::core::release::release("0.14.2").expect("0.14.2 is in the release table")
 }
 
-/// Go's `hash/fnv` New32a, then k8s.io/apimachinery `rand.SafeEncodeString` of its decimal
-/// (ARC's `hash.FNVHashString`), written here apart from the engine.
-fn fnv_hash_string(text: &str) -> String {
-    let mut h: u32 = 2166136261;
-    for b in text.bytes() {
-        h ^= b as u32;
-        h = h.wrapping_mul(16777619);
-    }
-    const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-    h.to_string()
-        .bytes()
-        .map(|d| ALPHANUMS[d as usize % ALPHANUMS.len()] as char)
-        .collect()
-}
-
-/// ARC 0.14.2's `scaleSetListenerName`: the name, and the first 8 characters of the hash of
-/// `namespace@runnerGroup@githubConfigUrl`.
-fn arc_listener_name(name: &str, ns: &str, runner_group: &str) -> String {
-    let hash = fnv_hash_string(&format!("{ns}@{runner_group}@{CONFIG_URL}"));
-    format!("{name}-{}-listener", &hash[..8])
-}
-
 fn listener_api(client: &kube::Client, ns: &str) -> Api<DynamicObject> {
     let ar = ApiResource::from_gvk_with_plural(
         &GroupVersionKind::gvk("actions.github.com", "v1alpha1", "AutoscalingListener"),
@@ -227,7 +205,7 @@ async fn a_listener_on_an_older_image_than_the_controller_is_said() {
     let ctl = common::namespace(&client, "edge-behind-ctl").await;
     let (ars, set) = scale_set(&client, &ns, "runners", "0.14.1", Some("Running")).await;
     let set_name = set.metadata.name.clone().unwrap();
-    let name = arc_listener_name("runners", &ns, "");
+    let name = common::arc_listener_name("runners", &ns, "");
     let old = "ghcr.io/actions/gha-runner-scale-set-controller:0.14.1";
     listener(&client, &ctl, (&ns, &ars, &set_name), &name, old, "0.14.1").await;
     let controller = common::controller::ControllerDeployment::create(

@@ -493,6 +493,97 @@ pub fn listener_reasons(
 
 use super::install::{ControllerFacts, image_tag, version_numbers};
 
+/// ARC's `scaleSetListenerName` (controllers/actions.github.com/resourcebuilder.go): the scale
+/// set's name, then the first 8 characters of `hash.FNVHashString` of its namespace (0.9.0 to
+/// 0.13.0), or of `namespace@runnerGroup@githubConfigUrl` (`hashSuffix`, 0.13.1 to 0.14.2), then
+/// `-listener`.
+pub fn scale_set_listener_name(
+    name: &str,
+    namespace: &str,
+    runner_group: &str,
+    config_url: &str,
+    since_0_13_1: bool,
+) -> String {
+    let hashed = if since_0_13_1 {
+        crate::legacy_hash::fnv_hash_string(&format!("{namespace}@{runner_group}@{config_url}"))
+    } else {
+        crate::legacy_hash::fnv_hash_string(namespace)
+    };
+    let suffix: String = hashed.chars().take(8).collect();
+    format!("{name}-{suffix}-listener")
+}
+
+/// Where ARC looks for a scale set's listener (`Reconcile`: `r.Get` of `scaleSetListenerName` in
+/// `r.ControllerNamespace`): the controller's namespace when the controller is known, and the
+/// name under its release's rule (both rules when no release is known).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnListener {
+    pub namespace: Option<String>,
+    pub names: Vec<String>,
+}
+
+impl OwnListener {
+    /// Of the scale set `(namespace, name)` with `spec.runnerGroup` and `spec.githubConfigUrl`,
+    /// made by `controller` (the one that reconciles the namespace, when known), else by the
+    /// release of the scale set's `app.kubernetes.io/version` label.
+    pub fn of(
+        scale_set: (&str, &str),
+        runner_group: &str,
+        config_url: &str,
+        controller: Option<&ControllerFacts>,
+        label_version: Option<&str>,
+    ) -> OwnListener {
+        let release = controller
+            .and_then(|c| c.version.as_deref())
+            .and_then(version_numbers)
+            .or_else(|| label_version.and_then(version_numbers));
+        let (ns, name) = scale_set;
+        let rule = |since| scale_set_listener_name(name, ns, runner_group, config_url, since);
+        let names = match release {
+            Some(v) => vec![rule(v >= vec![0, 13, 1])],
+            None => vec![rule(true), rule(false)],
+        };
+        OwnListener {
+            namespace: controller
+                .and_then(|c| c.name.split_once('/'))
+                .map(|(n, _)| n.to_string()),
+            names,
+        }
+    }
+
+    /// Whether ARC finds this listener as the scale set's.
+    pub fn is(&self, listener: &ListenerFacts) -> bool {
+        self.names.contains(&listener.name)
+            && self.namespace.as_deref().is_none_or(|n| n == listener.namespace)
+    }
+
+    /// How the listener ARC looks for is named, `namespace/name` when the namespace is known.
+    pub fn expected(&self) -> String {
+        let names = self.names.join(" or ");
+        match &self.namespace {
+            Some(ns) => format!("{ns}/{names}"),
+            None => names,
+        }
+    }
+}
+
+/// [`StatusReason::ListenerOrphaned`] of every listener that serves the scale set
+/// (`spec.autoscalingRunnerSetNamespace`/`Name`) and is not the one ARC finds, nor being deleted:
+/// ARC's AutoscalingRunnerSet controller reads, updates and deletes its listener only by name
+/// (`Reconcile`, `cleanUpResources`), so another one is never touched.
+pub fn orphaned_listeners<'a>(
+    serving: impl Iterator<Item = &'a ListenerFacts>,
+    own: &OwnListener,
+) -> Vec<StatusReason> {
+    serving
+        .filter(|l| l.deletion.is_none() && !own.is(l))
+        .map(|l| StatusReason::ListenerOrphaned {
+            listener: format!("{}/{}", l.namespace, l.name),
+            expected: own.expected(),
+        })
+        .collect()
+}
+
 /// The controller Deployment that makes the listeners of the scale sets of `namespace`: of those
 /// that reconcile it ([`ControllerFacts::watches`]), the one in the listener's namespace (ARC makes
 /// a listener in its controller's namespace, `newAutoScalingListener`), else the only one.

@@ -684,3 +684,75 @@ fn a_listener_on_an_older_image_than_its_controller_is_behind_it() {
         "arc-systems/arc-gha-rs-controller"
     );
 }
+
+/// ARC's `scaleSetListenerName` as each tag names a listener (0.9.0 to 0.13.0: a hash of the
+/// namespace; 0.13.1 on: of namespace, runner group and config URL), the rule chosen by the
+/// controller's release, else the scale set's label, else both; every other listener of the scale
+/// set is left behind, not being deleted ones.
+#[test]
+fn arcs_own_listener_is_found_by_its_name_and_the_others_are_orphaned() {
+    use super::install::ControllerFacts;
+    let url = "https://github.com/my-org";
+    assert_eq!(
+        scale_set_listener_name("arc-runner-set", "arc-runners", "", url, false),
+        "arc-runner-set-754b578d-listener"
+    );
+    assert_eq!(
+        scale_set_listener_name("arc-runner-set", "arc-runners", "", url, true),
+        "arc-runner-set-56b4bcfc-listener"
+    );
+    assert_eq!(
+        scale_set_listener_name("arc-runner-set", "arc-runners", "gpu", url, true),
+        "arc-runner-set-6794bb98-listener"
+    );
+    let controller = |version: &str| ControllerFacts {
+        name: "arc-systems/arc-gha-rs-controller".into(),
+        version: Some(version.into()),
+        watch_namespace: None,
+        listener_image: None,
+    };
+    let key = ("arc-runners", "arc-runner-set");
+    let new = OwnListener::of(key, "", url, Some(&controller("0.14.2")), Some("0.9.3"));
+    assert_eq!(new.names, ["arc-runner-set-56b4bcfc-listener"]);
+    assert_eq!(new.namespace.as_deref(), Some("arc-systems"));
+    let old = OwnListener::of(key, "", url, Some(&controller("0.13.0")), None);
+    assert_eq!(old.names, ["arc-runner-set-754b578d-listener"]);
+    let by_label = OwnListener::of(key, "", url, None, Some("0.12.1"));
+    assert_eq!(by_label.names, ["arc-runner-set-754b578d-listener"]);
+    assert_eq!(by_label.namespace, None);
+    assert_eq!(OwnListener::of(key, "", url, None, None).names.len(), 2);
+    let named = |ns: &str, name: &str, deleting: bool| {
+        let mut l = listener("arc-runner-set-x");
+        l.namespace = ns.into();
+        l.name = name.into();
+        l.deletion = deleting.then(Deletion::default);
+        l
+    };
+    let listeners = [
+        named("arc-systems", "arc-runner-set-56b4bcfc-listener", false),
+        named("arc-systems", "arc-runner-set-754b578d-listener", false),
+        named("arc-systems", "aaa-listener", true),
+        named("old-systems", "arc-runner-set-56b4bcfc-listener", false),
+    ];
+    let orphans = orphaned_listeners(listeners.iter(), &new);
+    assert_eq!(
+        orphans
+            .iter()
+            .map(|r| match r {
+                StatusReason::ListenerOrphaned { listener, expected } =>
+                    (listener.as_str(), expected.as_str()),
+                _ => unreachable!(),
+            })
+            .collect::<Vec<_>>(),
+        [
+            (
+                "arc-systems/arc-runner-set-754b578d-listener",
+                "arc-systems/arc-runner-set-56b4bcfc-listener"
+            ),
+            (
+                "old-systems/arc-runner-set-56b4bcfc-listener",
+                "arc-systems/arc-runner-set-56b4bcfc-listener"
+            ),
+        ]
+    );
+}
