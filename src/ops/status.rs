@@ -1244,15 +1244,15 @@ pub(crate) async fn follow(
     };
     let gathered = gather(client, plan, live).await?;
     let mut census = gathered.census;
-    let scale_sets = scale_sets(client, plan).await;
-    attach_desired(&scale_sets, &mut census);
-    let around = Surroundings::read(client, plan).await;
+    let mut scale_sets = scale_sets(client, plan).await;
+    let mut around = Surroundings::read(client, plan).await;
     for w in &around.warnings {
         shell.warn(w)?;
     }
-    // Listeners are not watched: read again every few seconds, while the rows are followed.
-    let listeners_readable = around.listeners.is_some();
-    attach_surroundings(&scale_sets, &mut census, &around);
+    // Scale sets, listeners, controllers and runner Pods are not watched: read again every few
+    // seconds while the rows are followed, and every set judged again as a one-shot `status`
+    // judges it, as also when a set comes or goes.
+    rejudge(&scale_sets, &mut census, &around);
     let reread = || tokio::time::Instant::now() + Duration::from_secs(5);
     let mut reread_at = reread();
     // Scale sets without a set yet (just installed): waited for until ARC creates their set, as
@@ -1303,12 +1303,13 @@ pub(crate) async fn follow(
                         let key = (facts.namespace.clone(), facts.name.clone());
                         if plan.selects(&key) || adopted.contains(&key) {
                             // ARC up to 0.14 replaces a set with a new one: which set is the
-                            // newest (and so judged by the hash) is decided again.
-                            let replaced = facts.spec_hash_era;
+                            // newest (and so judged by the hash, and given the listener) is
+                            // decided again.
+                            let replaced = facts.spec_hash_era || !census.contains(&key);
                             census.upsert_set(facts);
                             dirty.insert(key);
                             if replaced {
-                                attach_desired(&scale_sets, &mut census);
+                                rejudge(&scale_sets, &mut census, &around);
                                 dirty.extend(census.keys().cloned().collect::<Vec<_>>());
                             }
                         } else if !waiting.is_empty() {
@@ -1335,6 +1336,8 @@ pub(crate) async fn follow(
                             let key = (facts.namespace, facts.name);
                             census.remove_set(&key);
                             shown.deleted(plan, &key, shell)?;
+                            rejudge(&scale_sets, &mut census, &around);
+                            dirty.extend(census.keys().cloned().collect::<Vec<_>>());
                         }
                     }
                     Event::Relist => {
@@ -1384,13 +1387,14 @@ pub(crate) async fn follow(
                     return Ok(code);
                 }
             }
-            _ = tokio::time::sleep_until(reread_at), if listeners_readable || pods_readable => {
+            _ = tokio::time::sleep_until(reread_at) => {
                 reread_at = reread();
                 if pods_readable && let Ok(pods) = runner_pods(client, plan).await {
                     census.set_runner_pods(pods);
                 }
-                let around = Surroundings::read(client, plan).await;
-                attach_surroundings(&scale_sets, &mut census, &around);
+                scale_sets = self::scale_sets(client, plan).await;
+                around = Surroundings::read(client, plan).await;
+                rejudge(&scale_sets, &mut census, &around);
                 dirty.extend(census.keys().cloned().collect::<Vec<_>>());
                 flush_at.get_or_insert_with(soon);
             }
@@ -1399,6 +1403,13 @@ pub(crate) async fn follow(
             }
         }
     }
+}
+
+/// Judge every set of the census again against its scale set ([`attach_desired`]) and its
+/// surroundings ([`attach_surroundings`]), as one listing does.
+fn rejudge(scale_sets: &[input::Object], census: &mut Census, around: &Surroundings) {
+    attach_desired(scale_sets, census);
+    attach_surroundings(scale_sets, census, around);
 }
 
 /// What `--wait` waits for: [`SetStatus::settled`].

@@ -403,3 +403,115 @@ async fn old_crds_seen_offline_are_said() {
         "{r:#}"
     );
 }
+
+/// A second set of the scale set as 0.14.2 makes it after a replacement (`generateName`, a newer
+/// creationTimestamp).
+async fn newer_set(client: &kube::Client, ns: &str, set: &DynamicObject) -> DynamicObject {
+    // creationTimestamp has whole seconds: the new set must be newer.
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let mut again: DynamicObject = set.clone();
+    again.metadata.name = None;
+    again.metadata.uid = None;
+    again.metadata.resource_version = None;
+    again.metadata.creation_timestamp = None;
+    again.metadata.managed_fields = None;
+    again.data.as_object_mut().unwrap().remove("status");
+    let made = common::ers_api(client, ns)
+        .create(&PostParams::default(), &again)
+        .await
+        .unwrap();
+    common::ers_api(client, ns)
+        .patch_status(
+            made.metadata.name.as_deref().unwrap(),
+            &PatchParams::default(),
+            &Patch::Merge(json!({"status": {"currentReplicas": 0, "pendingEphemeralRunners": 0,
+                "runningEphemeralRunners": 0, "failedEphemeralRunners": 0, "phase": "Running"}})),
+        )
+        .await
+        .unwrap();
+    made
+}
+
+/// During a 0.14.2 replacement: the listener, made from the scale set's former spec (its
+/// runner-spec-hash annotation is not `ListenerSpecHash()`), still scales the old set. The new
+/// set's row is ListenerDown (ARC deletes the listener and makes it again by itself), not
+/// ListenerFailing with "delete the listener"; and `--watch` says what a one-shot `status` says,
+/// before and after ARC deletes the old set.
+#[tokio::test(flavor = "multi_thread")]
+async fn watch_and_a_one_shot_status_give_one_state() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let kc = common::legacy_kubeconfig();
+    let kcs = kc.to_str().unwrap().to_string();
+    let client = common::client(&kc).await;
+    let ns = common::namespace(&client, "edge-onestate").await;
+    let ctl = common::namespace(&client, "edge-onestate-ctl").await;
+    let (ars, old) = scale_set(&client, &ns, "runners", "0.14.2", Some("Running")).await;
+    let old_name = old.metadata.name.clone().unwrap();
+    let name = common::arc_listener_name("runners", &ns, "");
+    let image = "ghcr.io/actions/gha-runner-scale-set-controller:0.14.2";
+    listener(&client, &ctl, (&ns, &ars, &old_name), &name, image, "0.14.2").await;
+    let new = newer_set(&client, &ns, &old).await;
+    let new_name = new.metadata.name.clone().unwrap();
+    let one_shot = || {
+        let (code, out, err) = exe(&["status", "--kubeconfig", &kcs, "-n", &ns, "-o", "json"]);
+        assert_eq!(code, 0, "{err}");
+        report(&out)
+    };
+    let r = one_shot();
+    let row = item(&r, &new_name);
+    assert_eq!(row["state"], "ListenerDown", "{row:#}");
+    assert!(reason(row, "ListenerHashStale").is_some(), "{row:#}");
+    let other = reason(row, "ListenerForOtherSet").unwrap_or_else(|| panic!("{row:#}"));
+    assert!(other.contains("ARC makes the listener again for the newest set by itself"), "{other}");
+    assert!(!other.contains("delete the listener"), "{other}");
+    assert_eq!(item(&r, &old_name)["state"], "Draining", "{r:#}");
+
+    let _lock = common::controller::shared();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kubectl-arc"))
+        .args(["status", "--kubeconfig", &kcs, "-n", &ns, "--watch", "-o", "json"])
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<Value>();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(serde_json::from_str(&line).unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    // The latest row of each set `--watch` printed within `secs` seconds.
+    let latest = |secs: u64, seen: &mut std::collections::BTreeMap<String, Value>| {
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+        while let Some(left) = until.checked_duration_since(std::time::Instant::now()) {
+            match rx.recv_timeout(left) {
+                Ok(row) => {
+                    seen.insert(row["name"].as_str().unwrap().to_string(), row);
+                }
+                Err(_) => break,
+            }
+        }
+    };
+    let mut seen = std::collections::BTreeMap::new();
+    latest(4, &mut seen);
+    assert_eq!(seen[&new_name]["state"], "ListenerDown", "{seen:#?}");
+    // ARC deletes the old set; the listener still names it. Past the 5-second re-read, the watch
+    // and a one-shot status agree on the new set.
+    common::ers_api(&client, &ns)
+        .delete(&old_name, &Default::default())
+        .await
+        .unwrap();
+    latest(8, &mut seen);
+    let r = one_shot();
+    let row = item(&r, &new_name);
+    assert_eq!(seen[&new_name]["state"], row["state"], "{seen:#?} against {row:#}");
+    assert_eq!(row["state"], "ListenerDown", "{row:#}");
+    assert_eq!(seen[&old_name]["state"], "Deleted", "{seen:#?}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}

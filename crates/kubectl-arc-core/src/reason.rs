@@ -302,7 +302,7 @@ impl Display for StatusReason {
                     write!(f, "which does not exist (the newest set is {newest})")?;
                 }
                 if *arc_recreates {
-                    f.write_str(": ARC compares the listener's spec with the one it wants and creates it again")
+                    f.write_str(": ARC makes the listener again for the newest set by itself (after 0.14 it compares the listener's spec with the one it wants; up to 0.14 it does so when the listener's hash annotations are not the scale set's, ListenerHashStale)")
                 } else {
                     f.write_str(": ARC up to 0.14 recreates a listener only when its hash annotations change, so it scales a set that is gone; delete the listener and ARC creates it for the newest set (ARC #4561)")
                 }

@@ -456,9 +456,10 @@ pub fn listener_reasons(
                     points_at: listener.ephemeral_runner_set.clone(),
                     exists: sets.contains(&listener.ephemeral_runner_set),
                     newest: latest.name.clone(),
-                    // ARC up to 0.14 deletes a listener only when its hashes change; later
-                    // releases compare the whole listener spec and make it again.
-                    arc_recreates: !latest.spec_hash_era,
+                    // ARC up to 0.14 deletes a listener only when its hashes change (then it
+                    // makes it again by itself, as during a replacement); later releases
+                    // compare the whole listener spec and make it again.
+                    arc_recreates: !latest.spec_hash_era || stale_under.is_some(),
                 });
             }
             if let Some(release) = stale_under {
