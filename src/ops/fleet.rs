@@ -307,6 +307,7 @@ mod tests {
             spec_revision_written_by: None,
             creation_timestamp: None,
             age_seconds: None,
+            ids: Default::default(),
         }
     }
 

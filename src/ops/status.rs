@@ -1631,6 +1631,7 @@ mod tests {
             spec_revision_written_by: None,
             creation_timestamp: None,
             age_seconds: None,
+            ids: Default::default(),
         }
     }
 
@@ -2013,6 +2014,46 @@ mod tests {
         ] {
             assert!(said(&items).is_empty(), "{items:?}");
         }
+    }
+
+    /// `-o json` items say what each row is and what judged it: the 0.14.2 example's set with
+    /// its scale set, release and both hashes; a scale set without a set as itself.
+    #[test]
+    fn json_items_carry_the_kind_the_scale_set_the_release_and_the_hashes() {
+        let text = include_str!("../../examples/scale-set-dump.yaml");
+        let docs = crate::manifest::parse(text, "example.yaml").unwrap();
+        let items: Vec<Value> = docs[0].value["items"].as_array().unwrap().clone();
+        let mut lonely = items[0].clone();
+        lonely["metadata"]["name"] = json!("lonely");
+        lonely["metadata"]["uid"] = json!("u-lonely");
+        lonely["metadata"]["annotations"]
+            .as_object_mut()
+            .unwrap()
+            .remove("runner-scale-set-id");
+        let mut all = items.clone();
+        all.push(lonely);
+        let s = status(&plan(&[], None), &all);
+        let json = serde_json::to_value(&s.rows).unwrap();
+        let set = json
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == "arc-runner-set-x7k2p")
+            .unwrap();
+        assert_eq!(set["kind"], "EphemeralRunnerSet", "{set:#}");
+        assert_eq!(set["scaleSet"], "arc-runner-set", "{set:#}");
+        assert_eq!(set["release"], "0.14.2", "{set:#}");
+        assert_eq!(set["runnerSpecHash"], "84cffb96c6", "{set:#}");
+        assert!(set["desiredRunnerSpecHash"].is_string(), "{set:#}");
+        let row = json
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == "lonely")
+            .unwrap();
+        assert_eq!(row["state"], "Registering", "{row:#}");
+        assert_eq!(row["kind"], "AutoscalingRunnerSet", "{row:#}");
+        assert_eq!(row["scaleSet"], "lonely", "{row:#}");
     }
 
     #[test]

@@ -266,7 +266,8 @@ pub(crate) fn write_reasons_in(
         };
         writeln!(
             out,
-            "EphemeralRunnerSet {}/{}{context}: {}{revisions}",
+            "{} {}/{}{context}: {}{revisions}",
+            row.ids.kind,
             row.namespace,
             row.name,
             colored_state(row.state, color),
@@ -512,6 +513,7 @@ mod tests {
             spec_revision_written_by: None,
             creation_timestamp: None,
             age_seconds: Some(125),
+            ids: Default::default(),
         }
     }
 

@@ -1360,6 +1360,7 @@ mod tests {
             spec_revision_written_by: None,
             creation_timestamp: None,
             age_seconds: None,
+            ids: Default::default(),
         };
         let v = serde_json::to_value(&row).unwrap();
         assert_eq!(

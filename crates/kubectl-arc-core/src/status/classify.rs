@@ -314,6 +314,37 @@ pub fn classify(
             (Some(c), Some(n)) => Some(n - c),
             _ => None,
         },
+        ids: row_ids(facts, replacement),
+    }
+}
+
+/// What the row of a set is and what judges it ([`super::RowIds`]): its scale set (ARC's label
+/// `actions.github.com/scale-set-name`, else the one that judged it), the release and hashes of
+/// ARC up to 0.14, the integrity hash.
+fn row_ids(facts: &SetFacts, replacement: Option<&Replacement>) -> super::RowIds {
+    let (judged_by, release, desired) = match replacement {
+        Some(Replacement::Judged {
+            scale_set,
+            release,
+            desired,
+        }) => (
+            scale_set.split_once('/').map(|(_, n)| n.to_string()),
+            Some(release.clone()).filter(|r| r != "?"),
+            desired.as_ref().ok().cloned(),
+        ),
+        _ => (None, None, None),
+    };
+    super::RowIds {
+        kind: crate::arc::KIND_EPHEMERAL_RUNNER_SET,
+        scale_set: facts
+            .labels
+            .get(crate::pairing::LABEL_SCALE_SET_NAME)
+            .cloned()
+            .or(judged_by),
+        release,
+        runner_spec_hash: facts.runner_spec_hash.clone(),
+        desired_runner_spec_hash: desired,
+        integrity_hash: facts.integrity_hash.clone(),
     }
 }
 
@@ -468,6 +499,11 @@ pub fn scale_set_without_set(
         phase: None,
         spec_revision_written_by: None,
         creation_timestamp: creation_timestamp.map(str::to_string),
+        ids: super::RowIds {
+            kind: crate::arc::KIND_AUTOSCALING_RUNNER_SET,
+            scale_set: Some(key.1.clone()),
+            ..Default::default()
+        },
     };
     if let Some(d) = deletion {
         // `Reconcile` of a scale set being deleted only cleans up: no set is made for it.

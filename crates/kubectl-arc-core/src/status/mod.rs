@@ -159,6 +159,47 @@ pub struct SetStatus {
     /// Seconds since creation, when the clock and the timestamp are known (table only).
     #[serde(skip)]
     pub age_seconds: Option<i64>,
+    /// What the row is, and the hashes that judge it, where known.
+    #[serde(flatten)]
+    pub ids: RowIds,
+}
+
+/// What a row is (an EphemeralRunnerSet, or an AutoscalingRunnerSet without one), its scale set,
+/// and the hashes that judge it, where known (`-o json|yaml`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RowIds {
+    /// `EphemeralRunnerSet`, or `AutoscalingRunnerSet` for a scale set without a set
+    /// (Registering, Creating, and the like).
+    pub kind: &'static str,
+    /// The AutoscalingRunnerSet's name (same namespace).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scale_set: Option<String>,
+    /// ARC up to 0.14: the release whose `RunnerSetSpecHash()` judged the set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub release: Option<String>,
+    /// The set's `actions.github.com/runner-spec-hash` annotation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runner_spec_hash: Option<String>,
+    /// That release's `RunnerSetSpecHash()` of the AutoscalingRunnerSet.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub desired_runner_spec_hash: Option<String>,
+    /// The set's `actions.github.com/integrity-hash` annotation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub integrity_hash: Option<String>,
+}
+
+impl Default for RowIds {
+    fn default() -> RowIds {
+        RowIds {
+            kind: crate::arc::KIND_EPHEMERAL_RUNNER_SET,
+            scale_set: None,
+            release: None,
+            runner_spec_hash: None,
+            desired_runner_spec_hash: None,
+            integrity_hash: None,
+        }
+    }
 }
 
 impl SetStatus {
