@@ -82,7 +82,12 @@ pub(crate) struct FleetFacts {
 }
 
 impl FleetFacts {
-    fn read(scale_sets: &[input::Object], census: &Census, around: &Surroundings) -> FleetFacts {
+    fn read(
+        scale_sets: &[input::Object],
+        census: &Census,
+        around: &Surroundings,
+        namespace: Option<&str>,
+    ) -> FleetFacts {
         #[derive(Deserialize)]
         struct Spec {
             #[serde(rename = "githubConfigUrl")]
@@ -125,7 +130,9 @@ impl FleetFacts {
                 .iter()
                 .filter_map(|a| a.meta.labels.get("app.kubernetes.io/version").cloned())
                 .collect(),
+            // The listeners of the listed namespace's scale sets only (`-n`).
             listener_images: (around.listeners.iter().flatten())
+                .filter(|l| namespace.is_none_or(|ns| ns == l.scale_set.0))
                 .filter_map(|l| l.image.clone())
                 .collect(),
         }
@@ -206,7 +213,7 @@ pub(crate) async fn list(client: &kube::Client, plan: &Plan) -> Result<Snapshot>
     let errors = missing_names(plan, &census, &waiting);
     let around = Surroundings::read(client, plan).await;
     attach_surroundings(&scale_sets, &mut census, &around);
-    let fleet = FleetFacts::read(&scale_sets, &census, &around);
+    let fleet = FleetFacts::read(&scale_sets, &census, &around, plan.namespace.as_deref());
     let chains = chains(plan, &scale_sets, &census, &around);
     let mut warnings = pod_warnings;
     warnings.extend(around.warnings);
