@@ -2063,6 +2063,26 @@ mod tests {
         assert_eq!(row["scaleSet"], "lonely", "{row:#}");
     }
 
+    /// With `-n`, the fleet's listener images are those of the namespace's scale sets only.
+    #[test]
+    fn the_listener_images_of_a_fleet_listing_are_its_namespaces() {
+        let listener = |ns: &str, image: &str| {
+            json!({"apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingListener",
+                   "metadata": {"name": format!("{ns}-l"), "namespace": "arc-systems"},
+                   "spec": {"autoscalingRunnerSetNamespace": ns, "autoscalingRunnerSetName": "s",
+                            "ephemeralRunnerSetName": "s", "image": image}})
+        };
+        let text = json!({"apiVersion": "v1", "kind": "List", "items": [
+            listener("team-a", "c:0.14.2"), listener("team-b", "c:0.13.1")]})
+        .to_string();
+        let objects = input::read(&["-".into()], &mut text.as_bytes()).objects;
+        let around = Surroundings::from_objects(&objects);
+        let census = Census::new(Layout::arc(), false);
+        let of = |ns: Option<&str>| FleetFacts::read(&[], &census, &around, ns).listener_images;
+        assert_eq!(of(Some("team-a")), ["c:0.14.2".to_string()].into());
+        assert_eq!(of(None).len(), 2);
+    }
+
     #[test]
     fn a_dump_without_runners_does_not_judge_the_sets_counters() {
         let (ars, mut ers) = example();
