@@ -2079,7 +2079,10 @@ mod tests {
         let around = Surroundings::from_objects(&objects);
         let census = Census::new(Layout::arc(), false);
         let of = |ns: Option<&str>| FleetFacts::read(&[], &census, &around, ns).listener_images;
-        assert_eq!(of(Some("team-a")), ["c:0.14.2".to_string()].into());
+        assert_eq!(
+            of(Some("team-a")),
+            std::collections::BTreeSet::from(["c:0.14.2".to_string()])
+        );
         assert_eq!(of(None).len(), 2);
     }
 

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::StatusReason;
 use super::facts::SetFacts;
+use super::install::{ControllerFacts, image_tag, version_numbers};
 
 /// The label ARC puts on a listener and its Pod (`LabelKeyKubernetesComponent`).
 pub const LABEL_COMPONENT: &str = "app.kubernetes.io/component";
@@ -491,8 +492,6 @@ pub fn listener_reasons(
     }
     out
 }
-
-use super::install::{ControllerFacts, image_tag, version_numbers};
 
 /// ARC's `scaleSetListenerName` (controllers/actions.github.com/resourcebuilder.go): the scale
 /// set's name, then the first 8 characters of `hash.FNVHashString` of its namespace (0.9.0 to
