@@ -721,10 +721,12 @@ fn runners_not_running(f: &mut Formatter<'_>, reason: &StatusReason) -> fmt::Res
 /// ([`StatusReason::ListenerBehindController`], [`StatusReason::CrdsLookOlder`],
 /// [`StatusReason::ListenerOrphaned`]).
 fn install_edges(f: &mut Formatter<'_>, reason: &StatusReason) -> fmt::Result {
-    let delete = |f: &mut Formatter<'_>, listener: &str| match listener.split_once('/') {
-        Some((ns, name)) => write!(f, "kubectl delete autoscalinglistener -n {ns} {name}"),
-        None => write!(f, "kubectl delete autoscalinglistener {listener}"),
-    };
+    fn delete(f: &mut Formatter<'_>, listener: &str) -> fmt::Result {
+        match listener.split_once('/') {
+            Some((ns, name)) => write!(f, "kubectl delete autoscalinglistener -n {ns} {name}"),
+            None => write!(f, "kubectl delete autoscalinglistener {listener}"),
+        }
+    }
     match reason {
         StatusReason::ListenerBehindController {
             listener,
