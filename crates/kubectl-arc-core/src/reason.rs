@@ -1198,7 +1198,11 @@ mod tests {
                 | StatusReason::CrdsBehindController { .. }
                 | StatusReason::CountersDisagree { .. }
                 | StatusReason::RunnerPodsMissing { .. }
-                | StatusReason::RunnersUnschedulable { .. } => {}
+                | StatusReason::RunnersUnschedulable { .. }
+                | StatusReason::RunnersBackingOff { .. }
+                | StatusReason::ListenerBehindController { .. }
+                | StatusReason::CrdsLookOlder { .. }
+                | StatusReason::ListenerOrphaned { .. } => {}
             }
         }
         for (r, _) in &bump {
@@ -1382,7 +1386,8 @@ mod tests {
                 "appliedRevision",
                 "state",
                 "runners",
-                "reasons"
+                "reasons",
+                "kind"
             ],
             "reasons keep their place in the row"
         );
