@@ -404,7 +404,7 @@ impl Surroundings {
         };
         let mut seen: HashMap<&str, (usize, usize)> = HashMap::new();
         for facts in census.keys().filter_map(|k| census.facts(k)) {
-            if facts.counters.is_some() || facts.phase.is_some() {
+            if facts.status_written || facts.phase.is_some() {
                 let e = seen.entry(facts.namespace.as_str()).or_default();
                 e.0 += 1;
                 e.1 += usize::from(facts.phase.is_some());
@@ -2029,7 +2029,10 @@ mod tests {
     fn json_items_carry_the_kind_the_scale_set_the_release_and_the_hashes() {
         let text = include_str!("../../examples/scale-set-dump.yaml");
         let docs = crate::manifest::parse(text, "example.yaml").unwrap();
-        let items: Vec<Value> = docs[0].value["items"].as_array().unwrap().clone();
+        let items: Vec<Value> = match docs[0].value.get("items") {
+            Some(Value::Array(items)) => items.clone(),
+            _ => docs.iter().map(|d| d.value.clone()).collect(),
+        };
         let mut lonely = items[0].clone();
         lonely["metadata"]["name"] = json!("lonely");
         lonely["metadata"]["uid"] = json!("u-lonely");
@@ -2184,9 +2187,17 @@ mod tests {
         let hash =
             crate::core::spec_hash::listener_spec_hash(release, &ars["spec"].to_string()).unwrap();
         let values = ars["metadata"]["annotations"]["actions.github.com/values-hash"].clone();
+        // ARC's own name of the listener (`scaleSetListenerName`, 0.13.1 on).
+        let own = crate::core::status::listener::scale_set_listener_name(
+            "arc-runner-set",
+            &ns,
+            ars["spec"]["runnerGroup"].as_str().unwrap_or(""),
+            ars["spec"]["githubConfigUrl"].as_str().unwrap(),
+            true,
+        );
         let listener = |hash: &str| {
             json!({"apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingListener",
-                "metadata": {"name": "l", "namespace": "arc-systems",
+                "metadata": {"name": own, "namespace": "arc-systems",
                     "annotations": {"actions.github.com/runner-spec-hash": hash,
                                     "actions.github.com/values-hash": values}},
                 "spec": {"autoscalingRunnerSetNamespace": ns, "autoscalingRunnerSetName": "arc-runner-set",

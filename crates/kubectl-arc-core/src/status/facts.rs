@@ -61,6 +61,9 @@ pub struct SetFacts {
     /// The runner counts of its status, when all four are integers (`None` before ARC wrote
     /// them: `currentReplicas` is required once a status exists).
     pub counters: Option<Counters>,
+    /// ARC wrote a status (`status.currentReplicas` is there: `updateStatus` writes it every
+    /// time), whatever a dump says of the runners.
+    pub status_written: bool,
 }
 
 /// What status reads of one EphemeralRunner.
@@ -241,11 +244,13 @@ impl SetFacts {
             },
         };
         let mut counters = None;
+        let mut status_written = false;
         let (applied, phase) = match obj.status {
             None => (Value::Null, None),
             Some(raw) => match serde_json::from_str::<SetStatusText>(raw.get()) {
                 Ok(s) => (
                     {
+                        status_written = s.current_replicas.is_i64();
                         counters = match (
                             s.current_replicas.as_i64(),
                             s.pending_ephemeral_runners.as_i64(),
@@ -353,6 +358,7 @@ impl SetFacts {
             legacy_annotation,
             phase,
             counters,
+            status_written,
             runner_spec,
             revision_writer: revision_writer(meta.managed_fields.as_deref().unwrap_or(&[])),
         })
