@@ -1239,17 +1239,19 @@ pub(crate) async fn follow(
     // The runners' Pods as a one-shot listing reads them, read again with the listeners: the
     // rows of --watch and --wait are judged as `status` judges them.
     let mut live = Census::new(plan.layout, true);
-    let pods_readable = match runner_pods(client, plan).await {
+    let pods_unreadable = match runner_pods(client, plan).await {
         Ok(pods) => {
             live.set_runner_pods(pods);
-            true
+            None
         }
-        Err(warning) => {
-            shell.warn(&warning)?;
-            false
-        }
+        Err(warning) => Some(warning),
     };
+    let pods_readable = pods_unreadable.is_none();
     let gathered = gather(client, plan, live).await?;
+    // Said once the sets could be listed, as a listing says it.
+    if let Some(warning) = pods_unreadable {
+        shell.warn(&warning)?;
+    }
     let mut census = gathered.census;
     let mut scale_sets = scale_sets(client, plan).await;
     let mut around = Surroundings::read(client, plan).await;
