@@ -1248,11 +1248,12 @@ pub(crate) async fn follow(
     };
     let pods_readable = pods_unreadable.is_none();
     let gathered = gather(client, plan, live).await?;
+    let mut census = gathered.census;
+    census.start_following();
     // Said once the sets could be listed, as a listing says it.
     if let Some(warning) = pods_unreadable {
         shell.warn(&warning)?;
     }
-    let mut census = gathered.census;
     let mut scale_sets = scale_sets(client, plan).await;
     let mut around = Surroundings::read(client, plan).await;
     for w in &around.warnings {
