@@ -511,7 +511,10 @@ impl Surroundings {
 
     /// The listeners that serve the scale set `key` (`spec.autoscalingRunnerSetNamespace`/`Name`).
     fn serving<'a>(&'a self, key: &'a SetKey) -> impl Iterator<Item = &'a ListenerFacts> {
-        self.listeners.iter().flatten().filter(move |l| &l.scale_set == key)
+        self.listeners
+            .iter()
+            .flatten()
+            .filter(move |l| &l.scale_set == key)
     }
 
     /// Every listener of `scale_set` that is not the one ARC finds ([`orphaned_listeners`]).
@@ -536,8 +539,8 @@ impl Surroundings {
         let own = self.own_listener(scale_set);
         // Two of that name (a controller moved to another namespace, not known): the one not
         // being deleted.
-        let Some(listener) = (self.serving(&key).filter(|l| own.is(l)))
-            .min_by_key(|l| l.deletion.is_some())
+        let Some(listener) =
+            (self.serving(&key).filter(|l| own.is(l))).min_by_key(|l| l.deletion.is_some())
         else {
             return if served {
                 ListenerView::Absent
@@ -1922,7 +1925,9 @@ mod tests {
                 said[0]
             );
             assert!(
-                !row.reasons.iter().any(|r| r.code() == "ListenerForOtherSet"),
+                !row.reasons
+                    .iter()
+                    .any(|r| r.code() == "ListenerForOtherSet"),
                 "{:?}",
                 row.reasons
             );

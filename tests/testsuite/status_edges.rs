@@ -231,14 +231,20 @@ async fn a_listener_on_an_older_image_than_the_controller_is_said() {
     api.patch(
         &name,
         &PatchParams::default(),
-        &Patch::Merge(json!({"spec": {"image": "ghcr.io/actions/gha-runner-scale-set-controller:0.14.2"}})),
+        &Patch::Merge(
+            json!({"spec": {"image": "ghcr.io/actions/gha-runner-scale-set-controller:0.14.2"}}),
+        ),
     )
     .await
     .unwrap();
     let (code, out, err) = exe(&["status", "--kubeconfig", &kcs, "-n", &ns, "-o", "json"]);
     assert_eq!(code, 0, "{err}");
     let r = report(&out);
-    assert_eq!(reason(item(&r, &set_name), "ListenerBehindController"), None, "{r:#}");
+    assert_eq!(
+        reason(item(&r, &set_name), "ListenerBehindController"),
+        None,
+        "{r:#}"
+    );
     drop(controller);
 }
 
@@ -284,7 +290,10 @@ async fn runners_counted_running_that_run_no_pod_are_not_synced() {
     let r = report(&out);
     let row = item(&r, &set_name);
     assert_eq!(row["state"], "RunnersNotRunning", "{row:#}");
-    assert_eq!(row["reasons"][0]["reason"], "RunnersUnschedulable", "{row:#}");
+    assert_eq!(
+        row["reasons"][0]["reason"], "RunnersUnschedulable",
+        "{row:#}"
+    );
     assert!(
         reason(row, "RunnersUnschedulable").unwrap().starts_with(&format!(
             "1 runner in phase Running whose Pod cannot be scheduled ({lost}): Unschedulable: 0/2 nodes are available"
@@ -296,7 +305,12 @@ async fn runners_counted_running_that_run_no_pod_are_not_synced() {
     let flaky = format!("{set_name}-flaky");
     common::create_owned_runner(&client, &ns, &set, &flaky, "Running").await;
     let failures: serde_json::Map<String, Value> = (1..=5)
-        .map(|i| (format!("8c1f0e2a-0000-4000-8000-00000000000{i}"), json!(format!("2026-09-01T00:0{i}:00Z"))))
+        .map(|i| {
+            (
+                format!("8c1f0e2a-0000-4000-8000-00000000000{i}"),
+                json!(format!("2026-09-01T00:0{i}:00Z")),
+            )
+        })
         .collect();
     common::runner_api(&client, &ns)
         .patch_status(
@@ -322,7 +336,15 @@ async fn runners_counted_running_that_run_no_pod_are_not_synced() {
     assert_eq!(reason(row, "RunnerPodsMissing"), None, "{row:#}");
     // --wait waits on it: ARC and the scheduler act by themselves.
     let (code, _, err) = exe(&[
-        "status", "--kubeconfig", &kcs, "-n", &ns, &set_name, "--wait", "--timeout", "3s",
+        "status",
+        "--kubeconfig",
+        &kcs,
+        "-n",
+        &ns,
+        &set_name,
+        "--wait",
+        "--timeout",
+        "3s",
     ]);
     assert_eq!(code, 1, "{err}");
     assert!(!err.contains("waiting cannot help"), "{err}");
@@ -388,8 +410,11 @@ async fn old_crds_seen_offline_are_said() {
     let (code, out, err) = exe(&["status", "-f", dump.to_str().unwrap(), "-A", "-o", "json"]);
     assert_eq!(code, 0, "{err}");
     let r = report(&out);
-    let said = reason(item(&r, pruned.metadata.name.as_deref().unwrap()), "CrdsLookOlder")
-        .unwrap_or_else(|| panic!("{r:#}"));
+    let said = reason(
+        item(&r, pruned.metadata.name.as_deref().unwrap()),
+        "CrdsLookOlder",
+    )
+    .unwrap_or_else(|| panic!("{r:#}"));
     assert!(
         said.starts_with(&format!(
             "no ARC CustomResourceDefinition was read, controller Deployment {ctl}/arc-gha-rs-controller runs ARC 0.14.2, and no status ARC wrote in this namespace has status.phase"
@@ -398,7 +423,10 @@ async fn old_crds_seen_offline_are_said() {
     );
     assert!(said.contains("kubectl get crd ephemeralrunnersets.actions.github.com -o yaml"));
     assert_eq!(
-        reason(item(&r, phased.metadata.name.as_deref().unwrap()), "CrdsLookOlder"),
+        reason(
+            item(&r, phased.metadata.name.as_deref().unwrap()),
+            "CrdsLookOlder"
+        ),
         None,
         "{r:#}"
     );
@@ -424,8 +452,10 @@ async fn newer_set(client: &kube::Client, ns: &str, set: &DynamicObject) -> Dyna
         .patch_status(
             made.metadata.name.as_deref().unwrap(),
             &PatchParams::default(),
-            &Patch::Merge(json!({"status": {"currentReplicas": 0, "pendingEphemeralRunners": 0,
-                "runningEphemeralRunners": 0, "failedEphemeralRunners": 0, "phase": "Running"}})),
+            &Patch::Merge(
+                json!({"status": {"currentReplicas": 0, "pendingEphemeralRunners": 0,
+                "runningEphemeralRunners": 0, "failedEphemeralRunners": 0, "phase": "Running"}}),
+            ),
         )
         .await
         .unwrap();
@@ -450,7 +480,15 @@ async fn watch_and_a_one_shot_status_give_one_state() {
     let old_name = old.metadata.name.clone().unwrap();
     let name = common::arc_listener_name("runners", &ns, "");
     let image = "ghcr.io/actions/gha-runner-scale-set-controller:0.14.2";
-    listener(&client, &ctl, (&ns, &ars, &old_name), &name, image, "0.14.2").await;
+    listener(
+        &client,
+        &ctl,
+        (&ns, &ars, &old_name),
+        &name,
+        image,
+        "0.14.2",
+    )
+    .await;
     let new = newer_set(&client, &ns, &old).await;
     let new_name = new.metadata.name.clone().unwrap();
     // No other test's controller Deployment while the watch runs (it would change which
@@ -462,7 +500,11 @@ async fn watch_and_a_one_shot_status_give_one_state() {
             .env("NO_COLOR", "1")
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         report(&String::from_utf8(out.stdout).unwrap())
     };
     let r = one_shot();
@@ -470,12 +512,24 @@ async fn watch_and_a_one_shot_status_give_one_state() {
     assert_eq!(row["state"], "ListenerDown", "{row:#}");
     assert!(reason(row, "ListenerHashStale").is_some(), "{row:#}");
     let other = reason(row, "ListenerForOtherSet").unwrap_or_else(|| panic!("{row:#}"));
-    assert!(other.contains("ARC makes the listener again for the newest set by itself"), "{other}");
+    assert!(
+        other.contains("ARC makes the listener again for the newest set by itself"),
+        "{other}"
+    );
     assert!(!other.contains("delete the listener"), "{other}");
     assert_eq!(item(&r, &old_name)["state"], "Draining", "{r:#}");
 
     let mut child = Command::new(env!("CARGO_BIN_EXE_kubectl-arc"))
-        .args(["status", "--kubeconfig", &kcs, "-n", &ns, "--watch", "-o", "json"])
+        .args([
+            "status",
+            "--kubeconfig",
+            &kcs,
+            "-n",
+            &ns,
+            "--watch",
+            "-o",
+            "json",
+        ])
         .env("NO_COLOR", "1")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -515,7 +569,10 @@ async fn watch_and_a_one_shot_status_give_one_state() {
     latest(8, &mut seen);
     let r = one_shot();
     let row = item(&r, &new_name);
-    assert_eq!(seen[&new_name]["state"], row["state"], "{seen:#?} against {row:#}");
+    assert_eq!(
+        seen[&new_name]["state"], row["state"],
+        "{seen:#?} against {row:#}"
+    );
     assert_eq!(row["state"], "ListenerDown", "{row:#}");
     assert_eq!(seen[&old_name]["state"], "Deleted", "{seen:#?}");
     child.kill().unwrap();

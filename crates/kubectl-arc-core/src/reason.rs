@@ -13,7 +13,9 @@ use serde::ser::{Serialize, SerializeStruct, Serializer};
 use crate::arc::{ANNOTATION_INTEGRITY_HASH, ANNOTATION_RUNNER_SPEC_HASH};
 use crate::bump::BumpReason;
 use crate::migrate::{MigrateReason, UnverifiablePolicy};
-use crate::status::{Examples, FailedRunner, MAX_FAILURES, PodProblem, StatusReason, human_duration};
+use crate::status::{
+    Examples, FailedRunner, MAX_FAILURES, PodProblem, StatusReason, human_duration,
+};
 
 /// The one-line reason of the Outdated phase; [`OUTDATED_EXPLANATION`] says the rest.
 const OUTDATED_SHORT: &str = "Outdated: a runner's version is too old for GitHub (exit code 7); ARC creates no runners until the runner image in the AutoscalingRunnerSet's template is updated";
@@ -648,7 +650,11 @@ fn runners_not_running(f: &mut Formatter<'_>, reason: &StatusReason) -> fmt::Res
                 r if r == n => write!(f, "{n} {} in phase Running", runners_word(n))?,
                 r => write!(f, "{n} {} ({r} in phase Running)", runners_word(n))?,
             }
-            write!(f, " whose Pod cannot be scheduled ({}): {why}; ", Names(group))?;
+            write!(
+                f,
+                " whose Pod cannot be scheduled ({}): {why}; ",
+                Names(group)
+            )?;
             if *running > 0 {
                 f.write_str("ARC counts a runner in phase Running as running though the Pod that ran is gone (with its node) and the Pod it made again waits for a node: the runner's phase follows its Pod only once the Pod's container has a status; ")?;
             }

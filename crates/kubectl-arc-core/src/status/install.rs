@@ -358,7 +358,9 @@ impl ControllerFacts {
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
-            .find(|e| e.get("name").and_then(Value::as_str) == Some("CONTROLLER_MANAGER_CONTAINER_IMAGE"))
+            .find(|e| {
+                e.get("name").and_then(Value::as_str) == Some("CONTROLLER_MANAGER_CONTAINER_IMAGE")
+            })
             .and_then(|e| e.get("value"))
             .and_then(Value::as_str)
             .filter(|v| !v.is_empty());
@@ -663,7 +665,10 @@ mod tests {
         let said = crds_look_older(&controller("0.14.2"), false, 3, 0).expect("said");
         let text = said.to_string();
         assert!(text.starts_with("no ARC CustomResourceDefinition was read, controller Deployment arc-systems/arc-gha-rs-controller runs ARC 0.14.2, and no status ARC wrote in this namespace has status.phase"), "{text}");
-        assert!(text.contains("kubectl get crd ephemeralrunnersets.actions.github.com -o yaml"), "{text}");
+        assert!(
+            text.contains("kubectl get crd ephemeralrunnersets.actions.github.com -o yaml"),
+            "{text}"
+        );
         // CRDs read (CrdsBehindController judges them), a phase seen, nothing written, a
         // controller before 0.14.0 or of no known version: not said.
         assert!(crds_look_older(&controller("0.14.2"), true, 3, 0).is_none());

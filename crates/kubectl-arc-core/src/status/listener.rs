@@ -554,7 +554,10 @@ impl OwnListener {
     /// Whether ARC finds this listener as the scale set's.
     pub fn is(&self, listener: &ListenerFacts) -> bool {
         self.names.contains(&listener.name)
-            && self.namespace.as_deref().is_none_or(|n| n == listener.namespace)
+            && self
+                .namespace
+                .as_deref()
+                .is_none_or(|n| n == listener.namespace)
     }
 
     /// How the listener ARC looks for is named, `namespace/name` when the namespace is known.
@@ -592,8 +595,10 @@ pub fn controller_of<'a>(
     namespace: &str,
     listener_namespace: Option<&str>,
 ) -> Option<&'a ControllerFacts> {
-    let watching: Vec<&ControllerFacts> =
-        controllers.iter().filter(|c| c.watches(namespace)).collect();
+    let watching: Vec<&ControllerFacts> = controllers
+        .iter()
+        .filter(|c| c.watches(namespace))
+        .collect();
     let home = watching.iter().copied().find(|c| {
         listener_namespace.is_some_and(|ns| c.name.split_once('/').map(|(n, _)| n) == Some(ns))
     });

@@ -672,15 +672,19 @@ fn a_listener_on_an_older_image_than_its_controller_is_behind_it() {
     digest.chart_version = Some("0.13.1".into());
     assert!(behind_controller(&digest, &new).is_some());
     // A controller that watches another namespace makes no listener here.
-    let elsewhere = vec![deployment("arc-systems", "c:0.14.2", "0.14.2", Some("team-b"))];
+    let elsewhere = vec![deployment(
+        "arc-systems",
+        "c:0.14.2",
+        "0.14.2",
+        Some("team-b"),
+    )];
     assert!(controller_of(&elsewhere, "arc", Some("arc-systems")).is_none());
     // Of two, the one in the listener's namespace.
-    let two = vec![
-        deployment("other", "c:0.13.1", "0.13.1", None),
-        new.clone(),
-    ];
+    let two = vec![deployment("other", "c:0.13.1", "0.13.1", None), new.clone()];
     assert_eq!(
-        controller_of(&two, "arc", Some("arc-systems")).unwrap().name,
+        controller_of(&two, "arc", Some("arc-systems"))
+            .unwrap()
+            .name,
         "arc-systems/arc-gha-rs-controller"
     );
 }

@@ -493,10 +493,7 @@ pub enum StatusReason {
     /// No CRD could be read, a controller of 0.14.0 or later watches the namespace, and no status
     /// ARC wrote in it has `status.phase` (0.14 writes one on every reconcile; CRDs older than
     /// 0.14.0 prune it).
-    CrdsLookOlder {
-        controller: String,
-        version: String,
-    },
+    CrdsLookOlder { controller: String, version: String },
     /// A listener of the scale set that is not the one ARC finds (`scaleSetListenerName` in the
     /// controller's namespace): ARC never deletes or updates it.
     ListenerOrphaned { listener: String, expected: String },

@@ -75,7 +75,9 @@ impl Tally {
     ) {
         let failures = extra.map_or(0, |e| e.failures);
         match (state, pod) {
-            (RunnerState::Idle | RunnerState::Busy | RunnerState::Pending, None) if failures > 0 => {
+            (RunnerState::Idle | RunnerState::Busy | RunnerState::Pending, None)
+                if failures > 0 =>
+            {
                 self.backing_off.add(name);
                 self.first_backoff.get_or_insert_with(|| {
                     let e = extra.cloned().unwrap_or_default();

@@ -542,7 +542,11 @@ fn runners_counted_running_that_run_no_pod_are_runners_not_running() {
     let at = |t: &str| unix_seconds(t).unwrap();
     // 11: Running, its Pod Pending and unschedulable.
     let lost = runner("lost", "a", json!({"phase": "Running", "ready": false}));
-    let row = row_of(&[lost.clone()], &[("lost", unschedulable.clone())], 0);
+    let row = row_of(
+        std::slice::from_ref(&lost),
+        &[("lost", unschedulable.clone())],
+        0,
+    );
     assert_eq!(row.state, State::RunnersNotRunning, "{:?}", row.reasons);
     let text = row.reasons[0].to_string();
     assert_eq!(row.reasons[0].code(), "RunnersUnschedulable");
@@ -562,7 +566,11 @@ fn runners_counted_running_that_run_no_pod_are_runners_not_running() {
         json!({"phase": "Running", "failures": failures(5), "reason": "Evicted",
                "message": "The node was low on resource: memory."}),
     );
-    let row = row_of(&[backing.clone()], &[], at("2026-09-01T00:05:00Z"));
+    let row = row_of(
+        std::slice::from_ref(&backing),
+        &[],
+        at("2026-09-01T00:05:00Z"),
+    );
     assert_eq!(row.state, State::RunnersNotRunning, "{:?}", row.reasons);
     assert_eq!(row.reasons[0].code(), "RunnersBackingOff");
     assert!(
@@ -580,7 +588,11 @@ fn runners_counted_running_that_run_no_pod_are_runners_not_running() {
     let text = row.reasons[0].to_string();
     assert!(text.contains("80s after the last failure before it makes the Pod again (failedRunnerBackoff, ARC 0.12.0 to 0.14.2): the wait ended 4m40s ago"), "{text}");
     // Six failures: ARC deletes the runner.
-    let done = runner("done", "a", json!({"phase": "Running", "failures": failures(6)}));
+    let done = runner(
+        "done",
+        "a",
+        json!({"phase": "Running", "failures": failures(6)}),
+    );
     let text = row_of(&[done], &[], 0).reasons[0].to_string();
     assert!(
         text.contains("done has 6 failed Pods in status.failures, the last at 2026-09-01T00:05:00Z; that is more than maxFailures (5): ARC's EphemeralRunner controller deletes the runner on its next reconcile"),
