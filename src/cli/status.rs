@@ -39,7 +39,8 @@ from scaling shows instead: ListenerDown (no AutoscalingListener serves the scal
 is missing or starting: ARC makes them), ListenerFailing (the listener's Pod crashes, cannot pull \
 its image or cannot be scheduled, or it serves a set that is gone: a person must act), \
 RunnersFailed (failed EphemeralRunners count toward spec.replicas, so ARC creates fewer runners: \
-delete them). Listeners are read in every namespace, their Pods where the listeners are; a read \
+delete them), RunnersNotRunning (runners ARC counts running run no Pod: it is missing, in failure \
+back-off, or made again and cannot be scheduled; ARC and the scheduler act by themselves). Listeners are read in every namespace, their Pods where the listeners are; a read \
 the role does not allow is said once as a warning.\n\n\
 ARC 0.9 to 0.14 (sets with actions.github.com/runner-spec-hash) have no revision; their sets read: \
 Synced (the release's RunnerSetSpecHash() of the AutoscalingRunnerSet equals the newest set's \
@@ -347,6 +348,7 @@ mod tests {
             State::ListenerDown,
             State::ListenerFailing,
             State::RunnersFailed,
+            State::RunnersNotRunning,
         ];
         for state in all {
             match state {
@@ -367,7 +369,8 @@ mod tests {
                 | State::Draining
                 | State::ListenerDown
                 | State::ListenerFailing
-                | State::RunnersFailed => {}
+                | State::RunnersFailed
+                | State::RunnersNotRunning => {}
             }
         }
         let mut cli = crate::cli::Cli::command();

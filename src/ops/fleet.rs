@@ -14,6 +14,7 @@ use futures::StreamExt as _;
 
 use crate::cluster::{self, ApiErrorKind, ConnectOptions};
 use crate::core::fleet::{self, Registration};
+use crate::core::status::install::{image_tag, version_cmp};
 use crate::core::status::{SetKey, StatusReason};
 use crate::ops::status::{Request, Snapshot};
 use crate::report::Outcome;
@@ -270,7 +271,13 @@ fn notes(reads: &[Read]) -> Vec<FleetNote> {
         ),
     ] {
         let Some(values) = values else { continue };
-        let each: Vec<String> = values
+        // Versions as versions (0.9.3 before 0.13.1), an image by its tag's version.
+        let mut sorted: Vec<(&String, &Vec<String>)> = values.iter().collect();
+        sorted.sort_by(|(a, _), (b, _)| {
+            let version = |v: &str| image_tag(v).unwrap_or(v).to_string();
+            version_cmp(&version(a), &version(b)).then_with(|| a.cmp(b))
+        });
+        let each: Vec<String> = sorted
             .iter()
             .map(|(v, contexts)| format!("{v} in {}", contexts.join(", ")))
             .collect();
@@ -307,6 +314,7 @@ mod tests {
             spec_revision_written_by: None,
             creation_timestamp: None,
             age_seconds: None,
+            ids: Default::default(),
         }
     }
 
@@ -386,6 +394,21 @@ mod tests {
                 .contains("0.13.0 in a; 0.14.2 in b"),
             "{}",
             run.report.notes[0].message
+        );
+    }
+
+    /// Fleet notes sort versions as versions: 0.9.3 before 0.13.1 (as text it sorts after).
+    #[test]
+    fn fleet_notes_sort_versions_as_versions() {
+        let run = merge(vec![
+            answered("new", "x", "https://github.com/one", "0.13.1"),
+            answered("old", "y", "https://github.com/two", "0.9.3"),
+        ]);
+        let note = &run.report.notes[0];
+        assert!(
+            note.message.contains("0.9.3 in old; 0.13.1 in new"),
+            "{}",
+            note.message
         );
     }
 

@@ -25,7 +25,8 @@ use crate::core::status::install::{
 };
 use crate::core::status::listener::{
     AUTOSCALING_LISTENERS, COMPONENT_LISTENER, KIND_AUTOSCALING_LISTENER, LABEL_COMPONENT,
-    LISTENER_CONTAINER, deletion_of, finalizers_left, listener_reasons,
+    LISTENER_CONTAINER, OwnListener, behind_controller, controller_of, deletion_of,
+    finalizers_left, listener_reasons, orphaned_listeners,
 };
 use crate::core::status::{
     Census, DesiredSpec, ListenerFacts, ListenerView, PodFacts, PodView, Replacement, RunnerFacts,
@@ -81,7 +82,12 @@ pub(crate) struct FleetFacts {
 }
 
 impl FleetFacts {
-    fn read(scale_sets: &[input::Object], census: &Census, around: &Surroundings) -> FleetFacts {
+    fn read(
+        scale_sets: &[input::Object],
+        census: &Census,
+        around: &Surroundings,
+        namespace: Option<&str>,
+    ) -> FleetFacts {
         #[derive(Deserialize)]
         struct Spec {
             #[serde(rename = "githubConfigUrl")]
@@ -124,7 +130,9 @@ impl FleetFacts {
                 .iter()
                 .filter_map(|a| a.meta.labels.get("app.kubernetes.io/version").cloned())
                 .collect(),
+            // The listeners of the listed namespace's scale sets only (`-n`).
             listener_images: (around.listeners.iter().flatten())
+                .filter(|l| namespace.is_none_or(|ns| ns == l.scale_set.0))
                 .filter_map(|l| l.image.clone())
                 .collect(),
         }
@@ -205,7 +213,7 @@ pub(crate) async fn list(client: &kube::Client, plan: &Plan) -> Result<Snapshot>
     let errors = missing_names(plan, &census, &waiting);
     let around = Surroundings::read(client, plan).await;
     attach_surroundings(&scale_sets, &mut census, &around);
-    let fleet = FleetFacts::read(&scale_sets, &census, &around);
+    let fleet = FleetFacts::read(&scale_sets, &census, &around, plan.namespace.as_deref());
     let chains = chains(plan, &scale_sets, &census, &around);
     let mut warnings = pod_warnings;
     warnings.extend(around.warnings);
@@ -365,6 +373,65 @@ impl Surroundings {
         }
     }
 
+    /// [`crate::core::status::listener::behind_controller`] of the scale set `key`'s listener,
+    /// against the controller Deployment that makes it.
+    fn behind_controller(
+        &self,
+        key: &SetKey,
+        view: &ListenerView,
+    ) -> Option<crate::core::status::StatusReason> {
+        let ListenerView::Found { listener, .. } = view else {
+            return None;
+        };
+        if listener.deletion.is_some() {
+            return None;
+        }
+        let controllers = self.controllers.as_deref()?;
+        let controller = controller_of(controllers, &key.0, Some(&listener.namespace))?;
+        behind_controller(listener, controller)
+    }
+
+    /// [`crate::core::status::install::crds_look_older`] of each namespace of the census's sets:
+    /// the statuses ARC wrote there (a set's four counts, a scale set's status) and how many have
+    /// `status.phase`.
+    fn crds_look_older(
+        &self,
+        scale_sets: &[input::Object],
+        census: &Census,
+    ) -> HashMap<String, crate::core::status::StatusReason> {
+        let Some(controllers) = self.controllers.as_deref() else {
+            return HashMap::new();
+        };
+        let mut seen: HashMap<&str, (usize, usize)> = HashMap::new();
+        for facts in census.keys().filter_map(|k| census.facts(k)) {
+            if facts.status_written || facts.phase.is_some() {
+                let e = seen.entry(facts.namespace.as_str()).or_default();
+                e.0 += 1;
+                e.1 += usize::from(facts.phase.is_some());
+            }
+        }
+        for a in scale_sets.iter().filter(|a| a.problem.is_none()) {
+            let written = (a.status.as_ref()).is_some_and(|s| s.get().trim() != "{}");
+            if written {
+                let e = seen.entry(a.namespace()).or_default();
+                e.0 += 1;
+                e.1 += usize::from(phase_of(a).is_some());
+            }
+        }
+        seen.into_iter()
+            .filter_map(|(ns, (written, with_phase))| {
+                let controller = controller_of(controllers, ns, None)?;
+                let reason = crate::core::status::install::crds_look_older(
+                    controller,
+                    !self.crds.is_empty(),
+                    written,
+                    with_phase,
+                )?;
+                Some((ns.to_string(), reason))
+            })
+            .collect()
+    }
+
     /// What the installation says of every scale set ([`install_reasons`]).
     fn installation_reasons(&self) -> Vec<crate::core::status::StatusReason> {
         install_reasons(self.controllers.as_deref().unwrap_or_default(), &self.crds)
@@ -416,23 +483,64 @@ impl Surroundings {
         }
     }
 
-    /// What is known of the listener of the scale set `key`.
-    fn view(&self, key: &SetKey) -> ListenerView {
+    /// Where ARC looks for the listener of `scale_set` ([`OwnListener::of`]): the controller
+    /// that reconciles its namespace, else its `app.kubernetes.io/version`, names the rule.
+    fn own_listener(&self, scale_set: &input::Object) -> OwnListener {
+        #[derive(Deserialize, Default)]
+        struct Spec {
+            #[serde(rename = "runnerGroup", default)]
+            runner_group: Option<String>,
+            #[serde(rename = "githubConfigUrl", default)]
+            config_url: Option<String>,
+        }
+        let spec: Spec = (scale_set.spec.as_ref())
+            .and_then(|s| serde_json::from_str(s.get()).ok())
+            .unwrap_or_default();
+        let controller = (self.controllers.as_deref())
+            .and_then(|c| controller_of(c, scale_set.namespace(), None));
+        OwnListener::of(
+            (scale_set.namespace(), scale_set.name()),
+            spec.runner_group.as_deref().unwrap_or(""),
+            spec.config_url.as_deref().unwrap_or(""),
+            controller,
+            (scale_set.meta.labels)
+                .get("app.kubernetes.io/version")
+                .map(String::as_str),
+        )
+    }
+
+    /// The listeners that serve the scale set `key` (`spec.autoscalingRunnerSetNamespace`/`Name`).
+    fn serving<'a>(&'a self, key: &'a SetKey) -> impl Iterator<Item = &'a ListenerFacts> {
+        self.listeners
+            .iter()
+            .flatten()
+            .filter(move |l| &l.scale_set == key)
+    }
+
+    /// Every listener of `scale_set` that is not the one ARC finds ([`orphaned_listeners`]).
+    fn orphans(&self, scale_set: &input::Object) -> Vec<crate::core::status::StatusReason> {
+        let key = scale_set.key();
+        orphaned_listeners(self.serving(&key), &self.own_listener(scale_set))
+    }
+
+    /// What is known of the listener of `scale_set`: the one ARC finds by its name
+    /// ([`OwnListener`]), however the others are named.
+    fn view(&self, scale_set: &input::Object) -> ListenerView {
+        let key = scale_set.key();
         let Some(listeners) = self.listeners.as_ref() else {
             return ListenerView::Unknown;
         };
         // No listener says nothing by itself of whether an ARC controller serves the namespace
         // (it may run elsewhere, watch other namespaces, or not run at all): "no listener" is
-        // said only where a listener serves another scale set of the same namespace, or a
-        // controller Deployment with replicas reconciles the namespace's scale sets.
+        // said only where a listener serves a scale set of the same namespace, or a controller
+        // Deployment with replicas reconciles the namespace's scale sets.
         let served = listeners.iter().any(|l| l.scale_set.0 == key.0)
             || self.controllers.iter().flatten().any(|c| c.watches(&key.0));
-        let Some(listener) = listeners
-            .iter()
-            .filter(|l| &l.scale_set == key)
-            // Two listeners of one scale set (a controller moved to another namespace): the one
-            // not being deleted.
-            .min_by_key(|l| l.deletion.is_some())
+        let own = self.own_listener(scale_set);
+        // Two of that name (a controller moved to another namespace, not known): the one not
+        // being deleted.
+        let Some(listener) =
+            (self.serving(&key).filter(|l| own.is(l))).min_by_key(|l| l.deletion.is_some())
         else {
             return if served {
                 ListenerView::Absent
@@ -525,7 +633,7 @@ fn attach_surroundings(scale_sets: &[input::Object], census: &mut Census, around
                     deletion.clone(),
                 );
                 let (running, pending) = census.running_and_pending(key);
-                let view = around.view(&a.key());
+                let view = around.view(a);
                 let stale = listener_stale_under(a, latest, &view);
                 let mut reasons = listener_reasons(
                     &scale_set,
@@ -536,6 +644,8 @@ fn attach_surroundings(scale_sets: &[input::Object], census: &mut Census, around
                     pending,
                     stale.as_deref(),
                 );
+                reasons.extend(around.behind_controller(&a.key(), &view));
+                reasons.extend(around.orphans(a));
                 if let Some(d) = deletion.filter(|d| !d.finalizers.is_empty()) {
                     let name = format!("{}/{}", a.namespace(), a.name());
                     reasons.push(finalizers_left(arc::KIND_AUTOSCALING_RUNNER_SET, &name, &d));
@@ -546,12 +656,14 @@ fn attach_surroundings(scale_sets: &[input::Object], census: &mut Census, around
     };
     // What the installation says goes on every set's row, with a scale set or not.
     let installation = around.installation_reasons();
+    let older = around.crds_look_older(scale_sets, census);
     let mut said: HashMap<SetKey, Vec<crate::core::status::StatusReason>> =
         said.into_iter().collect();
     let keys: Vec<SetKey> = census.keys().cloned().collect();
     for key in keys {
         let mut reasons = said.remove(&key).unwrap_or_default();
         reasons.extend(installation.iter().cloned());
+        reasons.extend(older.get(&key.0).cloned());
         census.set_around(&key, reasons);
     }
 }
@@ -636,7 +748,7 @@ fn chains(
                     deleting: a.meta.deletion_timestamp.is_some(),
                 }),
                 older,
-                listener: scale_set.map_or(ListenerView::Unknown, |a| around.view(&a.key())),
+                listener: scale_set.map_or(ListenerView::Unknown, |a| around.view(a)),
                 controllers: around.controllers.clone(),
                 crds: around.crds.clone(),
             }
@@ -1127,17 +1239,33 @@ pub(crate) async fn follow(
     shell: &mut Shell<'_>,
 ) -> Result<Outcome> {
     let deadline = timeout.map(|t| tokio::time::Instant::now() + t);
-    let gathered = gather(client, plan, Census::new(plan.layout, true)).await?;
+    // The runners' Pods as a one-shot listing reads them, read again with the listeners: the
+    // rows of --watch and --wait are judged as `status` judges them.
+    let mut live = Census::new(plan.layout, true);
+    let pods_unreadable = match runner_pods(client, plan).await {
+        Ok(pods) => {
+            live.set_runner_pods(pods);
+            None
+        }
+        Err(warning) => Some(warning),
+    };
+    let pods_readable = pods_unreadable.is_none();
+    let gathered = gather(client, plan, live).await?;
     let mut census = gathered.census;
-    let scale_sets = scale_sets(client, plan).await;
-    attach_desired(&scale_sets, &mut census);
-    let around = Surroundings::read(client, plan).await;
+    census.start_following();
+    // Said once the sets could be listed, as a listing says it.
+    if let Some(warning) = pods_unreadable {
+        shell.warn(&warning)?;
+    }
+    let mut scale_sets = scale_sets(client, plan).await;
+    let mut around = Surroundings::read(client, plan).await;
     for w in &around.warnings {
         shell.warn(w)?;
     }
-    // Listeners are not watched: read again every few seconds, while the rows are followed.
-    let listeners_readable = around.listeners.is_some();
-    attach_surroundings(&scale_sets, &mut census, &around);
+    // Scale sets, listeners, controllers and runner Pods are not watched: read again every few
+    // seconds while the rows are followed, and every set judged again as a one-shot `status`
+    // judges it, as also when a set comes or goes.
+    rejudge(&scale_sets, &mut census, &around);
     let reread = || tokio::time::Instant::now() + Duration::from_secs(5);
     let mut reread_at = reread();
     // Scale sets without a set yet (just installed): waited for until ARC creates their set, as
@@ -1188,12 +1316,13 @@ pub(crate) async fn follow(
                         let key = (facts.namespace.clone(), facts.name.clone());
                         if plan.selects(&key) || adopted.contains(&key) {
                             // ARC up to 0.14 replaces a set with a new one: which set is the
-                            // newest (and so judged by the hash) is decided again.
-                            let replaced = facts.spec_hash_era;
+                            // newest (and so judged by the hash, and given the listener) is
+                            // decided again.
+                            let replaced = facts.spec_hash_era || !census.contains(&key);
                             census.upsert_set(facts);
                             dirty.insert(key);
                             if replaced {
-                                attach_desired(&scale_sets, &mut census);
+                                rejudge(&scale_sets, &mut census, &around);
                                 dirty.extend(census.keys().cloned().collect::<Vec<_>>());
                             }
                         } else if !waiting.is_empty() {
@@ -1220,6 +1349,8 @@ pub(crate) async fn follow(
                             let key = (facts.namespace, facts.name);
                             census.remove_set(&key);
                             shown.deleted(plan, &key, shell)?;
+                            rejudge(&scale_sets, &mut census, &around);
+                            dirty.extend(census.keys().cloned().collect::<Vec<_>>());
                         }
                     }
                     Event::Relist => {
@@ -1269,10 +1400,14 @@ pub(crate) async fn follow(
                     return Ok(code);
                 }
             }
-            _ = tokio::time::sleep_until(reread_at), if listeners_readable => {
+            _ = tokio::time::sleep_until(reread_at) => {
                 reread_at = reread();
-                let around = Surroundings::read(client, plan).await;
-                attach_surroundings(&scale_sets, &mut census, &around);
+                if pods_readable && let Ok(pods) = runner_pods(client, plan).await {
+                    census.set_runner_pods(pods);
+                }
+                scale_sets = self::scale_sets(client, plan).await;
+                around = Surroundings::read(client, plan).await;
+                rejudge(&scale_sets, &mut census, &around);
                 dirty.extend(census.keys().cloned().collect::<Vec<_>>());
                 flush_at.get_or_insert_with(soon);
             }
@@ -1281,6 +1416,13 @@ pub(crate) async fn follow(
             }
         }
     }
+}
+
+/// Judge every set of the census again against its scale set ([`attach_desired`]) and its
+/// surroundings ([`attach_surroundings`]), as one listing does.
+fn rejudge(scale_sets: &[input::Object], census: &mut Census, around: &Surroundings) {
+    attach_desired(scale_sets, census);
+    attach_surroundings(scale_sets, census, around);
 }
 
 /// What `--wait` waits for: [`SetStatus::settled`].
@@ -1502,6 +1644,7 @@ mod tests {
             spec_revision_written_by: None,
             creation_timestamp: None,
             age_seconds: None,
+            ids: Default::default(),
         }
     }
 
@@ -1665,14 +1808,24 @@ mod tests {
         let mut other_ars = ars.clone();
         other_ars["metadata"]["name"] = json!("other");
         other_ars["metadata"]["uid"] = json!("u-other");
+        // ARC's own name of each scale set's listener (`scaleSetListenerName`, 0.13.1 on).
+        let arc_name = |scale_set: &str| {
+            crate::core::status::listener::scale_set_listener_name(
+                scale_set,
+                &ns,
+                "",
+                "https://github.com/my-org",
+                true,
+            )
+        };
         let listener = |scale_set: &str, points_at: &str| {
             json!({"apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingListener",
-                   "metadata": {"name": format!("{scale_set}-listener"), "namespace": "arc-systems"},
+                   "metadata": {"name": arc_name(scale_set), "namespace": "arc-systems"},
                    "spec": {"autoscalingRunnerSetNamespace": ns, "autoscalingRunnerSetName": scale_set,
                             "ephemeralRunnerSetName": points_at}})
         };
         let pod = json!({"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": "other-listener", "namespace": "arc-systems"},
+            "metadata": {"name": arc_name("other"), "namespace": "arc-systems"},
             "status": {"phase": "Running", "containerStatuses": [{"name": "listener", "restartCount": 4,
                 "state": {"waiting": {"reason": "CrashLoopBackOff"}}}]}});
         let base = status(&plan(&[], None), &[ars.clone(), ers.clone()]);
@@ -1721,7 +1874,7 @@ mod tests {
         assert!(!codes.contains(&"ListenerPodNotRunning"), "{codes:?}");
         // Its own listener's Pod crashes.
         let mut own_pod = pod.clone();
-        own_pod["metadata"]["name"] = json!("arc-runner-set-listener");
+        own_pod["metadata"]["name"] = json!(arc_name("arc-runner-set"));
         let s = status(
             &plan(&[], None),
             &[
@@ -1740,9 +1893,45 @@ mod tests {
             row.reasons
         );
         // No listener in the dump: unknown, nothing said.
-        let s = status(&plan(&[], None), &[ars, ers, other_ars]);
+        let s = status(&plan(&[], None), &[ars.clone(), ers.clone(), other_ars]);
         let row = s.rows.iter().find(|r| r.name == "arc-runner-set").unwrap();
         assert!(!row.reasons.iter().any(|r| r.code() == "NoListener"));
+        // Listeners left behind (a runner group or githubConfigUrl changed): each is said,
+        // however its name sorts against ARC's own, which stays the one judged.
+        for left in ["aaa-left-listener", "zzz-left-listener"] {
+            let mut orphan = listener("arc-runner-set", "arc-runner-set-old");
+            orphan["metadata"]["name"] = json!(left);
+            let s = status(
+                &plan(&[], None),
+                &[
+                    ars.clone(),
+                    ers.clone(),
+                    orphan,
+                    listener("arc-runner-set", "arc-runner-set"),
+                ],
+            );
+            let row = s.rows.iter().find(|r| r.name == "arc-runner-set").unwrap();
+            let said: Vec<String> = (row.reasons.iter())
+                .filter(|r| r.code() == "ListenerOrphaned")
+                .map(|r| r.to_string())
+                .collect();
+            assert_eq!(said.len(), 1, "{:?}", row.reasons);
+            assert!(
+                said[0].starts_with(&format!(
+                    "AutoscalingListener arc-systems/{left} serves this scale set, but ARC finds the scale set's listener only as {}",
+                    arc_name("arc-runner-set")
+                )),
+                "{}",
+                said[0]
+            );
+            assert!(
+                !row.reasons
+                    .iter()
+                    .any(|r| r.code() == "ListenerForOtherSet"),
+                "{:?}",
+                row.reasons
+            );
+        }
     }
 
     #[test]
@@ -1798,6 +1987,114 @@ mod tests {
                 codes(&s)
             );
         }
+    }
+
+    /// Issue 30.13: a dump without CRDs, a 0.14.2 controller that reconciles the namespace, and
+    /// no status ARC wrote there with a phase: the CRDs look older than the controller.
+    #[test]
+    fn a_dump_without_crds_whose_statuses_lack_the_phase_tells_crds_that_look_older() {
+        let (ars, mut ers) = example();
+        ers["status"] = json!({"currentReplicas": 0, "pendingEphemeralRunners": 0,
+                               "runningEphemeralRunners": 0, "failedEphemeralRunners": 0});
+        let controller = |version: &str| {
+            json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                   "metadata": {"name": "arc-gha-rs-controller", "namespace": "arc-systems",
+                                "labels": {"app.kubernetes.io/part-of": "gha-rs-controller",
+                                           "app.kubernetes.io/version": version}},
+                   "spec": {"replicas": 1}})
+        };
+        let said = |items: &[Value]| -> Vec<String> {
+            status(&plan(&[], None), items).rows[0]
+                .reasons
+                .iter()
+                .filter(|r| r.code() == "CrdsLookOlder")
+                .map(|r| r.to_string())
+                .collect()
+        };
+        let base = [ars.clone(), ers.clone(), controller("0.14.2")];
+        let older = said(&base);
+        assert_eq!(older.len(), 1, "{older:?}");
+        assert!(
+            older[0].starts_with("no ARC CustomResourceDefinition was read, controller Deployment arc-systems/arc-gha-rs-controller runs ARC 0.14.2"),
+            "{}",
+            older[0]
+        );
+        // A phase written, a 0.13 controller, or no controller: nothing said.
+        let mut phased = ers.clone();
+        phased["status"]["phase"] = json!("Running");
+        for items in [
+            vec![ars.clone(), phased, controller("0.14.2")],
+            vec![ars.clone(), ers.clone(), controller("0.13.1")],
+            vec![ars.clone(), ers.clone()],
+        ] {
+            assert!(said(&items).is_empty(), "{items:?}");
+        }
+    }
+
+    /// `-o json` items say what each row is and what judged it: the 0.14.2 example's set with
+    /// its scale set, release and both hashes; a scale set without a set as itself.
+    #[test]
+    fn json_items_carry_the_kind_the_scale_set_the_release_and_the_hashes() {
+        let text = include_str!("../../examples/scale-set-dump.yaml");
+        let docs = crate::manifest::parse(text, "example.yaml").unwrap();
+        let items: Vec<Value> = match docs[0].value.get("items") {
+            Some(Value::Array(items)) => items.clone(),
+            _ => docs.iter().map(|d| d.value.clone()).collect(),
+        };
+        let mut lonely = items[0].clone();
+        lonely["metadata"]["name"] = json!("lonely");
+        lonely["metadata"]["uid"] = json!("u-lonely");
+        lonely["metadata"]["annotations"]
+            .as_object_mut()
+            .unwrap()
+            .remove("runner-scale-set-id");
+        let mut all = items.clone();
+        all.push(lonely);
+        let s = status(&plan(&[], None), &all);
+        let json = serde_json::to_value(&s.rows).unwrap();
+        let set = json
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == "arc-runner-set-x7k2p")
+            .unwrap();
+        assert_eq!(set["kind"], "EphemeralRunnerSet", "{set:#}");
+        assert_eq!(set["scaleSet"], "arc-runner-set", "{set:#}");
+        assert_eq!(set["release"], "0.14.2", "{set:#}");
+        assert_eq!(set["runnerSpecHash"], "84cffb96c6", "{set:#}");
+        assert!(set["desiredRunnerSpecHash"].is_string(), "{set:#}");
+        let row = json
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == "lonely")
+            .unwrap();
+        assert_eq!(row["state"], "Registering", "{row:#}");
+        assert_eq!(row["kind"], "AutoscalingRunnerSet", "{row:#}");
+        assert_eq!(row["scaleSet"], "lonely", "{row:#}");
+    }
+
+    /// With `-n`, the fleet's listener images are those of the namespace's scale sets only.
+    #[test]
+    fn the_listener_images_of_a_fleet_listing_are_its_namespaces() {
+        let listener = |ns: &str, image: &str| {
+            json!({"apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingListener",
+                   "metadata": {"name": format!("{ns}-l"), "namespace": "arc-systems"},
+                   "spec": {"autoscalingRunnerSetNamespace": ns, "autoscalingRunnerSetName": "s",
+                            "ephemeralRunnerSetName": "s", "image": image}})
+        };
+        let text = json!({"apiVersion": "v1", "kind": "List", "items": [
+            listener("team-a", "c:0.14.2"), listener("team-b", "c:0.13.1")]})
+        .to_string();
+        let objects = input::read(&["-".into()], &mut text.as_bytes()).objects;
+        let around = Surroundings::from_objects(&objects);
+        let census = Census::new(Layout::arc(), false);
+        let of = |ns: Option<&str>| FleetFacts::read(&[], &census, &around, ns).listener_images;
+        assert_eq!(
+            of(Some("team-a")),
+            std::collections::BTreeSet::from(["c:0.14.2".to_string()])
+        );
+        assert_eq!(of(None).len(), 2);
     }
 
     #[test]
@@ -1898,9 +2195,17 @@ mod tests {
         let hash =
             crate::core::spec_hash::listener_spec_hash(release, &ars["spec"].to_string()).unwrap();
         let values = ars["metadata"]["annotations"]["actions.github.com/values-hash"].clone();
+        // ARC's own name of the listener (`scaleSetListenerName`, 0.13.1 on).
+        let own = crate::core::status::listener::scale_set_listener_name(
+            "arc-runner-set",
+            &ns,
+            ars["spec"]["runnerGroup"].as_str().unwrap_or(""),
+            ars["spec"]["githubConfigUrl"].as_str().unwrap(),
+            true,
+        );
         let listener = |hash: &str| {
             json!({"apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingListener",
-                "metadata": {"name": "l", "namespace": "arc-systems",
+                "metadata": {"name": own, "namespace": "arc-systems",
                     "annotations": {"actions.github.com/runner-spec-hash": hash,
                                     "actions.github.com/values-hash": values}},
                 "spec": {"autoscalingRunnerSetNamespace": ns, "autoscalingRunnerSetName": "arc-runner-set",

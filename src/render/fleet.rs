@@ -198,6 +198,7 @@ mod tests {
             spec_revision_written_by: None,
             creation_timestamp: None,
             age_seconds: Some(3600),
+            ids: Default::default(),
         }
     }
 

@@ -58,6 +58,11 @@ pub(crate) fn write_status(
                 write_reasons(&rows, chains, opts.color, &mut out)?;
             }
         }
+        Output::Name => {
+            for r in &rows {
+                writeln!(out, "{}/{}", resource_of(r), r.name)?;
+            }
+        }
         _ => {
             emit::structured(
                 &StatusReport::new(rows),
@@ -70,6 +75,16 @@ pub(crate) fn write_status(
     }
     out.flush()?;
     Ok(())
+}
+
+/// The `<resource>.<group>` of a row in `-o name`: an EphemeralRunnerSet's, or the
+/// AutoscalingRunnerSet's of a scale set without a set (Registering, Creating).
+pub(crate) fn resource_of(row: &SetStatus) -> &'static str {
+    if row.ids.kind == crate::core::arc::KIND_AUTOSCALING_RUNNER_SET {
+        "autoscalingrunnerset.actions.github.com"
+    } else {
+        RESOURCE
+    }
 }
 
 /// How `--watch` and `--wait` show what the operation ([`crate::ops::follow::Follow`]) hands
@@ -169,6 +184,11 @@ impl<'a> Printer<'a> {
             }
             Output::Json => rows.iter().try_for_each(|r| write_json_line(r, out))?,
             Output::Yaml => rows.iter().try_for_each(|r| write_yaml_document(r, out))?,
+            Output::Name => {
+                for r in rows {
+                    writeln!(out, "{}/{}", resource_of(r), r.name)?;
+                }
+            }
             // One line per row, as the other formats print an item.
             other => {
                 for r in rows {
@@ -339,6 +359,7 @@ mod tests {
             spec_revision_written_by: None,
             creation_timestamp: None,
             age_seconds: None,
+            ids: Default::default(),
         }
     }
 

@@ -39,7 +39,8 @@ pub(super) fn state_color(state: State) -> Color {
         | State::Creating
         | State::Replacing
         | State::Draining
-        | State::ListenerDown => Color::Yellow,
+        | State::ListenerDown
+        | State::RunnersNotRunning => Color::Yellow,
         State::Legacy => Color::Blue,
         State::Invalid
         | State::Outdated
@@ -265,7 +266,8 @@ pub(crate) fn write_reasons_in(
         };
         writeln!(
             out,
-            "EphemeralRunnerSet {}/{}{context}: {}{revisions}",
+            "{} {}/{}{context}: {}{revisions}",
+            row.ids.kind,
             row.namespace,
             row.name,
             colored_state(row.state, color),
@@ -299,7 +301,8 @@ fn colored_state(state: State, color: bool) -> String {
         | State::Creating
         | State::Replacing
         | State::Draining
-        | State::ListenerDown => state.yellow().to_string(),
+        | State::ListenerDown
+        | State::RunnersNotRunning => state.yellow().to_string(),
         State::Legacy => state.blue().to_string(),
         State::Invalid
         | State::Outdated
@@ -510,6 +513,7 @@ mod tests {
             spec_revision_written_by: None,
             creation_timestamp: None,
             age_seconds: Some(125),
+            ids: Default::default(),
         }
     }
 
@@ -595,6 +599,7 @@ mod tests {
                 name: "arc-systems/arc-gha-rs-controller".into(),
                 version: Some("0.14.2".into()),
                 watch_namespace: None,
+                listener_image: None,
             }]),
             crds: Vec::new(),
         };

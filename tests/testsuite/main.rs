@@ -39,6 +39,7 @@ mod releases_cluster;
 mod render_cluster;
 mod secrets_cluster;
 mod status_cluster;
+mod status_edges;
 mod status_install;
 mod status_listener;
 mod testbed;

@@ -91,6 +91,32 @@ async fn create_runner(
         .await
         .unwrap();
     }
+    // A runner reaches phase Running from its Pod (`updateRunStatusFromPod`): its Pod runs, as
+    // `newEphemeralRunnerPod` names and labels it and a kubelet writes its status.
+    if status["phase"] == "Running" {
+        runner_pod(client, &ns, name).await;
+    }
+}
+
+/// The running Pod of runner `name` (and the namespace's `runner` ServiceAccount it needs).
+async fn runner_pod(client: &kube::Client, ns: &str, name: &str) {
+    let accounts = kube::api::Api::<k8s_openapi::api::core::v1::ServiceAccount>::namespaced(
+        client.clone(),
+        ns,
+    );
+    if accounts.get_opt("runner").await.unwrap().is_none() {
+        common::create_service_account(client, ns, "runner").await;
+    }
+    let pod = json!({
+        "metadata": {"name": name, "labels": {"actions-ephemeral-runner": "True"}},
+        "spec": {"restartPolicy": "Never", "automountServiceAccountToken": false,
+                 "serviceAccountName": "runner",
+                 "containers": [{"name": "runner", "image": "ghcr.io/actions/actions-runner:2.329.0"}]}
+    });
+    let running = json!({"phase": "Running", "containerStatuses": [{"name": "runner", "ready": true,
+        "restartCount": 0, "image": "ghcr.io/actions/actions-runner:2.329.0", "imageID": "",
+        "state": {"running": {"startedAt": "2026-09-01T00:00:00Z"}}}]});
+    common::create_pod_with_status(client, ns, pod, running).await;
 }
 
 /// `kubectl-arc status --kubeconfig KUBECONFIG -n NS ARGS...`, in-process; (exit code, stdout,

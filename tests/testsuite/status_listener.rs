@@ -31,7 +31,7 @@ async fn listener(
     scale_set: &str,
     points_at: &str,
 ) -> String {
-    let name = format!("{scale_set}-6c4b7f8d-listener");
+    let name = common::arc_listener_name(scale_set, ns, "");
     let l: DynamicObject = serde_json::from_value(json!({
         "apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingListener",
         "metadata": {"name": name, "labels": {
@@ -165,6 +165,9 @@ async fn status_finds_the_listener_failed_runners_and_finalizers() {
         common::fresh_namespace(common::revision_kubeconfig(), "arc-listen").await;
     let ctl = common::namespace(&client, "arc-systems").await;
     let kc = kubeconfig.to_str().unwrap().to_string();
+    // ARC's own names of the listeners (`scaleSetListenerName`).
+    let crashing_l = common::arc_listener_name("crashing", &ns, "");
+    let pointing_l = common::arc_listener_name("pointing", &ns, "");
 
     // healthy: a running listener for its set. nolistener: none (the other listeners of the
     // namespace say that a controller serves it).
@@ -268,7 +271,7 @@ async fn status_finds_the_listener_failed_runners_and_finalizers() {
     assert_eq!(codes(crashing), ["ListenerPodNotRunning"]);
     assert!(
         message(crashing, "ListenerPodNotRunning").starts_with(&format!(
-            "listener Pod {ctl}/crashing-6c4b7f8d-listener is not running: CrashLoopBackOff after 7 restarts (last terminated: Error)"
+            "listener Pod {ctl}/{crashing_l} is not running: CrashLoopBackOff after 7 restarts (last terminated: Error)"
         )),
         "{crashing:#}"
     );
@@ -286,7 +289,7 @@ async fn status_finds_the_listener_failed_runners_and_finalizers() {
     assert_eq!(codes(pointing), ["ListenerForOtherSet"]);
     assert!(
         message(pointing, "ListenerForOtherSet").starts_with(&format!(
-            "AutoscalingListener {ctl}/pointing-6c4b7f8d-listener spec.ephemeralRunnerSetName is pointing-x7k2p, which does not exist (the newest set is pointing)"
+            "AutoscalingListener {ctl}/{pointing_l} spec.ephemeralRunnerSetName is pointing-x7k2p, which does not exist (the newest set is pointing)"
         )),
         "{pointing:#}"
     );
@@ -358,12 +361,12 @@ async fn status_finds_the_listener_failed_runners_and_finalizers() {
         [
             format!("  Scale set:    AutoscalingRunnerSet {ns}/crashing (runner-scale-set-id 1, phase <none>)").as_str(),
             "  Older sets:   <none>",
-            format!("  Listener:     AutoscalingListener {ctl}/crashing-6c4b7f8d-listener, for crashing, image ghcr.io/actions/gha-runner-scale-set-controller:0.14.2").as_str(),
-            format!("  Listener Pod: {ctl}/crashing-6c4b7f8d-listener: Running, waiting (CrashLoopBackOff), 7 restarts").as_str(),
+            format!("  Listener:     AutoscalingListener {ctl}/{crashing_l}, for crashing, image ghcr.io/actions/gha-runner-scale-set-controller:0.14.2").as_str(),
+            format!("  Listener Pod: {ctl}/{crashing_l}: Running, waiting (CrashLoopBackOff), 7 restarts").as_str(),
             "  Runners:      0 idle, 0 busy, 0 pending, 0 failed",
             "  Controller:   <none found>",
             "  Reasons:",
-            format!("  - listener Pod {ctl}/crashing-6c4b7f8d-listener is not running: CrashLoopBackOff after 7 restarts (last terminated: Error); read its log (kubectl logs -n {ctl} crashing-6c4b7f8d-listener --previous): a GitHub App or token the listener cannot use, a scale set GitHub no longer knows (ARC #4370), or a listener image that does not match the controller (ARC #4572)").as_str(),
+            format!("  - listener Pod {ctl}/{crashing_l} is not running: CrashLoopBackOff after 7 restarts (last terminated: Error); read its log (kubectl logs -n {ctl} {crashing_l} --previous): a GitHub App or token the listener cannot use, a scale set GitHub no longer knows (ARC #4370), or a listener image that does not match the controller (ARC #4572)").as_str(),
         ][..],
         "{named}"
     );
@@ -462,7 +465,7 @@ async fn status_finds_the_listener_failed_runners_and_finalizers() {
     // Let go of the held objects and the listeners, so that no other test meets them.
     let release = Patch::Merge(json!({"metadata": {"finalizers": null}}));
     for name in ["healthy", "crashing", "pulling", "pointing", "failing"] {
-        let l = format!("{name}-6c4b7f8d-listener");
+        let l = common::arc_listener_name(name, &ns, "");
         let api = listener_api(&client, &ctl);
         api.patch(&l, &PatchParams::default(), &release)
             .await

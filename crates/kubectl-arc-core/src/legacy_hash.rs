@@ -333,6 +333,14 @@ impl Sink for StringSink {
     }
 }
 
+/// ARC's `hash.FNVHashString` (hash/fnv.go, 0.9.0 to 0.14.2): FNV-32a of the string's bytes,
+/// `rand.SafeEncodeString` of its decimal.
+pub fn fnv_hash_string(text: &str) -> String {
+    let mut h = Fnv32a::new();
+    h.put(text.as_bytes());
+    safe_encode_decimal(h.0)
+}
+
 /// `rand.SafeEncodeString(fmt.Sprint(h))`: each decimal digit mapped through the alphabet
 /// `bcdfghjklmnpqrstvwxz2456789` at index `rune % 27`.
 fn safe_encode_decimal(h: u32) -> String {

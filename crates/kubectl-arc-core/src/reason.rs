@@ -13,7 +13,9 @@ use serde::ser::{Serialize, SerializeStruct, Serializer};
 use crate::arc::{ANNOTATION_INTEGRITY_HASH, ANNOTATION_RUNNER_SPEC_HASH};
 use crate::bump::BumpReason;
 use crate::migrate::{MigrateReason, UnverifiablePolicy};
-use crate::status::{Examples, FailedRunner, PodProblem, StatusReason, human_duration};
+use crate::status::{
+    Examples, FailedRunner, MAX_FAILURES, PodProblem, StatusReason, human_duration,
+};
 
 /// The one-line reason of the Outdated phase; [`OUTDATED_EXPLANATION`] says the rest.
 const OUTDATED_SHORT: &str = "Outdated: a runner's version is too old for GitHub (exit code 7); ARC creates no runners until the runner image in the AutoscalingRunnerSet's template is updated";
@@ -302,7 +304,7 @@ impl Display for StatusReason {
                     write!(f, "which does not exist (the newest set is {newest})")?;
                 }
                 if *arc_recreates {
-                    f.write_str(": ARC compares the listener's spec with the one it wants and creates it again")
+                    f.write_str(": ARC makes the listener again for the newest set by itself (after 0.14 it compares the listener's spec with the one it wants; up to 0.14 it does so when the listener's hash annotations are not the scale set's, ListenerHashStale)")
                 } else {
                     f.write_str(": ARC up to 0.14 recreates a listener only when its hash annotations change, so it scales a set that is gone; delete the listener and ARC creates it for the newest set (ARC #4561)")
                 }
@@ -449,21 +451,12 @@ impl Display for StatusReason {
                     f.write_str("; they hold no runner's place now (the set has as many runners as spec.replicas without them), but ARC counts them toward spec.replicas while they are there")
                 }
             }
-            StatusReason::RunnerPodsMissing { runners: group } => write!(
-                f,
-                "{} {} in phase Running without a Pod ({}): ARC counts {} running (status.runningEphemeralRunners, scaleTotal) though no runner runs; ARC's EphemeralRunner controller recreates a missing Pod only while the runner has not started, so a runner stuck so holds a place until it is deleted (kubectl delete ephemeralrunner)",
-                group.count,
-                runners_word(group.count),
-                Names(group),
-                if group.count == 1 { "it" } else { "them" }
-            ),
-            StatusReason::RunnersUnschedulable { runners: group, why } => write!(
-                f,
-                "{} pending {} whose Pod cannot be scheduled ({}): {why}; ARC counts them toward spec.replicas (scaleTotal) and creates no others meanwhile: fix the template's nodeSelector, tolerations, affinity or resources, or the cluster's capacity",
-                group.count,
-                runners_word(group.count),
-                Names(group)
-            ),
+            StatusReason::RunnerPodsMissing { .. }
+            | StatusReason::RunnersUnschedulable { .. }
+            | StatusReason::RunnersBackingOff { .. } => runners_not_running(f, self),
+            StatusReason::ListenerBehindController { .. }
+            | StatusReason::CrdsLookOlder { .. }
+            | StatusReason::ListenerOrphaned { .. } => install_edges(f, self),
             StatusReason::CountersDisagree { written, listed } => {
                 let mut differ = Vec::new();
                 for (field, w, l) in [
@@ -630,6 +623,147 @@ fn serialize_reason<S: Serializer>(code: &str, message: String, s: S) -> Result<
     entry.serialize_field("reason", code)?;
     entry.serialize_field("message", &message)?;
     entry.end()
+}
+
+/// The reasons of runners ARC counts that run no Pod ([`StatusReason::RunnerPodsMissing`],
+/// [`StatusReason::RunnersUnschedulable`], [`StatusReason::RunnersBackingOff`]), as ARC 0.14.2's
+/// EphemeralRunner controller treats them (`Reconcile`).
+fn runners_not_running(f: &mut Formatter<'_>, reason: &StatusReason) -> fmt::Result {
+    let them = |n: usize| if n == 1 { "it" } else { "them" };
+    match reason {
+        StatusReason::RunnerPodsMissing { runners: group } => write!(
+            f,
+            "{} {} in phase Running without a Pod ({}) and no failed Pod recorded: ARC counts {} running (status.runningEphemeralRunners, scaleTotal) though no runner runs; ARC's EphemeralRunner controller makes a missing Pod again on its next reconcile of the runner (a Pod deleted, evicted or gone with its node), so a runner that stays so means the controller is not reconciling it: read the controller's log, or delete the runner (kubectl delete ephemeralrunner) so that the set makes another",
+            group.count,
+            runners_word(group.count),
+            Names(group),
+            them(group.count)
+        ),
+        StatusReason::RunnersUnschedulable {
+            runners: group,
+            why,
+            running,
+        } => {
+            let n = group.count;
+            match *running {
+                0 => write!(f, "{n} pending {}", runners_word(n))?,
+                r if r == n => write!(f, "{n} {} in phase Running", runners_word(n))?,
+                r => write!(f, "{n} {} ({r} in phase Running)", runners_word(n))?,
+            }
+            write!(
+                f,
+                " whose Pod cannot be scheduled ({}): {why}; ",
+                Names(group)
+            )?;
+            if *running > 0 {
+                f.write_str("ARC counts a runner in phase Running as running though the Pod that ran is gone (with its node) and the Pod it made again waits for a node: the runner's phase follows its Pod only once the Pod's container has a status; ")?;
+            }
+            write!(
+                f,
+                "ARC counts {} toward spec.replicas (scaleTotal) and creates no others meanwhile: fix the template's nodeSelector, tolerations, affinity or resources, or the cluster's capacity",
+                them(n)
+            )
+        }
+        StatusReason::RunnersBackingOff {
+            runners: group,
+            first,
+            remaining,
+        } => {
+            write!(
+                f,
+                "{} {} without a Pod in ARC's failure back-off ({}): {} has {} failed {} in status.failures",
+                group.count,
+                runners_word(group.count),
+                Names(group),
+                first.name,
+                first.failures,
+                if first.failures == 1 { "Pod" } else { "Pods" }
+            )?;
+            if let Some(last) = &first.last_failure {
+                write!(f, ", the last at {last}")?;
+            }
+            match (&first.reason, &first.message) {
+                (Some(r), Some(m)) => write!(f, " ({r}: {m})")?,
+                (Some(t), None) | (None, Some(t)) => write!(f, " ({t})")?,
+                (None, None) => {}
+            }
+            match first.wait_seconds() {
+                None => write!(
+                    f,
+                    "; that is more than maxFailures ({MAX_FAILURES}): ARC's EphemeralRunner controller deletes the runner on its next reconcile and the set makes another"
+                )?,
+                Some(wait) => {
+                    write!(
+                        f,
+                        "; ARC's EphemeralRunner controller waits {} after the last failure before it makes the Pod again (failedRunnerBackoff, ARC 0.12.0 to 0.14.2)",
+                        human_duration(wait)
+                    )?;
+                    match remaining {
+                        Some(r) if *r > 0 => write!(f, ", {} from now", human_duration(*r))?,
+                        Some(r) => write!(
+                            f,
+                            ": the wait ended {} ago, so it makes the Pod on its next reconcile of the runner (one that stays so means the controller is not reconciling it)",
+                            human_duration(-*r)
+                        )?,
+                        None => {}
+                    }
+                    write!(
+                        f,
+                        "; after more than {MAX_FAILURES} failures (maxFailures) it deletes the runner and the set makes another"
+                    )?;
+                }
+            }
+            write!(
+                f,
+                "; meanwhile ARC counts {} toward spec.replicas (scaleTotal): find why the Pods fail (the runner's status.reason and status.message, the runner image, its resources)",
+                them(group.count)
+            )
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The reasons of an installation that ARC does not bring in line by itself
+/// ([`StatusReason::ListenerBehindController`], [`StatusReason::CrdsLookOlder`],
+/// [`StatusReason::ListenerOrphaned`]).
+fn install_edges(f: &mut Formatter<'_>, reason: &StatusReason) -> fmt::Result {
+    fn delete(f: &mut Formatter<'_>, listener: &str) -> fmt::Result {
+        match listener.split_once('/') {
+            Some((ns, name)) => write!(f, "kubectl delete autoscalinglistener -n {ns} {name}"),
+            None => write!(f, "kubectl delete autoscalinglistener {listener}"),
+        }
+    }
+    match reason {
+        StatusReason::ListenerBehindController {
+            listener,
+            listener_version,
+            controller,
+            controller_version,
+        } => {
+            write!(
+                f,
+                "AutoscalingListener {listener} runs ARC {listener_version} while controller Deployment {controller}, which makes the listeners of this namespace, runs {controller_version}: an older controller made the listener, and ARC up to 0.14 makes a listener again only when its scale set's ListenerSpecHash() or values hash changes, not for a new image, so the old listener stays: delete it ("
+            )?;
+            delete(f, listener)?;
+            f.write_str(") and ARC makes it again with the controller's image (ARC #4572, #4513)")
+        }
+        StatusReason::CrdsLookOlder {
+            controller,
+            version,
+        } => write!(
+            f,
+            "no ARC CustomResourceDefinition was read, controller Deployment {controller} runs ARC {version}, and no status ARC wrote in this namespace has status.phase, which ARC 0.14.0 and later write on every reconcile of a set and a scale set: the installed CRDs look older than the controller (before 0.14.0 they do not declare status.phase, and the API server drops it). Check: kubectl get crd ephemeralrunnersets.actions.github.com -o yaml (no phase under spec.versions[0].schema.openAPIV3Schema.properties.status.properties: older CRDs); Helm does not upgrade CRDs: apply the CRDs of chart {version} (kubectl apply --server-side -f the chart's crds/) (ARC #4147, #4167)"
+        ),
+        StatusReason::ListenerOrphaned { listener, expected } => {
+            write!(
+                f,
+                "AutoscalingListener {listener} serves this scale set, but ARC finds the scale set's listener only as {expected} (scaleSetListenerName: the scale set's name and a hash of its namespace, since 0.13.1 with its runner group and githubConfigUrl, in the controller's namespace), so it never updates or deletes this one: it was left behind by a change of the runner group or githubConfigUrl, or by a controller of another release or namespace, and its Pod keeps listening for the scale set: delete it ("
+            )?;
+            delete(f, listener)?;
+            f.write_str(")")
+        }
+        _ => Ok(()),
+    }
 }
 
 impl Serialize for StatusReason {
@@ -932,8 +1066,46 @@ mod tests {
                 StatusReason::RunnersUnschedulable {
                     runners: examples(1),
                     why: "0/3 nodes are available".into(),
+                    running: 1,
                 },
                 "RunnersUnschedulable",
+            ),
+            (
+                StatusReason::RunnersBackingOff {
+                    runners: examples(1),
+                    first: crate::status::Backoff {
+                        name: "r".into(),
+                        failures: 5,
+                        last_failure: Some("2026-09-01T00:00:00Z".into()),
+                        reason: None,
+                        message: None,
+                    },
+                    remaining: Some(30),
+                },
+                "RunnersBackingOff",
+            ),
+            (
+                StatusReason::ListenerBehindController {
+                    listener: "c/l".into(),
+                    listener_version: "0.14.1".into(),
+                    controller: "c/d".into(),
+                    controller_version: "0.14.2".into(),
+                },
+                "ListenerBehindController",
+            ),
+            (
+                StatusReason::CrdsLookOlder {
+                    controller: "c/d".into(),
+                    version: "0.14.2".into(),
+                },
+                "CrdsLookOlder",
+            ),
+            (
+                StatusReason::ListenerOrphaned {
+                    listener: "c/l".into(),
+                    expected: "c/m".into(),
+                },
+                "ListenerOrphaned",
             ),
         ]
     }
@@ -1032,7 +1204,11 @@ mod tests {
                 | StatusReason::CrdsBehindController { .. }
                 | StatusReason::CountersDisagree { .. }
                 | StatusReason::RunnerPodsMissing { .. }
-                | StatusReason::RunnersUnschedulable { .. } => {}
+                | StatusReason::RunnersUnschedulable { .. }
+                | StatusReason::RunnersBackingOff { .. }
+                | StatusReason::ListenerBehindController { .. }
+                | StatusReason::CrdsLookOlder { .. }
+                | StatusReason::ListenerOrphaned { .. } => {}
             }
         }
         for (r, _) in &bump {
@@ -1196,6 +1372,7 @@ mod tests {
             spec_revision_written_by: None,
             creation_timestamp: None,
             age_seconds: None,
+            ids: Default::default(),
         };
         let v = serde_json::to_value(&row).unwrap();
         assert_eq!(
@@ -1215,7 +1392,8 @@ mod tests {
                 "appliedRevision",
                 "state",
                 "runners",
-                "reasons"
+                "reasons",
+                "kind"
             ],
             "reasons keep their place in the row"
         );

@@ -422,3 +422,25 @@ pub async fn create_pod_with_status(
     .await
     .unwrap();
 }
+
+/// Go's `hash/fnv` New32a, then k8s.io/apimachinery `rand.SafeEncodeString` of its decimal
+/// (ARC's `hash.FNVHashString`), written here apart from the engine.
+pub fn fnv_hash_string(text: &str) -> String {
+    let mut h: u32 = 2166136261;
+    for b in text.bytes() {
+        h ^= b as u32;
+        h = h.wrapping_mul(16777619);
+    }
+    const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    h.to_string()
+        .bytes()
+        .map(|d| ALPHANUMS[d as usize % ALPHANUMS.len()] as char)
+        .collect()
+}
+
+/// ARC 0.13.1 to 0.14.2's `scaleSetListenerName` of a scale set on `https://github.com/my-org`:
+/// its name, the first 8 characters of the hash of `namespace@runnerGroup@githubConfigUrl`.
+pub fn arc_listener_name(name: &str, ns: &str, runner_group: &str) -> String {
+    let hash = fnv_hash_string(&format!("{ns}@{runner_group}@https://github.com/my-org"));
+    format!("{name}-{}-listener", &hash[..8])
+}

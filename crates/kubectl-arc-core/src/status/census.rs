@@ -44,6 +44,9 @@ struct RunnerRecord {
     runner_id: i64,
     spec_hash: u64,
     extra: Option<Box<super::RunnerExtra>>,
+    /// The Pods' read ([`Census::set_runner_pods`]) under which it was last seen changing: it is
+    /// judged against Pods read after that only (0: seen in the first listing, after its Pods).
+    seen: u64,
 }
 
 #[derive(Debug, Default)]
@@ -65,6 +68,10 @@ pub struct Census {
     live: Option<LiveRunners>,
     /// The runners' Pods, when read (list mode, set before the runners are added).
     runner_pods: Option<RunnerPods>,
+    /// Live mode: how many times the Pods were handed in, and whether the first listing is over
+    /// ([`Census::start_following`]).
+    pods_read: u64,
+    following: bool,
 }
 
 /// The Pods of EphemeralRunners (`newEphemeralRunnerPod` names a runner's Pod after the runner,
@@ -94,16 +101,27 @@ impl Census {
             sets: HashMap::new(),
             live: live.then(LiveRunners::default),
             runner_pods: None,
+            pods_read: 0,
+            following: false,
         }
     }
 
-    /// The runners' Pods, to judge the runners added after this against (list mode only: a
-    /// live census does not follow Pods). A runner counted running (phase Running) whose Pod is
-    /// not there, and a pending one whose Pod cannot be scheduled, are told on its set.
+    /// The runners' Pods, to judge runners against: in list mode the runners added after this;
+    /// in live mode every runner at its next verdict (the caller reads the Pods again now and
+    /// then and hands them in here). A runner counted running (phase Running) whose Pod is not
+    /// there, one in failure back-off, and one whose Pod cannot be scheduled are told on its set.
     pub fn set_runner_pods(&mut self, pods: RunnerPods) {
-        if self.live.is_none() {
-            self.runner_pods = Some(pods);
-        }
+        self.runner_pods = Some(pods);
+        self.pods_read += 1;
+    }
+
+    /// Live mode: the first listing is over. A runner seen changing from now on is judged
+    /// against its Pod only once the Pods are read again: a runner that turned Running after the
+    /// last read may have a Pod that read did not see (in the first listing, as in a one-shot
+    /// one, the Pods are listed before the runners, and a runner is Running only after its Pod
+    /// runs).
+    pub fn start_following(&mut self) {
+        self.following = true;
     }
 
     pub fn contains(&self, key: &SetKey) -> bool {
@@ -242,6 +260,7 @@ impl Census {
             .map(|s| (runner.namespace.to_string(), s.clone()));
         let spec = runner.spec.unwrap_or("{}");
         let hash = text_hash(spec);
+        let seen = if self.following { self.pods_read } else { 0 };
         match &mut self.live {
             None => {
                 let key = set_key?;
@@ -256,7 +275,9 @@ impl Census {
                 );
                 if let Some(pods) = self.runner_pods.as_ref().filter(|p| p.knows(&key.0)) {
                     let pod = pods.pods.get(&(key.0.clone(), runner.name.to_string()));
-                    entry.tally.add_pod(&runner.name, runner.state, pod);
+                    entry
+                        .tally
+                        .add_pod(&runner.name, runner.state, pod, runner.extra.as_ref());
                 }
                 Some(key)
             }
@@ -274,6 +295,7 @@ impl Census {
                         runner_id: runner.runner_id,
                         spec_hash: hash,
                         extra: runner.extra.clone().map(Box::new),
+                        seen,
                     },
                 );
                 live.specs
@@ -316,6 +338,12 @@ impl Census {
                         .unwrap_or("{}");
                     let stale = entry.staleness(layout, r.spec_hash, spec);
                     tally.add(name, r.state, r.runner_id, stale, r.extra.as_deref());
+                    let pods = (self.runner_pods.as_ref())
+                        .filter(|p| p.knows(&key.0) && r.seen < self.pods_read);
+                    if let Some(pods) = pods {
+                        let pod = pods.pods.get(&(key.0.clone(), name.clone()));
+                        tally.add_pod(name, r.state, pod, r.extra.as_deref());
+                    }
                 }
             }
             entry.tally = tally;

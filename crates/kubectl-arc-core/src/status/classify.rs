@@ -87,7 +87,8 @@ fn follow_up_reasons(
         | State::Draining
         | State::ListenerDown
         | State::ListenerFailing
-        | State::RunnersFailed => {}
+        | State::RunnersFailed
+        | State::RunnersNotRunning => {}
         State::Synced => {
             if tally.busy_stale.count > 0 {
                 reasons.push(StatusReason::RunnersBusy {
@@ -297,7 +298,7 @@ pub fn classify(
             error: tally.first_decode_error.clone().unwrap_or_default(),
         });
     }
-    let state = surroundings(facts, tally, around, state, &mut reasons);
+    let state = surroundings(facts, tally, around, (state, now), &mut reasons);
     SetStatus {
         namespace: facts.namespace.clone(),
         name: facts.name.clone(),
@@ -313,6 +314,37 @@ pub fn classify(
             (Some(c), Some(n)) => Some(n - c),
             _ => None,
         },
+        ids: row_ids(facts, replacement),
+    }
+}
+
+/// What the row of a set is and what judges it ([`super::RowIds`]): its scale set (ARC's label
+/// `actions.github.com/scale-set-name`, else the one that judged it), the release and hashes of
+/// ARC up to 0.14, the integrity hash.
+fn row_ids(facts: &SetFacts, replacement: Option<&Replacement>) -> super::RowIds {
+    let (judged_by, release, desired) = match replacement {
+        Some(Replacement::Judged {
+            scale_set,
+            release,
+            desired,
+        }) => (
+            scale_set.split_once('/').map(|(_, n)| n.to_string()),
+            Some(release.clone()).filter(|r| r != "?"),
+            desired.as_ref().ok().cloned(),
+        ),
+        _ => (None, None, None),
+    };
+    super::RowIds {
+        kind: crate::arc::KIND_EPHEMERAL_RUNNER_SET,
+        scale_set: facts
+            .labels
+            .get(crate::pairing::LABEL_SCALE_SET_NAME)
+            .cloned()
+            .or(judged_by),
+        release,
+        runner_spec_hash: facts.runner_spec_hash.clone(),
+        desired_runner_spec_hash: desired,
+        integrity_hash: facts.integrity_hash.clone(),
     }
 }
 
@@ -331,7 +363,7 @@ fn surroundings(
     facts: &SetFacts,
     tally: &Tally,
     around: &[StatusReason],
-    state: State,
+    (state, now): (State, Option<i64>),
     reasons: &mut Vec<StatusReason>,
 ) -> State {
     let c = &tally.counts;
@@ -353,10 +385,18 @@ fn surroundings(
             runners: tally.pod_missing.clone(),
         });
     }
+    if let Some(first) = tally.first_backoff.as_ref() {
+        reasons.push(StatusReason::RunnersBackingOff {
+            runners: tally.backing_off.clone(),
+            first: first.clone(),
+            remaining: first.remaining(now),
+        });
+    }
     if tally.unschedulable.count > 0 {
         reasons.push(StatusReason::RunnersUnschedulable {
             runners: tally.unschedulable.clone(),
             why: tally.first_unschedulable.clone().unwrap_or_default(),
+            running: tally.unschedulable_running,
         });
     }
     if let Some(written) = facts.counters.filter(|_| !facts.deleting) {
@@ -390,9 +430,10 @@ fn surroundings(
         return state;
     }
     let rank = |s: State| match s {
-        State::ListenerFailing => 3,
-        State::RunnersFailed => 2,
-        State::ListenerDown => 1,
+        State::ListenerFailing => 4,
+        State::RunnersFailed => 3,
+        State::ListenerDown => 2,
+        State::RunnersNotRunning => 1,
         _ => 0,
     };
     let Some((i, escalated)) = reasons
@@ -458,6 +499,11 @@ pub fn scale_set_without_set(
         phase: None,
         spec_revision_written_by: None,
         creation_timestamp: creation_timestamp.map(str::to_string),
+        ids: super::RowIds {
+            kind: crate::arc::KIND_AUTOSCALING_RUNNER_SET,
+            scale_set: Some(key.1.clone()),
+            ..Default::default()
+        },
     };
     if let Some(d) = deletion {
         // `Reconcile` of a scale set being deleted only cleans up: no set is made for it.

@@ -61,6 +61,9 @@ pub struct SetFacts {
     /// The runner counts of its status, when all four are integers (`None` before ARC wrote
     /// them: `currentReplicas` is required once a status exists).
     pub counters: Option<Counters>,
+    /// ARC wrote a status (`status.currentReplicas` is there: `updateStatus` writes it every
+    /// time), whatever a dump says of the runners.
+    pub status_written: bool,
 }
 
 /// What status reads of one EphemeralRunner.
@@ -90,6 +93,8 @@ pub struct RunnerExtra {
     pub reason: Option<String>,
     pub message: Option<String>,
     pub failures: usize,
+    /// The latest time among `status.failures` (ARC's `LastFailure()`), when there is one.
+    pub last_failure: Option<String>,
     pub deletion: Option<super::Deletion>,
 }
 
@@ -239,11 +244,13 @@ impl SetFacts {
             },
         };
         let mut counters = None;
+        let mut status_written = false;
         let (applied, phase) = match obj.status {
             None => (Value::Null, None),
             Some(raw) => match serde_json::from_str::<SetStatusText>(raw.get()) {
                 Ok(s) => (
                     {
+                        status_written = s.current_replicas.is_i64();
                         counters = match (
                             s.current_replicas.as_i64(),
                             s.pending_ephemeral_runners.as_i64(),
@@ -351,10 +358,22 @@ impl SetFacts {
             legacy_annotation,
             phase,
             counters,
+            status_written,
             runner_spec,
             revision_writer: revision_writer(meta.managed_fields.as_deref().unwrap_or(&[])),
         })
     }
+}
+
+/// ARC's `EphemeralRunnerStatus.LastFailure()`: the latest of `status.failures` (a map of Pod
+/// UID to `metav1.Time`), compared as times; `None` for none.
+fn last_failure(failures: Option<&serde_json::Map<String, Value>>) -> Option<String> {
+    failures?
+        .values()
+        .filter_map(Value::as_str)
+        .filter_map(|t| Some((super::unix_seconds(t)?, t)))
+        .max_by_key(|(seconds, _)| *seconds)
+        .map(|(_, t)| t.to_string())
 }
 
 /// The manager owning `spec.actionableRevision` (the latest, if several co-own it through Apply).
@@ -407,7 +426,10 @@ impl<'a> RunnerFacts<'a> {
             .deletion_timestamp
             .as_ref()
             .is_some_and(|t| !t.is_null());
-        let extra = (state == RunnerState::Failed || deleting).then(|| {
+        let failures = status.get("failures").and_then(Value::as_object);
+        // A runner with failed Pods may be in ARC's failure back-off: its failures are kept too.
+        let failed_pods = failures.is_some_and(|f| !f.is_empty());
+        let extra = (state == RunnerState::Failed || deleting || failed_pods).then(|| {
             let text = |p: &str| {
                 status
                     .pointer(p)
@@ -418,10 +440,8 @@ impl<'a> RunnerFacts<'a> {
                 created: obj.metadata.creation_timestamp.clone(),
                 reason: text("/reason").filter(|r| !r.is_empty()),
                 message: text("/message").filter(|m| !m.is_empty()),
-                failures: status
-                    .get("failures")
-                    .and_then(Value::as_object)
-                    .map_or(0, |f| f.len()),
+                failures: failures.map_or(0, |f| f.len()),
+                last_failure: last_failure(failures),
                 deletion: deleting.then(|| super::Deletion {
                     since: obj
                         .metadata

@@ -75,6 +75,7 @@ pub const CRD_MARKS: &[CrdMark] = &[
         "autoscalingrunnersets",
         "spec.autoscalingListener",
     ),
+    mark("0.14.0", "autoscalingrunnersets", "status.phase"),
     mark(
         "0.14.0",
         "autoscalinglisteners",
@@ -194,6 +195,37 @@ pub struct ControllerFacts {
     /// Its `--watch-single-namespace` (the chart's `flags.watchSingleNamespace`): the only
     /// namespace whose scale sets it reconciles; `None`: every namespace.
     pub watch_namespace: Option<String>,
+    /// The image it gives the listeners it makes: its `manager` container's
+    /// `CONTROLLER_MANAGER_CONTAINER_IMAGE` (ARC's main.go, 0.9.0 to 0.14.2: the listener image,
+    /// which the chart sets to the manager's own image), else that container's image.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub listener_image: Option<String>,
+}
+
+/// The version two versions name, as numbers (`v0.14.2` and `0.14.2` alike; `None` when it is
+/// not a dotted version of numbers, such as `canary` or a digest).
+pub fn version_numbers(version: &str) -> Option<Vec<u64>> {
+    let v = version.strip_prefix('v').unwrap_or(version);
+    v.split('.').map(|p| p.parse::<u64>().ok()).collect()
+}
+
+/// Versions ordered as versions (`0.9.3` < `0.13.1`); what is not a version after every version,
+/// as text.
+pub fn version_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    match (version_numbers(a), version_numbers(b)) {
+        (Some(x), Some(y)) => x.cmp(&y).then_with(|| a.cmp(b)),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => a.cmp(b),
+    }
+}
+
+/// The tag of an image reference (`ghcr.io/actions/gha-runner-scale-set-controller:0.14.2`), not a
+/// digest nor a registry's port; `None` without one.
+pub fn image_tag(image: &str) -> Option<&str> {
+    let name = image.split('@').next()?;
+    let (_, tag) = name.rsplit_once(':')?;
+    (!tag.contains('/')).then_some(tag)
 }
 
 impl ControllerFacts {
@@ -321,6 +353,20 @@ impl ControllerFacts {
         let watch_namespace = go_flag(&args, "watch-single-namespace")
             .filter(|ns| !ns.is_empty())
             .map(str::to_string);
+        let env_image = manager
+            .and_then(|c| c.get("env"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .find(|e| {
+                e.get("name").and_then(Value::as_str) == Some("CONTROLLER_MANAGER_CONTAINER_IMAGE")
+            })
+            .and_then(|e| e.get("value"))
+            .and_then(Value::as_str)
+            .filter(|v| !v.is_empty());
+        let listener_image = env_image
+            .or_else(|| manager.and_then(|c| c.get("image")).and_then(Value::as_str))
+            .map(str::to_string);
         Some(ControllerFacts {
             name: format!(
                 "{}/{}",
@@ -329,6 +375,7 @@ impl ControllerFacts {
             ),
             version: controller_version(label("app.kubernetes.io/version"), &containers),
             watch_namespace,
+            listener_image,
         })
     }
 }
@@ -351,6 +398,29 @@ pub fn install_reasons(
             })
         })
         .collect()
+}
+
+/// [`super::StatusReason::CrdsLookOlder`]: no ARC CRD was read (`crds_read` false: a dump without
+/// them, or a caller who may not get them), the controller that reconciles the namespace runs
+/// 0.14.0 or later, and of the `written` statuses ARC wrote in it (a set's with its four counts, a
+/// scale set's), none has `status.phase`. ARC 0.14's EphemeralRunnerSet controller writes a phase
+/// on every `updateStatus` (Running when none, `ephemeralrunnerset_controller.go`) and its
+/// AutoscalingRunnerSet controller on each reconcile that reaches `updateStatus`; CRDs older than
+/// 0.14.0 do not declare it, and the API server prunes it.
+pub fn crds_look_older(
+    controller: &ControllerFacts,
+    crds_read: bool,
+    written: usize,
+    with_phase: usize,
+) -> Option<super::StatusReason> {
+    if crds_read || written == 0 || with_phase > 0 {
+        return None;
+    }
+    let version = controller.version.as_deref()?;
+    (version_numbers(version)? >= vec![0, 14, 0]).then(|| super::StatusReason::CrdsLookOlder {
+        controller: controller.name.clone(),
+        version: version.to_string(),
+    })
 }
 
 /// A field the controller's release writes that an installed CRD does not declare.
@@ -562,16 +632,19 @@ mod tests {
                 name: "a/new".into(),
                 version: Some("0.14.0".into()),
                 watch_namespace: None,
+                listener_image: None,
             },
             ControllerFacts {
                 name: "b/old".into(),
                 version: Some("0.13.1".into()),
                 watch_namespace: None,
+                listener_image: None,
             },
             ControllerFacts {
                 name: "c/unknown".into(),
                 version: None,
                 watch_namespace: None,
+                listener_image: None,
             },
         ];
         let reasons = install_reasons(&two, &crds);
@@ -579,6 +652,41 @@ mod tests {
         let text = reasons[0].to_string();
         assert!(text.starts_with("controller Deployment a/new runs ARC 0.14.0, but the installed CRDs lack what it writes: ephemeralrunnersets.actions.github.com lacks spec.ephemeralRunnerMetadata (0.14.0), status.phase (0.14.0): "), "{text}");
         assert!(text.contains("Helm does not upgrade CRDs"), "{text}");
+    }
+
+    #[test]
+    fn crds_look_older_when_none_was_read_and_no_status_arc_wrote_has_a_phase() {
+        let controller = |version: &str| ControllerFacts {
+            name: "arc-systems/arc-gha-rs-controller".into(),
+            version: Some(version.into()),
+            watch_namespace: None,
+            listener_image: None,
+        };
+        let said = crds_look_older(&controller("0.14.2"), false, 3, 0).expect("said");
+        let text = said.to_string();
+        assert!(text.starts_with("no ARC CustomResourceDefinition was read, controller Deployment arc-systems/arc-gha-rs-controller runs ARC 0.14.2, and no status ARC wrote in this namespace has status.phase"), "{text}");
+        assert!(
+            text.contains("kubectl get crd ephemeralrunnersets.actions.github.com -o yaml"),
+            "{text}"
+        );
+        // CRDs read (CrdsBehindController judges them), a phase seen, nothing written, a
+        // controller before 0.14.0 or of no known version: not said.
+        assert!(crds_look_older(&controller("0.14.2"), true, 3, 0).is_none());
+        assert!(crds_look_older(&controller("0.14.2"), false, 3, 1).is_none());
+        assert!(crds_look_older(&controller("0.14.2"), false, 0, 0).is_none());
+        assert!(crds_look_older(&controller("0.13.1"), false, 3, 0).is_none());
+        assert!(crds_look_older(&controller("canary"), false, 3, 0).is_none());
+        // The scale set's phase is one of 0.14.0's marks.
+        assert!(CRD_MARKS.contains(&mark("0.14.0", "autoscalingrunnersets", "status.phase")));
+    }
+
+    #[test]
+    fn versions_sort_as_versions() {
+        let mut v = vec!["0.13.1", "canary", "0.9.3", "v0.10.0", "0.14.2"];
+        v.sort_by(|a, b| version_cmp(a, b));
+        assert_eq!(v, ["0.9.3", "v0.10.0", "0.13.1", "0.14.2", "canary"]);
+        assert_eq!(image_tag("reg:5000/arc/c:0.14.2@sha256:ab"), Some("0.14.2"));
+        assert_eq!(image_tag("reg:5000/arc/c"), None);
     }
 
     #[test]

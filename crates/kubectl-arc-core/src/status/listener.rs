@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::StatusReason;
 use super::facts::SetFacts;
+use super::install::{ControllerFacts, image_tag, version_numbers};
 
 /// The label ARC puts on a listener and its Pod (`LabelKeyKubernetesComponent`).
 pub const LABEL_COMPONENT: &str = "app.kubernetes.io/component";
@@ -456,9 +457,10 @@ pub fn listener_reasons(
                     points_at: listener.ephemeral_runner_set.clone(),
                     exists: sets.contains(&listener.ephemeral_runner_set),
                     newest: latest.name.clone(),
-                    // ARC up to 0.14 deletes a listener only when its hashes change; later
-                    // releases compare the whole listener spec and make it again.
-                    arc_recreates: !latest.spec_hash_era,
+                    // ARC up to 0.14 deletes a listener only when its hashes change (then it
+                    // makes it again by itself, as during a replacement); later releases
+                    // compare the whole listener spec and make it again.
+                    arc_recreates: !latest.spec_hash_era || stale_under.is_some(),
                 });
             }
             if let Some(release) = stale_under {
@@ -491,13 +493,152 @@ pub fn listener_reasons(
     out
 }
 
-/// The tag of an image reference (`ghcr.io/actions/gha-runner-scale-set-controller:0.14.2`), not
-/// a digest; `None` without one.
-fn image_tag(image: &str) -> Option<&str> {
-    let name = image.split('@').next()?;
-    let (_, tag) = name.rsplit_once(':')?;
-    // A registry port (`host:5000/name`) is not a tag.
-    (!tag.contains('/')).then_some(tag)
+/// ARC's `scaleSetListenerName` (controllers/actions.github.com/resourcebuilder.go): the scale
+/// set's name, then the first 8 characters of `hash.FNVHashString` of its namespace (0.9.0 to
+/// 0.13.0), or of `namespace@runnerGroup@githubConfigUrl` (`hashSuffix`, 0.13.1 to 0.14.2), then
+/// `-listener`.
+pub fn scale_set_listener_name(
+    name: &str,
+    namespace: &str,
+    runner_group: &str,
+    config_url: &str,
+    since_0_13_1: bool,
+) -> String {
+    let hashed = if since_0_13_1 {
+        crate::legacy_hash::fnv_hash_string(&format!("{namespace}@{runner_group}@{config_url}"))
+    } else {
+        crate::legacy_hash::fnv_hash_string(namespace)
+    };
+    let suffix: String = hashed.chars().take(8).collect();
+    format!("{name}-{suffix}-listener")
+}
+
+/// Where ARC looks for a scale set's listener (`Reconcile`: `r.Get` of `scaleSetListenerName` in
+/// `r.ControllerNamespace`): the controller's namespace when the controller is known, and the
+/// name under its release's rule (both rules when no release is known).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnListener {
+    pub namespace: Option<String>,
+    pub names: Vec<String>,
+}
+
+impl OwnListener {
+    /// Of the scale set `(namespace, name)` with `spec.runnerGroup` and `spec.githubConfigUrl`,
+    /// made by `controller` (the one that reconciles the namespace, when known), else by the
+    /// release of the scale set's `app.kubernetes.io/version` label.
+    pub fn of(
+        scale_set: (&str, &str),
+        runner_group: &str,
+        config_url: &str,
+        controller: Option<&ControllerFacts>,
+        label_version: Option<&str>,
+    ) -> OwnListener {
+        let release = controller
+            .and_then(|c| c.version.as_deref())
+            .and_then(version_numbers)
+            .or_else(|| label_version.and_then(version_numbers));
+        let (ns, name) = scale_set;
+        let rule = |since| scale_set_listener_name(name, ns, runner_group, config_url, since);
+        let names = match release {
+            Some(v) => vec![rule(v >= vec![0, 13, 1])],
+            None => vec![rule(true), rule(false)],
+        };
+        OwnListener {
+            namespace: controller
+                .and_then(|c| c.name.split_once('/'))
+                .map(|(n, _)| n.to_string()),
+            names,
+        }
+    }
+
+    /// Whether ARC finds this listener as the scale set's.
+    pub fn is(&self, listener: &ListenerFacts) -> bool {
+        self.names.contains(&listener.name)
+            && self
+                .namespace
+                .as_deref()
+                .is_none_or(|n| n == listener.namespace)
+    }
+
+    /// How the listener ARC looks for is named, `namespace/name` when the namespace is known.
+    pub fn expected(&self) -> String {
+        let names = self.names.join(" or ");
+        match &self.namespace {
+            Some(ns) => format!("{ns}/{names}"),
+            None => names,
+        }
+    }
+}
+
+/// [`StatusReason::ListenerOrphaned`] of every listener that serves the scale set
+/// (`spec.autoscalingRunnerSetNamespace`/`Name`) and is not the one ARC finds, nor being deleted:
+/// ARC's AutoscalingRunnerSet controller reads, updates and deletes its listener only by name
+/// (`Reconcile`, `cleanUpResources`), so another one is never touched.
+pub fn orphaned_listeners<'a>(
+    serving: impl Iterator<Item = &'a ListenerFacts>,
+    own: &OwnListener,
+) -> Vec<StatusReason> {
+    serving
+        .filter(|l| l.deletion.is_none() && !own.is(l))
+        .map(|l| StatusReason::ListenerOrphaned {
+            listener: format!("{}/{}", l.namespace, l.name),
+            expected: own.expected(),
+        })
+        .collect()
+}
+
+/// The controller Deployment that makes the listeners of the scale sets of `namespace`: of those
+/// that reconcile it ([`ControllerFacts::watches`]), the one in the listener's namespace (ARC makes
+/// a listener in its controller's namespace, `newAutoScalingListener`), else the only one.
+pub fn controller_of<'a>(
+    controllers: &'a [ControllerFacts],
+    namespace: &str,
+    listener_namespace: Option<&str>,
+) -> Option<&'a ControllerFacts> {
+    let watching: Vec<&ControllerFacts> = controllers
+        .iter()
+        .filter(|c| c.watches(namespace))
+        .collect();
+    let home = watching.iter().copied().find(|c| {
+        listener_namespace.is_some_and(|ns| c.name.split_once('/').map(|(n, _)| n) == Some(ns))
+    });
+    home.or_else(|| (watching.len() == 1).then(|| watching[0]))
+}
+
+/// [`StatusReason::ListenerBehindController`]: the listener's version (its `spec.image` tag,
+/// else its `app.kubernetes.io/version`) is older than the version of the image the controller
+/// that makes its scale set's listener gives listeners (`newAutoScalingListener`, 0.14.2: `image`
+/// is the controller's `DefaultRunnerScaleSetListenerImage`, its `CONTROLLER_MANAGER_CONTAINER_IMAGE`;
+/// else the controller's `app.kubernetes.io/version` label). Read from the Deployment itself, not
+/// from the release that judges the set. ARC up to 0.14 deletes a listener only when its hash
+/// annotations change (`Reconcile`: `ListenerSpecHash()` and the values hash), so a controller
+/// upgraded alone keeps the listener an older one made.
+pub fn behind_controller(
+    listener: &ListenerFacts,
+    controller: &ControllerFacts,
+) -> Option<StatusReason> {
+    let listener_version = listener
+        .image
+        .as_deref()
+        .and_then(image_tag)
+        .filter(|t| version_numbers(t).is_some())
+        .or(listener.chart_version.as_deref())?;
+    let controller_version = controller
+        .listener_image
+        .as_deref()
+        .and_then(image_tag)
+        .filter(|t| version_numbers(t).is_some())
+        .or(controller.version.as_deref())?;
+    let (l, c) = (
+        version_numbers(listener_version)?,
+        version_numbers(controller_version)?,
+    );
+    (l < c).then(|| StatusReason::ListenerBehindController {
+        listener: format!("{}/{}", listener.namespace, listener.name),
+        listener_version: listener_version.to_string(),
+        controller: controller.name.clone(),
+        controller_version: controller_version.to_string(),
+    })
 }
 
 /// The listener's image tag and its chart version when both are versions and they differ: the

@@ -611,3 +611,152 @@ fn a_scale_set_stuck_in_deletion_without_sets_is_deleting_with_its_finalizer() {
         row.reasons[0]
     );
 }
+
+/// Issue 30.10: a listener on an older image than the controller Deployment that makes it (both
+/// charts upgraded, nothing made the listener again) is said, with the versions read from the
+/// listener and the Deployment themselves; an equal or newer one, a controller that does not
+/// reconcile the namespace and a version that is not one are not.
+#[test]
+fn a_listener_on_an_older_image_than_its_controller_is_behind_it() {
+    use super::install::ControllerFacts;
+    let deployment = |ns: &str, image: &str, label: &str, watch: Option<&str>| {
+        let mut args = vec![json!("--auto-scaling-runner-set-only")];
+        if let Some(w) = watch {
+            args.push(json!(format!("--watch-single-namespace={w}")));
+        }
+        ControllerFacts::from_deployment(
+            &json!({"metadata": {"namespace": ns, "name": "arc-gha-rs-controller",
+                "labels": {"app.kubernetes.io/part-of": "gha-rs-controller", "app.kubernetes.io/version": label}},
+                "spec": {"replicas": 1, "template": {"spec": {"containers": [{"name": "manager",
+                    "image": image, "args": args,
+                    "env": [{"name": "CONTROLLER_MANAGER_CONTAINER_IMAGE", "value": image}]}]}}}})
+            .to_string(),
+        )
+        .unwrap()
+    };
+    let mut old = listener("runners-abc");
+    old.image = Some("ghcr.io/actions/gha-runner-scale-set-controller:0.14.1".into());
+    old.chart_version = Some("0.14.1".into());
+    let new = deployment(
+        "arc-systems",
+        "ghcr.io/actions/gha-runner-scale-set-controller:0.14.2",
+        "0.14.2",
+        None,
+    );
+    let controllers = vec![new.clone()];
+    let c = controller_of(&controllers, "arc", Some("arc-systems")).unwrap();
+    let said = behind_controller(&old, c).expect("said");
+    assert_eq!(said.code(), "ListenerBehindController");
+    assert_eq!(
+        said.to_string(),
+        "AutoscalingListener arc-systems/runners-754b578d-listener runs ARC 0.14.1 while controller Deployment arc-systems/arc-gha-rs-controller, which makes the listeners of this namespace, runs 0.14.2: an older controller made the listener, and ARC up to 0.14 makes a listener again only when its scale set's ListenerSpecHash() or values hash changes, not for a new image, so the old listener stays: delete it (kubectl delete autoscalinglistener -n arc-systems runners-754b578d-listener) and ARC makes it again with the controller's image (ARC #4572, #4513)"
+    );
+    // The controller's image, not its label (nor any release that judges the set), is what the
+    // listener would run.
+    let relabelled = deployment(
+        "arc-systems",
+        "ghcr.io/actions/gha-runner-scale-set-controller:0.14.2",
+        "0.14.1",
+        None,
+    );
+    assert!(behind_controller(&old, &relabelled).is_some());
+    // The same version, a newer listener, a digest-only listener with no label: nothing.
+    assert!(behind_controller(&listener("runners-abc"), &new).is_none());
+    let older_controller = deployment("arc-systems", "c:0.13.1", "0.13.1", None);
+    assert!(behind_controller(&old, &older_controller).is_none());
+    let mut digest = listener("runners-abc");
+    digest.image = Some("ghcr.io/actions/gha-runner-scale-set-controller@sha256:ab".into());
+    digest.chart_version = None;
+    assert!(behind_controller(&digest, &new).is_none());
+    // Its version label when its image names none.
+    digest.chart_version = Some("0.13.1".into());
+    assert!(behind_controller(&digest, &new).is_some());
+    // A controller that watches another namespace makes no listener here.
+    let elsewhere = vec![deployment(
+        "arc-systems",
+        "c:0.14.2",
+        "0.14.2",
+        Some("team-b"),
+    )];
+    assert!(controller_of(&elsewhere, "arc", Some("arc-systems")).is_none());
+    // Of two, the one in the listener's namespace.
+    let two = vec![deployment("other", "c:0.13.1", "0.13.1", None), new.clone()];
+    assert_eq!(
+        controller_of(&two, "arc", Some("arc-systems"))
+            .unwrap()
+            .name,
+        "arc-systems/arc-gha-rs-controller"
+    );
+}
+
+/// ARC's `scaleSetListenerName` as each tag names a listener (0.9.0 to 0.13.0: a hash of the
+/// namespace; 0.13.1 on: of namespace, runner group and config URL), the rule chosen by the
+/// controller's release, else the scale set's label, else both; every other listener of the scale
+/// set is left behind, not being deleted ones.
+#[test]
+fn arcs_own_listener_is_found_by_its_name_and_the_others_are_orphaned() {
+    use super::install::ControllerFacts;
+    let url = "https://github.com/my-org";
+    assert_eq!(
+        scale_set_listener_name("arc-runner-set", "arc-runners", "", url, false),
+        "arc-runner-set-754b578d-listener"
+    );
+    assert_eq!(
+        scale_set_listener_name("arc-runner-set", "arc-runners", "", url, true),
+        "arc-runner-set-56b4bcfc-listener"
+    );
+    assert_eq!(
+        scale_set_listener_name("arc-runner-set", "arc-runners", "gpu", url, true),
+        "arc-runner-set-6794bb98-listener"
+    );
+    let controller = |version: &str| ControllerFacts {
+        name: "arc-systems/arc-gha-rs-controller".into(),
+        version: Some(version.into()),
+        watch_namespace: None,
+        listener_image: None,
+    };
+    let key = ("arc-runners", "arc-runner-set");
+    let new = OwnListener::of(key, "", url, Some(&controller("0.14.2")), Some("0.9.3"));
+    assert_eq!(new.names, ["arc-runner-set-56b4bcfc-listener"]);
+    assert_eq!(new.namespace.as_deref(), Some("arc-systems"));
+    let old = OwnListener::of(key, "", url, Some(&controller("0.13.0")), None);
+    assert_eq!(old.names, ["arc-runner-set-754b578d-listener"]);
+    let by_label = OwnListener::of(key, "", url, None, Some("0.12.1"));
+    assert_eq!(by_label.names, ["arc-runner-set-754b578d-listener"]);
+    assert_eq!(by_label.namespace, None);
+    assert_eq!(OwnListener::of(key, "", url, None, None).names.len(), 2);
+    let named = |ns: &str, name: &str, deleting: bool| {
+        let mut l = listener("arc-runner-set-x");
+        l.namespace = ns.into();
+        l.name = name.into();
+        l.deletion = deleting.then(Deletion::default);
+        l
+    };
+    let listeners = [
+        named("arc-systems", "arc-runner-set-56b4bcfc-listener", false),
+        named("arc-systems", "arc-runner-set-754b578d-listener", false),
+        named("arc-systems", "aaa-listener", true),
+        named("old-systems", "arc-runner-set-56b4bcfc-listener", false),
+    ];
+    let orphans = orphaned_listeners(listeners.iter(), &new);
+    assert_eq!(
+        orphans
+            .iter()
+            .map(|r| match r {
+                StatusReason::ListenerOrphaned { listener, expected } =>
+                    (listener.as_str(), expected.as_str()),
+                _ => unreachable!(),
+            })
+            .collect::<Vec<_>>(),
+        [
+            (
+                "arc-systems/arc-runner-set-754b578d-listener",
+                "arc-systems/arc-runner-set-56b4bcfc-listener"
+            ),
+            (
+                "old-systems/arc-runner-set-56b4bcfc-listener",
+                "arc-systems/arc-runner-set-56b4bcfc-listener"
+            ),
+        ]
+    );
+}

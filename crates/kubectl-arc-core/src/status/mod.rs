@@ -96,6 +96,10 @@ pub enum State {
     /// Failed EphemeralRunners count toward the set's replicas (`scaleTotal`): ARC creates fewer
     /// runners than asked until they are deleted.
     RunnersFailed,
+    /// Runners ARC counts running (phase Running) run no Pod: their Pod is missing, in failure
+    /// back-off, or made again and unschedulable; ARC's EphemeralRunner controller makes the Pod
+    /// again by itself (after its back-off), the scheduler places it when a node fits.
+    RunnersNotRunning,
 }
 
 impl State {
@@ -119,6 +123,7 @@ impl State {
             State::ListenerDown => "ListenerDown",
             State::ListenerFailing => "ListenerFailing",
             State::RunnersFailed => "RunnersFailed",
+            State::RunnersNotRunning => "RunnersNotRunning",
         }
     }
 }
@@ -154,6 +159,47 @@ pub struct SetStatus {
     /// Seconds since creation, when the clock and the timestamp are known (table only).
     #[serde(skip)]
     pub age_seconds: Option<i64>,
+    /// What the row is, and the hashes that judge it, where known.
+    #[serde(flatten)]
+    pub ids: RowIds,
+}
+
+/// What a row is (an EphemeralRunnerSet, or an AutoscalingRunnerSet without one), its scale set,
+/// and the hashes that judge it, where known (`-o json|yaml`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RowIds {
+    /// `EphemeralRunnerSet`, or `AutoscalingRunnerSet` for a scale set without a set
+    /// (Registering, Creating, and the like).
+    pub kind: &'static str,
+    /// The AutoscalingRunnerSet's name (same namespace).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scale_set: Option<String>,
+    /// ARC up to 0.14: the release whose `RunnerSetSpecHash()` judged the set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub release: Option<String>,
+    /// The set's `actions.github.com/runner-spec-hash` annotation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runner_spec_hash: Option<String>,
+    /// That release's `RunnerSetSpecHash()` of the AutoscalingRunnerSet.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub desired_runner_spec_hash: Option<String>,
+    /// The set's `actions.github.com/integrity-hash` annotation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub integrity_hash: Option<String>,
+}
+
+impl Default for RowIds {
+    fn default() -> RowIds {
+        RowIds {
+            kind: crate::arc::KIND_EPHEMERAL_RUNNER_SET,
+            scale_set: None,
+            release: None,
+            runner_spec_hash: None,
+            desired_runner_spec_hash: None,
+            integrity_hash: None,
+        }
+    }
 }
 
 impl SetStatus {
@@ -411,11 +457,81 @@ pub enum StatusReason {
     /// The runner counts in the set's status are not those of the runners listed, counted as
     /// ARC's `updateStatus` counts them.
     CountersDisagree { written: Counters, listed: Counters },
-    /// Runners in phase Running (counted running by ARC) whose Pod is not there.
+    /// Runners in phase Running (counted running by ARC) whose Pod is not there, with no
+    /// failure recorded: ARC's EphemeralRunner controller makes the Pod again on its next
+    /// reconcile of the runner.
     RunnerPodsMissing { runners: Examples },
-    /// Pending runners whose Pod cannot be scheduled (`PodScheduled` False, Unschedulable), and
-    /// the first one's message.
-    RunnersUnschedulable { runners: Examples, why: String },
+    /// Runners whose Pod cannot be scheduled (`PodScheduled` False, Unschedulable), and the first
+    /// one's message; `running`: how many of them ARC counts running (phase Running: their Pod was
+    /// made again after the one that ran was lost, with its node).
+    RunnersUnschedulable {
+        runners: Examples,
+        why: String,
+        running: usize,
+    },
+    /// Runners without a Pod whose `status.failures` records failed Pods: ARC's EphemeralRunner
+    /// controller (0.12.0 to 0.14.2) waits `failedRunnerBackoff[failures]` after the last failure
+    /// before it makes the Pod again, and deletes the runner after more than `maxFailures`.
+    RunnersBackingOff {
+        runners: Examples,
+        /// The first one's failure back-off.
+        first: Backoff,
+        /// Seconds from now until its wait ends (negative: ended that long ago), when the clock
+        /// and its last failure are known.
+        remaining: Option<i64>,
+    },
+    /// The scale set's listener runs another image than the controller Deployment that makes its
+    /// listeners (the listener's `spec.image` tag, else its `app.kubernetes.io/version`, against
+    /// the controller's listener image, else its own version): it was made by an older controller,
+    /// and ARC 0.14 does not make a listener again for a new image.
+    ListenerBehindController {
+        listener: String,
+        listener_version: String,
+        controller: String,
+        controller_version: String,
+    },
+    /// No CRD could be read, a controller of 0.14.0 or later watches the namespace, and no status
+    /// ARC wrote in it has `status.phase` (0.14 writes one on every reconcile; CRDs older than
+    /// 0.14.0 prune it).
+    CrdsLookOlder { controller: String, version: String },
+    /// A listener of the scale set that is not the one ARC finds (`scaleSetListenerName` in the
+    /// controller's namespace): ARC never deletes or updates it.
+    ListenerOrphaned { listener: String, expected: String },
+}
+
+/// A runner's failure back-off as ARC's EphemeralRunner controller computes it (0.12.0 to 0.14.2,
+/// `Reconcile`: `failedRunnerBackoff[len(Status.Failures)]` after `Status.LastFailure()`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Backoff {
+    pub name: String,
+    /// How many entries `status.failures` has.
+    pub failures: usize,
+    /// `LastFailure()`: the latest time of `status.failures` (RFC 3339).
+    pub last_failure: Option<String>,
+    /// `status.reason` and `status.message` (the failed Pod's, `deletePodAsFailed`).
+    pub reason: Option<String>,
+    pub message: Option<String>,
+}
+
+/// ARC's `failedRunnerBackoff` (0.12.0 to 0.14.2, controllers/actions.github.com/
+/// ephemeralrunner_controller.go), in seconds: the wait after the last failure, by failure count.
+pub const FAILED_RUNNER_BACKOFF: [i64; 6] = [0, 5, 10, 20, 40, 80];
+
+/// ARC's `maxFailures` (0.12.0 to 0.14.2): a runner with more failures is deleted.
+pub const MAX_FAILURES: usize = 5;
+
+impl Backoff {
+    /// The wait after the last failure (`None`: more than [`MAX_FAILURES`], ARC deletes the
+    /// runner instead).
+    pub fn wait_seconds(&self) -> Option<i64> {
+        FAILED_RUNNER_BACKOFF.get(self.failures).copied()
+    }
+
+    /// Seconds from `now` until the wait ends (negative: it ended that long ago).
+    pub fn remaining(&self, now: Option<i64>) -> Option<i64> {
+        let last = unix_seconds(self.last_failure.as_deref()?)?;
+        Some(last + self.wait_seconds()? - now?)
+    }
 }
 
 impl StatusReason {
@@ -439,6 +555,12 @@ impl StatusReason {
                 })
             }
             StatusReason::RunnersFailed { held, .. } if *held > 0 => Some(State::RunnersFailed),
+            StatusReason::RunnerPodsMissing { .. } | StatusReason::RunnersBackingOff { .. } => {
+                Some(State::RunnersNotRunning)
+            }
+            StatusReason::RunnersUnschedulable { running, .. } if *running > 0 => {
+                Some(State::RunnersNotRunning)
+            }
             _ => None,
         }
     }
@@ -509,6 +631,10 @@ impl StatusReason {
             StatusReason::CountersDisagree { .. } => "CountersDisagree",
             StatusReason::RunnerPodsMissing { .. } => "RunnerPodsMissing",
             StatusReason::RunnersUnschedulable { .. } => "RunnersUnschedulable",
+            StatusReason::RunnersBackingOff { .. } => "RunnersBackingOff",
+            StatusReason::ListenerBehindController { .. } => "ListenerBehindController",
+            StatusReason::CrdsLookOlder { .. } => "CrdsLookOlder",
+            StatusReason::ListenerOrphaned { .. } => "ListenerOrphaned",
         }
     }
 }

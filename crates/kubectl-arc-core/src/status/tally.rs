@@ -1,6 +1,6 @@
 //! The runners of one set, counted by state with a few names each.
 
-use super::{Deletion, FailedRunner, RunnerExtra};
+use super::{Backoff, Deletion, FailedRunner, RunnerExtra};
 use crate::runners::{RunnerCounts, RunnerState};
 
 /// At most this many runner names are kept per reason.
@@ -45,21 +45,57 @@ pub struct Tally {
     /// Runners being deleted with finalizers left, and the first one's deletion.
     pub held: Examples,
     pub first_held: Option<Deletion>,
-    /// Runners in phase Running whose Pod is not there (when the Pods were read).
+    /// Runners in phase Running whose Pod is not there and no failure is recorded (when the Pods
+    /// were read).
     pub pod_missing: Examples,
-    /// Pending runners whose Pod cannot be scheduled, and the first one's reason.
+    /// Runners in phase Running or Pending whose Pod is not there and whose `status.failures`
+    /// records failed Pods: in ARC's failure back-off; the first one's.
+    pub backing_off: Examples,
+    pub first_backoff: Option<Backoff>,
+    /// Runners (pending, or counted running) whose Pod cannot be scheduled, the first one's
+    /// reason, and how many of them are in phase Running.
     pub unschedulable: Examples,
     pub first_unschedulable: Option<String>,
+    pub unschedulable_running: usize,
 }
 
 impl Tally {
     /// A runner against its Pod (`None`: no Pod of its name; `Some(why)`: there, `why` its
-    /// Unschedulable message when it cannot be scheduled).
-    pub(super) fn add_pod(&mut self, name: &str, state: RunnerState, pod: Option<&Option<String>>) {
+    /// Unschedulable message when it cannot be scheduled), as ARC's EphemeralRunner controller
+    /// sees it (`Reconcile`, 0.14.2): a runner that is not done and has no Pod waits out its
+    /// failure back-off when `status.failures` records any, else gets its Pod made again; a Pod
+    /// with no container status yet leaves the runner's phase as it was (`cs == nil`), so a Pod
+    /// made again after its node was lost can be Pending while the runner stays Running.
+    pub(super) fn add_pod(
+        &mut self,
+        name: &str,
+        state: RunnerState,
+        pod: Option<&Option<String>>,
+        extra: Option<&RunnerExtra>,
+    ) {
+        let failures = extra.map_or(0, |e| e.failures);
         match (state, pod) {
+            (RunnerState::Idle | RunnerState::Busy | RunnerState::Pending, None)
+                if failures > 0 =>
+            {
+                self.backing_off.add(name);
+                self.first_backoff.get_or_insert_with(|| {
+                    let e = extra.cloned().unwrap_or_default();
+                    Backoff {
+                        name: name.to_string(),
+                        failures,
+                        last_failure: e.last_failure,
+                        reason: e.reason,
+                        message: e.message,
+                    }
+                });
+            }
             (RunnerState::Idle | RunnerState::Busy, None) => self.pod_missing.add(name),
-            (RunnerState::Pending, Some(Some(why))) => {
+            (RunnerState::Idle | RunnerState::Busy | RunnerState::Pending, Some(Some(why))) => {
                 self.unschedulable.add(name);
+                if state != RunnerState::Pending {
+                    self.unschedulable_running += 1;
+                }
                 self.first_unschedulable.get_or_insert_with(|| why.clone());
             }
             _ => {}

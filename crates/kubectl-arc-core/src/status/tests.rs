@@ -493,17 +493,112 @@ fn runners_without_their_pod_or_unschedulable_are_said_when_pods_were_read() {
             row.reasons
         );
     }
-    // A live census does not follow Pods.
+    // A runner ARC counts running without a Pod is not a healthy set: RunnersNotRunning, the
+    // reason first; a live census (--watch, --wait) judges its runners against the Pods it is
+    // handed as a one-shot listing does: one state.
+    assert_eq!(row.state, State::RunnersNotRunning, "{:?}", row.reasons);
+    assert_eq!(row.reasons[0].code(), "RunnerPodsMissing");
     let mut live = Census::new(layout, true);
     live.set_runner_pods(pods(None));
     live.upsert_set(set(json!(1), json!(1), json!({})));
     for r in &runners {
         live.add_runner(&RunnerFacts::from_json(r).unwrap());
     }
-    let row = live.status(&key, None).unwrap();
+    assert_eq!(live.status(&key, None).unwrap(), row);
+}
+
+/// Issue 30.11 and 30.12: a runner counted running whose Pod was made again and cannot be
+/// scheduled (its node was lost), and one in ARC's failure back-off (status.failures, no Pod):
+/// RunnersNotRunning, with the failure count, the last failure and the wait of
+/// `failedRunnerBackoff`; more than `maxFailures` says that ARC deletes the runner; a pending
+/// runner whose Pod cannot be scheduled alone changes no state.
+#[test]
+fn runners_counted_running_that_run_no_pod_are_runners_not_running() {
+    let layout = Layout::arc();
+    let key = ("arc".to_string(), "runners".to_string());
+    let failures = |n: usize| {
+        let mut m = serde_json::Map::new();
+        for i in 0..n {
+            m.insert(format!("uid-{i}"), json!(format!("2026-09-01T00:0{i}:00Z")));
+        }
+        Value::Object(m)
+    };
+    let unschedulable = Some("Unschedulable: 0/2 nodes are available".to_string());
+    let row_of = |runners: &[String], pods: &[(&str, Option<String>)], now: i64| {
+        let mut census = Census::new(layout, false);
+        census.upsert_set(set(json!(1), json!(1), json!({})));
+        census.set_runner_pods(RunnerPods {
+            pods: pods
+                .iter()
+                .map(|(n, why)| (("arc".to_string(), n.to_string()), why.clone()))
+                .collect(),
+            namespaces: None,
+        });
+        for r in runners {
+            census.add_runner(&RunnerFacts::from_json(r).unwrap());
+        }
+        census.status(&key, Some(now)).unwrap()
+    };
+    let at = |t: &str| unix_seconds(t).unwrap();
+    // 11: Running, its Pod Pending and unschedulable.
+    let lost = runner("lost", "a", json!({"phase": "Running", "ready": false}));
+    let row = row_of(
+        std::slice::from_ref(&lost),
+        &[("lost", unschedulable.clone())],
+        0,
+    );
+    assert_eq!(row.state, State::RunnersNotRunning, "{:?}", row.reasons);
+    let text = row.reasons[0].to_string();
+    assert_eq!(row.reasons[0].code(), "RunnersUnschedulable");
+    assert!(
+        text.starts_with("1 runner in phase Running whose Pod cannot be scheduled (lost): Unschedulable: 0/2 nodes are available; ARC counts a runner in phase Running as running though the Pod that ran is gone"),
+        "{text}"
+    );
+    // A pending one alone is said and changes no state.
+    let pending = runner("waits", "a", json!({"phase": "Pending"}));
+    let row = row_of(&[pending], &[("waits", unschedulable.clone())], 0);
+    assert_eq!(row.state, State::Synced, "{:?}", row.reasons);
+    assert_eq!(row.reasons[0].code(), "RunnersUnschedulable");
+    // 12: five failures, no Pod, phase Running: 80 s after the last failure.
+    let backing = runner(
+        "flaky",
+        "a",
+        json!({"phase": "Running", "failures": failures(5), "reason": "Evicted",
+               "message": "The node was low on resource: memory."}),
+    );
+    let row = row_of(
+        std::slice::from_ref(&backing),
+        &[],
+        at("2026-09-01T00:05:00Z"),
+    );
+    assert_eq!(row.state, State::RunnersNotRunning, "{:?}", row.reasons);
+    assert_eq!(row.reasons[0].code(), "RunnersBackingOff");
     assert!(
         !row.reasons.iter().any(|r| r.code() == "RunnerPodsMissing"),
-        "{:?}",
+        "one reason per runner: {:?}",
         row.reasons
     );
+    let text = row.reasons[0].to_string();
+    assert!(
+        text.starts_with("1 runner without a Pod in ARC's failure back-off (flaky): flaky has 5 failed Pods in status.failures, the last at 2026-09-01T00:04:00Z (Evicted: The node was low on resource: memory.); ARC's EphemeralRunner controller waits 80s after the last failure before it makes the Pod again (failedRunnerBackoff, ARC 0.12.0 to 0.14.2), 20s from now; after more than 5 failures (maxFailures) it deletes the runner"),
+        "{text}"
+    );
+    // The wait over: said as such.
+    let row = row_of(&[backing], &[], at("2026-09-01T00:10:00Z"));
+    let text = row.reasons[0].to_string();
+    assert!(text.contains("80s after the last failure before it makes the Pod again (failedRunnerBackoff, ARC 0.12.0 to 0.14.2): the wait ended 4m40s ago"), "{text}");
+    // Six failures: ARC deletes the runner.
+    let done = runner(
+        "done",
+        "a",
+        json!({"phase": "Running", "failures": failures(6)}),
+    );
+    let text = row_of(&[done], &[], 0).reasons[0].to_string();
+    assert!(
+        text.contains("done has 6 failed Pods in status.failures, the last at 2026-09-01T00:05:00Z; that is more than maxFailures (5): ARC's EphemeralRunner controller deletes the runner on its next reconcile"),
+        "{text}"
+    );
+    // Its Pod back and running: nothing said.
+    let row = row_of(&[lost], &[("lost", None)], 0);
+    assert_eq!(row.state, State::Synced, "{:?}", row.reasons);
 }
