@@ -178,7 +178,7 @@ gen_release_crds() {
     # packages and leaves the markers to controller-tools.
     (cd "$tmp" && go mod init controller-gen-build >/dev/null 2>&1 \
       && go get "sigs.k8s.io/controller-tools/cmd/controller-gen@$cg" \
-      && { [ "$cg" != v0.14.0 ] || go get golang.org/x/tools@v0.29.0; } \
+      && { [ "$cg" != v0.14.0 ] || go get golang.org/x/tools@v0.29.0 golang.org/x/tools/go/packages@v0.29.0; } \
       && go build -trimpath -o "$tools/$cg/controller-gen" sigs.k8s.io/controller-tools/cmd/controller-gen) \
       || { rm -rf "$tmp"; die "building controller-gen $cg failed"; }
     rm -rf "$tmp"
