@@ -274,7 +274,7 @@ pub(crate) fn release_words(item: &ScaleSetDiff) -> Option<ReleaseWords> {
             Some(if let (true, Some(stored)) = (recycle, pending) {
                 ReleaseWords {
                     verdict: format!(
-                        "cleanup pending: ARC has patched {} (integrity-hash {current}, the hash of the desired runner spec) but its spec as stored hashes to {stored}, so ARC's EphemeralRunnerSet controller deletes its idle and pending runners next (integrity-hash {stored} -> {current}); busy ones finish their job first",
+                        "cleanup pending: ARC has patched {} (its integrity-hash {current} is the hash of the desired runner spec) but its spec as stored hashes to {stored}, so ARC's EphemeralRunnerSet controller deletes its idle and pending runners next and writes {stored}; busy ones finish their job first",
                         item.current_from
                     ),
                     details: Vec::new(),
@@ -307,9 +307,8 @@ pub(crate) fn release_words(item: &ScaleSetDiff) -> Option<ReleaseWords> {
 /// and the bump that replaces the set now.
 pub(crate) fn unhashed_words(item: &ScaleSetDiff) -> String {
     format!(
-        "{} changed but {} not hashed by RunnerSetSpecHash(): the change reaches runners only when ARC next replaces the set; `kubectl arc bump -n {} {}` replaces it now",
+        "a change of {} (not hashed by RunnerSetSpecHash()) reaches runners only when ARC next replaces the set; `kubectl arc bump -n {} {}` replaces it now",
         item.unhashed_changes.join(", "),
-        if item.unhashed_changes.len() == 1 { "is" } else { "are" },
         item.namespace,
         item.name
     )

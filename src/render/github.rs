@@ -367,8 +367,7 @@ fn unhashed_annotation(item: &ScaleSetDiff) -> Option<Annotation> {
         file,
         title: format!("Scale set {id}: this change reaches runners only when the set is next replaced"),
         message: format!(
-            "{}{}.\nrelease: {}\nunhashedChanges: {}\n",
-            words[..1].to_uppercase(),
+            "A{}.\nrelease: {}\nunhashedChanges: {}\n",
             &words[1..],
             item.release.as_deref().unwrap_or("up to 0.14"),
             item.unhashed_changes.join(", ")

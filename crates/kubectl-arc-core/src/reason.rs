@@ -911,6 +911,16 @@ mod tests {
                 "ListenerHashStale",
             ),
             (
+                StatusReason::ReleaseDisagrees {
+                    scale_set: "a/b".into(),
+                    release: "0.13.1".into(),
+                    other: "0.9.3".into(),
+                    other_hash: "h".into(),
+                    other_replaces: false,
+                },
+                "ReleaseDisagrees",
+            ),
+            (
                 StatusReason::ListenerPodMissing {
                     listener: "c/l".into(),
                 },
@@ -1072,6 +1082,7 @@ mod tests {
                 | StatusReason::ListenerForOtherSet { .. }
                 | StatusReason::ListenerVersionMismatch { .. }
                 | StatusReason::ListenerHashStale { .. }
+                | StatusReason::ReleaseDisagrees { .. }
                 | StatusReason::ListenerPodMissing { .. }
                 | StatusReason::ListenerPodNotRunning { .. }
                 | StatusReason::FinalizersLeft { .. }
