@@ -1065,10 +1065,14 @@ fn compare_one(
     let live = world.live_scale_sets.get(&ars.key());
     // The id ARC reads is the one diff resolves (the render's, else the set's, else the live
     // scale set's): the in-memory hash depends on it, the loop's verdict does not.
-    let id = scale_set_id(ars, set, live).ok().flatten().map(|(id, _)| id);
-    let recycle_loop = ars.spec.as_ref().map(|spec| {
-        round_trip_of_autoscaling_runner_set(layout, spec.get(), id.as_deref())
-    });
+    let id = scale_set_id(ars, set, live)
+        .ok()
+        .flatten()
+        .map(|(id, _)| id);
+    let recycle_loop = ars
+        .spec
+        .as_ref()
+        .map(|spec| round_trip_of_autoscaling_runner_set(layout, spec.get(), id.as_deref()));
     let in_memory: Option<Result<String, String>> = match &recycle_loop {
         Some(Ok(t)) => Some(t.hash_in_memory.clone().map_err(|e| {
             let spec = ars.spec.as_ref().map_or("{}", |s| s.get());

@@ -223,7 +223,9 @@ pub(crate) fn integrity_unverifiable(
         .map(|v| crate::core::legacy_hash::set_times(layout, layout.ephemeral_runner_spec, v))
         .unwrap_or_default();
     if times.is_empty() {
-        return format!("the integrity hash of its runner spec cannot be reproduced exactly ({fallback})");
+        return format!(
+            "the integrity hash of its runner spec cannot be reproduced exactly ({fallback})"
+        );
     }
     let fields: Vec<String> = times.iter().map(|p| template_path(p)).collect();
     crate::core::reason::SetTimes {

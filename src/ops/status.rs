@@ -810,10 +810,7 @@ fn judged(scale_set: &input::Object, facts: &SetFacts) -> Replacement {
 
 /// The release judging a scale set's newest set of ARC up to 0.14, by the one rule: the scale
 /// set's chart label, the set's own label as the alternative.
-fn judging_of(
-    scale_set: &input::Object,
-    facts: &SetFacts,
-) -> Option<crate::ops::release::Judging> {
+fn judging_of(scale_set: &input::Object, facts: &SetFacts) -> Option<crate::ops::release::Judging> {
     let label = |labels: &std::collections::BTreeMap<String, String>, of: String| {
         let r = crate::core::release::release(labels.get("app.kubernetes.io/version")?)?;
         Some((r, format!("label app.kubernetes.io/version of {of}")))

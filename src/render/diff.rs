@@ -267,10 +267,9 @@ pub(crate) fn release_words(item: &ScaleSetDiff) -> Option<ReleaseWords> {
         Mechanism::IntegrityHash => {
             let hashes = item.integrity_hash.as_ref()?;
             let current = hashes.current.as_deref().unwrap_or("none");
-            let pending = hashes
-                .stored
-                .as_deref()
-                .filter(|s| hashes.current.as_deref() == Some(hashes.desired.as_str()) && *s != current);
+            let pending = hashes.stored.as_deref().filter(|s| {
+                hashes.current.as_deref() == Some(hashes.desired.as_str()) && *s != current
+            });
             Some(if let (true, Some(stored)) = (recycle, pending) {
                 ReleaseWords {
                     verdict: format!(

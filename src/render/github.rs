@@ -285,7 +285,11 @@ fn release_annotation(
             h.current.as_deref().unwrap_or("none"),
             h.desired
         ));
-        if let Some(stored) = h.stored.as_deref().filter(|s| Some(*s) != h.current.as_deref()) {
+        if let Some(stored) = h
+            .stored
+            .as_deref()
+            .filter(|s| Some(*s) != h.current.as_deref())
+        {
             fields.push_str(&format!("{name}.stored: {stored} (a cleanup is pending)\n"));
         }
     }
@@ -365,7 +369,9 @@ fn unhashed_annotation(item: &ScaleSetDiff) -> Option<Annotation> {
     Some(Annotation {
         level: Level::Notice,
         file,
-        title: format!("Scale set {id}: this change reaches runners only when the set is next replaced"),
+        title: format!(
+            "Scale set {id}: this change reaches runners only when the set is next replaced"
+        ),
         message: format!(
             "A{}.\nrelease: {}\nunhashedChanges: {}\n",
             &words[1..],

@@ -59,6 +59,25 @@ pub(crate) struct Release {
     pub(crate) bin_dir: PathBuf,
 }
 
+/// The directory of the kubectl-arc that release-local.sh packs: `KUBECTL_ARC_RELEASE_BIN_DIR`
+/// when set (the test command sets it to its own build), else this test build's binary. Never a
+/// `dist` build of its own: one run of a single test by hand would otherwise build the whole
+/// dependency tree again with LTO.
+fn packed_bin_dir() -> PathBuf {
+    std::env::var_os("KUBECTL_ARC_RELEASE_BIN_DIR")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(test_bin_dir)
+}
+
+/// Where cargo put the kubectl-arc these tests run.
+fn test_bin_dir() -> PathBuf {
+    Path::new(env!("CARGO_BIN_EXE_kubectl-arc"))
+        .parent()
+        .expect("the binary has a directory")
+        .to_path_buf()
+}
+
 pub(crate) fn release() -> &'static Release {
     static RELEASE: OnceLock<Release> = OnceLock::new();
     RELEASE.get_or_init(|| {
@@ -66,24 +85,16 @@ pub(crate) fn release() -> &'static Release {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let tag = format!("v{}", env!("CARGO_PKG_VERSION"));
+        let bin_dir = packed_bin_dir();
         let out = Command::new(root().join("scripts/release-local.sh"))
             .arg(&dir)
             .arg(&tag)
+            .env("KUBECTL_ARC_RELEASE_BIN_DIR", &bin_dir)
             .output()
             .unwrap();
         let archive = PathBuf::from(ok(out, "scripts/release-local.sh").trim());
         let (major_minor, patch) = env!("CARGO_PKG_VERSION").rsplit_once('.').unwrap();
         let next_tag = format!("v{major_minor}.{}", patch.parse::<u32>().unwrap() + 1);
-        // The binary release-local.sh packed: the one it was handed, or its dist build.
-        let bin_dir = std::env::var_os("KUBECTL_ARC_RELEASE_BIN_DIR")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .unwrap_or_else(|| {
-                std::env::var_os("KUBECTL_ARC_RELEASE_TARGET_DIR")
-                    .map(PathBuf::from)
-                    .unwrap_or_else(|| root().join(".cache/release-target"))
-                    .join("dist")
-            });
         let out = Command::new(root().join("scripts/package.sh"))
             .args([&next_tag, &host()])
             .arg(&bin_dir)
@@ -532,8 +543,9 @@ fn krew_installs_upgrades_and_uninstalls_the_release() {
     let packed: serde_json::Value =
         serde_json::from_str(&ok(packed, "the packed kubectl-arc version")).unwrap();
     assert_eq!(json, packed);
-    let profile = if std::env::var_os("KUBECTL_ARC_RELEASE_BIN_DIR").is_some_and(|v| !v.is_empty())
-    {
+    // The test build is a debug build; a directory handed in by hand holds a release build.
+    let same = |a: &Path, b: &Path| a.canonicalize().ok() == b.canonicalize().ok();
+    let profile = if same(&r.bin_dir, &test_bin_dir()) {
         "debug"
     } else {
         "release"

@@ -431,8 +431,14 @@ async fn diff_of_a_0_14_2_scale_set_shows_what_changed_in_it_not_the_set_as_arc_
         "{i:#}"
     );
     let cpu = &i["scaleSetDifferences"][0];
-    assert_eq!((cpu["from"].as_str(), cpu["to"].as_str()), (Some("500m"), Some("0.5")));
-    assert!(i.get("liveRunnerSpecHash").is_none(), "made from the live one: {i:#}");
+    assert_eq!(
+        (cpu["from"].as_str(), cpu["to"].as_str()),
+        (Some("500m"), Some("0.5"))
+    );
+    assert!(
+        i.get("liveRunnerSpecHash").is_none(),
+        "made from the live one: {i:#}"
+    );
     // The set comparison stays (the revision era's): memory is there, as strict-only.
     assert!(
         i["differences"]
@@ -446,8 +452,11 @@ async fn diff_of_a_0_14_2_scale_set_shows_what_changed_in_it_not_the_set_as_arc_
     // Text: the scale set's unified diff, without the memory line as a change.
     let (code, out, _) = run(&["diff", "--kubeconfig", &kc, "-f", &render_s]);
     assert_eq!(code, 1, "{out}");
-    assert!(out.contains("-            cpu: 500m\n+            cpu: \"0.5\""), "{out}");
-    assert!(!out.contains("-            memory"), "{out}");
+    assert!(
+        out.contains("-          cpu: 500m\n+          cpu: \"0.5\""),
+        "{out}"
+    );
+    assert!(!out.contains("-          memory"), "{out}");
     // -o github lists it.
     let (_, out, _) = run(&["diff", "--kubeconfig", &kc, "-f", &render_s, "-o", "github"]);
     assert!(
@@ -468,8 +477,10 @@ async fn a_scale_set_labelled_by_upgraded_charts_is_judged_by_their_release() {
     let manifest = scratch.join("ars.yaml");
     std::fs::write(
         &manifest,
-        ars_manifest(&ns, "runners", "500m")
-            .replace("app.kubernetes.io/version: 0.14.2", "app.kubernetes.io/version: 0.13.1"),
+        ars_manifest(&ns, "runners", "500m").replace(
+            "app.kubernetes.io/version: 0.14.2",
+            "app.kubernetes.io/version: 0.13.1",
+        ),
     )
     .unwrap();
     kubectl_apply(&kubeconfig, &manifest);
@@ -479,7 +490,10 @@ async fn a_scale_set_labelled_by_upgraded_charts_is_judged_by_their_release() {
     let spec = serde_json::to_string(&stored["spec"]).unwrap();
     let old_hash = kubectl_arc::core::spec_hash::runner_set_spec_hash(old, &spec).unwrap();
     let new_hash = kubectl_arc::core::spec_hash::runner_set_spec_hash(new, &spec).unwrap();
-    assert_ne!(old_hash, new_hash, "0.9.3 and 0.13.1 hash the scale set otherwise");
+    assert_ne!(
+        old_hash, new_hash,
+        "0.9.3 and 0.13.1 hash the scale set otherwise"
+    );
     create_set_made_by(&client, &ns, &stored, 1, &old_hash, "0.9.3").await;
     // A dump: no controller Deployment in it.
     let dump = scratch.join("dump.yaml");
@@ -503,7 +517,10 @@ async fn a_scale_set_labelled_by_upgraded_charts_is_judged_by_their_release() {
     assert_eq!(i["runnerSpecHash"]["desired"], new_hash.as_str());
     assert_eq!(i["alternative"]["release"], "0.9.3", "{i:#}");
     assert_eq!(i["alternative"]["recycle"], false);
-    assert_eq!(i["alternative"]["runnerSpecHash"]["desired"], old_hash.as_str());
+    assert_eq!(
+        i["alternative"]["runnerSpecHash"]["desired"],
+        old_hash.as_str()
+    );
     let (_, text, _) = run(&["diff", "--live", &dump_s]);
     assert!(
         text.contains("if the controller still runs ARC 0.9.3 (")
@@ -517,7 +534,11 @@ async fn a_scale_set_labelled_by_upgraded_charts_is_judged_by_their_release() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|r| r["name"].as_str().is_some_and(|n| n.starts_with("runners-")))
+        .find(|r| {
+            r["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("runners-"))
+        })
         .unwrap_or_else(|| panic!("{s:#}{err}"));
     assert_eq!(row["state"], "Replacing", "{row:#}");
     let reasons = row["reasons"].to_string();

@@ -826,10 +826,17 @@ mod tests {
         .unwrap();
         assert_eq!(
             set_times(l, l.ephemeral_runner_spec, &v),
-            ["metadata.creationTimestamp", "metadata.managedFields[1].time"]
+            [
+                "metadata.creationTimestamp",
+                "metadata.managedFields[1].time"
+            ]
         );
-        let v = decode(l, l.ephemeral_runner_spec, r#"{"metadata":{"creationTimestamp":null}}"#)
-            .unwrap();
+        let v = decode(
+            l,
+            l.ephemeral_runner_spec,
+            r#"{"metadata":{"creationTimestamp":null}}"#,
+        )
+        .unwrap();
         assert!(set_times(l, l.ephemeral_runner_spec, &v).is_empty());
     }
 

@@ -152,10 +152,7 @@ fn hashed_field_indexes(release: &ArcRelease) -> Vec<usize> {
     };
     wanted
         .iter()
-        .filter_map(|w| {
-            have.iter()
-                .position(|h| h.name == w.name && h.ty == w.ty)
-        })
+        .filter_map(|w| have.iter().position(|h| h.name == w.name && h.ty == w.ty))
         .collect()
 }
 
