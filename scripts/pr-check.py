@@ -294,12 +294,14 @@ def line_of(item, loop=False):
     start, text = docs[doc]
     prefix = "".join(f"items[{i}]." for i in items)
     acting, others = decides(item)
-    acting = [d["path"] for d in acting]
-    looping = item.get("legacyRecycleLoopPaths") or []
-    paths = (looping + acting) if loop else (acting + looping)
-    paths += [d["path"] for d in others]
+    acting = [in_manifest(d["path"]) for d in acting]
+    looping = [in_manifest(p) for p in item.get("legacyRecycleLoopPaths") or []]
+    # ARC up to 0.14: what changed in the scale set itself (paths from the object) first.
+    changed = [d["path"] for d in item.get("scaleSetDifferences") or []]
+    paths = (looping + changed + acting) if loop else (changed + acting + looping)
+    paths += [in_manifest(d["path"]) for d in others]
     for path in paths:
-        line = locate(text, prefix + in_manifest(path))
+        line = locate(text, prefix + path)
         if line is not None:
             return file, start - 1 + line
     line = locate(text, prefix + "kind")
@@ -381,7 +383,27 @@ def why(item):
         parts.append(f"runner-spec hash of ARC {release or '?'}: {hashes(spec_hash)}")
     elif mechanism == "IntegrityHash" and integrity:
         parts.append(f"integrity hash: {hashes(integrity)}")
+        stored = integrity.get("stored")
+        if stored and stored != integrity.get("current"):
+            parts.append(
+                f"cleanup pending: the set as stored hashes to `{stored}`, so its controller deletes idle and pending runners next"
+            )
+    changed = item.get("scaleSetDifferences") or []
+    if changed:
+        parts.append(
+            f"{len(changed)} changed in the AutoscalingRunnerSet's hashed fields: "
+            + ", ".join(f"`{d['path']}` ({d.get('reason', '')})" for d in changed)
+        )
+    alternative = item.get("alternative")
+    if alternative:
+        verb = "replaces" if alternative.get("recycle") else "keeps"
+        parts.append(
+            f"if the controller still runs ARC {alternative.get('release')}, it {verb} the set: "
+            + hashes(alternative.get("runnerSpecHash") or {})
+        )
     acting, others = decides(item)
+    if changed:
+        acting, others = [], []
     if acting:
         noun = "semantic" if mechanism == "ActionableRevision" else "changed"
         parts.append(

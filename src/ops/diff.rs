@@ -770,8 +770,37 @@ async fn complete_from_cluster(plan: &Plan, world: &mut World) -> Result<()> {
     if !plan.files.is_empty() {
         live_side_of_change(client, &conn.server, plan, &namespaces, world).await?;
     }
+    live_listeners(client, world).await;
     Ok(())
 }
+
+/// The AutoscalingListeners (ARC makes them in its controller's namespace, so they are listed in
+/// all namespaces): their hash annotations say whether ARC makes each listener again. A caller
+/// who may not list them (the read role may not) gets no listing: `listenerRestart` is then
+/// judged from the live scale set, or left out.
+async fn live_listeners(client: &kube::Client, world: &mut World) {
+    if world.desired.is_empty() {
+        return;
+    }
+    let Ok(listeners) = cluster::list_objects(
+        client,
+        KIND_AUTOSCALING_LISTENER,
+        AUTOSCALING_LISTENERS,
+        None,
+        None,
+    )
+    .await
+    else {
+        return;
+    };
+    let known: BTreeSet<(String, String)> = world.listeners.iter().map(Object::key).collect();
+    world
+        .listeners
+        .extend(listeners.into_iter().filter(|l| !known.contains(&l.key())));
+}
+
+/// ARC's listener resource.
+const AUTOSCALING_LISTENERS: &str = "autoscalinglisteners";
 
 /// No `-f`: the cluster's AutoscalingRunnerSets in scope are the desired side (each its own
 /// truth), as `kubectl get` finds them: by name, else listed with `-l`.
@@ -1006,6 +1035,9 @@ fn compare_all(
             stated,
         );
         // The text diff is the only reader of the specs, and only of an item with differences.
+        if !plan.keep_specs {
+            item.scale_set_specs = None;
+        }
         if !plan.keep_specs || item.differences.is_empty() {
             item.specs = None;
         }
@@ -1069,31 +1101,40 @@ fn compare_one(
     live_desired: bool,
     stated: &crate::ops::release::Stated,
 ) -> ScaleSetDiff {
-    let recycle_loop = ars.spec.as_ref().map(|spec| {
-        round_trip_of_autoscaling_runner_set(
-            layout,
-            spec.get(),
-            ars.meta
-                .annotations
-                .get(arc::ANNOTATION_RUNNER_SCALE_SET_ID)
-                .map(String::as_str),
-        )
-    });
-    let in_memory = match &recycle_loop {
-        Some(Ok(t)) => t.hash_in_memory.clone().ok(),
+    let set = pairing.map(|p| &world.live_sets[p.chosen]);
+    let live = world.live_scale_sets.get(&ars.key());
+    // The id ARC reads is the one diff resolves (the render's, else the set's, else the live
+    // scale set's): the in-memory hash depends on it, the loop's verdict does not.
+    let id = scale_set_id(ars, set, live)
+        .ok()
+        .flatten()
+        .map(|(id, _)| id);
+    let recycle_loop = ars
+        .spec
+        .as_ref()
+        .map(|spec| round_trip_of_autoscaling_runner_set(layout, spec.get(), id.as_deref()));
+    let in_memory: Option<Result<String, String>> = match &recycle_loop {
+        Some(Ok(t)) => Some(t.hash_in_memory.clone().map_err(|e| {
+            let spec = ars.spec.as_ref().map_or("{}", |s| s.get());
+            let id = id.as_deref().and_then(crate::core::desired::go_atoi);
+            let value =
+                crate::core::desired::desired_runner_spec_with_id(layout, spec, id.unwrap_or(0))
+                    .ok();
+            crate::ops::release::integrity_unverifiable(layout, value.as_ref(), &e.to_string())
+        })),
         _ => None,
     };
     let mut item = compare_one_drift(layout, world, ars, pairing, live_desired)
         .with_legacy_recycle_loop_as_written(recycle_loop, || {
             crate::core::desired::written_runner_spec(layout, ars.written_spec(None))
         });
-    let set = pairing.map(|p| &world.live_sets[p.chosen]);
     let sides = crate::ops::release::Sides {
         desired: ars,
         set,
-        live: world.live_scale_sets.get(&ars.key()),
+        live,
         listener,
-        integrity_hash_in_memory: in_memory.as_deref(),
+        integrity_hash_in_memory: in_memory.as_ref(),
+        layout,
     };
     crate::ops::release::judge(&mut item, stated, &sides);
     item

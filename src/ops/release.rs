@@ -1,10 +1,11 @@
 //! Which ARC release judges a scale set, and its verdict: the rule of that release's mechanism
 //! (`crate::core::replacement`) applied to the objects `diff` paired.
 //!
-//! The release is `--arc-version`, else the controller Deployment's, else the objects' own: the
-//! release whose `RunnerSetSpecHash()` of the live AutoscalingRunnerSet equals the newest set's
-//! `runner-spec-hash` (said when it contradicts the `app.kubernetes.io/version` label), else that
-//! label, else the newest release.
+//! The release is picked by one rule, [`judging_release`] (also `status`'s): `--arc-version`,
+//! else the controller Deployment's, else the AutoscalingRunnerSet's chart label (with the sets'
+//! own release named as the alternative when it differs), else the sets' own release (their
+//! label, or the release whose `RunnerSetSpecHash()` of the live AutoscalingRunnerSet equals the
+//! newest set's `runner-spec-hash`), else the newest release.
 
 use std::collections::BTreeMap;
 
@@ -12,7 +13,7 @@ use crate::core::arc;
 use crate::core::release::{self, ArcRelease, Mechanism};
 use crate::core::replacement::{self, ANNOTATION_VALUES_HASH, ListenerSide};
 use crate::input::Object;
-use crate::report::diff::{HashPair, ScaleSetDiff};
+use crate::report::diff::{Alternative, HashPair, ScaleSetDiff, ScaleSetDifference, Specs};
 
 /// The release the run was told, or read from the cluster.
 #[derive(Debug, Clone, Default)]
@@ -33,8 +34,12 @@ pub(crate) struct Sides<'a> {
     pub(crate) live: Option<&'a Object>,
     /// The scale set's AutoscalingListener, when among the inputs.
     pub(crate) listener: Option<&'a Object>,
-    /// The integrity hash of the desired runner spec as ARC builds it in memory, when computed.
-    pub(crate) integrity_hash_in_memory: Option<&'a str>,
+    /// The integrity hash of the desired runner spec as ARC builds it in memory (with the
+    /// scale-set id diff resolved), or why it cannot be reproduced; `None` when not computed.
+    pub(crate) integrity_hash_in_memory: Option<&'a Result<String, String>>,
+    /// The layout the integrity hash of the set as stored is computed with, when it differs from
+    /// every shipped layout's.
+    pub(crate) layout: &'static crate::core::layout::Layout,
 }
 
 /// Whether an EphemeralRunnerSet carries a revision field (`spec.actionableRevision` or
@@ -61,20 +66,6 @@ pub(crate) fn mechanism_of(set: &Object) -> Option<Mechanism> {
     )
 }
 
-/// The `app.kubernetes.io/version` label of the objects, the set's first.
-fn label<'a>(sides: &'a Sides<'_>) -> Option<(&'a str, String)> {
-    [sides.set, sides.live, Some(sides.desired)]
-        .into_iter()
-        .flatten()
-        .find_map(|o| {
-            let v = o.meta.labels.get("app.kubernetes.io/version")?;
-            Some((
-                v.as_str(),
-                format!("label app.kubernetes.io/version of {}", o.describe()),
-            ))
-        })
-}
-
 /// Fill in the release's verdict on one compared (or new) scale set: `mechanism`, `recycle`, the
 /// hashes, `listenerRestart`; and drop the integrity-hash recycle loop warning where that
 /// mechanism does not run and is not about to.
@@ -86,6 +77,12 @@ pub(crate) fn judge(item: &mut ScaleSetDiff, stated: &Stated, sides: &Sides<'_>)
         (None, None, Some((r, _))) => Some(r.mechanism),
         (None, None, None) => None,
     };
+    // A new scale set: the release that will create its first set, as its chart label says.
+    let mechanism = mechanism.or_else(|| {
+        item.new
+            .then(|| scale_set_label(sides).map(|(r, _)| r.mechanism))
+            .flatten()
+    });
     // The loop is the integrity-hash era's: warned of where it runs or is about to, and where
     // nothing says which era it is.
     if mechanism.is_some_and(|m| m != Mechanism::IntegrityHash) {
@@ -100,7 +97,10 @@ pub(crate) fn judge(item: &mut ScaleSetDiff, stated: &Stated, sides: &Sides<'_>)
     let mechanism = mechanism.unwrap_or(Mechanism::ActionableRevision);
     item.mechanism = Some(mechanism);
     if item.new {
-        item.recycle = Some(false);
+        match mechanism {
+            Mechanism::RunnerSpecHash => new_scale_set(item, stated, sides),
+            _ => item.recycle = Some(false),
+        }
         return;
     }
     match mechanism {
@@ -110,29 +110,138 @@ pub(crate) fn judge(item: &mut ScaleSetDiff, stated: &Stated, sides: &Sides<'_>)
     }
 }
 
-/// The integrity-hash era: the AutoscalingRunnerSet controller patches the set when the hash of
-/// the runner spec it builds in memory differs from the annotation, and the set's controller then
-/// cleans up idle and pending runners.
+/// The integrity-hash era (ARC 2ee6b3b8): the AutoscalingRunnerSet controller patches the set,
+/// with the hash of the runner spec it builds in memory as its annotation, when that hash differs
+/// from the annotation; the EphemeralRunnerSet controller cleans up idle and pending runners when
+/// the annotation is not the hash of the spec as stored (`ephemeralRunnerSetIntegrityHash` of
+/// what it read), then writes that hash. So runners are recycled when the desired hash differs
+/// from the annotation, and also when it does not but the set's own controller has not caught up
+/// yet (a pending cleanup, by `migrate`'s rule: [`crate::core::migrate::hash_verdict`]).
 fn integrity(item: &mut ScaleSetDiff, sides: &Sides<'_>) {
-    let current = sides
-        .set
+    let set = sides.set;
+    let current = set
         .and_then(|s| s.meta.annotations.get(arc::ANNOTATION_INTEGRITY_HASH))
         .cloned();
-    match sides.integrity_hash_in_memory {
-        Some(desired) => {
-            item.recycle =
-                Some(current.as_deref() != Some(desired) || item.legacy_recycle_loop == Some(true));
-            item.integrity_hash = Some(HashPair {
-                current,
-                desired: desired.to_string(),
-            });
+    let desired = match sides.integrity_hash_in_memory {
+        Some(Ok(desired)) => desired,
+        Some(Err(why)) => {
+            item.error = Some(format!(
+                "{}: {why}; so whether ARC cleans up {} cannot be told",
+                item.desired_from, item.current_from
+            ));
+            return;
         }
         None => {
             item.error = Some(format!(
-                "{}: the integrity hash of its runner spec cannot be reproduced exactly, so whether ARC cleans up {} cannot be told",
+                "{}: the integrity hash of its runner spec cannot be computed, so whether ARC cleans up {} cannot be told",
                 item.desired_from, item.current_from
             ));
+            return;
         }
+    };
+    let mut pair = HashPair {
+        current: current.clone(),
+        desired: desired.clone(),
+        stored: None,
+    };
+    let mut recycle = current.as_deref() != Some(desired.as_str());
+    // The ARS controller is satisfied: whether the set's own controller is too.
+    if let (false, Some(annotation), Some(set)) = (recycle, current.as_deref(), set) {
+        match stored_integrity(sides.layout, set, annotation) {
+            Ok(stored) => {
+                recycle = stored != annotation;
+                pair.stored = Some(stored);
+            }
+            Err(why) => {
+                item.error = Some(format!(
+                    "{}: {why}; so whether ARC's EphemeralRunnerSet controller still cleans it up cannot be told",
+                    set.describe()
+                ));
+                return;
+            }
+        }
+    }
+    item.recycle = Some(recycle || item.legacy_recycle_loop == Some(true));
+    item.integrity_hash = Some(pair);
+}
+
+/// The integrity hash of a set's runner spec as stored: the annotation when some shipped layout
+/// hashes the spec to it (a controller of that k8s.io/api wrote it), else this layout's hash;
+/// or why it cannot be reproduced (its set times named).
+fn stored_integrity(
+    layout: &'static crate::core::layout::Layout,
+    set: &Object,
+    annotation: &str,
+) -> Result<String, String> {
+    use crate::core::migrate::{HashVerdict, hash_verdict};
+    let spec = set
+        .spec_field("ephemeralRunnerSpec")
+        .map_err(|e| e.to_string())?
+        .map_or("{}", |r| r.get());
+    match hash_verdict(annotation, spec) {
+        HashVerdict::Matches(_) => Ok(annotation.to_string()),
+        HashVerdict::Mismatch => {
+            let v = crate::core::value::decode(layout, layout.ephemeral_runner_spec, spec)
+                .map_err(|e| e.to_string())?;
+            crate::core::legacy_hash::integrity_hash(layout, &v).map_err(|e| e.to_string())
+        }
+        HashVerdict::Unverifiable(problems) => {
+            let times = crate::core::value::decode(layout, layout.ephemeral_runner_spec, spec)
+                .map(|v| {
+                    crate::core::legacy_hash::set_times(layout, layout.ephemeral_runner_spec, &v)
+                })
+                .unwrap_or_default();
+            if times.is_empty() {
+                return Err(problems
+                    .iter()
+                    .map(|p| format!("k8s.io/api {}: {}", p.k8s_api, p.error))
+                    .collect::<Vec<_>>()
+                    .join("; "));
+            }
+            let fields: Vec<String> = times
+                .iter()
+                .map(|p| format!("spec.ephemeralRunnerSpec.{p}"))
+                .collect();
+            Err(crate::core::reason::SetTimes {
+                fields: &fields,
+                hash: "ARC's integrity hash of its runner spec as stored",
+            }
+            .to_string())
+        }
+    }
+}
+
+/// Why ARC's integrity hash of the runner spec built from an AutoscalingRunnerSet cannot be
+/// reproduced: its set times, named in the AutoscalingRunnerSet (`metadata.creationTimestamp` of
+/// the runner spec is `spec.template.metadata.creationTimestamp`), else the hasher's words.
+pub(crate) fn integrity_unverifiable(
+    layout: &crate::core::layout::Layout,
+    runner_spec: Option<&crate::core::value::Value>,
+    fallback: &str,
+) -> String {
+    let times = runner_spec
+        .map(|v| crate::core::legacy_hash::set_times(layout, layout.ephemeral_runner_spec, v))
+        .unwrap_or_default();
+    if times.is_empty() {
+        return format!(
+            "the integrity hash of its runner spec cannot be reproduced exactly ({fallback})"
+        );
+    }
+    let fields: Vec<String> = times.iter().map(|p| template_path(p)).collect();
+    crate::core::reason::SetTimes {
+        fields: &fields,
+        hash: "ARC's integrity hash of the runner spec",
+    }
+    .to_string()
+}
+
+/// A runner spec's path as the AutoscalingRunnerSet spells it: the pod template's `metadata` and
+/// `spec` sit inline in the runner spec and under `spec.template` in the AutoscalingRunnerSet.
+fn template_path(p: &str) -> String {
+    if p.starts_with("metadata") || p.starts_with("spec") {
+        format!("spec.template.{p}")
+    } else {
+        format!("spec.{p}")
     }
 }
 
@@ -152,28 +261,55 @@ fn runner_spec_hash(item: &mut ScaleSetDiff, stated: &Stated, sides: &Sides<'_>)
         _ => None,
     };
     let matches = detection.as_ref().map(|d| d.matches.clone());
-    let Some((judge_by, from)) = judging_release(stated, sides, set, detection.as_ref()) else {
+    let own = own_release(set, sides, detection.as_ref());
+    let Some(judging) = judging_release(stated, scale_set_label(sides), own) else {
         return;
     };
+    let judge_by = judging.release;
     item.release = Some(judge_by.version.to_string());
-    item.release_from = Some(from);
+    item.release_from = Some(judging.from.clone());
     item.hash_matches = matches.clone();
     let desired_spec = sides.desired.spec.as_ref().map_or("{}", |s| s.get());
-    match replacement::runner_set_verdict(judge_by, desired_spec, annotation) {
-        Ok(v) => {
-            item.recycle = Some(v.recycle);
-            item.runner_spec_hash = Some(HashPair {
-                current: v.current,
-                desired: v.desired,
-            });
-        }
+    let verdict = match replacement::runner_set_verdict(judge_by, desired_spec, annotation) {
+        Ok(v) => v,
         Err(e) => {
-            item.error = Some(format!(
-                "{}: spec: ARC {}'s RunnerSetSpecHash() cannot be computed: {e}",
-                item.desired_from, judge_by.version
+            item.error = Some(runner_spec_hash_error(
+                judge_by,
+                &item.desired_from,
+                desired_spec,
+                &e,
             ));
             return;
         }
+    };
+    item.recycle = Some(verdict.recycle);
+    item.runner_spec_hash = Some(HashPair {
+        current: verdict.current.clone(),
+        desired: verdict.desired.clone(),
+        stored: None,
+    });
+    if let Some(live) = sides.live {
+        scale_set_changes(item, judge_by, live, sides.desired, annotation);
+        if !verdict.recycle {
+            let live_spec = live.spec.as_ref().map_or("{}", |s| s.get());
+            item.unhashed_changes =
+                crate::core::spec_hash::unhashed_changes(judge_by, live_spec, desired_spec);
+        }
+    }
+    if let Some((other, from)) = judging.alternative
+        && let Ok(v) = replacement::runner_set_verdict(other, desired_spec, annotation)
+        && v.desired != verdict.desired
+    {
+        item.alternative = Some(Alternative {
+            release: other.version.to_string(),
+            release_from: from,
+            recycle: v.recycle,
+            runner_spec_hash: HashPair {
+                current: v.current,
+                desired: v.desired,
+                stored: None,
+            },
+        });
     }
     // An upgrade: the release that made the set hashes the unchanged scale set to the annotation,
     // the one named does not.
@@ -186,83 +322,241 @@ fn runner_spec_hash(item: &mut ScaleSetDiff, stated: &Stated, sides: &Sides<'_>)
             item.upgrade_replaces = Some(v.recycle);
         }
     }
-    if let Some(side) = listener_side(sides) {
-        let desired_values = sides
-            .desired
-            .meta
-            .annotations
-            .get(ANNOTATION_VALUES_HASH)
-            .map(String::as_str);
-        item.listener_restart =
-            replacement::listener_restart(judge_by, desired_spec, desired_values, side).ok();
+    item.listener_restart = listener_made_again(judge_by, verdict.recycle, sides);
+}
+
+/// Whether ARC up to 0.14 makes the scale set's listener again (every tag from 0.9.0 to 0.14.2:
+/// `Reconcile` deletes the listener when its `actions.github.com/runner-spec-hash` annotation is
+/// not `ListenerSpecHash()`, the whole spec, or its `actions.github.com/values-hash` is not the
+/// scale set's, and creates it when absent). A replaced set always gets its listener again: the
+/// listener hash covers every field the set's hash does (and from 0.13.0 on the listener's name
+/// holds the runner group and the config URL, so a change of either makes a listener of a new
+/// name). `None` where it cannot be known (no listener, no live scale set).
+fn listener_made_again(release: &ArcRelease, replaced: bool, sides: &Sides<'_>) -> Option<bool> {
+    if replaced {
+        return Some(true);
+    }
+    let side = listener_side(sides)?;
+    let desired_spec = sides.desired.spec.as_ref().map_or("{}", |s| s.get());
+    let desired_values = sides
+        .desired
+        .meta
+        .annotations
+        .get(ANNOTATION_VALUES_HASH)
+        .map(String::as_str);
+    replacement::listener_restart(release, desired_spec, desired_values, side).ok()
+}
+
+/// What changed in the scale set, as the release hashes it: the live and the desired
+/// AutoscalingRunnerSet compared over the fields `RunnerSetSpecHash()` hashes
+/// ([`crate::core::spec_hash::scale_set_differences`]), each value as its input wrote it; and
+/// the live one's hash when the set was not made from it.
+fn scale_set_changes(
+    item: &mut ScaleSetDiff,
+    release: &'static ArcRelease,
+    live: &Object,
+    desired: &Object,
+    annotation: Option<&str>,
+) {
+    use crate::core::spec_hash;
+    let live_spec = live.spec.as_ref().map_or("{}", |s| s.get());
+    let desired_spec = desired.spec.as_ref().map_or("{}", |s| s.get());
+    if let Ok(h) = spec_hash::runner_set_spec_hash(release, live_spec)
+        && annotation != Some(h.as_str())
+    {
+        item.live_runner_spec_hash = Some(h);
+    }
+    let (Ok(differences), Ok((layout, live_v)), Ok((_, desired_v))) = (
+        spec_hash::scale_set_differences(release, live_spec, desired_spec),
+        spec_hash::hashed_spec(release, live_spec),
+        spec_hash::hashed_spec(release, desired_spec),
+    ) else {
+        return;
+    };
+    if differences.is_empty() {
+        return;
+    }
+    let ty = layout.autoscaling_runner_set_spec;
+    let (live_w, desired_w) = (live.written_spec(None), desired.written_spec(None));
+    let shown = |v: &crate::core::value::Value,
+                 w: &crate::core::written::Written,
+                 path: &str,
+                 quoted: bool| {
+        let at = path.strip_prefix("spec.").unwrap_or(path);
+        crate::report::display::report_text(layout, ty, v, w, at, quoted)
+    };
+    item.scale_set_differences = differences
+        .iter()
+        .map(|d| {
+            let (mut from, mut to) = (
+                shown(&live_v, &live_w, &d.path, false),
+                shown(&desired_v, &desired_w, &d.path, false),
+            );
+            if from.is_some() && from == to {
+                (from, to) = (
+                    shown(&live_v, &live_w, &d.path, true),
+                    shown(&desired_v, &desired_w, &d.path, true),
+                );
+            }
+            ScaleSetDifference {
+                path: d.path.clone(),
+                reason: d.reason,
+                from,
+                to,
+            }
+        })
+        .collect();
+    item.scale_set_specs = Some(Box::new(Specs {
+        layout,
+        ty,
+        desired: desired_v,
+        current: live_v,
+        desired_written: desired_w,
+        current_written: live_w,
+    }));
+}
+
+/// A new scale set (no set yet) under a release of ARC up to 0.14: the release that will create
+/// its first set ([`judging_release`]: `--arc-version`, the controller, the chart label) and that
+/// release's `RunnerSetSpecHash()` of it, the hash its first set will carry. Nothing is recycled.
+fn new_scale_set(item: &mut ScaleSetDiff, stated: &Stated, sides: &Sides<'_>) {
+    item.recycle = Some(false);
+    let Some(judging) = judging_release(stated, scale_set_label(sides), None) else {
+        return;
+    };
+    item.release = Some(judging.release.version.to_string());
+    item.release_from = Some(judging.from);
+    let desired_spec = sides.desired.spec.as_ref().map_or("{}", |s| s.get());
+    if let Ok(v) = replacement::runner_set_verdict(judging.release, desired_spec, None) {
+        item.runner_spec_hash = Some(HashPair {
+            current: None,
+            desired: v.desired,
+            stored: None,
+        });
     }
 }
 
-/// The release whose rule judges a set of ARC up to 0.14, and where that was read: `--arc-version`,
-/// the controller, the releases whose hash of the live scale set equals the set's annotation (the
-/// labelled one among them first), the label, else the newest. `None` when no release of the
-/// runner-spec-hash era is known.
-fn judging_release(
-    stated: &Stated,
-    sides: &Sides<'_>,
+/// The release the scale set's chart names: the `app.kubernetes.io/version` label of the desired
+/// AutoscalingRunnerSet (what the scale set will carry when ARC reconciles it), else of the live
+/// one; `None` when neither names a release of the table.
+fn scale_set_label(sides: &Sides<'_>) -> Option<(&'static ArcRelease, String)> {
+    [Some(sides.desired), sides.live]
+        .into_iter()
+        .flatten()
+        .find_map(|o| {
+            let r = release::release(o.meta.labels.get(LABEL_VERSION)?)?;
+            Some((r, format!("label {LABEL_VERSION} of {}", o.describe())))
+        })
+}
+
+/// The release that made the newest set: its own `app.kubernetes.io/version` label, else the
+/// newest release whose hash of the live AutoscalingRunnerSet equals its `runner-spec-hash`.
+fn own_release(
     set: &Object,
+    sides: &Sides<'_>,
     detection: Option<&replacement::Detection>,
 ) -> Option<(&'static ArcRelease, String)> {
-    let label = label(sides);
-    let matches = detection.map(|d| &d.matches);
-    Some(if let Some(r) = stated.flag {
-        (r, "--arc-version".to_string())
-    } else if let Some((r, from)) = &stated.controller {
-        (r, from.clone())
-    } else if let Some(m) = matches.as_ref().filter(|m| !m.is_empty()) {
-        let live = sides.live.map(Object::describe).unwrap_or_default();
-        let labelled = label.as_ref().and_then(|(v, _)| release::release(v));
-        match labelled {
-            Some(r) if m.contains(&r.version) => (
-                r,
-                format!(
-                    "{}, and its hash of {live} equals the set's runner-spec-hash",
-                    label.as_ref().map(|(_, f)| f.as_str()).unwrap_or_default()
-                ),
-            ),
-            _ => {
-                let newest = release::release(m.last().expect("non-empty")).expect("a release");
-                let mut from = format!(
-                    "runner-spec-hash of {}: the hash of {live} by {} equals it",
-                    set.describe(),
-                    replacement::versions_text(m)
-                );
-                if let Some((v, f)) = &label {
-                    from.push_str(&format!(" (the {f} says {v}, whose hash does not)"));
-                }
-                (newest, from)
-            }
+    if let Some(r) = set
+        .meta
+        .labels
+        .get(LABEL_VERSION)
+        .and_then(|v| release::release(v))
+    {
+        return Some((r, format!("label {LABEL_VERSION} of {}", set.describe())));
+    }
+    let m = detection.map(|d| &d.matches).filter(|m| !m.is_empty())?;
+    let live = sides.live.map(Object::describe).unwrap_or_default();
+    Some((
+        release::release(m.last()?)?,
+        format!(
+            "runner-spec-hash of {}: the hash of {live} by {} equals it",
+            set.describe(),
+            replacement::versions_text(m)
+        ),
+    ))
+}
+
+/// Why a release's `RunnerSetSpecHash()` of the desired AutoscalingRunnerSet cannot be given:
+/// a set time named with its reason and fix, else the decoder's error.
+fn runner_spec_hash_error(
+    release: &ArcRelease,
+    desired_from: &str,
+    spec: &str,
+    e: &crate::core::spec_hash::SpecHashError,
+) -> String {
+    let times = match e {
+        crate::core::spec_hash::SpecHashError::Unverifiable(_) => {
+            crate::core::spec_hash::set_times(release, spec)
         }
-    } else {
-        let tried = detection
-            .map(|d| format!(" (tried {})", replacement::versions_text(&d.tried)))
-            .unwrap_or_default();
-        let no_match = if detection.is_some() {
-            format!(
-                "; no release's hash of the live AutoscalingRunnerSet equals the set's runner-spec-hash{tried}: it changed since the set was made"
-            )
-        } else {
-            String::new()
-        };
-        match label
-            .as_ref()
-            .and_then(|(v, f)| Some((release::release(v)?, f)))
-        {
-            Some((r, f)) => (r, format!("{f}{no_match}")),
-            None => match replacement::newest_hash_release() {
-                Some(r) => (
-                    r,
-                    format!("the newest release, as nothing says which{no_match}"),
-                ),
-                None => return None,
-            },
-        }
-    })
+        _ => Vec::new(),
+    };
+    if times.is_empty() {
+        return format!(
+            "{desired_from}: spec: ARC {}'s RunnerSetSpecHash() cannot be computed: {e}",
+            release.version
+        );
+    }
+    let hash = format!("ARC {}'s RunnerSetSpecHash()", release.version);
+    let why = crate::core::reason::SetTimes {
+        fields: &times,
+        hash: &hash,
+    };
+    format!("{desired_from}: {why}; so whether ARC replaces the set cannot be told")
+}
+
+/// The chart's (and ARC's) label naming a release.
+const LABEL_VERSION: &str = "app.kubernetes.io/version";
+
+/// The release whose rule judges a scale set of ARC up to 0.14, where that was read, and the
+/// release its sets were made by when that one may still be running instead.
+#[derive(Debug, Clone)]
+pub(crate) struct Judging {
+    pub(crate) release: &'static ArcRelease,
+    pub(crate) from: String,
+    /// The sets' own release, named when the scale set is judged by its chart label and the
+    /// sets say another release made them: the controller may still run that one.
+    pub(crate) alternative: Option<(&'static ArcRelease, String)>,
+}
+
+/// The one rule that picks the release judging a scale set of ARC up to 0.14, for `diff` and
+/// `status`: `--arc-version`; else the running controller's (its Deployment's label, when read);
+/// else the AutoscalingRunnerSet's chart label (`app.kubernetes.io/version`: the charts move
+/// with the controller, and a controller refuses a scale set labelled by another minor release,
+/// so the label names the controller that keeps it), with the sets' own release as the
+/// alternative when they say another; else the sets' own release; else the newest. `None` when
+/// no release of the runner-spec-hash era is known.
+pub(crate) fn judging_release(
+    stated: &Stated,
+    scale_set_label: Option<(&'static ArcRelease, String)>,
+    own: Option<(&'static ArcRelease, String)>,
+) -> Option<Judging> {
+    let judging = |release, from| Judging {
+        release,
+        from,
+        alternative: None,
+    };
+    if let Some(r) = stated.flag {
+        return Some(judging(r, "--arc-version".to_string()));
+    }
+    if let Some((r, from)) = &stated.controller {
+        return Some(judging(r, from.clone()));
+    }
+    if let Some((r, from)) = scale_set_label {
+        let alternative = own.filter(|(o, _)| o.version != r.version);
+        return Some(Judging {
+            release: r,
+            from,
+            alternative,
+        });
+    }
+    if let Some((r, from)) = own {
+        return Some(judging(r, from));
+    }
+    let newest = replacement::newest_hash_release()?;
+    Some(judging(
+        newest,
+        "the newest release, as nothing says which".to_string(),
+    ))
 }
 
 /// What the listener's hash of a set of ARC up to 0.14 is compared with: the AutoscalingListener

@@ -646,6 +646,7 @@ fn attach_surroundings(scale_sets: &[input::Object], census: &mut Census, around
                 );
                 reasons.extend(around.behind_controller(&a.key(), &view));
                 reasons.extend(around.orphans(a));
+                reasons.extend(release_disagrees(a, latest));
                 if let Some(d) = deletion.filter(|d| !d.finalizers.is_empty()) {
                     let name = format!("{}/{}", a.namespace(), a.name());
                     reasons.push(finalizers_left(arc::KIND_AUTOSCALING_RUNNER_SET, &name, &d));
@@ -772,11 +773,7 @@ fn listener_stale_under(
     if !latest.spec_hash_era || listener.deletion.is_some() || listener.spec_hash.is_none() {
         return None;
     }
-    let release = latest
-        .labels
-        .get("app.kubernetes.io/version")
-        .and_then(|v| crate::core::release::release(v))
-        .or_else(crate::core::replacement::newest_hash_release)?;
+    let release = judging_of(scale_set, latest)?.release;
     let spec = scale_set.spec.as_ref()?.get();
     let values = scale_set
         .meta
@@ -902,21 +899,18 @@ fn attach_desired(scale_sets: &[input::Object], census: &mut Census) {
     }
 }
 
-/// The newest set of ARC up to 0.14 as its scale set judges it: the release the set's
-/// `app.kubernetes.io/version` label names (else the newest release) hashes the scale set.
+/// The newest set of ARC up to 0.14 as its scale set judges it: the release of the one rule
+/// ([`crate::ops::release::judging_release`]: the scale set's chart label, else the set's own)
+/// hashes the scale set.
 fn judged(scale_set: &input::Object, facts: &SetFacts) -> Replacement {
-    let release = facts
-        .labels
-        .get("app.kubernetes.io/version")
-        .and_then(|v| crate::core::release::release(v))
-        .or_else(crate::core::replacement::newest_hash_release);
-    let Some(release) = release else {
+    let Some(judging) = judging_of(scale_set, facts) else {
         return Replacement::Judged {
             scale_set: format!("{}/{}", scale_set.namespace(), scale_set.name()),
             release: "?".into(),
             desired: Err("no release of the runner-spec-hash era is known".into()),
         };
     };
+    let release = judging.release;
     let spec = scale_set.spec.as_ref().map_or("{}", |s| s.get());
     Replacement::Judged {
         scale_set: format!("{}/{}", scale_set.namespace(), scale_set.name()),
@@ -924,6 +918,46 @@ fn judged(scale_set: &input::Object, facts: &SetFacts) -> Replacement {
         desired: crate::core::spec_hash::runner_set_spec_hash(release, spec)
             .map_err(|e| e.to_string()),
     }
+}
+
+/// The release judging a scale set's newest set of ARC up to 0.14, by the one rule: the scale
+/// set's chart label, the set's own label as the alternative.
+fn judging_of(scale_set: &input::Object, facts: &SetFacts) -> Option<crate::ops::release::Judging> {
+    let label = |labels: &std::collections::BTreeMap<String, String>, of: String| {
+        let r = crate::core::release::release(labels.get("app.kubernetes.io/version")?)?;
+        Some((r, format!("label app.kubernetes.io/version of {of}")))
+    };
+    crate::ops::release::judging_release(
+        &crate::ops::release::Stated::default(),
+        label(&scale_set.meta.labels, scale_set.describe()),
+        label(
+            &facts.labels,
+            format!("EphemeralRunnerSet {}/{}", facts.namespace, facts.name),
+        ),
+    )
+}
+
+/// [`StatusReason::ReleaseDisagrees`]: the scale set is judged by its chart's release, and the
+/// release that made its newest set hashes it otherwise.
+fn release_disagrees(
+    scale_set: &input::Object,
+    facts: &SetFacts,
+) -> Option<crate::core::status::StatusReason> {
+    if !facts.spec_hash_era {
+        return None;
+    }
+    let judging = judging_of(scale_set, facts)?;
+    let (other, _) = judging.alternative?;
+    let spec = scale_set.spec.as_ref()?.get();
+    let hash = |r| crate::core::spec_hash::runner_set_spec_hash(r, spec).ok();
+    let (ours, theirs) = (hash(judging.release)?, hash(other)?);
+    (ours != theirs).then(|| crate::core::status::StatusReason::ReleaseDisagrees {
+        scale_set: format!("{}/{}", scale_set.namespace(), scale_set.name()),
+        release: judging.release.version.to_string(),
+        other: other.version.to_string(),
+        other_replaces: facts.runner_spec_hash.as_deref() != Some(theirs.as_str()),
+        other_hash: theirs,
+    })
 }
 
 /// Names as a user gives them: an EphemeralRunnerSet's, or its AutoscalingRunnerSet's (ARC up to

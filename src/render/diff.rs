@@ -80,10 +80,22 @@ fn write_item(item: &ScaleSetDiff, opts: TextOptions, out: &mut dyn Write) -> io
             |s| s.green().to_string(),
         );
         writeln!(out, "{id}: {verdict}")?;
+        if let (Some(r), Some(h)) = (&item.release, &item.runner_spec_hash) {
+            let from = item.release_from.as_deref().unwrap_or("");
+            writeln!(
+                out,
+                "  ARC {r} ({from}) will create it with runner-spec-hash {}",
+                h.desired
+            )?;
+        }
         write_note(item, out)?;
     } else if let Some(words) = release_words(item) {
         write_release_verdict(item, &id, &words, opts, out)?;
-        write_changes(item, opts, out)?;
+        if item.scale_set_specs.is_some() {
+            write_scale_set_changes(item, opts, out)?;
+        } else {
+            write_changes(item, opts, out)?;
+        }
     } else {
         write_revision_verdict(item, &id, opts, out)?;
         write_changes(item, opts, out)?;
@@ -223,6 +235,23 @@ pub(crate) fn release_words(item: &ScaleSetDiff) -> Option<ReleaseWords> {
                     "not replaced: ARC {release}'s runner-spec-hash is unchanged ({current}); no runner is recycled"
                 )
             };
+            if !item.unhashed_changes.is_empty() {
+                details.push(unhashed_words(item));
+            }
+            if let Some(alt) = &item.alternative {
+                let current = alt.runner_spec_hash.current.as_deref().unwrap_or("none");
+                details.push(if alt.recycle {
+                    format!(
+                        "if the controller still runs ARC {} ({}): replaced (runner-spec-hash {current} -> {})",
+                        alt.release, alt.release_from, alt.runner_spec_hash.desired
+                    )
+                } else {
+                    format!(
+                        "if the controller still runs ARC {} ({}): not replaced (runner-spec-hash {current} unchanged)",
+                        alt.release, alt.release_from
+                    )
+                });
+            }
             if let (Some(true), Some(matches)) = (item.upgrade_replaces, &item.hash_matches) {
                 details.push(format!(
                     "the upgrade to ARC {release} replaces this set by itself: ARC {} made it (its hash of the unchanged AutoscalingRunnerSet is {current}), ARC {release} hashes the same object otherwise",
@@ -238,7 +267,19 @@ pub(crate) fn release_words(item: &ScaleSetDiff) -> Option<ReleaseWords> {
         Mechanism::IntegrityHash => {
             let hashes = item.integrity_hash.as_ref()?;
             let current = hashes.current.as_deref().unwrap_or("none");
-            Some(if recycle {
+            let pending = hashes.stored.as_deref().filter(|s| {
+                hashes.current.as_deref() == Some(hashes.desired.as_str()) && *s != current
+            });
+            Some(if let (true, Some(stored)) = (recycle, pending) {
+                ReleaseWords {
+                    verdict: format!(
+                        "cleanup pending: ARC has patched {} (its integrity-hash {current} is the hash of the desired runner spec) but its spec as stored hashes to {stored}, so ARC's EphemeralRunnerSet controller deletes its idle and pending runners next and writes {stored}; busy ones finish their job first",
+                        item.current_from
+                    ),
+                    details: Vec::new(),
+                    title: format!("ARC will recycle the idle runners of scale set {id}"),
+                }
+            } else if recycle {
                 ReleaseWords {
                     verdict: format!(
                         "cleanup: an integrity-hash-era ARC will patch {} and delete its idle and pending runners (integrity-hash {current} -> {}); busy ones finish their job first",
@@ -259,6 +300,17 @@ pub(crate) fn release_words(item: &ScaleSetDiff) -> Option<ReleaseWords> {
         }
         Mechanism::ActionableRevision => None,
     }
+}
+
+/// ARC up to 0.14, a set kept: changed fields that reach runners only at the next replacement,
+/// and the bump that replaces the set now.
+pub(crate) fn unhashed_words(item: &ScaleSetDiff) -> String {
+    format!(
+        "a change of {} (not hashed by RunnerSetSpecHash()) reaches runners only when ARC next replaces the set; `kubectl arc bump -n {} {}` replaces it now",
+        item.unhashed_changes.join(", "),
+        item.namespace,
+        item.name
+    )
 }
 
 /// The integrity-hash recycle loop warning: each field with its fix.
@@ -356,6 +408,48 @@ fn write_changes(item: &ScaleSetDiff, opts: TextOptions, out: &mut dyn Write) ->
             r.explain()
         );
         writeln!(out, "{}", paint(opts, &mark, |s| s.dimmed().to_string()))?;
+    }
+    Ok(())
+}
+
+/// ARC up to 0.14: the unified diff of the live and the desired AutoscalingRunnerSet over the
+/// fields `RunnerSetSpecHash()` hashes (every line that differs replaces the set).
+fn write_scale_set_changes(
+    item: &ScaleSetDiff,
+    opts: TextOptions,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let Some(specs) = item.scale_set_specs.as_deref() else {
+        return Ok(());
+    };
+    let (current, desired) = specs.lines();
+    let old: Vec<&str> = current.iter().map(|l| l.identity.as_str()).collect();
+    let new: Vec<&str> = desired.iter().map(|l| l.identity.as_str()).collect();
+    let diff = TextDiff::configure().diff_slices(&old, &new);
+    if opts.headers {
+        writeln!(
+            out,
+            "{}",
+            paint(
+                opts,
+                "--- live: the AutoscalingRunnerSet's spec (the fields RunnerSetSpecHash() hashes)",
+                |s| s.red().to_string()
+            )
+        )?;
+        writeln!(
+            out,
+            "{}",
+            paint(opts, &format!("+++ desired: {}", item.desired_from), |s| s
+                .green()
+                .to_string())
+        )?;
+    }
+    let lines = Sides {
+        current: &current,
+        desired: &desired,
+    };
+    for group in &diff.grouped_ops(opts.context) {
+        write_hunk(&diff, group, &lines, &HashMap::new(), opts, out)?;
     }
     Ok(())
 }

@@ -17,6 +17,7 @@
 
 use std::io::{self, Write};
 
+use crate::core::release::Mechanism;
 use crate::report::diff::{DiffReport, ScaleSetDiff};
 
 /// How `-o github` annotates.
@@ -63,7 +64,7 @@ pub(crate) fn write_diff(
     opts: &GithubOptions,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let (mut recycle, mut strict_only, mut loops, mut errors) = (0, 0, 0, 0);
+    let (mut recycle, mut strict_only, mut kept, mut loops, mut errors) = (0, 0, 0, 0, 0);
     for e in input_errors {
         errors += 1;
         write_command(
@@ -80,8 +81,13 @@ pub(crate) fn write_diff(
     for item in &report.items {
         if let Some(mut annotation) = annotation(item, &report.layout) {
             let strict = annotation.level == Level::Notice && !item.new;
+            let hash_era = matches!(
+                item.mechanism,
+                Some(Mechanism::RunnerSpecHash | Mechanism::IntegrityHash)
+            );
             match annotation.level {
                 Level::Warning => recycle += 1,
+                Level::Notice if !item.new && hash_era => kept += 1,
                 Level::Notice if !item.new => strict_only += 1,
                 Level::Notice => {}
                 Level::Error => errors += 1,
@@ -92,6 +98,12 @@ pub(crate) fn write_diff(
             if !strict || opts.show_strict {
                 write_command(out, &annotation)?;
             }
+        }
+        if let Some(mut annotation) = unhashed_annotation(item) {
+            if opts.file.is_some() {
+                annotation.file.clone_from(&opts.file);
+            }
+            write_command(out, &annotation)?;
         }
         if let Some(mut annotation) = recycle_loop_annotation(item, &report.layout) {
             loops += 1;
@@ -106,9 +118,14 @@ pub(crate) fn write_diff(
     } else {
         String::new()
     };
+    let kept = if kept > 0 {
+        format!(", {kept} kept by their release (its hash unchanged)")
+    } else {
+        String::new()
+    };
     writeln!(
         out,
-        "kubectl arc diff: {} scale {} checked{not_in_change}; {recycle} would recycle runners, {strict_only} with strict-only differences, {loops} with a legacy recycle loop, {}{errors} {}",
+        "kubectl arc diff: {} scale {} checked{not_in_change}; {recycle} would recycle runners, {strict_only} with strict-only differences{kept}, {loops} with a legacy recycle loop, {}{errors} {}",
         report.items.len(),
         if report.items.len() == 1 {
             "set"
@@ -162,6 +179,9 @@ fn annotation(item: &ScaleSetDiff, layout: &str) -> Option<Annotation> {
     let mut fields = format!("namespace: {}\nname: {}\n", item.namespace, item.name);
     if item.new {
         fields.push_str(&format!("new: true\ndesiredFrom: {}\n", item.desired_from));
+        if let (Some(r), Some(h)) = (&item.release, &item.runner_spec_hash) {
+            fields.push_str(&format!("release: {r}\nrunnerSpecHash: {}\n", h.desired));
+        }
         if let Some(note) = &item.note {
             fields.push_str(&format!("note: {note}\n"));
         }
@@ -265,6 +285,37 @@ fn release_annotation(
             h.current.as_deref().unwrap_or("none"),
             h.desired
         ));
+        if let Some(stored) = h
+            .stored
+            .as_deref()
+            .filter(|s| Some(*s) != h.current.as_deref())
+        {
+            fields.push_str(&format!("{name}.stored: {stored} (a cleanup is pending)\n"));
+        }
+    }
+    if let Some(h) = &item.live_runner_spec_hash {
+        fields.push_str(&format!(
+            "liveRunnerSpecHash: {h} (the set was not made from the live AutoscalingRunnerSet)\n"
+        ));
+    }
+    if let Some(alt) = &item.alternative {
+        fields.push_str(&format!(
+            "alternative: ARC {} ({}): recycle: {}, runnerSpecHash: {} -> {}\n",
+            alt.release,
+            alt.release_from,
+            alt.recycle,
+            alt.runner_spec_hash.current.as_deref().unwrap_or("none"),
+            alt.runner_spec_hash.desired
+        ));
+    }
+    if !item.scale_set_differences.is_empty() {
+        fields.push_str(&format!(
+            "scaleSetDifferences (live -> desired AutoscalingRunnerSet, hashed fields): {}\n",
+            item.scale_set_differences.len()
+        ));
+        for d in &item.scale_set_differences {
+            fields.push_str(&format!("  - {} ({})\n", d.path, d.reason.explain()));
+        }
     }
     if let Some(l) = item.listener_restart {
         fields.push_str(&format!("listenerRestart: {l}\n"));
@@ -300,6 +351,33 @@ fn release_annotation(
         file,
         title: words.title,
         message: format!("{}{}\n{fields}", message[..1].to_uppercase(), &message[1..]),
+    })
+}
+
+/// ARC up to 0.14, a set kept: a change of fields that are not hashed reaches runners only at
+/// the next replacement; always said (a `::notice`), with the bump that replaces the set now.
+fn unhashed_annotation(item: &ScaleSetDiff) -> Option<Annotation> {
+    if item.unhashed_changes.is_empty() || item.recycle == Some(true) {
+        return None;
+    }
+    let id = format!("{}/{}", item.namespace, item.name);
+    let file = item
+        .desired_file
+        .clone()
+        .or_else(|| source_file(&item.desired_from).map(str::to_string));
+    let words = super::diff::unhashed_words(item);
+    Some(Annotation {
+        level: Level::Notice,
+        file,
+        title: format!(
+            "Scale set {id}: this change reaches runners only when the set is next replaced"
+        ),
+        message: format!(
+            "A{}.\nrelease: {}\nunhashedChanges: {}\n",
+            &words[1..],
+            item.release.as_deref().unwrap_or("up to 0.14"),
+            item.unhashed_changes.join(", ")
+        ),
     })
 }
 

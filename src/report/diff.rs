@@ -69,6 +69,29 @@ pub struct ScaleSetDiff {
     /// `RunnerSetSpecHash()` of the desired AutoscalingRunnerSet.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) runner_spec_hash: Option<HashPair>,
+    /// ARC up to 0.14: what changed between the live and the desired AutoscalingRunnerSet in the
+    /// fields `RunnerSetSpecHash()` hashes (every one replaces the set), with paths from the
+    /// object. `differences` stays the revision era's comparison with the set.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) scale_set_differences: Vec<ScaleSetDifference>,
+    /// The release's `RunnerSetSpecHash()` of the live AutoscalingRunnerSet, given when it is not
+    /// the set's annotation: the set was not made from the live scale set as it is (it changed
+    /// since, or another release made the set), so `scaleSetDifferences` are not all there is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) live_runner_spec_hash: Option<String>,
+    /// ARC up to 0.14, a set kept: fields that reach the runners but are not hashed
+    /// (`spec.vaultConfig`, `spec.ephemeralRunnerMetadata`,
+    /// `spec.ephemeralRunnerConfigSecretMetadata`) that changed; their change reaches runners
+    /// only when the set is next replaced (`kubectl arc bump` replaces it now).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) unhashed_changes: Vec<String>,
+    /// The live and desired AutoscalingRunnerSet specs over the hashed fields, for the text diff.
+    #[serde(skip)]
+    pub(crate) scale_set_specs: Option<Box<Specs>>,
+    /// The release the sets were made by, when the scale set is judged by its chart label's
+    /// and that other release hashes it otherwise: its verdict, if the controller still runs it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) alternative: Option<Alternative>,
     /// The set's `actions.github.com/integrity-hash` and the hash of the desired runner spec as
     /// the AutoscalingRunnerSet controller builds it in memory.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -140,6 +163,30 @@ pub struct ScaleSetDiff {
     pub(crate) specs: Option<Box<Specs>>,
 }
 
+/// One difference between the live and the desired AutoscalingRunnerSet in a hashed field.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ScaleSetDifference {
+    /// From the object: `spec.template.spec.containers[0].resources.requests.cpu`.
+    pub(crate) path: String,
+    pub(crate) reason: Reason,
+    /// The live value, as written (`null` when absent).
+    pub(crate) from: Option<String>,
+    /// The desired value, as written.
+    pub(crate) to: Option<String>,
+}
+
+/// The verdict of the release the sets were made by, when it is not the one that judges.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Alternative {
+    pub(crate) release: String,
+    /// Where that release was read (the set's label, or its hash).
+    pub(crate) release_from: String,
+    pub(crate) recycle: bool,
+    pub(crate) runner_spec_hash: HashPair,
+}
+
 /// A hash as the set carries it and as the release computes it of the desired side.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -147,6 +194,11 @@ pub struct HashPair {
     /// The set's annotation; `null` when it has none.
     pub(crate) current: Option<String>,
     pub(crate) desired: String,
+    /// The integrity-hash era: the hash of the set's runner spec as stored, which its own
+    /// controller compares with the annotation (given when the desired hash equals the
+    /// annotation: a value other than `current` is a cleanup still pending).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) stored: Option<String>,
 }
 
 /// The desired and current runner specs of a comparison, the layout that reads them, and what
@@ -154,6 +206,8 @@ pub struct HashPair {
 #[derive(Debug, Clone)]
 pub(crate) struct Specs {
     pub(crate) layout: &'static Layout,
+    /// The type of both values: the runner spec, or an AutoscalingRunnerSet's spec.
+    pub(crate) ty: crate::core::layout::TypeId,
     pub(crate) desired: Value,
     pub(crate) current: Value,
     pub(crate) desired_written: Written,
@@ -163,7 +217,7 @@ pub(crate) struct Specs {
 impl Specs {
     /// The YAML lines of (current, desired).
     pub(crate) fn lines(&self) -> (Vec<Line>, Vec<Line>) {
-        let ty = self.layout.ephemeral_runner_spec;
+        let ty = self.ty;
         let lines = |v, w| {
             display::tree_written(self.layout, ty, v, "", w)
                 .map(|n| display::lines(&n))
@@ -194,6 +248,11 @@ impl ScaleSetDiff {
             release: None,
             release_from: None,
             runner_spec_hash: None,
+            scale_set_differences: Vec::new(),
+            live_runner_spec_hash: None,
+            unhashed_changes: Vec::new(),
+            scale_set_specs: None,
+            alternative: None,
             integrity_hash: None,
             listener_restart: None,
             hash_matches: None,
@@ -288,6 +347,7 @@ impl ScaleSetDiff {
             error: None,
             specs: Some(Box::new(Specs {
                 layout,
+                ty: layout.ephemeral_runner_spec,
                 desired: d.desired,
                 current: d.current,
                 desired_written: Written::Unknown,

@@ -103,6 +103,18 @@ async fn create_set_as_0_14_2(
     replicas: i64,
     hash: &str,
 ) -> String {
+    create_set_made_by(client, ns, ars, replicas, hash, "0.14.2").await
+}
+
+/// The set `version` of ARC made for `ars` (labelled by it, carrying `hash`).
+async fn create_set_made_by(
+    client: &kube::Client,
+    ns: &str,
+    ars: &Value,
+    replicas: i64,
+    hash: &str,
+    version: &str,
+) -> String {
     let name = ars["metadata"]["name"].as_str().unwrap();
     let mut runner_spec = json!({
         "githubConfigUrl": ars["spec"]["githubConfigUrl"],
@@ -120,7 +132,7 @@ async fn create_set_as_0_14_2(
             "labels": {
                 "app.kubernetes.io/component": "runner-set",
                 "app.kubernetes.io/part-of": "gha-runner-scale-set",
-                "app.kubernetes.io/version": "0.14.2",
+                "app.kubernetes.io/version": version,
                 "actions.github.com/scale-set-name": name,
                 "actions.github.com/scale-set-namespace": ns,
             },
@@ -371,4 +383,165 @@ async fn bump_restarts_a_0_14_2_scale_set_through_its_template() {
         attempts > 6,
         "at least one conflict was retried: {attempts} attempts"
     );
+}
+
+/// ARC up to 0.14 replaces the set because the AutoscalingRunnerSet changed: diff shows what
+/// changed in it (the live and the desired scale set over the hashed fields), not the set as ARC
+/// wrote it. The chart's untouched `memory: 4096Mi` (the set holds Go's `4Gi`) is no cause; the
+/// real change, `cpu: 500m` -> `"0.5"`, is; the Action's line points at it.
+#[tokio::test(flavor = "multi_thread")]
+async fn diff_of_a_0_14_2_scale_set_shows_what_changed_in_it_not_the_set_as_arc_wrote_it() {
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::legacy_kubeconfig(), "arc-rel-what").await;
+    let scratch = common::scratch_dir("arc-rel-what");
+    let with = |cpu: &str| {
+        ars_manifest(&ns, "runners", cpu).replace(
+            &format!("requests: {{cpu: {cpu}}}"),
+            &format!("requests: {{cpu: {cpu}, memory: 4096Mi}}"),
+        )
+    };
+    let before = scratch.join("before.yaml");
+    std::fs::write(&before, with("500m")).unwrap();
+    kubectl_apply(&kubeconfig, &before);
+    let stored = stored_ars(&client, &ns, "runners").await;
+    // The set as ARC writes it: Go's canonical quantities.
+    let mut as_written = stored.clone();
+    as_written["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"]["memory"] =
+        json!("4Gi");
+    create_set_as_0_14_2(&client, &ns, &as_written, 1, &hash_of(&stored)).await;
+    let render = scratch.join("render.yaml");
+    std::fs::write(&render, with("\"0.5\"")).unwrap();
+    let render_s = render.to_str().unwrap().to_string();
+    let kc = kubeconfig.to_str().unwrap().to_string();
+
+    let (code, out, err) = run(&["diff", "--kubeconfig", &kc, "-f", &render_s, "-o", "json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let r = report(&out);
+    let i = item(&r, "runners");
+    assert_eq!(i["recycle"], true, "{i:#}");
+    let changed: Vec<&str> = i["scaleSetDifferences"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{i:#}"))
+        .iter()
+        .map(|d| d["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        changed,
+        ["spec.template.spec.containers[0].resources.requests.cpu"],
+        "{i:#}"
+    );
+    let cpu = &i["scaleSetDifferences"][0];
+    assert_eq!(
+        (cpu["from"].as_str(), cpu["to"].as_str()),
+        (Some("500m"), Some("0.5"))
+    );
+    assert!(
+        i.get("liveRunnerSpecHash").is_none(),
+        "made from the live one: {i:#}"
+    );
+    // The set comparison stays (the revision era's): memory is there, as strict-only.
+    assert!(
+        i["differences"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["path"] == "spec.containers[0].resources.requests.memory"),
+        "{i:#}"
+    );
+
+    // Text: the scale set's unified diff, without the memory line as a change.
+    let (code, out, _) = run(&["diff", "--kubeconfig", &kc, "-f", &render_s]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("-          cpu: 500m\n+          cpu: \"0.5\""),
+        "{out}"
+    );
+    assert!(!out.contains("-          memory"), "{out}");
+    // -o github lists it.
+    let (_, out, _) = run(&["diff", "--kubeconfig", &kc, "-f", &render_s, "-o", "github"]);
+    assert!(
+        out.contains("%0A  - spec.template.spec.containers[0].resources.requests.cpu (same quantity in another notation)"),
+        "{out}"
+    );
+}
+
+/// The charts were upgraded (every AutoscalingRunnerSet labelled 0.13.1), the sets are still
+/// 0.9.3's (its label, its hash), no controller in view: the scale set is judged by its chart's
+/// release, 0.13.1, which replaces the sets (its hash differs); 0.9.3 is named as the
+/// alternative, which would keep them. status says the same (`ReleaseDisagrees`).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_scale_set_labelled_by_upgraded_charts_is_judged_by_their_release() {
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::legacy_kubeconfig(), "arc-rel-label").await;
+    let scratch = common::scratch_dir("arc-rel-label");
+    let manifest = scratch.join("ars.yaml");
+    std::fs::write(
+        &manifest,
+        ars_manifest(&ns, "runners", "500m").replace(
+            "app.kubernetes.io/version: 0.14.2",
+            "app.kubernetes.io/version: 0.13.1",
+        ),
+    )
+    .unwrap();
+    kubectl_apply(&kubeconfig, &manifest);
+    let stored = stored_ars(&client, &ns, "runners").await;
+    let old = kubectl_arc::core::release::release("0.9.3").unwrap();
+    let new = kubectl_arc::core::release::release("0.13.1").unwrap();
+    let spec = serde_json::to_string(&stored["spec"]).unwrap();
+    let old_hash = kubectl_arc::core::spec_hash::runner_set_spec_hash(old, &spec).unwrap();
+    let new_hash = kubectl_arc::core::spec_hash::runner_set_spec_hash(new, &spec).unwrap();
+    assert_ne!(
+        old_hash, new_hash,
+        "0.9.3 and 0.13.1 hash the scale set otherwise"
+    );
+    create_set_made_by(&client, &ns, &stored, 1, &old_hash, "0.9.3").await;
+    // A dump: no controller Deployment in it.
+    let dump = scratch.join("dump.yaml");
+    std::fs::write(&dump, kubectl_get_yaml(&kubeconfig, &ns)).unwrap();
+    let dump_s = dump.to_str().unwrap().to_string();
+
+    let (code, out, err) = run(&["diff", "--live", &dump_s, "-o", "json"]);
+    assert_eq!(code, 1, "0.13.1 replaces the set: {out}{err}");
+    let r = report(&out);
+    let i = item(&r, "runners");
+    assert_eq!(i["release"], "0.13.1", "{i:#}");
+    assert!(
+        i["releaseFrom"]
+            .as_str()
+            .unwrap()
+            .starts_with("label app.kubernetes.io/version of AutoscalingRunnerSet"),
+        "{i:#}"
+    );
+    assert_eq!(i["recycle"], true);
+    assert_eq!(i["runnerSpecHash"]["current"], old_hash.as_str());
+    assert_eq!(i["runnerSpecHash"]["desired"], new_hash.as_str());
+    assert_eq!(i["alternative"]["release"], "0.9.3", "{i:#}");
+    assert_eq!(i["alternative"]["recycle"], false);
+    assert_eq!(
+        i["alternative"]["runnerSpecHash"]["desired"],
+        old_hash.as_str()
+    );
+    let (_, text, _) = run(&["diff", "--live", &dump_s]);
+    assert!(
+        text.contains("if the controller still runs ARC 0.9.3 (")
+            && text.contains("not replaced (runner-spec-hash"),
+        "{text}"
+    );
+
+    let (_, out, err) = run(&["status", "-f", &dump_s, "-o", "json"]);
+    let s = report(&out);
+    let row = s["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| {
+            r["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("runners-"))
+        })
+        .unwrap_or_else(|| panic!("{s:#}{err}"));
+    assert_eq!(row["state"], "Replacing", "{row:#}");
+    let reasons = row["reasons"].to_string();
+    assert!(reasons.contains("ReleaseDisagrees"), "{row:#}");
+    assert!(reasons.contains("ARC 0.9.3, it keeps the set"), "{row:#}");
 }

@@ -40,6 +40,58 @@ pub fn spew(layout: &Layout, spec: &Value) -> Result<String, Unverifiable> {
     template_spew(layout, Root::IntegrityData, spec)
 }
 
+/// The fields of `v` (a value of `ty`) holding a set `metav1.Time` or `MicroTime`, in the diff's
+/// path spelling (`metadata.creationTimestamp`): what makes a hash [`Unverifiable`]. go-spew
+/// prints a time's `loc`, and a decoded non-zero time holds `&time.Local`
+/// (`metav1.Time.UnmarshalJSON` calls `.Local()`), which prints the controller process's zone;
+/// only an absent or `null` time (the zero value, nil `loc`) prints the same everywhere.
+pub fn set_times(layout: &Layout, ty: TypeId, v: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    times_at(layout, ty, v, &mut String::new(), &mut out);
+    out
+}
+
+fn times_at(layout: &Layout, ty: TypeId, v: &Value, path: &mut String, out: &mut Vec<String>) {
+    match (v, &layout.ty(ty).kind) {
+        (Value::Time(t), _) if t.local => out.push(if path.is_empty() {
+            "(root)".to_string()
+        } else {
+            path.clone()
+        }),
+        (Value::Struct(values), Kind::Struct(fields)) => {
+            for (f, x) in fields.iter().zip(values.iter()) {
+                let len = path.len();
+                if !f.inline {
+                    if !path.is_empty() {
+                        path.push('.');
+                    }
+                    path.push_str(&f.json);
+                }
+                times_at(layout, f.ty, x, path, out);
+                path.truncate(len);
+            }
+        }
+        (Value::Ptr(Some(x)), Kind::Ptr(e)) => times_at(layout, *e, x, path, out),
+        (Value::Slice(Some(items)), Kind::Slice(e) | Kind::Array(e, _)) => {
+            for (i, x) in items.iter().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                times_at(layout, *e, x, path, out);
+                path.truncate(len);
+            }
+        }
+        (Value::Map(Some(entries)), Kind::Map(_, e)) => {
+            for (k, x) in entries {
+                let len = path.len();
+                crate::equality::push_key(path, k);
+                times_at(layout, *e, x, path, out);
+                path.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// What ARC hands to `hash.ComputeTemplateHash` around a value of a layout type: the one
 /// formatter prints any of them, with the root's own opening text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -768,6 +820,32 @@ mod tests {
         )
         .unwrap();
         assert_eq!(integrity_hash(l, &v).unwrap(), "9755cd855");
+    }
+
+    #[test]
+    fn set_times_names_each_set_time_by_its_path() {
+        let l = Layout::arc();
+        let v = decode(
+            l,
+            l.ephemeral_runner_spec,
+            r#"{"metadata":{"creationTimestamp":"2024-01-01T00:00:00Z","deletionTimestamp":null,
+                "managedFields":[{"manager":"m"},{"time":"2024-01-01T00:00:00Z"}]}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            set_times(l, l.ephemeral_runner_spec, &v),
+            [
+                "metadata.creationTimestamp",
+                "metadata.managedFields[1].time"
+            ]
+        );
+        let v = decode(
+            l,
+            l.ephemeral_runner_spec,
+            r#"{"metadata":{"creationTimestamp":null}}"#,
+        )
+        .unwrap();
+        assert!(set_times(l, l.ephemeral_runner_spec, &v).is_empty());
     }
 
     /// The bytes of `text` hashed one by one.

@@ -321,6 +321,21 @@ impl Display for StatusReason {
                 f,
                 "AutoscalingListener {listener} was made from another spec of its scale set: its actions.github.com/runner-spec-hash or values-hash annotation is not the AutoscalingRunnerSet's (ListenerSpecHash() under ARC {release}); ARC deletes the listener and makes it again on its next reconcile of the scale set (by itself; a listener that stays so means the controller is not reconciling)"
             ),
+            StatusReason::ReleaseDisagrees {
+                scale_set,
+                release,
+                other,
+                other_hash,
+                other_replaces,
+            } => write!(
+                f,
+                "AutoscalingRunnerSet {scale_set} is labelled by the chart of ARC {release}, whose rule judges it, but this set was made by ARC {other}; if the controller still runs ARC {other}, it {} (its RunnerSetSpecHash() of the scale set is {other_hash}); `kubectl get deploy -A -l app.kubernetes.io/part-of=gha-rs-controller -L app.kubernetes.io/version` says which runs",
+                if *other_replaces {
+                    "replaces the set"
+                } else {
+                    "keeps the set"
+                }
+            ),
             StatusReason::ListenerPodMissing { listener } => write!(
                 f,
                 "AutoscalingListener {listener} has no Pod of its name: ARC's AutoscalingListener controller creates it"
@@ -614,6 +629,39 @@ impl Display for MigrateReason {
                 })
             }
         }
+    }
+}
+
+/// Why ARC's hash of a template cannot be reproduced: the set `metav1.Time` fields
+/// ([`crate::legacy_hash::set_times`], in the object's own path spelling) and the hash (`ARC's
+/// integrity hash of the runner spec`, `ARC 0.14.2's RunnerSetSpecHash()`). Said alike by `diff`
+/// and `migrate`'s words: the field, why (go-spew prints the controller's local zone), the fix.
+pub struct SetTimes<'a> {
+    pub fields: &'a [String],
+    pub hash: &'a str,
+}
+
+impl Display for SetTimes<'_> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        let verb = if self.fields.len() == 1 { "is" } else { "are" };
+        let last = |p: &str| {
+            let p = p.rsplit('.').next().unwrap_or(p);
+            p.split('[').next().unwrap_or(p).to_string()
+        };
+        let nulls: Vec<String> = self
+            .fields
+            .iter()
+            .map(|p| format!("`{}: null`", last(p)))
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        write!(
+            f,
+            "{} {verb} set: go-spew prints a set v1.Time with the controller process's local time zone, so {} cannot be reproduced exactly; leave the time out of the template, or write it as null ({})",
+            self.fields.join(", "),
+            self.hash,
+            nulls.join(", ")
+        )
     }
 }
 
@@ -997,6 +1045,16 @@ mod tests {
                 "ListenerHashStale",
             ),
             (
+                StatusReason::ReleaseDisagrees {
+                    scale_set: "a/b".into(),
+                    release: "0.13.1".into(),
+                    other: "0.9.3".into(),
+                    other_hash: "h".into(),
+                    other_replaces: false,
+                },
+                "ReleaseDisagrees",
+            ),
+            (
                 StatusReason::ListenerPodMissing {
                     listener: "c/l".into(),
                 },
@@ -1196,6 +1254,7 @@ mod tests {
                 | StatusReason::ListenerForOtherSet { .. }
                 | StatusReason::ListenerVersionMismatch { .. }
                 | StatusReason::ListenerHashStale { .. }
+                | StatusReason::ReleaseDisagrees { .. }
                 | StatusReason::ListenerPodMissing { .. }
                 | StatusReason::ListenerPodNotRunning { .. }
                 | StatusReason::FinalizersLeft { .. }

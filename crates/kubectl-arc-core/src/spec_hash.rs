@@ -101,6 +101,121 @@ pub fn listener_spec_spew(
     )?)
 }
 
+/// The fields of an AutoscalingRunnerSet's spec that make this release's hashes
+/// [`Unverifiable`]: its set times ([`crate::legacy_hash::set_times`]), spelled from the object
+/// (`spec.template.metadata.creationTimestamp`). Empty when the spec does not decode.
+pub fn set_times(release: &ArcRelease, ars_spec_json: &str) -> Vec<String> {
+    let layout = release.layout();
+    match decode_spec(release, ars_spec_json) {
+        Ok(v) => crate::legacy_hash::set_times(layout, layout.autoscaling_runner_set_spec, &v)
+            .into_iter()
+            .map(|p| format!("spec.{p}"))
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// The AutoscalingRunnerSet spec as this release decodes it, with only the fields
+/// `RunnerSetSpecHash()` hashes kept (the others zero): what the hash of the object depends on,
+/// in the object's own field names (`template`, `githubConfigUrl`), to compare or to show.
+pub fn hashed_spec(
+    release: &ArcRelease,
+    ars_spec_json: &str,
+) -> Result<(&'static Layout, Value), SpecHashError> {
+    let layout = release.layout();
+    let Value::Struct(mut ars) = decode_spec(release, ars_spec_json)? else {
+        unreachable!("a struct type decodes into a struct value")
+    };
+    let Value::Struct(zero) = decode_spec(release, "{}")? else {
+        unreachable!("a struct type decodes into a struct value")
+    };
+    let hashed = hashed_field_indexes(release);
+    for (i, (v, z)) in ars.iter_mut().zip(zero.into_vec()).enumerate() {
+        if !hashed.contains(&i) {
+            *v = z;
+        }
+    }
+    Ok((layout, Value::Struct(ars)))
+}
+
+/// The indexes, among `AutoscalingRunnerSetSpec`'s fields, of those `runnerSetSpec` copies.
+fn hashed_field_indexes(release: &ArcRelease) -> Vec<usize> {
+    let layout = release.layout();
+    let root = layout
+        .runner_set_spec
+        .expect("a release layout has the runnerSetSpec root");
+    let (Kind::Struct(wanted), Kind::Struct(have)) = (
+        &layout.ty(root).kind,
+        &layout.ty(layout.autoscaling_runner_set_spec).kind,
+    ) else {
+        unreachable!("both roots are structs")
+    };
+    wanted
+        .iter()
+        .filter_map(|w| have.iter().position(|h| h.name == w.name && h.ty == w.ty))
+        .collect()
+}
+
+/// What changed between two AutoscalingRunnerSet specs in the fields this release's
+/// `RunnerSetSpecHash()` hashes: every difference a strict comparison sees (go-spew prints every
+/// value, so each one changes the hash), with paths from the object (`spec.template.spec...`).
+pub fn scale_set_differences(
+    release: &ArcRelease,
+    live_spec_json: &str,
+    desired_spec_json: &str,
+) -> Result<Vec<crate::equality::Difference>, SpecHashError> {
+    let (layout, live) = hashed_spec(release, live_spec_json)?;
+    let (_, desired) = hashed_spec(release, desired_spec_json)?;
+    let ty = layout.autoscaling_runner_set_spec;
+    Ok(crate::equality::compare(layout, ty, &live, &desired)
+        .differences
+        .into_iter()
+        .map(|mut d| {
+            d.path = format!("spec.{}", d.path);
+            d
+        })
+        .collect())
+}
+
+/// The fields of the AutoscalingRunnerSet that reach the runners without being hashed by
+/// `RunnerSetSpecHash()` (0.14.2's `newEphemeralRunnerSet` copies `vaultConfig` and
+/// `ephemeralRunnerConfigSecretMetadata` into the runner spec and `ephemeralRunnerMetadata`
+/// onto the set): a change of one alone is written only into the next set ARC makes.
+pub const UNHASHED_RUNNER_FIELDS: [&str; 3] = [
+    "ephemeralRunnerMetadata",
+    "ephemeralRunnerConfigSecretMetadata",
+    "vaultConfig",
+];
+
+/// Which of [`UNHASHED_RUNNER_FIELDS`] this release knows and the two specs hold otherwise
+/// (`spec.vaultConfig`), in that order; empty when either spec does not decode.
+pub fn unhashed_changes(
+    release: &ArcRelease,
+    live_spec_json: &str,
+    desired_spec_json: &str,
+) -> Vec<String> {
+    let layout = release.layout();
+    let (Ok(Value::Struct(live)), Ok(Value::Struct(desired))) = (
+        decode_spec(release, live_spec_json),
+        decode_spec(release, desired_spec_json),
+    ) else {
+        return Vec::new();
+    };
+    let Kind::Struct(fields) = &layout.ty(layout.autoscaling_runner_set_spec).kind else {
+        unreachable!("AutoscalingRunnerSetSpec is a struct")
+    };
+    UNHASHED_RUNNER_FIELDS
+        .iter()
+        .filter_map(|name| {
+            let i = fields.iter().position(|f| f.json == *name)?;
+            let changed = !crate::equality::compare(layout, fields[i].ty, &live[i], &desired[i])
+                .differences
+                .is_empty();
+            changed.then(|| format!("spec.{name}"))
+        })
+        .collect()
+}
+
 fn decode_spec(release: &ArcRelease, ars_spec_json: &str) -> Result<Value, SpecHashError> {
     let layout = release.layout();
     decode(layout, layout.autoscaling_runner_set_spec, ars_spec_json).map_err(|source| {

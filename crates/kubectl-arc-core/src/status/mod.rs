@@ -415,6 +415,16 @@ pub enum StatusReason {
     /// ARC up to 0.14: the listener's `runner-spec-hash` or `values-hash` annotation is not its
     /// scale set's (`ListenerSpecHash()` under `release`): ARC deletes it and makes it again.
     ListenerHashStale { listener: String, release: String },
+    /// ARC up to 0.14: the scale set's chart label names `release`, by which it is judged, but
+    /// its newest set was made by `other` (its own label), whose `RunnerSetSpecHash()` of the
+    /// scale set differs: if the controller still runs `other`, it `other_replaces` the set.
+    ReleaseDisagrees {
+        scale_set: String,
+        release: String,
+        other: String,
+        other_hash: String,
+        other_replaces: bool,
+    },
     /// The listener has no Pod of its name: the listener controller creates it.
     ListenerPodMissing { listener: String },
     /// The listener's Pod is not running, as its status says.
@@ -622,6 +632,7 @@ impl StatusReason {
             StatusReason::ListenerForOtherSet { .. } => "ListenerForOtherSet",
             StatusReason::ListenerVersionMismatch { .. } => "ListenerVersionMismatch",
             StatusReason::ListenerHashStale { .. } => "ListenerHashStale",
+            StatusReason::ReleaseDisagrees { .. } => "ReleaseDisagrees",
             StatusReason::ListenerPodMissing { .. } => "ListenerPodMissing",
             StatusReason::ListenerPodNotRunning { .. } => "ListenerPodNotRunning",
             StatusReason::FinalizersLeft { .. } => "FinalizersLeft",
