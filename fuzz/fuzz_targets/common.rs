@@ -45,6 +45,7 @@ pub fn diff_pair(
         layout: layout.k8s_api.clone(),
         arc_version: None,
         arc_version_from: None,
+        defaults_from: None,
         not_in_change: 0,
         items: vec![item],
     };
