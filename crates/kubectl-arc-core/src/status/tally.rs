@@ -74,9 +74,14 @@ impl Tally {
         extra: Option<&RunnerExtra>,
     ) {
         let failures = extra.map_or(0, |e| e.failures);
+        // Only 0.12.0 on back off (`failedRunnerBackoff`), and only they record when each Pod
+        // failed (`Failures map[string]metav1.Time`); 0.9.0 to 0.11.0 record `true` per Pod
+        // (`map[string]bool`) and make the Pod again at once. So a failure with a time is the
+        // back-off, whichever release wrote it; without one the Pod is simply missing.
+        let timed = extra.is_some_and(|e| e.last_failure.is_some());
         match (state, pod) {
             (RunnerState::Idle | RunnerState::Busy | RunnerState::Pending, None)
-                if failures > 0 =>
+                if failures > 0 && timed =>
             {
                 self.backing_off.add(name);
                 self.first_backoff.get_or_insert_with(|| {

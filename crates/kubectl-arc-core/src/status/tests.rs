@@ -598,6 +598,17 @@ fn runners_counted_running_that_run_no_pod_are_runners_not_running() {
         text.contains("done has 6 failed Pods in status.failures, the last at 2026-09-01T00:05:00Z; that is more than maxFailures (5): ARC's EphemeralRunner controller deletes the runner on its next reconcile"),
         "{text}"
     );
+    // ARC 0.9.0 to 0.11.0 record a failed Pod as `true` (map[string]bool), have no back-off and
+    // make the Pod again at once: the Pod is missing, no wait is said.
+    let untimed = runner(
+        "old",
+        "a",
+        json!({"phase": "Running", "failures": {"uid-0": true, "uid-1": true}}),
+    );
+    let row = row_of(&[untimed], &[], at("2026-09-01T00:05:00Z"));
+    let codes: Vec<&str> = row.reasons.iter().map(|r| r.code()).collect();
+    assert_eq!(codes, ["RunnerPodsMissing"], "{:?}", row.reasons);
+    assert_eq!(row.state, State::RunnersNotRunning, "{:?}", row.reasons);
     // Its Pod back and running: nothing said.
     let row = row_of(&[lost], &[("lost", None)], 0);
     assert_eq!(row.state, State::Synced, "{:?}", row.reasons);
