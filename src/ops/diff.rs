@@ -477,9 +477,12 @@ fn one_per_scale_set(items: Vec<ScaleSetDiff>) -> Vec<ScaleSetDiff> {
 }
 
 /// The ARC release the objects say they are under (`app.kubernetes.io/version`, which ARC and
-/// its chart set on all three kinds): a live set's first, else a scale set's.
+/// its chart set on all three kinds), in the order of the one release rule
+/// ([`crate::ops::release::judging_release`]): a scale set's chart label (a desired one's, else a
+/// live one's), else a live set's.
 fn labelled_version(world: &World) -> Option<(String, String)> {
-    world.live_sets.iter().chain(&world.desired).find_map(|o| {
+    let scale_sets = world.desired.iter().chain(world.live_scale_sets.values());
+    scale_sets.chain(&world.live_sets).find_map(|o| {
         let v = o.meta.labels.get("app.kubernetes.io/version")?;
         Some((
             v.clone(),
