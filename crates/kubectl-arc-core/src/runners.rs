@@ -3,7 +3,8 @@
 //! Pure core. [`RunnerState`] mirrors `newEphemeralRunnersByStates`
 //! (ARC controllers/actions.github.com/ephemeralrunnerset_controller.go): deleting when
 //! `deletionTimestamp` is set, else by `status.phase` (Running, Succeeded, Failed, Outdated), and
-//! pending for `Pending` or no phase yet; a Running runner is idle while `status.jobId` is empty.
+//! pending for `Pending` or no phase yet; a Running runner is idle while it has no job ([`has_job`]:
+//! `status.jobId` from ARC 0.13.0, `status.jobRequestId` up to 0.12.1).
 //! A runner is stale when its spec is not Semantic-equal to its set's runner spec, where the
 //! runner's `proxySecretRef` is ignored: ARC's `createEphemeralRunners` sets it on each runner of a
 //! set with a proxy, and never on the set.
@@ -43,14 +44,10 @@ impl RunnerState {
         }
         match runner.pointer("/status/phase").and_then(Value::as_str) {
             Some("Running") => {
-                let job = runner
-                    .pointer("/status/jobId")
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
-                if job.is_empty() {
-                    RunnerState::Idle
-                } else {
+                if has_job(runner) {
                     RunnerState::Busy
+                } else {
+                    RunnerState::Idle
                 }
             }
             Some("Succeeded") => RunnerState::Finished,
@@ -64,6 +61,18 @@ impl RunnerState {
     pub fn cleanup_removes(self) -> bool {
         matches!(self, RunnerState::Idle | RunnerState::Pending)
     }
+}
+
+/// Whether a runner is busy with a job, by the rule of the listener release that wrote its job:
+/// ARC 0.9.0 to 0.12.1's listener (`Worker.HandleJobStarted`) writes `status.jobRequestId` and no
+/// `jobId`, and their EphemeralRunnerSet controller calls a runner busy when `jobRequestId > 0`
+/// (`deleteIdleEphemeralRunners`); from 0.13.0 the listener writes `jobId` beside it and the
+/// controller asks `HasJob()` (`jobId` not empty). A runner whose job a 0.12 listener recorded is
+/// running that job after an upgrade too, so either field says busy.
+pub fn has_job(runner: &Value) -> bool {
+    let job_id = runner.pointer("/status/jobId").and_then(Value::as_str);
+    let request = runner.pointer("/status/jobRequestId").and_then(Value::as_i64);
+    job_id.is_some_and(|j| !j.is_empty()) || request.is_some_and(|r| r > 0)
 }
 
 /// The EphemeralRunnerSet a runner belongs to: its controller owner reference
@@ -163,6 +172,15 @@ mod tests {
         assert_eq!(
             r(json!({"status": {"phase": "Running", "jobId": "42"}})),
             RunnerState::Busy
+        );
+        // ARC 0.9.0 to 0.12.1's listener records a job as jobRequestId alone.
+        assert_eq!(
+            r(json!({"status": {"phase": "Running", "jobRequestId": 7}})),
+            RunnerState::Busy
+        );
+        assert_eq!(
+            r(json!({"status": {"phase": "Running", "jobRequestId": 0, "jobId": ""}})),
+            RunnerState::Idle
         );
         assert_eq!(
             r(json!({"status": {"phase": "Outdated"}})),
