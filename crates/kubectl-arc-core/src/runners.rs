@@ -71,7 +71,9 @@ impl RunnerState {
 /// running that job after an upgrade too, so either field says busy.
 pub fn has_job(runner: &Value) -> bool {
     let job_id = runner.pointer("/status/jobId").and_then(Value::as_str);
-    let request = runner.pointer("/status/jobRequestId").and_then(Value::as_i64);
+    let request = runner
+        .pointer("/status/jobRequestId")
+        .and_then(Value::as_i64);
     job_id.is_some_and(|j| !j.is_empty()) || request.is_some_and(|r| r > 0)
 }
 
