@@ -3,26 +3,10 @@
 //! that release writes: its set hashes the scale set as the API server stored it, with that
 //! release's CRD defaults. (The same on the real API server, with its CRD: the test suite's
 //! defaults_cluster.rs.)
-
-use std::process::Command;
-
 use kubectl_arc::core::{defaulting, release, spec_hash};
 use serde_json::{Value, json};
 
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kubectl-arc"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env("KUBECONFIG", "/nonexistent/kubeconfig")
-        .env("HOME", "/nonexistent")
-        .output()
-        .expect("run kubectl-arc");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use crate::issue20::run;
 
 /// A render labelled `version`: a container port without `protocol`, a gRPC probe without
 /// `service` (defaulted by the CRDs of 0.11.0 on, not by 0.9.x's).

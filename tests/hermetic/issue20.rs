@@ -11,7 +11,7 @@ fn data(name: &str) -> String {
 }
 
 /// Run kubectl-arc with no kubeconfig anywhere: (exit code, stdout, stderr).
-fn run(args: &[&str]) -> (i32, String, String) {
+pub(crate) fn run(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_kubectl-arc"))
         .args(args)
         .env("NO_COLOR", "1")
