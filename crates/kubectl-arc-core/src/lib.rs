@@ -13,6 +13,7 @@ pub mod fleet;
 pub mod gotime;
 pub mod gourl;
 pub mod goyaml;
+pub mod impact;
 pub mod json;
 pub mod layout;
 pub mod legacy_hash;
