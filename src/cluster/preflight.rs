@@ -209,13 +209,21 @@ pub(crate) async fn running_arc_controllers(client: &Client) -> Result<Option<Ve
     Ok(Some(found.into_values().collect()))
 }
 
-/// The releases of the running ARC controllers, with where each was read: `(version, "controller
-/// Deployment ns/name")`. `Ok(None)` when Deployments cannot be listed.
-pub(crate) async fn running_controller_versions(
-    client: &Client,
-) -> Result<Option<Vec<(String, String)>>> {
+/// One ARC controller Deployment as the impact forecast reads it: where, its release, and its
+/// manager container's arguments (the container named `manager`, else the first).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ControllerArgs {
+    /// `controller Deployment ns/name`.
+    pub(crate) at: String,
+    pub(crate) version: Option<String>,
+    pub(crate) args: Vec<String>,
+}
+
+/// The ARC controller Deployments and their manager arguments. `Ok(None)` when Deployments
+/// cannot be listed (the read role may not).
+pub(crate) async fn controller_args(client: &Client) -> Result<Option<Vec<ControllerArgs>>> {
     let api: Api<Deployment> = Api::all(client.clone());
-    let mut found = Vec::new();
+    let mut found: Vec<ControllerArgs> = Vec::new();
     for selector in CONTROLLER_SELECTORS {
         let lp = ListParams::default().labels(selector);
         let list = match api.list(&lp).await {
@@ -227,16 +235,27 @@ pub(crate) async fn running_controller_versions(
             }
         };
         for d in list.items {
-            if let Some(v) = controller_version(&d) {
-                let at = format!(
-                    "controller Deployment {}/{}",
-                    d.metadata.namespace.as_deref().unwrap_or(""),
-                    d.metadata.name.as_deref().unwrap_or("")
-                );
-                if !found.iter().any(|(_, f)| *f == at) {
-                    found.push((v, at));
-                }
+            let at = format!(
+                "controller Deployment {}/{}",
+                d.metadata.namespace.as_deref().unwrap_or(""),
+                d.metadata.name.as_deref().unwrap_or("")
+            );
+            if found.iter().any(|c| c.at == at) {
+                continue;
             }
+            let containers = d
+                .spec
+                .as_ref()
+                .and_then(|s| s.template.spec.as_ref())
+                .map(|s| s.containers.as_slice())
+                .unwrap_or_default();
+            let manager =
+                (containers.iter().find(|c| c.name == "manager")).or_else(|| containers.first());
+            found.push(ControllerArgs {
+                at,
+                version: controller_version(&d),
+                args: manager.and_then(|c| c.args.clone()).unwrap_or_default(),
+            });
         }
     }
     Ok(Some(found))

@@ -24,6 +24,7 @@ use crate::core::revision::RevisionError;
 use crate::core::selector::Selector;
 use crate::input::{self, Object};
 use crate::ops::Scope;
+use crate::ops::impact;
 use crate::report::Outcome;
 use crate::report::diff::{DiffReport, ScaleSetDiff};
 
@@ -105,6 +106,14 @@ struct World {
     arc_version: Option<(String, String)>,
     /// The AutoscalingRunnerSet CRDs found (the cluster's, the files'): whose defaults apply.
     crds: crate::ops::defaults::Crds,
+    /// The EphemeralRunners read (files, then the cluster for the namespaces a change concerns).
+    runners: impact::Runners,
+    /// The controller Deployments whose arguments give the update strategy (the cluster's).
+    controllers: Option<impact::Controllers>,
+    /// Controller Deployments given in the files (a render of ARC's controller chart).
+    file_controllers: Vec<crate::cluster::preflight::ControllerArgs>,
+    /// The cluster's client, once connected: the forecast lists runners with it.
+    client: Option<kube::Client>,
 }
 
 /// The live sets indexed by what ARC's pairing looks at, built once: each scale set's candidates
@@ -180,9 +189,64 @@ pub(crate) fn run(plan: &Plan, stdin: &mut dyn Read) -> Result<Diff> {
     let (mut world, ask_cluster) = prepare(plan, files)?;
     if ask_cluster {
         let rt = crate::ops::runtime()?;
-        rt.block_on(complete_from_cluster(plan, &mut world))?;
+        return rt.block_on(async {
+            complete_from_cluster(plan, &mut world).await?;
+            Ok(judge_with_impact(plan, world).await)
+        });
     }
-    Ok(judge(plan, world))
+    let mut diff = judge(plan, &mut world);
+    forecast(&mut world, &mut diff.report);
+    Ok(diff)
+}
+
+/// Judge, then read the runners of the namespaces whose sets a change concerns (those the files
+/// did not give) and forecast the impact.
+async fn judge_with_impact(plan: &Plan, mut world: World) -> Diff {
+    let mut diff = judge(plan, &mut world);
+    if let Some(client) = world.client.clone() {
+        for ns in impact::namespaces_needed(&diff.report.items) {
+            if world.runners.knows(&ns) {
+                continue;
+            }
+            // A caller who may not list runners gets `runnersKnown: false`, never a 0.
+            if let Ok(runners) = cluster::list_objects(
+                &client,
+                arc::KIND_EPHEMERAL_RUNNER,
+                arc::EPHEMERAL_RUNNERS,
+                Some(&ns),
+                None,
+            )
+            .await
+            {
+                world.runners.listed(&ns);
+                for r in &runners {
+                    world.runners.add(r);
+                }
+            }
+        }
+    }
+    forecast(&mut world, &mut diff.report);
+    diff
+}
+
+/// Attach each item's impact and the report's totals.
+fn forecast(world: &mut World, report: &mut DiffReport) {
+    let controllers = match world.controllers.take() {
+        Some(c) => c,
+        None if !world.file_controllers.is_empty() => {
+            impact::Controllers::Read(std::mem::take(&mut world.file_controllers))
+        }
+        None => impact::Controllers::Unread(
+            "the controller Deployment was not read: not in the input".to_string(),
+        ),
+    };
+    impact::attach(&mut report.items, &world.runners, &controllers);
+    let impacts: Vec<_> = report
+        .items
+        .iter()
+        .filter_map(|i| i.impact.as_ref())
+        .collect();
+    report.impact = (!impacts.is_empty()).then(|| crate::core::impact::ImpactTotals::of(impacts));
 }
 
 /// `-f` and `--live` as read, once (standard input can be read only once): each context of a
@@ -233,14 +297,13 @@ fn prepare(plan: &Plan, files: Files) -> Result<(World, bool)> {
 
 /// Pair, compare and judge the completed world; the scale sets of `-f` first completed as the
 /// API server stores them (`crate::ops::defaults`).
-fn judge(plan: &Plan, mut world: World) -> Diff {
-    let defaults_from =
-        (!plan.files.is_empty()).then(|| stored_as_the_server_would(plan, &mut world));
-    let mut report = report_of(plan, &mut world, !plan.files.is_empty());
+fn judge(plan: &Plan, world: &mut World) -> Diff {
+    let defaults_from = (!plan.files.is_empty()).then(|| stored_as_the_server_would(plan, world));
+    let mut report = report_of(plan, world, !plan.files.is_empty());
     report.defaults_from = defaults_from.flatten();
     Diff {
         report,
-        errors: world.errors,
+        errors: std::mem::take(&mut world.errors),
     }
 }
 
@@ -274,8 +337,11 @@ pub(crate) async fn run_in_context(plan: &Plan, files: Files) -> Result<Diff> {
     let (mut world, ask_cluster) = prepare(plan, files)?;
     if ask_cluster {
         complete_from_cluster(plan, &mut world).await?;
+        return Ok(judge_with_impact(plan, world).await);
     }
-    Ok(judge(plan, world))
+    let mut diff = judge(plan, &mut world);
+    forecast(&mut world, &mut diff.report);
+    Ok(diff)
 }
 
 /// The files' errors that stop a run before any cluster is contacted (no ARC object in `-f`),
@@ -432,6 +498,7 @@ fn report_of(plan: &Plan, world: &mut World, files_given: bool) -> DiffReport {
         arc_version_from,
         defaults_from: None,
         not_in_change,
+        impact: None,
         items,
     }
 }
@@ -446,6 +513,7 @@ pub(crate) fn empty_report(plan: &Plan) -> DiffReport {
         arc_version_from: None,
         defaults_from: None,
         not_in_change: 0,
+        impact: None,
         items: Vec::new(),
     }
 }
@@ -528,6 +596,9 @@ fn sort_objects(objects: Vec<Object>, side: Side, filter: &Filter<'_>, world: &m
         if crate::ops::defaults::is_ars_crd(&o) && world.crds.files.is_none() {
             world.crds.files = Some(o.clone());
         }
+        if let Some(c) = impact::controller_of_file(&o) {
+            world.file_controllers.push(c);
+        }
         match verdict(&o, side, filter, &duplicated, &mut reported) {
             Verdict::Skip => {}
             Verdict::Unreadable(error) => world.errors.push(error),
@@ -564,7 +635,8 @@ fn sort_objects(objects: Vec<Object>, side: Side, filter: &Filter<'_>, world: &m
                 },
                 arc::KIND_EPHEMERAL_RUNNER_SET => world.live_sets.push(o),
                 KIND_AUTOSCALING_LISTENER => world.listeners.push(o),
-                _ => {} // an EphemeralRunner: diff compares sets, not runners.
+                // An EphemeralRunner: read for the impact forecast.
+                _ => world.runners.add(&o),
             },
         }
     }
@@ -753,12 +825,24 @@ async fn complete_from_cluster(plan: &Plan, world: &mut World) -> Result<()> {
     let client = &conn.client;
     let namespace = plan.scope.namespace_or(&conn.default_namespace);
     let scope = (!plan.scope.all_namespaces).then_some(namespace.as_str());
-    // The controller's release, where the caller may list Deployments (the read role may not).
-    if plan.arc_version.is_none()
-        && let Ok(Some(running)) = cluster::preflight::running_controller_versions(client).await
-    {
-        world.arc_version = running.into_iter().next();
-    }
+    // The controller's release and arguments, where the caller may list Deployments (the read
+    // role may not).
+    world.controllers = Some(match cluster::preflight::controller_args(client).await {
+        Ok(Some(found)) => {
+            if plan.arc_version.is_none() {
+                world.arc_version =
+                    (found.iter()).find_map(|c| Some((c.version.clone()?, c.at.clone())));
+            }
+            let mut found = found;
+            found.append(&mut world.file_controllers);
+            impact::Controllers::Read(found)
+        }
+        Ok(None) => impact::Controllers::Unread(
+            "the controller Deployment cannot be listed (forbidden)".to_string(),
+        ),
+        Err(e) => impact::Controllers::Unread(format!("the controller Deployment: {e:#}")),
+    });
+    world.client = Some(client.clone());
     if plan.files.is_empty() {
         live_scale_sets(client, plan, filter, &namespace, scope, world).await?;
     } else {
@@ -1201,6 +1285,7 @@ fn compare_one_drift(
         });
     item.desired_file = ars.origin.file().map(str::to_string);
     item.scale_set_id_from = id.map(|(_, from)| from);
+    item.set_facts = Some(impact::set_facts(set));
     if let Some(p) = pairing {
         with_pairing(&mut item, p, world);
     }

@@ -32,7 +32,11 @@ pub fn write_text(report: &DiffReport, opts: TextOptions, out: &mut dyn Write) -
         .arc_version
         .as_deref()
         .zip(report.arc_version_from.as_deref());
-    write_items(report.items.iter(), release, opts, out)
+    write_items(report.items.iter(), release, opts, out)?;
+    if let Some(t) = &report.impact {
+        writeln!(out, "{}", super::impact::totals_line(t))?;
+    }
+    Ok(())
 }
 
 /// The text report of `items`, closed by the ARC release (`ARC VERSION (FROM)`) when known: one
@@ -130,7 +134,11 @@ fn write_release_verdict(
     } else {
         |s| s.green().to_string()
     };
-    writeln!(out, "{id}: {}", paint(opts, &words.verdict, style))?;
+    writeln!(
+        out,
+        "{id}: {}",
+        paint(opts, &with_impact(&words.verdict, item), style)
+    )?;
     for line in &words.details {
         writeln!(out, "  {line}")?;
     }
@@ -183,7 +191,10 @@ fn write_revision_verdict(
     } else {
         paint(opts, "no drift", |s| s.green().to_string())
     };
-    writeln!(out, "{id}: {verdict}")?;
+    match &item.impact {
+        Some(i) => writeln!(out, "{id}: {verdict}: {}", super::impact::clause(i))?,
+        None => writeln!(out, "{id}: {verdict}")?,
+    }
     if !item.replaced.is_empty() {
         writeln!(
             out,
@@ -193,6 +204,14 @@ fn write_revision_verdict(
         )?;
     }
     write_note(item, out)
+}
+
+/// A verdict line with the impact's clause, when the item has one.
+pub(crate) fn with_impact(verdict: &str, item: &ScaleSetDiff) -> String {
+    match &item.impact {
+        Some(i) => format!("{verdict}: {}", super::impact::clause(i)),
+        None => verdict.to_string(),
+    }
 }
 
 /// A verdict in the words of a release whose mechanism is a hash: the first line, and what
@@ -218,10 +237,12 @@ pub(crate) fn release_words(item: &ScaleSetDiff) -> Option<ReleaseWords> {
             if let Some(from) = &item.release_from {
                 details.push(format!("ARC {release}: {from}"));
             }
+            if let Some(line) = item.impact.as_ref().and_then(super::impact::strategy_line) {
+                details.push(line);
+            }
             let title;
             let verdict = if recycle {
                 title = format!("ARC {release} will replace the runners of scale set {id}");
-                details.push("with ARC's default update strategy (immediate) the set's idle and pending runners are deleted at once and busy ones finish their job first; with --update-strategy=eventual the set is scaled to 0 and replaced once its running and pending runners are done; the listener is recreated".to_string());
                 format!(
                     "replaced: ARC {release} will replace {} with a new EphemeralRunnerSet (runner-spec-hash {current} -> {})",
                     item.current_from, hashes.desired
@@ -695,6 +716,7 @@ mod tests {
             arc_version_from: None,
             defaults_from: None,
             not_in_change: 0,
+            impact: None,
             items: vec![item.clone()],
         };
         let mut out = Vec::new();

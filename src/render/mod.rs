@@ -6,6 +6,7 @@ pub(crate) mod emit;
 pub(crate) mod fleet;
 pub(crate) mod follow;
 pub(crate) mod github;
+pub(crate) mod impact;
 pub(crate) mod migrate;
 pub(crate) mod rollout;
 pub(crate) mod status;

@@ -36,6 +36,9 @@ pub struct DiffReport {
     #[serde(skip_serializing_if = "is_zero")]
     pub not_in_change: usize,
     pub items: Vec<ScaleSetDiff>,
+    /// The totals of the items' `impact` (absent when no item has one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub impact: Option<crate::core::impact::ImpactTotals>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -99,6 +102,14 @@ pub struct ScaleSetDiff {
     /// The listener is recreated (`ListenerSpecHash()` or the values-hash annotation differs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) listener_restart: Option<bool>,
+    /// What the change does to the work running now (a set replaced or recycled, a listener
+    /// made again): the runners deleted, the jobs that finish first, whether job pickup pauses
+    /// and new jobs wait (docs/diff.md, "Impact").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) impact: Option<crate::core::impact::Impact>,
+    /// The set the verdict was made against, for the forecast.
+    #[serde(skip)]
+    pub(crate) set_facts: Option<crate::core::impact::SetFacts>,
     /// The releases whose hash of the live AutoscalingRunnerSet equals the set's annotation: the
     /// releases that can have made the set (empty: none matches, the scale set changed since).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -255,6 +266,8 @@ impl ScaleSetDiff {
             alternative: None,
             integrity_hash: None,
             listener_restart: None,
+            impact: None,
+            set_facts: None,
             hash_matches: None,
             upgrade_replaces: None,
             semantic_drift: None,

@@ -368,6 +368,28 @@ impl Counters {
     }
 }
 
+/// The set a verdict was made against, as the forecast reads it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SetFacts {
+    pub name: String,
+    /// `status.runningEphemeralRunners` and `pendingEphemeralRunners`.
+    pub counters: Counters,
+    /// `status.currentReplicas` is 0: the set has no runner, whatever the input holds.
+    pub empty: bool,
+}
+
+impl SetFacts {
+    pub fn of(name: &str, status: Option<&Value>) -> SetFacts {
+        let empty =
+            status.is_some_and(|s| s.get("currentReplicas").and_then(Value::as_i64) == Some(0));
+        SetFacts {
+            name: name.to_string(),
+            counters: Counters::of(status),
+            empty,
+        }
+    }
+}
+
 /// What one change does to a scale set's work, per item of `diff` and `bump`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -1,0 +1,241 @@
+//! The impact forecast's gathering: the EphemeralRunners of the sets a change concerns and the
+//! controller's update strategy, read from the cluster or the files, handed to the core's rules
+//! ([`crate::core::impact::forecast`]) for each item of a `diff` (and `bump`'s dry runs).
+
+use std::collections::{BTreeSet, HashMap};
+
+use serde_json::Value;
+
+use crate::cluster::preflight::ControllerArgs;
+use crate::core::arc;
+use crate::core::impact::{
+    Change, Impact, RunnerTally, SetFacts, Situation, StrategyRead, UpdateStrategy, forecast,
+    parse_manager_args,
+};
+use crate::core::release::Mechanism;
+use crate::input::Object;
+use crate::report::diff::ScaleSetDiff;
+
+/// The facts of the set a verdict was made against ([`SetFacts`]), from the object.
+pub(crate) fn set_facts(set: &Object) -> SetFacts {
+    let status: Option<Value> = set
+        .status
+        .as_ref()
+        .and_then(|s| serde_json::from_str(s.get()).ok());
+    SetFacts::of(set.name(), status.as_ref())
+}
+
+/// The EphemeralRunners read, by the set that controls them, and the namespaces whose runners
+/// are all known.
+#[derive(Default)]
+pub(crate) struct Runners {
+    by_set: HashMap<(String, String), Vec<(String, Value)>>,
+    /// Namespaces whose runners were listed, or of which the files hold some.
+    known: BTreeSet<String>,
+}
+
+impl Runners {
+    /// Add one EphemeralRunner (from a file or a listing); its namespace's runners count as known.
+    pub(crate) fn add(&mut self, runner: &Object) {
+        let ns = runner.namespace().to_string();
+        self.known.insert(ns.clone());
+        let Some(owner) = runner.owner(arc::KIND_EPHEMERAL_RUNNER_SET) else {
+            return; // not a set's: no set's change reaches it.
+        };
+        let status: Value = runner
+            .status
+            .as_ref()
+            .and_then(|s| serde_json::from_str(s.get()).ok())
+            .unwrap_or(Value::Null);
+        let mut v = serde_json::json!({ "status": status });
+        if let Some(t) = &runner.meta.deletion_timestamp {
+            v["metadata"] = serde_json::json!({ "deletionTimestamp": t });
+        }
+        self.by_set
+            .entry((ns, owner.name.clone()))
+            .or_default()
+            .push((runner.name().to_string(), v));
+    }
+
+    /// Namespaces listed from the cluster, with none found there.
+    pub(crate) fn listed(&mut self, namespace: &str) {
+        self.known.insert(namespace.to_string());
+    }
+
+    pub(crate) fn knows(&self, namespace: &str) -> bool {
+        self.known.contains(namespace)
+    }
+
+    /// The runners of one set sorted by release `version`'s rule; `None` when they are not known.
+    fn tally(&self, namespace: &str, set: &SetFacts, version: Option<&str>) -> Option<RunnerTally> {
+        let runners = self.by_set.get(&(namespace.to_string(), set.name.clone()));
+        if !self.knows(namespace) && runners.is_none() && !set.empty {
+            return None;
+        }
+        let mut tally = RunnerTally::default();
+        for (name, v) in runners.into_iter().flatten() {
+            tally.add(version, name, v);
+        }
+        Some(tally)
+    }
+}
+
+/// The controller Deployments the strategy is read from, or why none was.
+#[derive(Debug, Clone)]
+pub(crate) enum Controllers {
+    Read(Vec<ControllerArgs>),
+    Unread(String),
+}
+
+impl Default for Controllers {
+    fn default() -> Self {
+        Controllers::Unread("the controller Deployment was not read".to_string())
+    }
+}
+
+impl Controllers {
+    /// The strategy of the controller that reconciles `namespace`'s scale sets: the one watching
+    /// that namespace alone (`--watch-single-namespace`), else one watching all.
+    pub(crate) fn strategy(&self, namespace: &str, version: Option<&str>) -> StrategyRead {
+        let list = match self {
+            Controllers::Unread(why) => return StrategyRead::release_default(why),
+            Controllers::Read(list) if list.is_empty() => {
+                return StrategyRead::release_default("no controller Deployment found");
+            }
+            Controllers::Read(list) => list,
+        };
+        let parsed: Vec<_> = list
+            .iter()
+            .map(|c| {
+                let v = c.version.as_deref().or(version);
+                (c, parse_manager_args(v, &c.args))
+            })
+            .collect();
+        let watches = |want: Option<&str>| {
+            parsed.iter().find(|(_, f)| match f {
+                Ok(f) => {
+                    f.watch_single_namespace
+                        .as_deref()
+                        .filter(|w| !w.is_empty())
+                        == want
+                }
+                Err(_) => want.is_none(),
+            })
+        };
+        let (c, flags) = watches(Some(namespace))
+            .or_else(|| watches(None))
+            .unwrap_or(&parsed[0]);
+        match flags {
+            Ok(f) => {
+                let given = f
+                    .update_strategy
+                    .as_deref()
+                    .map_or("no --update-strategy".to_string(), |s| {
+                        format!("--update-strategy={s}")
+                    });
+                StrategyRead {
+                    value: f.strategy(),
+                    from: format!("{} ({given})", c.at),
+                }
+            }
+            Err(e) => StrategyRead {
+                value: UpdateStrategy::Immediate,
+                from: format!(
+                    "{}: its arguments do not parse ({e}), so the controller does not start",
+                    c.at
+                ),
+            },
+        }
+    }
+}
+
+/// A controller Deployment given in a file (a render of ARC's controller chart).
+pub(crate) fn controller_of_file(o: &Object) -> Option<ControllerArgs> {
+    if o.kind != "Deployment"
+        || !crate::core::status::install::is_controller(
+            o.meta.labels.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        )
+    {
+        return None;
+    }
+    let spec: Value = serde_json::from_str(o.spec.as_ref()?.get()).ok()?;
+    let containers = spec.pointer("/template/spec/containers")?.as_array()?;
+    let manager = (containers.iter())
+        .find(|c| c.get("name").and_then(Value::as_str) == Some("manager"))
+        .or_else(|| containers.first())?;
+    let args = (manager.get("args").and_then(Value::as_array))
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(ControllerArgs {
+        at: format!("controller Deployment {} in {}", o.key().1, o.origin),
+        version: o.meta.labels.get("app.kubernetes.io/version").cloned(),
+        args,
+    })
+}
+
+/// The change an item's verdict makes, by its mechanism; `None` when it makes none that touches
+/// running work (no recycle, no listener made again), or when it is new or failed.
+pub(crate) fn change_of(item: &ScaleSetDiff) -> Option<Change> {
+    if item.error.is_some() || item.new {
+        return None;
+    }
+    let recycle = item.recycle == Some(true);
+    let listener = item.listener_restart == Some(true);
+    match (item.mechanism?, recycle) {
+        (Mechanism::RunnerSpecHash, true) => Some(Change::NewSet),
+        (Mechanism::IntegrityHash, true) => {
+            let through_scale_set = item
+                .integrity_hash
+                .as_ref()
+                .is_none_or(|h| h.current.as_deref() != Some(h.desired.as_str()));
+            Some(if through_scale_set {
+                Change::SpecPatched
+            } else {
+                Change::Cleanup
+            })
+        }
+        (Mechanism::ActionableRevision, true) => Some(Change::SpecPatched),
+        (_, false) if listener => Some(Change::ListenerOnly),
+        (_, false) => None,
+    }
+}
+
+/// The namespaces whose runners the forecast needs: those of items whose change touches
+/// running work, read from a set.
+pub(crate) fn namespaces_needed(items: &[ScaleSetDiff]) -> BTreeSet<String> {
+    items
+        .iter()
+        .filter(|i| i.set_facts.is_some() && change_of(i).is_some())
+        .map(|i| i.namespace.clone())
+        .collect()
+}
+
+/// Give every item whose change touches running work its impact.
+pub(crate) fn attach(items: &mut [ScaleSetDiff], runners: &Runners, controllers: &Controllers) {
+    for item in items {
+        item.impact = impact_of(item, runners, controllers);
+    }
+}
+
+fn impact_of(item: &ScaleSetDiff, runners: &Runners, controllers: &Controllers) -> Option<Impact> {
+    let change = change_of(item)?;
+    let set = item.set_facts.as_ref()?;
+    let mechanism = item.mechanism?;
+    let version = item.release.as_deref();
+    let tally = runners.tally(&item.namespace, set, version);
+    let strategy = (mechanism == Mechanism::RunnerSpecHash)
+        .then(|| controllers.strategy(&item.namespace, version));
+    Some(forecast(&Situation {
+        change,
+        mechanism,
+        version,
+        runners: tally.as_ref(),
+        counters: set.counters,
+        listener_restart: item.listener_restart == Some(true),
+        strategy: strategy.as_ref(),
+    }))
+}
