@@ -8,7 +8,7 @@ use anyhow::{Result, bail};
 use clap::Args;
 
 use super::{ColorChoice, Env, KubeFlags, Shell};
-use crate::ops::diff::{Diff, Plan};
+use crate::ops::diff::{Diff, FailOn, Plan};
 use crate::render::diff::{TextOptions, write_text};
 use crate::render::emit::{self, Output};
 
@@ -83,6 +83,12 @@ pub(crate) struct DiffArgs {
     /// Output format.
     #[arg(short = 'o', long, value_name = "FORMAT", default_value = "text", value_parser = emit::OutputParser { formats: &["json", "yaml", "github", "name", "jsonpath", "custom-columns"], defaults: &["text"] })]
     pub(crate) output: Output,
+    /// When the exit status is 1: recycle (a scale set's runners are replaced or recycled), jobs
+    /// (only when work in flight is hit: new jobs held back by running ones, as
+    /// --update-strategy=eventual or the later eras' deferral hold them), never. Errors exit 2
+    /// whatever it says.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = FailOn::Recycle)]
+    pub(crate) fail_on: FailOn,
     /// With -o github: a ::notice for each scale set with strict-only differences too (by default
     /// they are counted in the summary line only).
     #[arg(long)]
@@ -248,6 +254,7 @@ fn validate(kube: &KubeFlags, args: &DiffArgs) -> Result<Plan> {
         arc_release,
         connect,
         keep_specs: args.output == Output::Default,
+        fail_on: args.fail_on,
     })
 }
 

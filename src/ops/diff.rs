@@ -54,21 +54,44 @@ pub(crate) struct Plan {
     /// Keep each item's specs for a text diff (the text report); else they are dropped as soon as
     /// the item is judged, so that the report of 10,000 sets holds no decoded spec.
     pub(crate) keep_specs: bool,
+    /// `--fail-on`: what exits 1.
+    pub(crate) fail_on: FailOn,
+}
+
+/// `--fail-on`: what makes `diff` exit 1 (errors exit 2 whatever it says).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum FailOn {
+    /// A scale set's runners are replaced or recycled (the default).
+    Recycle,
+    /// Work in flight is hit: new jobs wait for running ones (`impact.waitsForJobs`).
+    Jobs,
+    /// Never 1.
+    Never,
 }
 
 /// A diff's result: the report, and the inputs that could not be read (said on stderr).
 pub(crate) struct Diff {
     pub(crate) report: DiffReport,
     pub(crate) errors: Vec<String>,
+    /// `--fail-on`, which the outcome follows.
+    pub(crate) fail_on: FailOn,
 }
 
 impl Diff {
     /// The README's exit-code rule: 2 when anything could not be read or compared, else 1 for
-    /// semantic drift, else 0.
+    /// what `--fail-on` names (by default a recycle), else 0.
     pub(crate) fn outcome(&self) -> Outcome {
-        if !self.errors.is_empty() || self.report.items.iter().any(|i| i.error.is_some()) {
+        let items = &self.report.items;
+        let hit = match self.fail_on {
+            FailOn::Recycle => items.iter().any(|i| i.recycle == Some(true)),
+            FailOn::Jobs => {
+                (items.iter()).any(|i| i.impact.as_ref().is_some_and(|m| m.waits_for_jobs))
+            }
+            FailOn::Never => false,
+        };
+        if !self.errors.is_empty() || items.iter().any(|i| i.error.is_some()) {
             Outcome::Failed
-        } else if self.report.items.iter().any(|i| i.recycle == Some(true)) {
+        } else if hit {
             Outcome::Drift
         } else {
             Outcome::Clean
@@ -304,6 +327,7 @@ fn judge(plan: &Plan, world: &mut World) -> Diff {
     Diff {
         report,
         errors: std::mem::take(&mut world.errors),
+        fail_on: plan.fail_on,
     }
 }
 

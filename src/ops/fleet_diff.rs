@@ -80,6 +80,7 @@ fn merge(plan: &Plan, judged: Vec<Judged>, file_errors: Vec<String>) -> FleetDif
             arc_version_from: None,
             not_in_change: 0,
             counts: DiffCounts::default(),
+            impact: None,
             error: None,
         };
         match j.diff {
@@ -95,6 +96,7 @@ fn merge(plan: &Plan, judged: Vec<Judged>, file_errors: Vec<String>) -> FleetDif
                 summary.arc_version = report.arc_version;
                 summary.arc_version_from = report.arc_version_from;
                 summary.not_in_change = report.not_in_change;
+                summary.impact = report.impact.clone();
                 for item in report.items {
                     let c = &mut summary.counts;
                     c.scale_sets += 1;

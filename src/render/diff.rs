@@ -32,11 +32,7 @@ pub fn write_text(report: &DiffReport, opts: TextOptions, out: &mut dyn Write) -
         .arc_version
         .as_deref()
         .zip(report.arc_version_from.as_deref());
-    write_items(report.items.iter(), release, opts, out)?;
-    if let Some(t) = &report.impact {
-        writeln!(out, "{}", super::impact::totals_line(t))?;
-    }
-    Ok(())
+    write_items(report.items.iter(), release, opts, out)
 }
 
 /// The text report of `items`, closed by the ARC release (`ARC VERSION (FROM)`) when known: one
@@ -48,18 +44,24 @@ pub(crate) fn write_items<'a>(
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let mut any = false;
+    let mut impacts = Vec::new();
     for (i, item) in items.enumerate() {
         if i > 0 {
             writeln!(out)?;
         }
         any = true;
         write_item(item, opts, out)?;
+        impacts.extend(item.impact.as_ref());
     }
     if let Some((v, from)) = release {
         if any {
             writeln!(out)?;
         }
         writeln!(out, "ARC {v} ({from})")?;
+    }
+    if !impacts.is_empty() {
+        let totals = crate::core::impact::ImpactTotals::of(impacts);
+        writeln!(out, "{}", super::impact::totals_line(&totals))?;
     }
     Ok(())
 }

@@ -123,9 +123,13 @@ pub(crate) fn write_diff(
     } else {
         String::new()
     };
+    let impact = match &report.impact {
+        Some(t) => format!("; {}", super::impact::totals_line(t)),
+        None => String::new(),
+    };
     writeln!(
         out,
-        "kubectl arc diff: {} scale {} checked{not_in_change}; {recycle} would recycle runners, {strict_only} with strict-only differences{kept}, {loops} with a legacy recycle loop, {}{errors} {}",
+        "kubectl arc diff: {} scale {} checked{not_in_change}; {recycle} would recycle runners, {strict_only} with strict-only differences{kept}, {loops} with a legacy recycle loop, {}{errors} {}{impact}",
         report.items.len(),
         if report.items.len() == 1 {
             "set"
@@ -232,13 +236,20 @@ fn annotation(item: &ScaleSetDiff, layout: &str) -> Option<Annotation> {
         "desiredFrom: {}\ncurrentFrom: {}\nlayout: {layout}\n",
         item.desired_from, item.current_from
     ));
+    let impact = match &item.impact {
+        Some(i) => {
+            fields.push_str(&impact_fields(i));
+            format!("{}.\n", impact_first(i))
+        }
+        None => String::new(),
+    };
     Some(if item.semantic_drift == Some(true) {
         Annotation {
             level: Level::Warning,
             file,
             title: format!("ARC will recycle the idle runners of scale set {id}"),
             message: format!(
-                "This change makes ARC recycle the idle and pending runners of scale set {id}: the runner spec differs under Go's Semantic equality, so ARC's controller bumps spec.actionableRevision.\n{fields}"
+                "{impact}This change makes ARC recycle the idle and pending runners of scale set {id}: the runner spec differs under Go's Semantic equality, so ARC's controller bumps spec.actionableRevision.\n{fields}"
             ),
         }
     } else {
@@ -251,6 +262,35 @@ fn annotation(item: &ScaleSetDiff, layout: &str) -> Option<Annotation> {
             ),
         }
     })
+}
+
+/// The impact, first in an annotation's message.
+fn impact_first(i: &crate::core::impact::Impact) -> String {
+    let clause = super::impact::clause(i);
+    format!("Impact: {}{}", clause[..1].to_uppercase(), &clause[1..])
+}
+
+/// The impact's fields, for the annotation's list.
+fn impact_fields(i: &crate::core::impact::Impact) -> String {
+    let mut f = format!(
+        "impact: runnersKnown: {}, deleted: {}, idle: {}, pending: {}, busy: {}, listenerRecreated: {}, jobPickupPauses: {}, waitsForJobs: {}\n",
+        i.runners_known,
+        i.deleted,
+        i.idle,
+        i.pending,
+        i.busy.len(),
+        i.listener_recreated,
+        i.job_pickup_pauses,
+        i.waits_for_jobs
+    );
+    if let Some(s) = &i.update_strategy {
+        f.push_str(&format!(
+            "updateStrategy: {} ({})\n",
+            s.value.as_str(),
+            s.from
+        ));
+    }
+    f
 }
 
 /// The annotation of a release that decides by a hash: a `::warning` where it recycles, a
@@ -339,6 +379,10 @@ fn release_annotation(
     ));
     let mut message = words.verdict;
     message.push('.');
+    if let Some(i) = &item.impact {
+        message = format!("{}.\n{message}", impact_first(i));
+        fields.push_str(&impact_fields(i));
+    }
     for d in &words.details {
         message.push_str(&format!(" {}{}.", d[..1].to_uppercase(), &d[1..]));
     }
@@ -517,6 +561,7 @@ mod tests {
                 item("1", r#"{"template":{"spec":{"tolerations":[]}}}"#),
                 item("2", r#"{"template":{"spec":{"tolerations":null}}}"#),
             ],
+            impact: None,
         };
         let mut out = Vec::new();
         write_diff(

@@ -152,6 +152,9 @@ pub(crate) struct DiffContextSummary {
     #[serde(skip_serializing_if = "is_zero")]
     pub(crate) not_in_change: usize,
     pub(crate) counts: DiffCounts,
+    /// The totals of the context's impacts, as the one-context report's `impact`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) impact: Option<crate::core::impact::ImpactTotals>,
     /// Why nothing could be compared in it: its cluster could not be read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) error: Option<ContextError>,

@@ -267,7 +267,7 @@ fn diff_local_without_input_is_a_usage_error() {
 }
 
 /// Point 6: the text output's first line is the verdict (`| head -1`); the ARC release closes the
-/// output.
+/// report, followed only by the impact's totals (issue 32: "the totals close the output").
 #[test]
 fn text_output_first_line_is_the_verdict() {
     let dump = format!(
@@ -284,11 +284,14 @@ fn text_output_first_line_is_the_verdict() {
         "{out}"
     );
     assert!(err.is_empty(), "{err}");
+    let lines: Vec<&str> = out.lines().collect();
     assert!(
-        out.lines()
-            .last()
-            .unwrap()
-            .starts_with("ARC 0.14.2 (label app.kubernetes.io/version"),
+        lines[lines.len() - 2].starts_with("ARC 0.14.2 (label app.kubernetes.io/version"),
+        "{out}"
+    );
+    assert_eq!(
+        lines[lines.len() - 1],
+        "impact on 1 scale set: 3 runners deleted now, 1 busy runner finishing its job first, job pickup pauses for 1 scale set",
         "{out}"
     );
 }
