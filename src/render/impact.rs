@@ -10,6 +10,15 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
 /// One busy runner's job: `acme/api: build, run 812` (its runner's name when the status has no
 /// job details).
 fn job(b: &BusyRunner) -> String {
@@ -63,7 +72,7 @@ pub(crate) fn clause(i: &Impact) -> String {
             let n = i.deleted;
             parts.push(format!(
                 "{} {} deleted now",
-                now.join(" and "),
+                and_list(&now),
                 if n == 1 { "runner" } else { "runners" }
             ));
         }

@@ -27,6 +27,7 @@ mod fidelity_yaml;
 mod fleet_cluster;
 mod fleet_writes;
 mod github_action;
+mod impact_cluster;
 mod issue14_cluster;
 mod kubectl_plugin;
 mod layouts;
