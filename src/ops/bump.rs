@@ -82,6 +82,8 @@ struct Restart {
     /// The set's `status.pendingEphemeralRunners` and `runningEphemeralRunners` (idle and busy).
     pending: i64,
     running: i64,
+    /// The release that made the set (its `app.kubernetes.io/version` label).
+    version: Option<String>,
 }
 
 /// The pod-template annotation a hash-era bump writes, as `kubectl rollout restart` writes
@@ -114,6 +116,10 @@ impl Restart {
             scale_set: owner,
             pending: count("pendingEphemeralRunners"),
             running: count("runningEphemeralRunners"),
+            version: set
+                .pointer("/metadata/labels/app.kubernetes.io~1version")
+                .and_then(Value::as_str)
+                .map(str::to_string),
         })
     }
 }
@@ -173,6 +179,7 @@ pub(crate) fn bump(
             plan.dry_run == DryRun::None && written.iter().any(|i| i.result == BumpResult::Failed);
         items.extend(written);
         items.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+        attach_impacts(client, &targets, &mut items).await;
         let timed_out = if plan.wait {
             let started = tokio::time::Instant::now();
             let revisions = wait_for_acknowledgement(client, &mut items, plan.timeout, shell).await?;
@@ -200,6 +207,90 @@ pub(crate) fn bump(
             timed_out,
         })
     })
+}
+
+/// What each bump (made or that would be) does to the set's running work
+/// ([`crate::core::impact`]): a revision is the set's own cleanup (idle, pending and terminated
+/// runners deleted, busy ones finish first); a restart (ARC up to 0.14) replaces the set, by the
+/// strategy of the controller that reconciles it. The runners are listed once per namespace; a
+/// caller who may not list them gets `runnersKnown: false`.
+async fn attach_impacts(client: &kube::Client, targets: &[Target], items: &mut [BumpItem]) {
+    use crate::core::impact::{Change, Counters, SetFacts};
+    use crate::core::release::Mechanism;
+    use crate::ops::impact::{Concerned, Controllers, Runners};
+    let bumped = |i: &BumpItem| matches!(i.result, BumpResult::Bumped | BumpResult::WouldBump);
+    if !items.iter().any(bumped) {
+        return;
+    }
+    let controllers = if targets.iter().any(|t| t.restart.is_some()) {
+        match cluster::preflight::controller_args(client).await {
+            Ok(Some(found)) => Controllers::Read(found),
+            Ok(None) => Controllers::Unread(
+                "the controller Deployment cannot be listed (forbidden)".to_string(),
+            ),
+            Err(e) => Controllers::Unread(format!("the controller Deployment: {e:#}")),
+        }
+    } else {
+        Controllers::default()
+    };
+    let mut runners = Runners::default();
+    let namespaces: std::collections::BTreeSet<&str> = (items.iter())
+        .filter(|i| bumped(i))
+        .map(|i| i.namespace.as_str())
+        .collect();
+    for ns in namespaces {
+        if let Ok(listed) = cluster::list_objects(
+            client,
+            arc::KIND_EPHEMERAL_RUNNER,
+            arc::EPHEMERAL_RUNNERS,
+            Some(ns),
+            None,
+        )
+        .await
+        {
+            runners.listed(ns);
+            for r in &listed {
+                runners.add(r);
+            }
+        }
+    }
+    for item in items.iter_mut().filter(|i| bumped(i)) {
+        let Some(t) =
+            (targets.iter()).find(|t| t.namespace == item.namespace && t.name == item.name)
+        else {
+            continue;
+        };
+        let (change, mechanism, counters, version) = match &t.restart {
+            Some(r) => (
+                Change::NewSet,
+                Mechanism::RunnerSpecHash,
+                Counters {
+                    running: r.running,
+                    pending: r.pending,
+                },
+                r.version.as_deref(),
+            ),
+            None => (
+                Change::Cleanup,
+                Mechanism::ActionableRevision,
+                Counters::default(),
+                None,
+            ),
+        };
+        let set = SetFacts {
+            name: t.name.clone(),
+            counters,
+            empty: false,
+        };
+        let concerned = Concerned {
+            namespace: &t.namespace,
+            set: &set,
+            mechanism,
+            version,
+            listener_restart: t.restart.is_some(),
+        };
+        item.impact = Some(concerned.forecast(change, &runners, &controllers));
+    }
 }
 
 /// Nothing is written unless the installed CRD has the revision fields (else the write would be
@@ -337,6 +428,7 @@ fn failed(ns: &str, name: &str, result: BumpResult, message: String) -> BumpItem
         acknowledged: None,
         restarted_at: None,
         scale_set: None,
+        impact: None,
     }
 }
 
@@ -719,8 +811,8 @@ fn restarted(t: &Target, restart: &Restart, stamp: &str, result: BumpResult) -> 
         &t.name,
         result,
         format!(
-            "{verb} {ANNOTATION_RESTARTED_AT}={stamp} into AutoscalingRunnerSet {}/{}'s spec.template.metadata.annotations: ARC (0.14 or older) replaces EphemeralRunnerSet {}/{} with a new set; of its {} pending and {} running runners, the idle and pending ones go at once and busy ones finish their job first (with --update-strategy=eventual ARC waits for them before it creates the new set)",
-            t.namespace, restart.scale_set, t.namespace, t.name, restart.pending, restart.running
+            "{verb} {ANNOTATION_RESTARTED_AT}={stamp} into AutoscalingRunnerSet {}/{}'s spec.template.metadata.annotations: ARC (0.14 or older) replaces EphemeralRunnerSet {}/{} with a new set",
+            t.namespace, restart.scale_set, t.namespace, t.name
         ),
     );
     item.reason = Some(RESTARTED);
@@ -1038,6 +1130,7 @@ mod tests {
             acknowledged: None,
             restarted_at: None,
             scale_set: None,
+            impact: None,
         }
     }
 

@@ -224,18 +224,46 @@ pub(crate) fn attach(items: &mut [ScaleSetDiff], runners: &Runners, controllers:
 fn impact_of(item: &ScaleSetDiff, runners: &Runners, controllers: &Controllers) -> Option<Impact> {
     let change = change_of(item)?;
     let set = item.set_facts.as_ref()?;
-    let mechanism = item.mechanism?;
-    let version = item.release.as_deref();
-    let tally = runners.tally(&item.namespace, set, version);
-    let strategy = (mechanism == Mechanism::RunnerSpecHash)
-        .then(|| controllers.strategy(&item.namespace, version));
-    Some(forecast(&Situation {
-        change,
-        mechanism,
-        version,
-        runners: tally.as_ref(),
-        counters: set.counters,
+    let of = Concerned {
+        namespace: &item.namespace,
+        set,
+        mechanism: item.mechanism?,
+        version: item.release.as_deref(),
         listener_restart: item.listener_restart == Some(true),
-        strategy: strategy.as_ref(),
-    }))
+    };
+    Some(of.forecast(change, runners, controllers))
+}
+
+/// The set a change concerns, and by which rule.
+pub(crate) struct Concerned<'a> {
+    pub(crate) namespace: &'a str,
+    pub(crate) set: &'a SetFacts,
+    pub(crate) mechanism: Mechanism,
+    /// The deciding release (ARC up to 0.14.2).
+    pub(crate) version: Option<&'a str>,
+    pub(crate) listener_restart: bool,
+}
+
+impl Concerned<'_> {
+    /// The impact of `change` on this set, its runners sorted by the deciding release's rule and
+    /// (ARC up to 0.14.2) the strategy of the controller that reconciles its namespace.
+    pub(crate) fn forecast(
+        &self,
+        change: Change,
+        runners: &Runners,
+        controllers: &Controllers,
+    ) -> Impact {
+        let tally = runners.tally(self.namespace, self.set, self.version);
+        let strategy = (self.mechanism == Mechanism::RunnerSpecHash)
+            .then(|| controllers.strategy(self.namespace, self.version));
+        forecast(&Situation {
+            change,
+            mechanism: self.mechanism,
+            version: self.version,
+            runners: tally.as_ref(),
+            counters: self.set.counters,
+            listener_restart: self.listener_restart,
+            strategy: strategy.as_ref(),
+        })
+    }
 }

@@ -76,6 +76,7 @@ mod tests {
             acknowledged: None,
             restarted_at: None,
             scale_set: None,
+            impact: None,
         }
     }
 

@@ -65,6 +65,9 @@ pub(crate) struct BumpItem {
     /// ARC up to 0.14: the AutoscalingRunnerSet whose template the bump changes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) scale_set: Option<String>,
+    /// What the bump does to the set's running work (docs/diff.md, "Impact").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) impact: Option<crate::core::impact::Impact>,
 }
 
 /// `bump -o json|yaml`.

@@ -295,6 +295,25 @@ async fn a_replacement_by_0_14_2_forecasts_each_runner_from_the_cluster_and_from
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("jobz"), "{err}");
 
+    // bump (its dry run too) forecasts its own replacement by the same rule.
+    let (code, out, err) = run(&[
+        "bump",
+        "--kubeconfig",
+        kc,
+        "-n",
+        &ns,
+        "--all",
+        "--dry-run=server",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}{out}");
+    let bumped = report(&out);
+    let b = &bumped["items"][0];
+    assert_eq!(b["result"], "WouldBump", "{bumped:#}");
+    assert_eq!(counted(&b["impact"]), counted(impact), "{bumped:#}");
+    assert!(err.contains("impact: 2 idle, 1 pending"), "{err}");
+
     // The same numbers from a dump of the three kinds.
     let scratch = common::scratch_dir("arc-impact-dump");
     let dump = scratch.join("dump.yaml");
@@ -455,4 +474,24 @@ async fn the_revision_era_defers_while_runners_are_active_and_cleans_up_otherwis
     assert_eq!(impact["idleRunnersHoldTheWait"], true);
     let (code, _, _) = run(&["diff", "--kubeconfig", kc, "-n", &ns, "--fail-on", "jobs"]);
     assert_eq!(code, 1);
+
+    // A bump is the set's own cleanup, whatever the counters: no deferral, no listener.
+    let (code, out, err) = run(&[
+        "bump",
+        "--kubeconfig",
+        kc,
+        "-n",
+        &ns,
+        "runners",
+        "--dry-run=server",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}{out}");
+    let bumped = report(&out);
+    let impact = &bumped["items"][0]["impact"];
+    assert_eq!(impact["deleted"], 6, "{bumped:#}");
+    assert_eq!(busy_names(impact).len(), 2);
+    assert_eq!(impact["waitsForJobs"], false);
+    assert_eq!(impact["jobPickupPauses"], false);
 }

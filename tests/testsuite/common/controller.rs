@@ -24,11 +24,12 @@ thread_local! {
 }
 
 /// Whether a command with these arguments lists Deployments cluster-wide (migrate's preflight,
-/// diff's release, status's controller): such a run must not meet another test's controller.
+/// diff's release, status's controller, bump's update strategy): such a run must not meet another
+/// test's controller.
 pub fn lists_deployments(args: &[&str]) -> bool {
     args.iter()
         .find(|a| !a.starts_with('-'))
-        .is_some_and(|c| matches!(*c, "migrate" | "diff" | "status"))
+        .is_some_and(|c| matches!(*c, "migrate" | "diff" | "status" | "bump"))
 }
 
 /// Hold the lock shared (no test's controller exists meanwhile); `None` on the thread of the test
