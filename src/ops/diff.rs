@@ -270,6 +270,12 @@ fn forecast(world: &mut World, report: &mut DiffReport) {
         .filter_map(|i| i.impact.as_ref())
         .collect();
     report.impact = (!impacts.is_empty()).then(|| crate::core::impact::ImpactTotals::of(impacts));
+    let namespaces: BTreeSet<String> = (report.items.iter())
+        .filter(|i| i.impact.is_some())
+        .map(|i| i.namespace.clone())
+        .collect();
+    let sets: BTreeSet<(String, String)> = world.live_sets.iter().map(Object::key).collect();
+    report.runners_outside = world.runners.outside(&namespaces, &sets);
 }
 
 /// `-f` and `--live` as read, once (standard input can be read only once): each context of a
@@ -523,6 +529,7 @@ fn report_of(plan: &Plan, world: &mut World, files_given: bool) -> DiffReport {
         defaults_from: None,
         not_in_change,
         impact: None,
+        runners_outside: Vec::new(),
         items,
     }
 }
@@ -538,6 +545,7 @@ pub(crate) fn empty_report(plan: &Plan) -> DiffReport {
         defaults_from: None,
         not_in_change: 0,
         impact: None,
+        runners_outside: Vec::new(),
         items: Vec::new(),
     }
 }

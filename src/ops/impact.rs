@@ -32,6 +32,8 @@ pub(crate) struct Runners {
     by_set: HashMap<(String, String), Vec<(String, Value)>>,
     /// Namespaces whose runners were listed, or of which the files hold some.
     known: BTreeSet<String>,
+    /// Runners no EphemeralRunnerSet controls (`ns/name`): no set's change reaches them.
+    unowned: Vec<(String, String)>,
 }
 
 impl Runners {
@@ -40,7 +42,9 @@ impl Runners {
         let ns = runner.namespace().to_string();
         self.known.insert(ns.clone());
         let Some(owner) = runner.owner(arc::KIND_EPHEMERAL_RUNNER_SET) else {
-            return; // not a set's: no set's change reaches it.
+            // Not a set's: no set's change reaches it (named by `outside`).
+            self.unowned.push((ns, runner.name().to_string()));
+            return;
         };
         let status: Value = runner
             .status
@@ -64,6 +68,31 @@ impl Runners {
 
     pub(crate) fn knows(&self, namespace: &str) -> bool {
         self.known.contains(namespace)
+    }
+
+    /// The runners of `namespaces` that no set among `sets` (`(namespace, name)`) controls, as
+    /// `ns/name (why)`: ARC's cleanup of a set never reaches them, so no forecast counts them.
+    pub(crate) fn outside(
+        &self,
+        namespaces: &BTreeSet<String>,
+        sets: &BTreeSet<(String, String)>,
+    ) -> Vec<String> {
+        let mut out: Vec<String> = (self.unowned.iter())
+            .filter(|(ns, _)| namespaces.contains(ns))
+            .map(|(ns, name)| format!("{ns}/{name} (no EphemeralRunnerSet controls it)"))
+            .collect();
+        for ((ns, set), runners) in &self.by_set {
+            if !namespaces.contains(ns) || sets.contains(&(ns.clone(), set.clone())) {
+                continue;
+            }
+            for (name, _) in runners {
+                out.push(format!(
+                    "{ns}/{name} (its EphemeralRunnerSet {set} is not in view)"
+                ));
+            }
+        }
+        out.sort();
+        out
     }
 
     /// The runners of one set sorted by release `version`'s rule; `None` when they are not known.

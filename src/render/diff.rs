@@ -32,7 +32,17 @@ pub fn write_text(report: &DiffReport, opts: TextOptions, out: &mut dyn Write) -
         .arc_version
         .as_deref()
         .zip(report.arc_version_from.as_deref());
-    write_items(report.items.iter(), release, opts, out)
+    write_items(report.items.iter(), release, opts, out)?;
+    if !report.runners_outside.is_empty() {
+        let n = report.runners_outside.len();
+        writeln!(
+            out,
+            "{n} {} of those namespaces no set in view controls (not counted): {}",
+            if n == 1 { "runner" } else { "runners" },
+            report.runners_outside.join(", ")
+        )?;
+    }
+    Ok(())
 }
 
 /// The text report of `items`, closed by the ARC release (`ARC VERSION (FROM)`) when known: one
@@ -719,6 +729,7 @@ mod tests {
             defaults_from: None,
             not_in_change: 0,
             impact: None,
+            runners_outside: Vec::new(),
             items: vec![item.clone()],
         };
         let mut out = Vec::new();

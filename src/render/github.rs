@@ -562,6 +562,7 @@ mod tests {
                 item("2", r#"{"template":{"spec":{"tolerations":null}}}"#),
             ],
             impact: None,
+            runners_outside: Vec::new(),
         };
         let mut out = Vec::new();
         write_diff(

@@ -39,6 +39,10 @@ pub struct DiffReport {
     /// The totals of the items' `impact` (absent when no item has one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub impact: Option<crate::core::impact::ImpactTotals>,
+    /// Runners of the namespaces with an impact that no set in view controls (`ns/name (why)`):
+    /// no forecast counts them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub runners_outside: Vec<String>,
 }
 
 fn is_zero(n: &usize) -> bool {

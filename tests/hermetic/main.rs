@@ -14,5 +14,6 @@ mod fleet_writes;
 mod guarded_write;
 mod hostile_flags;
 mod issue20;
+mod issue32;
 mod kubeconfig;
 mod layers;
