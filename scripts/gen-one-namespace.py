@@ -9,7 +9,7 @@ import yaml
 n, out = int(sys.argv[1]), sys.argv[2]
 with open("examples/scale-set-dump.yaml") as f:
     dump = yaml.safe_load(f)
-ars, ers = dump["items"]
+ars, ers = dump["items"][:2]  # the scale set and its set (the example's runners are left out)
 items = []
 for i in range(n):
     name = f"arc-runner-set-{i}"
