@@ -63,7 +63,8 @@ pub(crate) struct Plan {
 pub(crate) enum FailOn {
     /// A scale set's runners are replaced or recycled (the default).
     Recycle,
-    /// Work in flight is hit: new jobs wait for running ones (`impact.waitsForJobs`).
+    /// Work in flight is hit: new jobs wait for running ones (`impact.waitsForJobs`), or no job is
+    /// picked up any more (a scale set deleted by ARC's version check).
     Jobs,
     /// Never 1.
     Never,
@@ -84,9 +85,12 @@ impl Diff {
         let items = &self.report.items;
         let hit = match self.fail_on {
             FailOn::Recycle => items.iter().any(|i| i.recycle == Some(true)),
-            FailOn::Jobs => {
-                (items.iter()).any(|i| i.impact.as_ref().is_some_and(|m| m.waits_for_jobs))
-            }
+            FailOn::Jobs => (items.iter()).any(|i| {
+                i.impact
+                    .as_ref()
+                    .is_some_and(|m| m.waits_for_jobs || m.scale_set_deleted)
+                    || i.deleted_by_version_check.is_some()
+            }),
             FailOn::Never => false,
         };
         if !self.errors.is_empty() || items.iter().any(|i| i.error.is_some()) {

@@ -212,6 +212,9 @@ pub(crate) fn change_of(item: &ScaleSetDiff) -> Option<Change> {
     if item.error.is_some() || item.new {
         return None;
     }
+    if item.deleted_by_version_check.is_some() {
+        return Some(Change::ScaleSetDeleted);
+    }
     let recycle = item.recycle == Some(true);
     let listener = item.listener_restart == Some(true);
     match (item.mechanism?, recycle) {

@@ -323,6 +323,21 @@ fn runner_spec_hash(item: &mut ScaleSetDiff, stated: &Stated, sides: &Sides<'_>)
         }
     }
     item.listener_restart = listener_made_again(judge_by, verdict.recycle, sides);
+    version_check(item, judge_by, sides);
+}
+
+/// ARC's version check ([`ArcRelease::version_check`]): a scale set whose
+/// `app.kubernetes.io/version` the judging release does not allow is deleted by its controller,
+/// whatever its hash says; `recycle` is then true (exit 1).
+fn version_check(item: &mut ScaleSetDiff, release: &'static ArcRelease, sides: &Sides<'_>) {
+    let label = (sides.desired.meta.labels)
+        .get(crate::core::release::LABEL_VERSION)
+        .map(String::as_str);
+    let check = release.version_check(label);
+    if !check.allowed {
+        item.recycle = Some(true);
+        item.deleted_by_version_check = Some(check);
+    }
 }
 
 /// Whether ARC up to 0.14 makes the scale set's listener again (every tag from 0.9.0 to 0.14.2:
@@ -426,6 +441,7 @@ fn new_scale_set(item: &mut ScaleSetDiff, stated: &Stated, sides: &Sides<'_>) {
     };
     item.release = Some(judging.release.version.to_string());
     item.release_from = Some(judging.from);
+    version_check(item, judging.release, sides);
     let desired_spec = sides.desired.spec.as_ref().map_or("{}", |s| s.get());
     if let Ok(v) = replacement::runner_set_verdict(judging.release, desired_spec, None) {
         item.runner_spec_hash = Some(HashPair {

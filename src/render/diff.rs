@@ -253,7 +253,18 @@ pub(crate) fn release_words(item: &ScaleSetDiff) -> Option<ReleaseWords> {
                 details.push(line);
             }
             let title;
-            let verdict = if recycle {
+            let verdict = if let Some(check) = &item.deleted_by_version_check {
+                title = format!("ARC {release} deletes scale set {id}");
+                details.push(check.rule.to_string());
+                let label = crate::core::release::LABEL_VERSION;
+                let why = match &check.label {
+                    Some(l) => format!("its {label} label {l} is not allowed"),
+                    None => format!("it has no {label} label"),
+                };
+                format!(
+                    "deleted: ARC {release} deletes AutoscalingRunnerSet {id}: {why}; its sets, runners, listener and scale-set registration go with it"
+                )
+            } else if recycle {
                 title = format!("ARC {release} will replace the runners of scale set {id}");
                 format!(
                     "replaced: ARC {release} will replace {} with a new EphemeralRunnerSet (runner-spec-hash {current} -> {})",

@@ -106,7 +106,12 @@ pub(crate) fn clause(i: &Impact) -> String {
         }
         parts.push(wait);
     }
-    if i.job_pickup_pauses {
+    if i.scale_set_deleted {
+        parts.push(
+            "job pickup stops: the listener and the scale set's registration with GitHub are deleted with it"
+                .to_string(),
+        );
+    } else if i.job_pickup_pauses {
         parts.push(if i.waits_for_jobs {
             "no job is picked up until the listener is made again after that".to_string()
         } else {
@@ -140,6 +145,12 @@ pub(crate) fn totals_line(t: &ImpactTotals) -> String {
         parts.push(format!(
             "job pickup pauses for {}",
             plural(t.job_pickup_pauses, "scale set", "scale sets")
+        ));
+    }
+    if t.scale_sets_deleted > 0 {
+        parts.push(format!(
+            "{} deleted by the version check",
+            plural(t.scale_sets_deleted, "scale set", "scale sets")
         ));
     }
     if t.waits_for_jobs > 0 {
@@ -197,6 +208,7 @@ mod tests {
             job_pickup_pauses: true,
             waits_for_jobs: false,
             idle_runners_hold_the_wait: false,
+            scale_set_deleted: false,
             update_strategy: None,
         }
     }

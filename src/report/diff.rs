@@ -95,6 +95,11 @@ pub struct ScaleSetDiff {
     /// The live and desired AutoscalingRunnerSet specs over the hashed fields, for the text diff.
     #[serde(skip)]
     pub(crate) scale_set_specs: Option<Box<Specs>>,
+    /// The judging release's version check refuses the AutoscalingRunnerSet's
+    /// `app.kubernetes.io/version`: its controller deletes the scale set (with its sets, runners,
+    /// listener and registration) instead of anything the hashes say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) deleted_by_version_check: Option<crate::core::release::VersionCheck>,
     /// The release the sets were made by, when the scale set is judged by its chart label's
     /// and that other release hashes it otherwise: its verdict, if the controller still runs it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -268,6 +273,7 @@ impl ScaleSetDiff {
             unhashed_changes: Vec::new(),
             scale_set_specs: None,
             alternative: None,
+            deleted_by_version_check: None,
             integrity_hash: None,
             listener_restart: None,
             impact: None,

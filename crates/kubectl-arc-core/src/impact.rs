@@ -264,6 +264,11 @@ pub enum Change {
     SpecPatched,
     /// The set's own controller cleans up (a pending cleanup, a bumped revision).
     Cleanup,
+    /// The scale set is deleted (ARC's version check): `AutoscalingRunnerSetReconciler.Reconcile`'s
+    /// deletion branch deletes the listener (`cleanupListener`), then the sets
+    /// (`cleanupEphemeralRunnerSets`, each cleaned up by `cleanUpEphemeralRunners`), then the scale
+    /// set's registration (`deleteRunnerScaleSet`): nothing picks up its jobs any more.
+    ScaleSetDeleted,
 }
 
 /// A busy runner and its job, as the EphemeralRunner's status carries it.
@@ -417,6 +422,10 @@ pub struct Impact {
     /// New jobs wait for the running ones: the update waits until the set's running and pending
     /// runners are gone (`eventual`, or the deferral of the later eras).
     pub waits_for_jobs: bool,
+    /// The scale set is deleted (ARC's version check): its listener and registration go, so no
+    /// job is picked up for it until it is made again.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub scale_set_deleted: bool,
     /// The wait can last forever: idle runners count as running and, without a listener, nothing
     /// scales them down (read from the code, not seen run).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -472,6 +481,7 @@ pub fn forecast(s: &Situation<'_>) -> Impact {
         listener_recreated: false,
         job_pickup_pauses: false,
         waits_for_jobs: false,
+        scale_set_deleted: false,
         idle_runners_hold_the_wait: false,
         update_strategy: match s.mechanism {
             Mechanism::RunnerSpecHash => s.strategy.cloned(),
@@ -508,6 +518,12 @@ pub fn forecast(s: &Situation<'_>) -> Impact {
             impact.job_pickup_pauses = true;
             impact.listener_recreated = true;
         }
+        Change::ScaleSetDeleted => {
+            // Every set deleted whatever the strategy: cleanUpEphemeralRunners.
+            remove_now(&mut impact, terminated);
+            impact.job_pickup_pauses = true;
+            impact.scale_set_deleted = true;
+        }
         Change::ListenerOnly if eventual && s.counters.active() => wait(&mut impact),
         Change::ListenerOnly => {
             impact.listener_recreated = true;
@@ -521,6 +537,9 @@ pub fn forecast(s: &Situation<'_>) -> Impact {
                 impact.job_pickup_pauses = true;
             }
         }
+    }
+    if s.change == Change::ScaleSetDeleted {
+        impact.update_strategy = None; // the deletion does not look at it
     }
     if !impact.runners_known {
         impact.idle = 0;
@@ -548,6 +567,8 @@ pub struct ImpactTotals {
     pub listeners_recreated: usize,
     pub job_pickup_pauses: usize,
     pub waits_for_jobs: usize,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub scale_sets_deleted: usize,
 }
 
 impl ImpactTotals {
@@ -564,6 +585,7 @@ impl ImpactTotals {
             t.listeners_recreated += usize::from(i.listener_recreated);
             t.job_pickup_pauses += usize::from(i.job_pickup_pauses);
             t.waits_for_jobs += usize::from(i.waits_for_jobs);
+            t.scale_sets_deleted += usize::from(i.scale_set_deleted);
         }
         t
     }

@@ -104,6 +104,101 @@ pub fn release(version: &str) -> Option<&'static ArcRelease> {
     RELEASES.iter().find(|r| r.version == v)
 }
 
+/// The AutoscalingRunnerSet label ARC's version check reads (`LabelKeyKubernetesVersion`).
+pub const LABEL_VERSION: &str = "app.kubernetes.io/version";
+
+/// What a release's version check says of a scale set's `app.kubernetes.io/version` label.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VersionCheck {
+    /// The release whose controller checks (its `build.Version`).
+    pub release: &'static str,
+    /// The label, as the AutoscalingRunnerSet carries it (`null`: none).
+    pub label: Option<String>,
+    pub allowed: bool,
+    /// The rule, with the Go that applies it.
+    pub rule: &'static str,
+}
+
+impl ArcRelease {
+    /// ARC's version check at the top of `AutoscalingRunnerSetReconciler.Reconcile`: a scale set
+    /// whose `app.kubernetes.io/version` the controller does not allow is deleted (with its sets,
+    /// its runners, its listener and its scale-set registration). 0.9.0 to 0.11.0 compare the label
+    /// with `build.Version` exactly (`!=`, so a missing label is refused); 0.12.0 on call
+    /// `v1alpha1.IsVersionAllowed` ([`is_version_allowed`]). A released controller's
+    /// `build.Version` is its tag (the Dockerfile's `VERSION`, the publish workflow's
+    /// `release_tag_name`).
+    pub fn version_check(&'static self, label: Option<&str>) -> VersionCheck {
+        let exact = !version_at_least(self.version, "0.12.0");
+        let (allowed, rule) = if exact {
+            (
+                label.unwrap_or("") == self.version,
+                "ARC 0.9.0 to 0.11.0 keep only a scale set labelled with their own version exactly (autoscalingrunnerset_controller.go: Labels[LabelKeyKubernetesVersion] != build.Version)",
+            )
+        } else {
+            (
+                is_version_allowed(label.unwrap_or(""), self.version),
+                "ARC 0.12.0 on keep a scale set labelled with their own major.minor (v1alpha1.IsVersionAllowed)",
+            )
+        };
+        VersionCheck {
+            release: self.version,
+            label: label.map(str::to_string),
+            allowed,
+            rule,
+        }
+    }
+}
+
+/// Whether release `have` (`0.14.2`) is `want` or newer.
+fn version_at_least(have: &str, want: &str) -> bool {
+    let parse = |v: &str| -> Vec<u64> { v.split('.').map(|p| p.parse().unwrap_or(0)).collect() };
+    parse(have) >= parse(want)
+}
+
+/// `v1alpha1.IsVersionAllowed` (apis/actions.github.com/v1alpha1/version.go, ARC 0.12.0 to
+/// 0.14.2 and master): the build `dev`, equal versions and a `canary-` build allow anything;
+/// otherwise both must parse as `MAJOR[.MINOR[.PATCH]]` (no sign, no leading zero, nothing after)
+/// and agree on major and minor (a missing minor is `0`).
+pub fn is_version_allowed(resource: &str, build: &str) -> bool {
+    if build == "dev" || resource == build || build.starts_with("canary-") {
+        return true;
+    }
+    match (parse_semver(resource), parse_semver(build)) {
+        (Some(r), Some(b)) => r == b,
+        _ => false,
+    }
+}
+
+/// `parseSemver`: (major, minor) as their digits.
+fn parse_semver(v: &str) -> Option<(&str, &str)> {
+    let (major, rest) = parse_int(v)?;
+    if rest.is_empty() {
+        return Some((major, "0"));
+    }
+    let rest = rest.strip_prefix('.')?;
+    let (minor, rest) = parse_int(rest)?;
+    if rest.is_empty() {
+        return Some((major, minor));
+    }
+    // The patch must parse; whatever follows it is not looked at (`0.14.2-rc.1` is 0.14).
+    parse_int(rest.strip_prefix('.')?)?;
+    Some((major, minor))
+}
+
+/// `parseInt`: leading digits, no leading zero (but `0` itself).
+fn parse_int(v: &str) -> Option<(&str, &str)> {
+    let b = v.as_bytes();
+    if b.is_empty() || !b[0].is_ascii_digit() {
+        return None;
+    }
+    let i = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    if b[0] == b'0' && i != 1 {
+        return None;
+    }
+    Some((&v[..i], &v[i..]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,6 +262,50 @@ mod tests {
         for i in 0..RELEASE_SHIPPED.len() {
             assert!(releases().iter().any(|r| r.layout == i), "layout {i}");
         }
+    }
+
+    /// ARC's own table (apis/actions.github.com/v1alpha1/version_test.go, 0.12.0) and the edges
+    /// of `parseSemver`.
+    #[test]
+    fn is_version_allowed_as_arc() {
+        for (resource, build, want) in [
+            ("0.11.0", "dev", true),
+            ("dev", "0.11.0", false),
+            ("0.11.0", "NA", false),
+            ("0.11.0", "1.11.0", false),
+            ("0.11.0", "0.10.0", false),
+            ("0.11.1", "0.11.0", true),
+            ("abc", "abc", true),
+            ("0.14.2", "canary-abc", true),
+            ("", "0.14.2", false),
+            ("0.14", "0.14.2", true),
+            ("0", "0.0.1", true),
+            ("0.14.2-rc.1", "0.14.0", true),
+            ("0.14.x", "0.14.0", false),
+            ("0.014.0", "0.14.0", false),
+            ("v0.14.2", "0.14.2", false),
+            ("0.14.", "0.14.2", false),
+        ] {
+            assert_eq!(
+                is_version_allowed(resource, build),
+                want,
+                "{resource} {build}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_version_check_of_each_release() {
+        let r = |v| release(v).unwrap();
+        // 0.9.0 to 0.11.0: exactly their own version.
+        assert!(!r("0.11.0").version_check(Some("0.11.1")).allowed);
+        assert!(r("0.11.0").version_check(Some("0.11.0")).allowed);
+        assert!(!r("0.10.1").version_check(None).allowed);
+        // 0.12.0 on: the same major.minor.
+        assert!(r("0.13.1").version_check(Some("0.13.0")).allowed);
+        assert!(!r("0.13.1").version_check(Some("0.14.2")).allowed);
+        assert!(!r("0.14.2").version_check(None).allowed);
+        assert!(r("0.12.0").version_check(Some("0.12.1")).allowed);
     }
 
     #[test]
