@@ -445,7 +445,10 @@ fn fail_on_jobs_fails_where_new_jobs_wait_and_the_summary_says_the_impact() {
     assert_eq!(run.outputs["recycle"], "true", "{check:?}");
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&run.outputs["report"]).unwrap()).unwrap();
-    assert_eq!(report["items"][0]["impact"]["waitsForJobs"], false, "{report:#}");
+    assert_eq!(
+        report["items"][0]["impact"]["waitsForJobs"], false,
+        "{report:#}"
+    );
     assert!(
         run.summary
             .contains("| Scale set | Recycles runners | Impact | Why |"),
@@ -508,7 +511,10 @@ fn fail_on_jobs_fails_where_new_jobs_wait_and_the_summary_says_the_impact() {
     // An error fails the step under jobs too.
     let run = run_action(
         &rel,
-        &[("files", "tests/data/action/impact/absent.yaml"), ("fail-on", "jobs")],
+        &[
+            ("files", "tests/data/action/impact/absent.yaml"),
+            ("fail-on", "jobs"),
+        ],
     );
     let check = step(&run, "check");
     assert_eq!(check.1, 1, "{check:?}");
