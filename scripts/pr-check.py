@@ -9,15 +9,18 @@ Steps, each a subcommand the action runs (and the tests run with GITHUB_* files 
             again. Writes `bin=PATH` to GITHUB_OUTPUT.
   check     `kubectl arc diff` of ARC_FILES (or of ARC_RENDER's output) with ARC_ARGS: the JSON
             report (a file; the `report` output), a Markdown job summary (GITHUB_STEP_SUMMARY: one
-            row per scale set, what recycles and why), the `-o github` annotations within GitHub's
-            budget, the `recycle` output, and the exit status ARC_FAIL_ON asks for.
+            row per scale set, what recycles, its impact on running work and why, then the
+            impact's totals), the `-o github` annotations within GitHub's budget, the `recycle`
+            output, and the exit status ARC_FAIL_ON asks for (`jobs` runs both diffs with
+            `--fail-on jobs`: exit 1 only where new jobs wait for running ones).
 
 Annotations: GitHub shows 10 errors, 10 warnings and 10 notices per step and drops the rest
 silently. The annotations of `kubectl arc diff -o github` are put in order (what recycles runners
-first, then legacy recycle loops, then the rest, each in the report's order) and, where a level has
-more than ten, the first nine are written and a tenth counts the others. Each annotation attached to
-the rendered file gets `line=`, the line in that file of the first field that changes (found by
-`locate` below; the manifest's own line when no field is found).
+first, each message opening with the impact on running work; then legacy recycle loops; then the
+rest; each in the report's order) and, where a level has more than ten, the first nine are written
+and a tenth counts the others. Each annotation attached to the rendered file gets `line=`, the line
+in that file of the first field that changes (found by `locate` below; the manifest's own line when
+no field is found).
 """
 
 import hashlib
@@ -33,7 +36,7 @@ import zipfile
 
 BUDGET = 10  # GitHub's annotations shown per level and step
 LEVELS = ("error", "warning", "notice")
-FAIL_ON = ("recycle", "error", "never")
+FAIL_ON = ("recycle", "jobs", "error", "never")
 
 
 def fail(message):
@@ -446,6 +449,100 @@ def verdict_of(item):
     return "**yes**: revision bumped"
 
 
+def plural(n, one, many):
+    return f"{n} {one if n == 1 else many}"
+
+
+BUSY_NAMED = 3  # src/render/impact.rs: how many busy runners are named before the rest are counted
+
+
+def job(busy):
+    """One busy runner's job, as src/render/impact.rs's `job`: `acme/api: build, run 812` (the
+    runner's name when its status has no job details)."""
+    s = busy.get("jobRepositoryName") or ""
+    if busy.get("jobDisplayName"):
+        s += (": " if s else "") + busy["jobDisplayName"]
+    if busy.get("workflowRunId") is not None:
+        s += (", " if s else "") + f"run {busy['workflowRunId']}"
+    return s or busy.get("name", "")
+
+
+def impact_words(impact):
+    """An item's `impact` in the words of src/render/impact.rs's `clause`, shortened for a table
+    cell: what is deleted now, which jobs finish first, whether new jobs wait and job pickup
+    pauses. Empty for an item without one."""
+    if not impact:
+        return ""
+    parts = []
+    waits = impact.get("waitsForJobs")
+    if not impact.get("runnersKnown"):
+        parts.append("runners not in the input (add ephemeralrunners to the dump): who is hit is not known")
+    else:
+        idle, pending, deleted = impact.get("idle", 0), impact.get("pending", 0), impact.get("deleted", 0)
+        terminated = deleted - idle - pending
+        now = [f"{idle} idle"] if idle else []
+        now += [f"{pending} pending"] if pending else []
+        now += [f"{terminated} finished or failed"] if terminated > 0 else []
+        if deleted:
+            parts.append(f"{plural(deleted, 'runner', 'runners')} deleted now ({', '.join(now)})")
+        busy = impact.get("busy") or []
+        if busy:
+            named = [job(b) for b in busy[:BUSY_NAMED]]
+            if len(busy) > BUSY_NAMED:
+                named.append(f"and {len(busy) - BUSY_NAMED} more")
+            what = "busy runner finishes its job" if len(busy) == 1 else "busy runners finish their jobs"
+            parts.append(f"{len(busy)} {what} first ({'; '.join(named)})")
+        unregistered = impact.get("unregistered", 0)
+        if unregistered:
+            parts.append(
+                f"{plural(unregistered, 'runner', 'runners')} not registered with GitHub "
+                f"(status.runnerId 0) {'stays' if unregistered == 1 else 'stay'} and the cleanup "
+                "retries (ARC #4653)"
+            )
+        if not parts and not waits:
+            parts.append("no runner is deleted")
+    if waits:
+        wait = "new jobs wait until the set's running and pending runners are gone"
+        if impact.get("idleRunnersHoldTheWait"):
+            wait += " (idle runners count as running and, without a listener, nothing removes them)"
+        parts.append(wait)
+    if impact.get("jobPickupPauses"):
+        parts.append(
+            "no job is picked up until the listener is made again after that"
+            if waits
+            else "job pickup pauses while the listener is made again"
+        )
+    strategy = impact.get("updateStrategy")
+    if strategy:
+        parts.append(f"update strategy {strategy.get('value')}: {strategy.get('from')}")
+    return "; ".join(parts)
+
+
+def totals_words(totals):
+    """The report's `impact` totals, as src/render/impact.rs's `totals_line` says them."""
+    sets, unknown = totals.get("scaleSets", 0), totals.get("runnersUnknown", 0)
+    parts = []
+    if unknown < sets:
+        busy = totals.get("busy", 0)
+        parts.append(f"{plural(totals.get('deleted', 0), 'runner', 'runners')} deleted now")
+        parts.append(
+            f"{plural(busy, 'busy runner', 'busy runners')} finishing "
+            f"{'its job' if busy == 1 else 'their jobs'} first"
+        )
+    if totals.get("jobPickupPauses"):
+        parts.append(f"job pickup pauses for {plural(totals['jobPickupPauses'], 'scale set', 'scale sets')}")
+    if totals.get("waitsForJobs"):
+        parts.append(
+            f"new jobs wait for running ones in {plural(totals['waitsForJobs'], 'scale set', 'scale sets')}"
+        )
+    line = f"on {plural(sets, 'scale set', 'scale sets')}"
+    if parts:
+        line += ": " + ", ".join(parts)
+    if unknown:
+        line += f" ({unknown} without {'its' if unknown == 1 else 'their'} runners in the input: not counted)"
+    return line
+
+
 def md(s):
     return str(s).replace("|", "\\|").replace("\n", " ")
 
@@ -454,13 +551,16 @@ def summary(report, footer):
     lines = ["## kubectl arc diff", ""]
     items = report.get("items", [])
     if items:
-        lines += ["| Scale set | Recycles runners | Why |", "|---|---|---|"]
+        lines += ["| Scale set | Recycles runners | Impact | Why |", "|---|---|---|---|"]
         for it in items:
             name = f"{it.get('namespace', '')}/{it.get('name', '')}"
-            lines.append(f"| `{md(name)}` | {verdict_of(it)} | {md(why(it))} |")
+            impact = md(impact_words(it.get("impact")))
+            lines.append(f"| `{md(name)}` | {verdict_of(it)} | {impact} | {md(why(it))} |")
         lines.append("")
     else:
         lines += ["No scale set in the change.", ""]
+    if report.get("impact"):
+        lines += [f"**Impact** {md(totals_words(report['impact']))}", ""]
     if footer:
         lines += [footer, ""]
     return "\n".join(lines) + "\n"
@@ -488,6 +588,10 @@ def check():
     if not files:
         fail("give files or render")
     f_args = [a for f in files for a in ("-f", f)]
+    # `jobs`: kubectl-arc's own --fail-on decides, so its exit 1 (and the exit-code output) means
+    # that work in flight is hit; the other values keep its default (`recycle`) and read its code.
+    if fail_on == "jobs":
+        args += ["--fail-on", "jobs"]
     report_path = os.path.join(out_dir, "report.json")
     with open(report_path, "wb") as f:
         j = subprocess.run([binary, "diff", *f_args, *args, "-o", "json"], stdout=f)
@@ -534,7 +638,7 @@ def check():
     write_output("exit-code", str(code))
     if j.returncode != code:
         print(f"kubectl-arc action: -o json exited {j.returncode}, -o github {code}", file=sys.stderr)
-    failed = {"recycle": code != 0, "error": code >= 2, "never": False}[fail_on]
+    failed = {"recycle": code != 0, "jobs": code != 0, "error": code >= 2, "never": False}[fail_on]
     sys.exit(1 if failed else 0)
 
 

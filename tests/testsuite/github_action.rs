@@ -372,6 +372,21 @@ fn the_summary_and_outputs_follow_the_release_in_use() {
         "a hash decides: every difference acts\n{}",
         run.summary
     );
+    // A --live dump without the set's EphemeralRunners: who is hit is not known, never a 0.
+    assert!(
+        run.summary.contains(
+            "| **yes**: ARC 0.14.2 replaces the set | runners not in the input (add ephemeralrunners to the dump): who is hit is not known; job pickup pauses while the listener is made again;"
+        ),
+        "{}",
+        run.summary
+    );
+    assert!(
+        run.summary.contains(
+            "**Impact** on 1 scale set: job pickup pauses for 1 scale set (1 without its runners in the input: not counted)"
+        ),
+        "{}",
+        run.summary
+    );
     let warning = check
         .2
         .lines()
@@ -407,8 +422,113 @@ fn the_summary_and_outputs_follow_the_release_in_use() {
     assert_eq!(run.outputs["recycle"], "false", "{check:?}");
     assert!(
         run.summary
-            .contains("| `arc-runners/arc-runner-set` | no | runner-spec hash of ARC 0.14.2: `79cfb87949` -> `79cfb87949`"),
+            .contains("| `arc-runners/arc-runner-set` | no | runners not in the input (add ephemeralrunners to the dump): who is hit is not known; job pickup pauses while the listener is made again; update strategy immediate: the release's default (the controller Deployment was not read: not in the input) | runner-spec hash of ARC 0.14.2: `79cfb87949` -> `79cfb87949`"),
+        "nothing is replaced, but the listener (its hash covers the whole spec) is made again: {}",
+        run.summary
+    );
+}
+
+/// Issue 32: `fail-on: jobs` fails the step only where work in flight is hit (an item's
+/// `impact.waitsForJobs`: kubectl-arc's own `--fail-on jobs`), or on an error. The shipped dump
+/// replaced under ARC's default strategy (immediate) deletes idle and pending runners and lets the
+/// busy one finish, so no job waits: it passes. The same dump with the controller Deployment started
+/// with `--update-strategy=eventual` makes new jobs wait for the set's running ones: it fails. The
+/// job summary says the impact per scale set (its own column) and in total, before the footer.
+#[test]
+fn fail_on_jobs_fails_where_new_jobs_wait_and_the_summary_says_the_impact() {
+    let rel = releases("jobs", false);
+    let dump = "examples/scale-set-dump.yaml";
+    let run = run_action(&rel, &[("files", dump), ("fail-on", "jobs")]);
+    let check = step(&run, "check");
+    assert_eq!(check.1, 0, "no job waits: {check:?}");
+    assert_eq!(run.outputs["exit-code"], "0", "{check:?}");
+    assert_eq!(run.outputs["recycle"], "true", "{check:?}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&run.outputs["report"]).unwrap()).unwrap();
+    assert_eq!(
+        report["items"][0]["impact"]["waitsForJobs"], false,
+        "{report:#}"
+    );
+    assert!(
+        run.summary
+            .contains("| Scale set | Recycles runners | Impact | Why |"),
         "{}",
         run.summary
     );
+    assert!(
+        run.summary.contains(
+            "| `arc-runners/arc-runner-set` | **yes**: ARC 0.14.2 replaces the set | 3 runners deleted now (2 idle, 1 pending); 1 busy runner finishes its job first (acme/api: build, run 812); job pickup pauses while the listener is made again; update strategy immediate: the release's default (the controller Deployment was not read: not in the input) | runner-spec hash"
+        ),
+        "{}",
+        run.summary
+    );
+    assert!(
+        run.summary.contains(
+            "**Impact** on 1 scale set: 3 runners deleted now, 1 busy runner finishing its job first, job pickup pauses for 1 scale set\n\nkubectl arc diff: 1 scale set checked"
+        ),
+        "the totals, before the footer\n{}",
+        run.summary
+    );
+    let warning = check.2.lines().next().unwrap();
+    assert!(
+        warning.starts_with("::warning ")
+            && warning.contains("::Impact: 2 idle and 1 pending runners deleted now"),
+        "{warning}"
+    );
+
+    let eventual = format!("{dump} tests/data/action/impact/controller-eventual.yaml");
+    let run = run_action(&rel, &[("files", &eventual), ("fail-on", "jobs")]);
+    let check = step(&run, "check");
+    assert_eq!(check.1, 1, "new jobs wait: {check:?}");
+    assert_eq!(run.outputs["exit-code"], "1", "{check:?}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&run.outputs["report"]).unwrap()).unwrap();
+    let impact = &report["items"][0]["impact"];
+    assert_eq!(impact["waitsForJobs"], true, "{report:#}");
+    assert_eq!(impact["updateStrategy"]["value"], "eventual", "{report:#}");
+    assert_eq!(report["impact"]["waitsForJobs"], 1, "{report:#}");
+    golden("jobs.summary.md", &run.summary);
+    assert!(
+        run.summary.contains(
+            "new jobs wait until the set's running and pending runners are gone; no job is picked up until the listener is made again after that; update strategy eventual: controller Deployment arc-gha-rs-controller in tests/data/action/impact/controller-eventual.yaml (--update-strategy=eventual) |"
+        ),
+        "{}",
+        run.summary
+    );
+    assert!(
+        run.summary
+            .contains(", new jobs wait for running ones in 1 scale set\n\nkubectl arc diff:"),
+        "{}",
+        run.summary
+    );
+
+    // The same change under fail-on's default (error): kubectl-arc's own default (recycle) gives
+    // the exit-code output, and only an error fails the step.
+    let run = run_action(&rel, &[("files", &eventual)]);
+    assert_eq!(step(&run, "check").1, 0);
+    assert_eq!(run.outputs["exit-code"], "1");
+
+    // An error fails the step under jobs too.
+    let run = run_action(
+        &rel,
+        &[
+            ("files", "tests/data/action/impact/absent.yaml"),
+            ("fail-on", "jobs"),
+        ],
+    );
+    let check = step(&run, "check");
+    assert_eq!(check.1, 1, "{check:?}");
+    assert_eq!(run.outputs["exit-code"], "2", "{check:?}");
+
+    // A value fail-on does not take: an error naming those it takes, and no diff is run.
+    let run = run_action(&rel, &[("files", dump), ("fail-on", "busy")]);
+    let check = step(&run, "check");
+    assert_eq!(check.1, 2, "{check:?}");
+    assert!(
+        check
+            .2
+            .contains("fail-on: 'busy' is not one of recycle, jobs, error, never"),
+        "{check:?}"
+    );
+    assert!(!run.outputs.contains_key("exit-code"), "{:?}", run.outputs);
 }
