@@ -80,7 +80,8 @@ pub(crate) fn write_diff(
     let new = report.items.iter().filter(|i| i.new).count();
     for item in &report.items {
         if let Some(mut annotation) = annotation(item, &report.layout) {
-            let strict = annotation.level == Level::Notice && !item.new;
+            // A notice with an impact (a listener made again: job pickup pauses) is always said.
+            let strict = annotation.level == Level::Notice && !item.new && item.impact.is_none();
             let hash_era = matches!(
                 item.mechanism,
                 Some(Mechanism::RunnerSpecHash | Mechanism::IntegrityHash)
@@ -377,8 +378,11 @@ fn release_annotation(
         "desiredFrom: {}\ncurrentFrom: {}\nlayout: {layout}\n",
         item.desired_from, item.current_from
     ));
-    let mut message = words.verdict;
-    message.push('.');
+    let mut message = format!(
+        "{}{}.",
+        words.verdict[..1].to_uppercase(),
+        &words.verdict[1..]
+    );
     if let Some(i) = &item.impact {
         message = format!("{}.\n{message}", impact_first(i));
         fields.push_str(&impact_fields(i));
