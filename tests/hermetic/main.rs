@@ -15,5 +15,6 @@ mod guarded_write;
 mod hostile_flags;
 mod issue20;
 mod issue32;
+mod issue33;
 mod kubeconfig;
 mod layers;

@@ -495,3 +495,50 @@ async fn the_revision_era_defers_while_runners_are_active_and_cleans_up_otherwis
     assert_eq!(impact["waitsForJobs"], false);
     assert_eq!(impact["jobPickupPauses"], false);
 }
+
+/// A pull request bumped the scale-set chart to 0.14.2 ahead of a 0.13.1 controller: the running
+/// controller's version check (`v1alpha1.IsVersionAllowed`, another minor) deletes the scale set,
+/// and diff, judging by the controller Deployment's release, says so from the cluster: deleted,
+/// not replaced, with every runner of its set cleaned up and job pickup stopped.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_controller_that_does_not_allow_the_chart_label_deletes_the_scale_set() {
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::legacy_kubeconfig(), "arc-impact-vc").await;
+    let kc = kubeconfig.to_str().unwrap();
+    let set = scale_set_0_14_2(&client, &ns, "runners").await;
+    runners_in_every_phase(&client, &ns, &set).await;
+    let ctl = common::namespace(&client, "arc-systems-vc").await;
+    let deploy: k8s_openapi::api::apps::v1::Deployment = serde_json::from_value(json!({
+        "metadata": {"name": "arc-gha-rs-controller", "labels": {
+            "app.kubernetes.io/name": "gha-rs-controller",
+            "app.kubernetes.io/part-of": "gha-rs-controller",
+            "app.kubernetes.io/version": "0.13.1"}},
+        "spec": {"replicas": 1,
+            "selector": {"matchLabels": {"app.kubernetes.io/name": "gha-rs-controller"}},
+            "template": {"metadata": {"labels": {"app.kubernetes.io/name": "gha-rs-controller"}},
+                "spec": {"containers": [{"name": "manager",
+                    "image": "ghcr.io/actions/gha-runner-scale-set-controller:0.13.1",
+                    "args": ["--auto-scaling-runner-set-only", "--update-strategy=eventual"]}]}}}
+    }))
+    .unwrap();
+    let controller =
+        common::controller::ControllerDeployment::create(&kubeconfig, &client, &ctl, &deploy).await;
+    let (code, out, err) = common::cli::exe(&["diff", "--kubeconfig", kc, "-n", &ns, "-o", "json"]);
+    assert_eq!(code, 1, "{err}{out}");
+    let r = report(&out);
+    let item = only_item(&r);
+    assert_eq!(item["release"], "0.13.1", "{item:#}");
+    let check = &item["deletedByVersionCheck"];
+    assert_eq!(check["label"], "0.14.2", "{item:#}");
+    assert_eq!(check["allowed"], false);
+    let impact = &item["impact"];
+    // The deletion ignores the strategy: every set is cleaned up at once.
+    assert_eq!(impact["deleted"], 6, "{impact:#}");
+    assert_eq!(impact["scaleSetDeleted"], true);
+    assert_eq!(impact["waitsForJobs"], false);
+    assert_eq!(busy_names(impact).len(), 2);
+    let (code, _, _) =
+        common::cli::exe(&["diff", "--kubeconfig", kc, "-n", &ns, "--fail-on", "jobs"]);
+    assert_eq!(code, 1);
+    drop(controller);
+}

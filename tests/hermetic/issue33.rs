@@ -1,0 +1,73 @@
+//! Issue 33, "the same rule outside the plan": ARC's version check. A scale set whose
+//! `app.kubernetes.io/version` the judging release does not allow is deleted by that release's
+//! controller, so diff says deleted (exit 1), not replaced.
+
+use serde_json::Value;
+
+use crate::issue20::run;
+
+const DUMP: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/scale-set-dump.yaml");
+
+fn item(args: &[&str]) -> (i32, Value) {
+    let (code, out, err) = run(&[args, &["-o", "json"]].concat());
+    let r: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    (code, r["items"][0].clone())
+}
+
+/// The shipped dump's scale set is labelled 0.14.2: ARC 0.13.1 (`IsVersionAllowed`: another
+/// minor) and 0.11.0 (exact `build.Version`) delete it; 0.14.0 (the same minor) replaces its set.
+#[test]
+fn a_release_that_does_not_allow_the_label_deletes_the_scale_set() {
+    for (release, rule) in [
+        ("0.13.1", "v1alpha1.IsVersionAllowed"),
+        ("0.11.0", "!= build.Version"),
+    ] {
+        let (code, item) = item(&["diff", "-f", DUMP, "--arc-version", release]);
+        assert_eq!(code, 1, "{item:#}");
+        let check = &item["deletedByVersionCheck"];
+        assert_eq!(check["release"], release, "{item:#}");
+        assert_eq!(check["label"], "0.14.2");
+        assert_eq!(check["allowed"], false);
+        assert!(check["rule"].as_str().unwrap().contains(rule), "{check:#}");
+        assert_eq!(item["recycle"], true);
+        let impact = &item["impact"];
+        assert_eq!(impact["scaleSetDeleted"], true, "{impact:#}");
+        assert_eq!(impact["listenerRecreated"], false);
+        // Every set goes through cleanUpEphemeralRunners: idle and pending now, busy first.
+        assert_eq!(impact["deleted"], 3);
+        assert_eq!(impact["busy"].as_array().unwrap().len(), 1);
+        assert!(impact.get("updateStrategy").is_none(), "{impact:#}");
+        let (code, text, _) = run(&["diff", "-f", DUMP, "--arc-version", release]);
+        assert_eq!(code, 1);
+        let first = text.lines().next().unwrap();
+        assert!(
+            first.starts_with(&format!(
+                "arc-runners/arc-runner-set: deleted: ARC {release} deletes AutoscalingRunnerSet arc-runners/arc-runner-set: its app.kubernetes.io/version label 0.14.2 is not allowed"
+            )),
+            "{text}"
+        );
+        assert!(first.contains("job pickup stops"), "{text}");
+        // Work in flight is hit: nothing picks up the scale set's jobs any more.
+        let (code, _, _) = run(&[
+            "diff",
+            "-f",
+            DUMP,
+            "--arc-version",
+            release,
+            "--fail-on",
+            "jobs",
+        ]);
+        assert_eq!(code, 1);
+        let (_, github, _) = run(&["diff", "-f", DUMP, "--arc-version", release, "-o", "github"]);
+        assert!(
+            github.starts_with(&format!(
+                "::warning file={DUMP},title=ARC {release} deletes scale set arc-runners/arc-runner-set::Impact: "
+            )),
+            "{github}"
+        );
+    }
+    let (code, item) = item(&["diff", "-f", DUMP, "--arc-version", "0.14.0"]);
+    assert_eq!(code, 1);
+    assert!(item.get("deletedByVersionCheck").is_none(), "{item:#}");
+    assert_eq!(item["runnerSpecHash"]["desired"], "595bdbd674");
+}
