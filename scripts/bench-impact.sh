@@ -40,8 +40,21 @@ head_bin="$root/target/release/kubectl-arc"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-scripts/scale-set-list.py "$sets" "$per_set" >"$work/input.json"
-size=$(stat -c %s "$work/input.json")
+scripts/scale-set-list.py "$sets" "$per_set" >"$work/all.json"
+# kubectl-arc reads at most 128 MiB per file (as a dump is made per kind or namespace): the
+# List is cut into files of 20,000 objects, each a List, all given with -f.
+python3 - "$work" <<'PY'
+import json, sys
+work = sys.argv[1]
+items = json.load(open(f"{work}/all.json"))["items"]
+for k in range(0, len(items), 20000):
+    json.dump({"apiVersion": "v1", "kind": "List", "items": items[k:k + 20000]},
+              open(f"{work}/input-{k // 20000:03d}.json", "w"))
+PY
+rm "$work/all.json"
+files=()
+for f in "$work"/input-*.json; do files+=(-f "$f"); done
+size=$(cat "$work"/input-*.json | wc -c)
 
 for run in $(seq "$runs"); do
   for side in base head; do
@@ -49,7 +62,7 @@ for run in $(seq "$runs"); do
     [ "$side" = head ] && bin=$head_bin
     # Exit 1: every set is replaced. Anything else is a failure of the benchmark.
     set +e
-    /usr/bin/time -f '%e %M' -o "$work/$side.$run" "$bin" diff --local -f "$work/input.json" -o json >"$work/$side.out"
+    /usr/bin/time -f '%e %M' -o "$work/$side.$run" "$bin" diff --local "${files[@]}" -o json >"$work/$side.out"
     code=$?
     set -e
     [ "$code" = 1 ] || { echo "bench-impact: $side exited $code" >&2; exit 1; }

@@ -264,7 +264,12 @@ fn say_items(report: &BumpReport, shell: &mut Shell<'_>) -> Result<()> {
         } else if let Some(note) = &item.message {
             shell.note(format_args!("EphemeralRunnerSet {ns}/{name}: {note}"))?;
         }
-        if let Some(impact) = &item.impact {
+        // Said where the bump touches work: a set without runners goes unmentioned.
+        if let Some(impact) = item
+            .impact
+            .as_ref()
+            .filter(|i| crate::render::impact::touches(i))
+        {
             let clause = crate::render::impact::clause(impact);
             shell.note(format_args!(
                 "EphemeralRunnerSet {ns}/{name}: impact: {clause}"

@@ -121,6 +121,18 @@ pub(crate) fn clause(i: &Impact) -> String {
     parts.join("; ")
 }
 
+/// Whether an impact touches any work: a runner deleted, kept busy or unknown, job pickup paused,
+/// new jobs held back.
+pub(crate) fn touches(i: &Impact) -> bool {
+    !i.runners_known
+        || i.deleted > 0
+        || !i.busy.is_empty()
+        || i.unregistered > 0
+        || i.job_pickup_pauses
+        || i.waits_for_jobs
+        || i.scale_set_deleted
+}
+
 /// The detail line naming the update strategy and where it was read (ARC up to 0.14).
 pub(crate) fn strategy_line(i: &Impact) -> Option<String> {
     let s = i.update_strategy.as_ref()?;
