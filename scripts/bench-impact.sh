@@ -72,7 +72,8 @@ python3 - "$work" "$runs" "$size" "$sets" "$per_set" "$base" <<'PY'
 import json, statistics, sys
 work, runs, size, sets, per_set, base = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
 def read(side):
-    rows = [open(f"{work}/{side}.{r}").read().split() for r in range(1, runs + 1)]
+    # /usr/bin/time writes "Command exited with non-zero status 1" first: the numbers are last.
+    rows = [open(f"{work}/{side}.{r}").read().splitlines()[-1].split() for r in range(1, runs + 1)]
     return statistics.median(float(w) for w, _ in rows), max(int(m) for _, m in rows) * 1024
 (bw, bm), (hw, hm) = read("base"), read("head")
 head = json.load(open(f"{work}/head.out"))

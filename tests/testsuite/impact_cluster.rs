@@ -542,3 +542,70 @@ async fn a_controller_that_does_not_allow_the_chart_label_deletes_the_scale_set(
     assert_eq!(code, 1);
     drop(controller);
 }
+
+/// The integrity-hash era (the set named like its scale set, `actions.github.com/integrity-hash`
+/// not the hash of the desired spec): the change goes through the scale set's controller, which
+/// defers while the set counts running or pending runners (the listener deleted, new jobs wait),
+/// and once they are gone patches the set, whose cleanup deletes idle, pending and terminated
+/// runners at once (busy ones by `HasJob()` finish first).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_integrity_hash_era_defers_then_cleans_up() {
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::legacy_kubeconfig(), "arc-impact-ih").await;
+    let kc = kubeconfig.to_str().unwrap();
+    let ars: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingRunnerSet",
+        "metadata": {"name": "runners", "annotations": {"runner-scale-set-id": "1"}},
+        "spec": {"githubConfigUrl": "https://github.com/my-org", "githubConfigSecret": "gh-secret",
+                 "template": {"spec": common::runner_spec("img:2")["spec"]}}
+    }))
+    .unwrap();
+    let ars = common::ars_api(&client, &ns)
+        .create(&PostParams::default(), &ars)
+        .await
+        .unwrap();
+    let mut ers = common::ers_object("runners", common::runner_spec("img:1"));
+    ers.data["spec"]["replicas"] = json!(9);
+    ers.metadata.annotations = Some(
+        [("actions.github.com/integrity-hash".to_string(), "0".to_string())]
+            .into_iter()
+            .collect(),
+    );
+    ers.metadata.owner_references = Some(vec![
+        serde_json::from_value(json!({
+            "apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingRunnerSet",
+            "name": "runners", "uid": ars.metadata.uid, "controller": true,
+            "blockOwnerDeletion": true
+        }))
+        .unwrap(),
+    ]);
+    let set = common::ers_api(&client, &ns)
+        .create(&PostParams::default(), &ers)
+        .await
+        .unwrap();
+    common::set_ers_status(&client, &ns, "runners", counters()).await;
+    runners_in_every_phase(&client, &ns, &set).await;
+
+    let (code, out, err) = run(&["diff", "--kubeconfig", kc, "-n", &ns, "-o", "json"]);
+    assert_eq!(code, 1, "{err}{out}");
+    let r = report(&out);
+    let item = only_item(&r);
+    assert_eq!(item["mechanism"], "IntegrityHash", "{item:#}");
+    let impact = &item["impact"];
+    assert_eq!(impact["waitsForJobs"], true, "{impact:#}");
+    assert_eq!(impact["jobPickupPauses"], true);
+    assert_eq!(impact["deleted"], 0);
+    assert_eq!(busy_names(impact).len(), 2);
+
+    let mut drained = counters();
+    drained["runningEphemeralRunners"] = json!(0);
+    drained["pendingEphemeralRunners"] = json!(0);
+    common::set_ers_status(&client, &ns, "runners", drained).await;
+    let (code, out, _) = run(&["diff", "--kubeconfig", kc, "-n", &ns, "-o", "json"]);
+    assert_eq!(code, 1);
+    let r = report(&out);
+    let impact = &only_item(&r)["impact"];
+    assert_eq!(impact["deleted"], 6, "{impact:#}");
+    assert_eq!(impact["waitsForJobs"], false);
+    assert_eq!(impact["unregistered"], 1);
+}
