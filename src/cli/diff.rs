@@ -31,11 +31,17 @@ AutoscalingRunnerSets. The live side is the cluster, or --live dumps, or nothing
 EphemeralRunnerSet as ARC's controller pairs them: by controller owner reference (ARC up to 0.14 names \
 its sets <name>-xxxxx), else by ARC's scale-set labels, else by name. A render carries no \
 runner-scale-set-id: it is taken from the EphemeralRunnerSet, else from the live AutoscalingRunnerSet. \
-A scale set without an EphemeralRunnerSet is new: nothing to recycle.\n\n\
-Reads AutoscalingRunnerSets and EphemeralRunnerSets from the files and, unless --local or --live, the \
-cluster; writes nothing.\n\n\
-Exit status: 0 nothing recycled, 1 the release recycles idle or pending runners of some scale set, 2 \
-an error (other scale sets are still reported).",
+A scale set without an EphemeralRunnerSet is new: nothing to recycle. A scale set whose \
+app.kubernetes.io/version the release does not allow is deleted by its controller (the version check).\n\n\
+For each scale set replaced, recycled or deleted, or whose listener is made again, the impact on the \
+work running now: the runners ARC deletes at once, the busy ones that finish their job first (and \
+their jobs), whether job pickup pauses and whether new jobs wait for running ones, read from the \
+set's EphemeralRunners and the controller's --update-strategy (docs/diff.md, Impact).\n\n\
+Reads AutoscalingRunnerSets, EphemeralRunnerSets and EphemeralRunners from the files and, unless \
+--local or --live, the cluster (and the controller Deployment); writes nothing.\n\n\
+Exit status: 0 nothing recycled, 1 the release recycles idle or pending runners of some scale set \
+or deletes it (with --fail-on jobs: only where work in flight is hit), 2 an error (other scale sets \
+are still reported).",
     after_help = "Examples:\n  \
 # Drift of every scale set in the current namespace\n  kubectl arc diff\n\n  \
 # Would applying this Helm render make ARC recycle my idle runners? (helm template cannot look up\n  \
@@ -45,7 +51,7 @@ helm template arc-runners $chart -n arc-runners -f values.yaml \\\n    \
 --set controllerServiceAccount.namespace=arc-systems \\\n    \
 --set controllerServiceAccount.name=arc-gha-rs-controller | kubectl arc diff -f -\n\n  \
 # The same against a dump instead of the cluster\n  \
-kubectl get autoscalingrunnersets,ephemeralrunnersets -n arc-runners -o yaml > live.yaml\n  \
+kubectl get autoscalingrunnersets,ephemeralrunnersets,ephemeralrunners \\\n    -n arc-runners -o yaml > live.yaml\n  \
 kubectl arc diff -f render.yaml --live live.yaml\n\n  \
 # Offline, from a dump of both kinds\n  kubectl arc diff -f dump.yaml\n\n  \
 # Machine-readable, across all namespaces\n  kubectl arc diff -A -o json\n\n  \
