@@ -231,24 +231,36 @@ pub(crate) fn run(plan: &Plan, stdin: &mut dyn Read) -> Result<Diff> {
 async fn judge_with_impact(plan: &Plan, mut world: World) -> Diff {
     let mut diff = judge(plan, &mut world);
     if let Some(client) = world.client.clone() {
-        for ns in impact::namespaces_needed(&diff.report.items) {
-            if world.runners.knows(&ns) {
-                continue;
-            }
+        let needed: BTreeSet<String> = impact::namespaces_needed(&diff.report.items)
+            .into_iter()
+            .filter(|ns| !world.runners.knows(ns))
+            .collect();
+        // Across namespaces (`-A`), one paged list of every runner rather than one per namespace.
+        let listings: Vec<Option<&str>> = if plan.scope.all_namespaces && needed.len() > 1 {
+            vec![None]
+        } else {
+            needed.iter().map(|ns| Some(ns.as_str())).collect()
+        };
+        for ns in listings {
             // A caller who may not list runners gets `runnersKnown: false`, never a 0.
-            if let Ok(runners) = cluster::list_objects(
+            let Ok(runners) = cluster::list_objects(
                 &client,
                 arc::KIND_EPHEMERAL_RUNNER,
                 arc::EPHEMERAL_RUNNERS,
-                Some(&ns),
+                ns,
                 None,
             )
             .await
-            {
-                world.runners.listed(&ns);
-                for r in &runners {
-                    world.runners.add(r);
-                }
+            else {
+                continue;
+            };
+            match ns {
+                Some(ns) => world.runners.listed(ns),
+                None => needed.iter().for_each(|ns| world.runners.listed(ns)),
+            }
+            // Only the namespaces asked for: those the files gave keep the files' runners.
+            for r in runners.iter().filter(|r| needed.contains(r.namespace())) {
+                world.runners.add(r);
             }
         }
     }

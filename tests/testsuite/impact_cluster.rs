@@ -567,9 +567,12 @@ async fn the_integrity_hash_era_defers_then_cleans_up() {
     let mut ers = common::ers_object("runners", common::runner_spec("img:1"));
     ers.data["spec"]["replicas"] = json!(9);
     ers.metadata.annotations = Some(
-        [("actions.github.com/integrity-hash".to_string(), "0".to_string())]
-            .into_iter()
-            .collect(),
+        [(
+            "actions.github.com/integrity-hash".to_string(),
+            "0".to_string(),
+        )]
+        .into_iter()
+        .collect(),
     );
     ers.metadata.owner_references = Some(vec![
         serde_json::from_value(json!({
@@ -608,4 +611,50 @@ async fn the_integrity_hash_era_defers_then_cleans_up() {
     assert_eq!(impact["deleted"], 6, "{impact:#}");
     assert_eq!(impact["waitsForJobs"], false);
     assert_eq!(impact["unregistered"], 1);
+}
+
+/// Across namespaces (`-A`): the runners are listed once for all, and each scale set counts only
+/// its own set's.
+#[tokio::test(flavor = "multi_thread")]
+async fn across_namespaces_each_scale_set_counts_its_own_runners() {
+    let kubeconfig = common::legacy_kubeconfig();
+    let client = common::client(&kubeconfig).await;
+    let kc = kubeconfig.to_str().unwrap();
+    let mark = common::unique_name("impact-all");
+    let mut namespaces = Vec::new();
+    for _ in 0..2 {
+        let ns = common::namespace(&client, "arc-impact-all").await;
+        let set = scale_set_0_14_2(&client, &ns, "runners").await;
+        runners_in_every_phase(&client, &ns, &set).await;
+        common::ars_api(&client, &ns)
+            .patch(
+                "runners",
+                &PatchParams::default(),
+                &Patch::Merge(json!({"metadata": {"labels": {"impact-test": mark}}})),
+            )
+            .await
+            .unwrap();
+        namespaces.push(ns);
+    }
+    let selector = format!("impact-test={mark}");
+    let (code, out, err) = run(&[
+        "diff",
+        "--kubeconfig",
+        kc,
+        "-A",
+        "-l",
+        &selector,
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 1, "{err}{out}");
+    let r = report(&out);
+    let items = r["items"].as_array().unwrap();
+    assert_eq!(items.len(), 2, "{r:#}");
+    for item in items {
+        assert!(namespaces.contains(&item["namespace"].as_str().unwrap().to_string()));
+        assert_eq!(item["impact"]["deleted"], 6, "{item:#}");
+        assert_eq!(busy_names(&item["impact"]).len(), 2);
+    }
+    assert_eq!(r["impact"]["deleted"], 12);
 }
