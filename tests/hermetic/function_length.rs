@@ -139,7 +139,13 @@ fn raw_string_end(chars: &[char], i: usize) -> Option<usize> {
     }
     j += 1;
     while j < chars.len() {
-        if chars[j] == '"' && chars[j + 1..].iter().take(hashes).filter(|&&c| c == '#').count() == hashes
+        if chars[j] == '"'
+            && chars[j + 1..]
+                .iter()
+                .take(hashes)
+                .filter(|&&c| c == '#')
+                .count()
+                == hashes
         {
             return Some(j + 1 + hashes);
         }
@@ -265,7 +271,10 @@ fn matching_close(code: &[char], open: usize) -> usize {
 
 /// Whether a file holds unit tests only.
 fn is_test_file(path: &Path) -> bool {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
     name == "tests.rs" || name.ends_with("_tests.rs")
 }
 
@@ -290,7 +299,11 @@ fn too_long(text: &str, limit: usize) -> Vec<String> {
 fn the_check_sees_what_it_forbids() {
     let body = |n: usize| "    let x = 1;\n".repeat(n);
     // 2 lines of `fn` and `}` around the body.
-    let text = format!("fn short() {{\n{}}}\n\nfn long() {{\n{}}}\n", body(98), body(99));
+    let text = format!(
+        "fn short() {{\n{}}}\n\nfn long() {{\n{}}}\n",
+        body(98),
+        body(99)
+    );
     assert_eq!(too_long(&text, 100), ["102: long is 101 lines (limit 100)"]);
     assert!(too_long(&text, 101).is_empty());
 
@@ -352,7 +365,11 @@ fn no_function_is_over_its_limit() {
         let text = std::fs::read_to_string(file).unwrap();
         measured += functions(&text).len();
         let rel = file.strip_prefix(root()).unwrap_or(file).display();
-        over.extend(too_long(&text, limit).into_iter().map(|f| format!("{rel}:{f}")));
+        over.extend(
+            too_long(&text, limit)
+                .into_iter()
+                .map(|f| format!("{rel}:{f}")),
+        );
     }
     assert!(
         measured > 1000,
