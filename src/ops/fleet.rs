@@ -144,8 +144,10 @@ fn failure(e: &anyhow::Error) -> ContextError {
     }
 }
 
-/// The reads, in order, as one report: the fleet's checks applied across them.
-fn merge(mut reads: Vec<Read>) -> FleetRun {
+/// The fleet's check across contexts: a scale set that another context registers too
+/// ([`fleet::duplicate_registrations`]) gets a [`StatusReason::DuplicateRegistration`] on each of
+/// its rows.
+fn mark_duplicate_registrations(reads: &mut [Read]) {
     // Every registration of every context that answered, and where its rows are.
     let mut registrations: Vec<Registration> = Vec::new();
     let mut rows_of: Vec<(usize, Vec<SetKey>)> = Vec::new();
@@ -177,6 +179,11 @@ fn merge(mut reads: Vec<Read>) -> FleetRun {
             }
         }
     }
+}
+
+/// The reads, in order, as one report: the fleet's checks applied across them.
+fn merge(mut reads: Vec<Read>) -> FleetRun {
+    mark_duplicate_registrations(&mut reads);
     let notes = notes(&reads);
     let mut outcome = Outcome::Clean;
     let (mut items, mut contexts, mut errors, mut warnings) =

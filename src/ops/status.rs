@@ -1291,8 +1291,8 @@ pub(crate) async fn follow(
     if let Some(warning) = pods_unreadable {
         shell.warn(&warning)?;
     }
-    let mut scale_sets = scale_sets(client, plan).await;
-    let mut around = Surroundings::read(client, plan).await;
+    let scale_sets = scale_sets(client, plan).await;
+    let around = Surroundings::read(client, plan).await;
     for w in &around.warnings {
         shell.warn(w)?;
     }
@@ -1300,11 +1300,9 @@ pub(crate) async fn follow(
     // seconds while the rows are followed, and every set judged again as a one-shot `status`
     // judges it, as also when a set comes or goes.
     rejudge(&scale_sets, &mut census, &around);
-    let reread = || tokio::time::Instant::now() + Duration::from_secs(5);
-    let mut reread_at = reread();
     // Scale sets without a set yet (just installed): waited for until ARC creates their set, as
     // `kubectl rollout status` waits for a new Deployment's ReplicaSet.
-    let mut waiting: Vec<input::Object> = without_sets(plan, &scale_sets, &census)
+    let waiting: Vec<input::Object> = without_sets(plan, &scale_sets, &census)
         .into_iter()
         .cloned()
         .collect();
@@ -1320,71 +1318,82 @@ pub(crate) async fn follow(
     if let Some(code) = shown.start(plan, rows, shell)? {
         return Ok(code);
     }
-    // Sets ARC created for a waited-for scale set, whatever their name (`<name>-xxxxx` up to
-    // 0.14): followed as if they had been named.
-    let mut adopted: HashSet<SetKey> = HashSet::new();
+    let watched = Watched {
+        scale_sets,
+        around,
+        waiting,
+        adopted: HashSet::new(),
+        dirty: HashSet::new(),
+        pods_readable,
+        deadline,
+        timeout: timeout.unwrap_or_default(),
+    };
+    let versions = (gathered.sets_version, gathered.runners_version);
+    follow_events(client, plan, shown, shell, census, watched, versions).await
+}
+
+/// What [`follow`] keeps beside the census while it follows the watches.
+struct Watched {
+    /// The scale sets, the listeners and controllers, read again every few seconds.
+    scale_sets: Vec<input::Object>,
+    around: Surroundings,
+    /// Scale sets without a set yet, waited for until ARC creates one.
+    waiting: Vec<input::Object>,
+    /// Sets ARC created for a waited-for scale set, whatever their name (`<name>-xxxxx` up to
+    /// 0.14): followed as if they had been named.
+    adopted: HashSet<SetKey>,
+    /// The sets whose rows changed since the last flush.
+    dirty: HashSet<SetKey>,
+    /// Whether the runners' Pods could be read when following began (else not read again).
+    pods_readable: bool,
+    /// When to give up (`--timeout`), and the timeout that says.
+    deadline: Option<tokio::time::Instant>,
+    timeout: Duration,
+}
+
+/// The follow loop: fold the events of the sets' and the runners' watches into the census, print
+/// the changed rows at most every 100 ms, read the surroundings again every 5 s, and stop when
+/// `shown` says so or at the deadline. The watches start at the listing's resource `versions`
+/// (the sets', the runners').
+async fn follow_events(
+    client: &kube::Client,
+    plan: &Plan,
+    shown: &mut Follow<'_>,
+    shell: &mut Shell<'_>,
+    mut census: Census,
+    mut w: Watched,
+    (sets_version, runners_version): (String, String),
+) -> Result<Outcome> {
+    let reread = || tokio::time::Instant::now() + Duration::from_secs(5);
+    let mut reread_at = reread();
     let mut sets_watch = client.watch(
         Resource::EPHEMERAL_RUNNER_SETS,
         plan.set_scope(),
-        gathered.sets_version,
+        sets_version,
     )?;
     let mut runners_watch = client.watch(
         Resource::EPHEMERAL_RUNNERS,
         plan.runner_scope(),
-        gathered.runners_version,
+        runners_version,
     )?;
-    let mut dirty: HashSet<SetKey> = HashSet::new();
     let mut flush_at: Option<tokio::time::Instant> = None;
     let far = || tokio::time::Instant::now() + Duration::from_secs(86400 * 365);
     // Events are folded in as they come; rows are printed at most every 100 ms.
     let soon = || tokio::time::Instant::now() + Duration::from_millis(100);
     loop {
         let flush_deadline = flush_at.unwrap_or_else(far);
-        let timeout_deadline = deadline.unwrap_or_else(far);
+        let timeout_deadline = w.deadline.unwrap_or_else(far);
         tokio::select! {
             event = sets_watch.next() => {
                 match event? {
-                    Event::Applied(o) => {
-                        let facts = SetFacts::from_json(&o.json())
-                            .map_err(|e| anyhow::anyhow!("an EphemeralRunnerSet event: {e}"))?;
-                        let key = (facts.namespace.clone(), facts.name.clone());
-                        if plan.selects(&key) || adopted.contains(&key) {
-                            // ARC up to 0.14 replaces a set with a new one: which set is the
-                            // newest (and so judged by the hash, and given the listener) is
-                            // decided again.
-                            let replaced = facts.spec_hash_era || !census.contains(&key);
-                            census.upsert_set(facts);
-                            dirty.insert(key);
-                            if replaced {
-                                rejudge(&scale_sets, &mut census, &around);
-                                dirty.extend(census.keys().cloned().collect::<Vec<_>>());
-                            }
-                        } else if !waiting.is_empty() {
-                            census.upsert_set(facts);
-                            if waiting.iter().any(|a| has_set(a, &census)) {
-                                adopted.insert(key.clone());
-                                dirty.insert(key);
-                            } else {
-                                census.remove_set(&key);
-                            }
-                        }
-                        if !waiting.is_empty() {
-                            waiting.retain(|a| {
-                                let found = has_set(a, &census);
-                                if found {
-                                    shown.forget(&a.key());
-                                }
-                                !found
-                            });
-                        }
-                    }
+                    Event::Applied(o) => set_applied(&o, plan, &mut census, &mut w, shown)?,
                     Event::Deleted(o) => {
                         if let Ok(facts) = SetFacts::from_json(&o.json()) {
                             let key = (facts.namespace, facts.name);
                             census.remove_set(&key);
                             shown.deleted(plan, &key, shell)?;
-                            rejudge(&scale_sets, &mut census, &around);
-                            dirty.extend(census.keys().cloned().collect::<Vec<_>>());
+                            rejudge(&w.scale_sets, &mut census, &w.around);
+                            w.dirty.extend(census.keys().cloned().collect::<Vec<_>>());
                         }
                     }
                     Event::Relist => {
@@ -1396,7 +1405,7 @@ pub(crate) async fn follow(
                             census.remove_set(&k);
                             shown.forget(&k);
                         }
-                        dirty.extend(g.seen);
+                        w.dirty.extend(g.seen);
                         sets_watch.resume_from(g.sets_version);
                     }
                     Event::Reconnecting(why) => shell.status(why)?,
@@ -1409,19 +1418,19 @@ pub(crate) async fn follow(
                         if let Ok(runner) = RunnerFacts::from_json(&o.json())
                             && let Some(key) = census.add_runner(&runner)
                         {
-                            dirty.insert(key);
+                            w.dirty.insert(key);
                         }
                     }
                     Event::Deleted(o) => {
                         if let Some(key) = census.remove_runner(o.namespace(), o.name()) {
-                            dirty.insert(key);
+                            w.dirty.insert(key);
                         }
                     }
                     Event::Relist => {
                         census.clear_runners();
                         let g = gather_parts(client, plan, census, false, true).await?;
                         census = g.census;
-                        dirty.extend(census.keys().cloned().collect::<Vec<_>>());
+                        w.dirty.extend(census.keys().cloned().collect::<Vec<_>>());
                         runners_watch.resume_from(g.runners_version);
                     }
                     Event::Reconnecting(why) => shell.status(why)?,
@@ -1430,26 +1439,83 @@ pub(crate) async fn follow(
             }
             _ = tokio::time::sleep_until(flush_deadline), if flush_at.is_some() => {
                 flush_at = None;
-                if let Some(code) = shown.flush(plan, &mut census, &mut dirty, shell)? {
+                if let Some(code) = shown.flush(plan, &mut census, &mut w.dirty, shell)? {
                     return Ok(code);
                 }
             }
             _ = tokio::time::sleep_until(reread_at) => {
                 reread_at = reread();
-                if pods_readable && let Ok(pods) = runner_pods(client, plan).await {
-                    census.set_runner_pods(pods);
-                }
-                scale_sets = self::scale_sets(client, plan).await;
-                around = Surroundings::read(client, plan).await;
-                rejudge(&scale_sets, &mut census, &around);
-                dirty.extend(census.keys().cloned().collect::<Vec<_>>());
+                reread_surroundings(client, plan, &mut census, &mut w).await;
                 flush_at.get_or_insert_with(soon);
             }
-            _ = tokio::time::sleep_until(timeout_deadline), if deadline.is_some() => {
-                return shown.timed_out(timeout.unwrap_or_default(), shell);
+            _ = tokio::time::sleep_until(timeout_deadline), if w.deadline.is_some() => {
+                return shown.timed_out(w.timeout, shell);
             }
         }
     }
+}
+
+/// A set added or changed while followed: a selected (or adopted) set is judged again, a set
+/// ARC made for a waited-for scale set is adopted, and a scale set that has its set is no longer
+/// waited for.
+fn set_applied(
+    o: &input::Object,
+    plan: &Plan,
+    census: &mut Census,
+    w: &mut Watched,
+    shown: &mut Follow<'_>,
+) -> Result<()> {
+    let facts = SetFacts::from_json(&o.json())
+        .map_err(|e| anyhow::anyhow!("an EphemeralRunnerSet event: {e}"))?;
+    let key = (facts.namespace.clone(), facts.name.clone());
+    if plan.selects(&key) || w.adopted.contains(&key) {
+        // ARC up to 0.14 replaces a set with a new one: which set is the newest (and so judged by
+        // the hash, and given the listener) is decided again.
+        let replaced = facts.spec_hash_era || !census.contains(&key);
+        census.upsert_set(facts);
+        w.dirty.insert(key);
+        if replaced {
+            rejudge(&w.scale_sets, census, &w.around);
+            w.dirty.extend(census.keys().cloned().collect::<Vec<_>>());
+        }
+    } else if !w.waiting.is_empty() {
+        census.upsert_set(facts);
+        if w.waiting.iter().any(|a| has_set(a, census)) {
+            w.adopted.insert(key.clone());
+            w.dirty.insert(key);
+        } else {
+            census.remove_set(&key);
+        }
+    }
+    if !w.waiting.is_empty() {
+        w.waiting.retain(|a| {
+            let found = has_set(a, census);
+            if found {
+                shown.forget(&a.key());
+            }
+            !found
+        });
+    }
+    Ok(())
+}
+
+/// Read again what is not watched (the runners' Pods, if they could be read at first, the scale
+/// sets and the surroundings), and judge every set again.
+async fn reread_surroundings(
+    client: &kube::Client,
+    plan: &Plan,
+    census: &mut Census,
+    w: &mut Watched,
+) {
+    if w.pods_readable
+        && let Ok(pods) = runner_pods(client, plan).await
+    {
+        census.set_runner_pods(pods);
+    }
+    w.scale_sets = scale_sets(client, plan).await;
+    w.around = Surroundings::read(client, plan).await;
+    rejudge(&w.scale_sets, census, &w.around);
+    w.dirty.extend(census.keys().cloned().collect::<Vec<_>>());
 }
 
 /// Judge every set of the census again against its scale set ([`attach_desired`]) and its
@@ -1503,24 +1569,9 @@ pub(crate) fn cannot_progress(rows: &[SetStatus]) -> Option<String> {
     })
 }
 
-/// `-f`: the census from a dump, read through the one input layer. Returns the rows and the
-/// problems found (files that cannot be read, objects kubectl would refuse).
-pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Read) -> Snapshot {
-    let inputs = input::read(&files.paths, stdin);
-    let mut errors = inputs.errors;
-    let mut objects = inputs.objects;
-    input::resolve_namespaces(&mut objects, &files.namespace, files.namespace_given);
-    // A scale set's name stands for its sets, offline as against the cluster: the same rule
-    // ([`resolve_names`]) over the dump's sets and scale sets.
-    let names = offline_names(plan, files, &objects);
-    let around = Surroundings::from_objects(&objects);
-    let runner_namespaces: HashSet<String> = objects
-        .iter()
-        .filter(|o| o.is_arc(arc::KIND_EPHEMERAL_RUNNER))
-        .map(|o| o.namespace().to_string())
-        .collect();
-    let mut census = Census::new(plan.layout, false);
-    // The dump's runner Pods, for the namespaces it holds any of.
+/// The runner Pods a dump holds (label `actions-ephemeral-runner: True`), as read for the
+/// namespaces it holds any of; `None` when it holds none.
+fn dumped_runner_pods(objects: &[input::Object]) -> Option<RunnerPods> {
     let dumped_pods: Vec<input::Object> = objects
         .iter()
         .filter(|o| o.kind == "Pod" && o.api_version == "v1" && o.problem.is_none())
@@ -1533,13 +1584,39 @@ pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Re
         })
         .cloned()
         .collect();
-    if !dumped_pods.is_empty() {
-        let namespaces = dumped_pods
-            .iter()
-            .map(|p| p.namespace().to_string())
-            .collect();
-        census.set_runner_pods(runner_pods_of(&dumped_pods, Some(namespaces)));
+    if dumped_pods.is_empty() {
+        return None;
     }
+    let namespaces = dumped_pods
+        .iter()
+        .map(|p| p.namespace().to_string())
+        .collect();
+    Some(runner_pods_of(&dumped_pods, Some(namespaces)))
+}
+
+/// A dump's objects sorted out by [`sort_dump`].
+struct DumpSorted {
+    /// The runners' JSON text.
+    runners: Vec<String>,
+    scale_sets: Vec<input::Object>,
+    /// Every set of the dump, selected or not.
+    set_objects: Vec<input::Object>,
+}
+
+/// Sort a dump's objects out: the selected sets go into the census, the runners and scale sets
+/// are kept for it; an object kubectl refuses, or a set that cannot be read, is an error.
+fn sort_dump(
+    objects: Vec<input::Object>,
+    plan: &Plan,
+    names: &[String],
+    census: &mut Census,
+    errors: &mut Vec<String>,
+) -> DumpSorted {
+    let runner_namespaces: HashSet<String> = objects
+        .iter()
+        .filter(|o| o.is_arc(arc::KIND_EPHEMERAL_RUNNER))
+        .map(|o| o.namespace().to_string())
+        .collect();
     let mut runners = Vec::new();
     let mut scale_sets = Vec::new();
     let mut set_objects = Vec::new();
@@ -1590,6 +1667,33 @@ pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Re
             runners.push(obj.json());
         }
     }
+    DumpSorted {
+        runners,
+        scale_sets,
+        set_objects,
+    }
+}
+
+/// `-f`: the census from a dump, read through the one input layer. Returns the rows and the
+/// problems found (files that cannot be read, objects kubectl would refuse).
+pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Read) -> Snapshot {
+    let inputs = input::read(&files.paths, stdin);
+    let mut errors = inputs.errors;
+    let mut objects = inputs.objects;
+    input::resolve_namespaces(&mut objects, &files.namespace, files.namespace_given);
+    // A scale set's name stands for its sets, offline as against the cluster: the same rule
+    // ([`resolve_names`]) over the dump's sets and scale sets.
+    let names = offline_names(plan, files, &objects);
+    let around = Surroundings::from_objects(&objects);
+    let mut census = Census::new(plan.layout, false);
+    if let Some(pods) = dumped_runner_pods(&objects) {
+        census.set_runner_pods(pods);
+    }
+    let DumpSorted {
+        runners,
+        scale_sets,
+        set_objects,
+    } = sort_dump(objects, plan, &names, &mut census, &mut errors);
     for text in &runners {
         if let Ok(r) = RunnerFacts::from_json(text) {
             census.add_runner(&r);

@@ -308,42 +308,46 @@ pub(crate) fn release_words(item: &ScaleSetDiff) -> Option<ReleaseWords> {
                 title,
             })
         }
-        Mechanism::IntegrityHash => {
-            let hashes = item.integrity_hash.as_ref()?;
-            let current = hashes.current.as_deref().unwrap_or("none");
-            let pending = hashes.stored.as_deref().filter(|s| {
-                hashes.current.as_deref() == Some(hashes.desired.as_str()) && *s != current
-            });
-            Some(if let (true, Some(stored)) = (recycle, pending) {
-                ReleaseWords {
-                    verdict: format!(
-                        "cleanup pending: ARC has patched {} (its integrity-hash {current} is the hash of the desired runner spec) but its spec as stored hashes to {stored}, so ARC's EphemeralRunnerSet controller deletes its idle and pending runners next and writes {stored}; busy ones finish their job first",
-                        item.current_from
-                    ),
-                    details: Vec::new(),
-                    title: format!("ARC will recycle the idle runners of scale set {id}"),
-                }
-            } else if recycle {
-                ReleaseWords {
-                    verdict: format!(
-                        "cleanup: an integrity-hash-era ARC will patch {} and delete its idle and pending runners (integrity-hash {current} -> {}); busy ones finish their job first",
-                        item.current_from, hashes.desired
-                    ),
-                    details: Vec::new(),
-                    title: format!("ARC will recycle the idle runners of scale set {id}"),
-                }
-            } else {
-                ReleaseWords {
-                    verdict: format!(
-                        "no cleanup: the integrity hash is unchanged ({current}); no runner is recycled"
-                    ),
-                    details: Vec::new(),
-                    title: format!("No runner recycling for scale set {id}"),
-                }
-            })
-        }
+        Mechanism::IntegrityHash => integrity_hash_words(item, recycle, &id),
         Mechanism::ActionableRevision => None,
     }
+}
+
+/// [`release_words`] for a set of the integrity-hash era: a cleanup pending, coming, or none.
+fn integrity_hash_words(item: &ScaleSetDiff, recycle: bool, id: &str) -> Option<ReleaseWords> {
+    let hashes = item.integrity_hash.as_ref()?;
+    let current = hashes.current.as_deref().unwrap_or("none");
+    let pending = hashes
+        .stored
+        .as_deref()
+        .filter(|s| hashes.current.as_deref() == Some(hashes.desired.as_str()) && *s != current);
+    Some(if let (true, Some(stored)) = (recycle, pending) {
+        ReleaseWords {
+            verdict: format!(
+                "cleanup pending: ARC has patched {} (its integrity-hash {current} is the hash of the desired runner spec) but its spec as stored hashes to {stored}, so ARC's EphemeralRunnerSet controller deletes its idle and pending runners next and writes {stored}; busy ones finish their job first",
+                item.current_from
+            ),
+            details: Vec::new(),
+            title: format!("ARC will recycle the idle runners of scale set {id}"),
+        }
+    } else if recycle {
+        ReleaseWords {
+            verdict: format!(
+                "cleanup: an integrity-hash-era ARC will patch {} and delete its idle and pending runners (integrity-hash {current} -> {}); busy ones finish their job first",
+                item.current_from, hashes.desired
+            ),
+            details: Vec::new(),
+            title: format!("ARC will recycle the idle runners of scale set {id}"),
+        }
+    } else {
+        ReleaseWords {
+            verdict: format!(
+                "no cleanup: the integrity hash is unchanged ({current}); no runner is recycled"
+            ),
+            details: Vec::new(),
+            title: format!("No runner recycling for scale set {id}"),
+        }
+    })
 }
 
 /// ARC up to 0.14, a set kept: changed fields that reach runners only at the next replacement,

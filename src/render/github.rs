@@ -315,40 +315,7 @@ fn release_annotation(
         fields.push_str(&format!("release: {r}\n"));
     }
     fields.push_str(&format!("recycle: {recycle}\n"));
-    let hashes = item
-        .runner_spec_hash
-        .as_ref()
-        .map(|h| ("runnerSpecHash", h))
-        .or(item.integrity_hash.as_ref().map(|h| ("integrityHash", h)));
-    if let Some((name, h)) = hashes {
-        fields.push_str(&format!(
-            "{name}: {} -> {}\n",
-            h.current.as_deref().unwrap_or("none"),
-            h.desired
-        ));
-        if let Some(stored) = h
-            .stored
-            .as_deref()
-            .filter(|s| Some(*s) != h.current.as_deref())
-        {
-            fields.push_str(&format!("{name}.stored: {stored} (a cleanup is pending)\n"));
-        }
-    }
-    if let Some(h) = &item.live_runner_spec_hash {
-        fields.push_str(&format!(
-            "liveRunnerSpecHash: {h} (the set was not made from the live AutoscalingRunnerSet)\n"
-        ));
-    }
-    if let Some(alt) = &item.alternative {
-        fields.push_str(&format!(
-            "alternative: ARC {} ({}): recycle: {}, runnerSpecHash: {} -> {}\n",
-            alt.release,
-            alt.release_from,
-            alt.recycle,
-            alt.runner_spec_hash.current.as_deref().unwrap_or("none"),
-            alt.runner_spec_hash.desired
-        ));
-    }
+    hash_fields(item, &mut fields);
     if !item.scale_set_differences.is_empty() {
         fields.push_str(&format!(
             "scaleSetDifferences (live -> desired AutoscalingRunnerSet, hashed fields): {}\n",
@@ -400,6 +367,45 @@ fn release_annotation(
         title: words.title,
         message: format!("{}{}\n{fields}", message[..1].to_uppercase(), &message[1..]),
     })
+}
+
+/// The hash fields of a release annotation: the hash that decides (a pending cleanup's stored
+/// hash too), the live set's runner-spec-hash, and the other release's verdict.
+fn hash_fields(item: &ScaleSetDiff, fields: &mut String) {
+    let hashes = item
+        .runner_spec_hash
+        .as_ref()
+        .map(|h| ("runnerSpecHash", h))
+        .or(item.integrity_hash.as_ref().map(|h| ("integrityHash", h)));
+    if let Some((name, h)) = hashes {
+        fields.push_str(&format!(
+            "{name}: {} -> {}\n",
+            h.current.as_deref().unwrap_or("none"),
+            h.desired
+        ));
+        if let Some(stored) = h
+            .stored
+            .as_deref()
+            .filter(|s| Some(*s) != h.current.as_deref())
+        {
+            fields.push_str(&format!("{name}.stored: {stored} (a cleanup is pending)\n"));
+        }
+    }
+    if let Some(h) = &item.live_runner_spec_hash {
+        fields.push_str(&format!(
+            "liveRunnerSpecHash: {h} (the set was not made from the live AutoscalingRunnerSet)\n"
+        ));
+    }
+    if let Some(alt) = &item.alternative {
+        fields.push_str(&format!(
+            "alternative: ARC {} ({}): recycle: {}, runnerSpecHash: {} -> {}\n",
+            alt.release,
+            alt.release_from,
+            alt.recycle,
+            alt.runner_spec_hash.current.as_deref().unwrap_or("none"),
+            alt.runner_spec_hash.desired
+        ));
+    }
 }
 
 /// ARC up to 0.14, a set kept: a change of fields that are not hashed reaches runners only at

@@ -321,83 +321,17 @@ fn write_chain(
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let mut lines: Vec<(&str, String)> = Vec::new();
-    lines.push((
-        "Scale set",
-        match &chain.scale_set {
-            None => "<none in view>".to_string(),
-            Some(a) => {
-                let mut s = format!(
-                    "AutoscalingRunnerSet {} (runner-scale-set-id {}, phase {})",
-                    a.name,
-                    a.id.as_deref().unwrap_or("<none>"),
-                    a.phase.as_deref().unwrap_or("<none>")
-                );
-                if a.deleting {
-                    s.push_str(", being deleted");
-                }
-                s
-            }
-        },
-    ));
+    lines.push(("Scale set", scale_set_line(chain)));
     if chain.scale_set.is_some() {
-        lines.push((
-            "Older sets",
-            if chain.older.is_empty() {
-                "<none>".to_string()
-            } else {
-                chain
-                    .older
-                    .iter()
-                    .map(|name| {
-                        match rows
-                            .iter()
-                            .find(|r| r.namespace == chain.set.0 && &r.name == name)
-                        {
-                            Some(r) => format!("{name} ({})", r.state),
-                            None => name.clone(),
-                        }
-                    })
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            },
-        ));
+        lines.push(("Older sets", older_sets_line(chain, rows)));
     }
     let (listener, pod) = listener_lines(&chain.listener);
     lines.push(("Listener", listener));
     if let Some(pod) = pod {
         lines.push(("Listener Pod", pod));
     }
-    let n = &row.runners;
-    let mut runners = format!(
-        "{} idle, {} busy, {} pending, {} failed",
-        n.idle, n.busy, n.pending, n.failed
-    );
-    for (count, what) in [
-        (n.finished, "finished"),
-        (n.outdated, "outdated"),
-        (n.deleting, "deleting"),
-        (n.stale, "on an older spec"),
-    ] {
-        if count > 0 {
-            runners.push_str(&format!(", {count} {what}"));
-        }
-    }
-    lines.push(("Runners", runners));
-    lines.push((
-        "Controller",
-        match &chain.controllers {
-            None => "<unknown>".to_string(),
-            Some(c) if c.is_empty() => "<none found>".to_string(),
-            Some(c) => c
-                .iter()
-                .map(|c| match &c.version {
-                    Some(v) => format!("Deployment {} (ARC {v})", c.name),
-                    None => format!("Deployment {} (version unknown)", c.name),
-                })
-                .collect::<Vec<_>>()
-                .join(", "),
-        },
-    ));
+    lines.push(("Runners", runners_line(row)));
+    lines.push(("Controller", controller_line(chain)));
     if !chain.crds.is_empty() {
         let first = chain.crds[0].release;
         lines.push((
@@ -428,6 +362,83 @@ fn write_chain(
         writeln!(out, "{}", line.trim_end())?;
     }
     Ok(())
+}
+
+/// The chain's scale set: its name, runner-scale-set-id and phase.
+fn scale_set_line(chain: &Chain) -> String {
+    match &chain.scale_set {
+        None => "<none in view>".to_string(),
+        Some(a) => {
+            let mut s = format!(
+                "AutoscalingRunnerSet {} (runner-scale-set-id {}, phase {})",
+                a.name,
+                a.id.as_deref().unwrap_or("<none>"),
+                a.phase.as_deref().unwrap_or("<none>")
+            );
+            if a.deleting {
+                s.push_str(", being deleted");
+            }
+            s
+        }
+    }
+}
+
+/// The older sets of the chain's scale set, each with its state when it has a row.
+fn older_sets_line(chain: &Chain, rows: &[SetStatus]) -> String {
+    if chain.older.is_empty() {
+        "<none>".to_string()
+    } else {
+        chain
+            .older
+            .iter()
+            .map(|name| {
+                match rows
+                    .iter()
+                    .find(|r| r.namespace == chain.set.0 && &r.name == name)
+                {
+                    Some(r) => format!("{name} ({})", r.state),
+                    None => name.clone(),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// The set's runners, by phase: idle, busy, pending and failed always, the others when any.
+fn runners_line(row: &SetStatus) -> String {
+    let n = &row.runners;
+    let mut runners = format!(
+        "{} idle, {} busy, {} pending, {} failed",
+        n.idle, n.busy, n.pending, n.failed
+    );
+    for (count, what) in [
+        (n.finished, "finished"),
+        (n.outdated, "outdated"),
+        (n.deleting, "deleting"),
+        (n.stale, "on an older spec"),
+    ] {
+        if count > 0 {
+            runners.push_str(&format!(", {count} {what}"));
+        }
+    }
+    runners
+}
+
+/// The controller Deployments found, with the ARC release each runs.
+fn controller_line(chain: &Chain) -> String {
+    match &chain.controllers {
+        None => "<unknown>".to_string(),
+        Some(c) if c.is_empty() => "<none found>".to_string(),
+        Some(c) => c
+            .iter()
+            .map(|c| match &c.version {
+                Some(v) => format!("Deployment {} (ARC {v})", c.name),
+                None => format!("Deployment {} (version unknown)", c.name),
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
 }
 
 /// The listener and its Pod, as read.

@@ -11,6 +11,7 @@ mod docs;
 mod equality_table;
 mod fleet;
 mod fleet_writes;
+mod function_length;
 mod guarded_write;
 mod hostile_flags;
 mod issue20;

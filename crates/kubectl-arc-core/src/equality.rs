@@ -21,7 +21,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::layout::{Kind, Layout, TypeId};
+use crate::layout::{Field, Kind, Layout, TypeId};
 use crate::value::Value;
 
 /// Why two values differ at a path.
@@ -161,23 +161,7 @@ impl Walker<'_> {
                 let Kind::Struct(fields) = &self.layout.ty(ty).kind else {
                     unreachable!("struct value of a non-struct type")
                 };
-                for (i, f) in fields.iter().enumerate() {
-                    if same(&fa[i], &fb[i]) {
-                        continue;
-                    }
-                    let len = self.path.len();
-                    if !f.inline {
-                        if !self.path.is_empty() {
-                            self.path.push('.');
-                        }
-                        self.path.push_str(&f.json);
-                    }
-                    self.walk(f.ty, &fa[i], &fb[i]);
-                    self.path.truncate(len);
-                    if self.done() {
-                        return;
-                    }
-                }
+                self.walk_fields(fields, fa, fb);
             }
             (Value::Ptr(pa), Value::Ptr(pb)) => match (pa, pb) {
                 (None, None) => {}
@@ -229,48 +213,7 @@ impl Walker<'_> {
                     } else {
                         Reason::Changed
                     }),
-                    (Some(x), Some(y)) => {
-                        // Walk the union of keys in order, so every key that differs is named.
-                        let mut ix = x.iter().peekable();
-                        let mut iy = y.iter().peekable();
-                        loop {
-                            let (key, ex, ey) = match (ix.peek(), iy.peek()) {
-                                (None, None) => break,
-                                (Some((kx, _)), Some((ky, _))) if kx == ky => {
-                                    let (k, ex) = ix.next().unwrap();
-                                    let (_, ey) = iy.next().unwrap();
-                                    (k, Some(ex), Some(ey))
-                                }
-                                (Some((kx, _)), Some((ky, _))) if kx < ky => {
-                                    let (k, ex) = ix.next().unwrap();
-                                    (k, Some(ex), None)
-                                }
-                                (Some(_), None) => {
-                                    let (k, ex) = ix.next().unwrap();
-                                    (k, Some(ex), None)
-                                }
-                                _ => {
-                                    let (k, ey) = iy.next().unwrap();
-                                    (k, None, Some(ey))
-                                }
-                            };
-                            if let (Some(ex), Some(ey)) = (ex, ey)
-                                && same(ex, ey)
-                            {
-                                continue;
-                            }
-                            let len = self.path.len();
-                            push_key(&mut self.path, key);
-                            match (ex, ey) {
-                                (Some(ex), Some(ey)) => self.walk(elem, ex, ey),
-                                _ => self.record(Reason::Changed),
-                            }
-                            self.path.truncate(len);
-                            if self.done() {
-                                return;
-                            }
-                        }
-                    }
+                    (Some(x), Some(y)) => self.walk_map_entries(elem, x, y),
                 }
             }
             (Value::Quantity(qa), Value::Quantity(qb)) => {
@@ -301,6 +244,78 @@ impl Walker<'_> {
                 if !same(a, b) {
                     self.record(Reason::Changed)
                 }
+            }
+        }
+    }
+
+    /// The fields of two structs, in Go order (the `reflect.Struct` case of `deepValueEqual`): an
+    /// inline (embedded) field adds no step to the path.
+    fn walk_fields(&mut self, fields: &[Field], fa: &[Value], fb: &[Value]) {
+        for (i, f) in fields.iter().enumerate() {
+            if same(&fa[i], &fb[i]) {
+                continue;
+            }
+            let len = self.path.len();
+            if !f.inline {
+                if !self.path.is_empty() {
+                    self.path.push('.');
+                }
+                self.path.push_str(&f.json);
+            }
+            self.walk(f.ty, &fa[i], &fb[i]);
+            self.path.truncate(len);
+            if self.done() {
+                return;
+            }
+        }
+    }
+
+    /// The entries of two non-nil maps (the `reflect.Map` case of `deepValueEqual`), walked over
+    /// the union of their keys in order, so every key that differs is named.
+    fn walk_map_entries(
+        &mut self,
+        elem: TypeId,
+        x: &BTreeMap<String, Value>,
+        y: &BTreeMap<String, Value>,
+    ) {
+        // Walk the union of keys in order, so every key that differs is named.
+        let mut ix = x.iter().peekable();
+        let mut iy = y.iter().peekable();
+        loop {
+            let (key, ex, ey) = match (ix.peek(), iy.peek()) {
+                (None, None) => break,
+                (Some((kx, _)), Some((ky, _))) if kx == ky => {
+                    let (k, ex) = ix.next().unwrap();
+                    let (_, ey) = iy.next().unwrap();
+                    (k, Some(ex), Some(ey))
+                }
+                (Some((kx, _)), Some((ky, _))) if kx < ky => {
+                    let (k, ex) = ix.next().unwrap();
+                    (k, Some(ex), None)
+                }
+                (Some(_), None) => {
+                    let (k, ex) = ix.next().unwrap();
+                    (k, Some(ex), None)
+                }
+                _ => {
+                    let (k, ey) = iy.next().unwrap();
+                    (k, None, Some(ey))
+                }
+            };
+            if let (Some(ex), Some(ey)) = (ex, ey)
+                && same(ex, ey)
+            {
+                continue;
+            }
+            let len = self.path.len();
+            push_key(&mut self.path, key);
+            match (ex, ey) {
+                (Some(ex), Some(ey)) => self.walk(elem, ex, ey),
+                _ => self.record(Reason::Changed),
+            }
+            self.path.truncate(len);
+            if self.done() {
+                return;
             }
         }
     }

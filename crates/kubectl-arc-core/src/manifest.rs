@@ -495,28 +495,7 @@ fn push_object(
             } else {
                 let problem =
                     problem_of(&doc, divergences, prefix).or_else(|| inherited.map(str::to_string));
-                // The item's own spellings, by pointer from the item.
-                let mut at = String::new();
-                for step in prefix.split('.').filter(|s| !s.is_empty()) {
-                    let (key, index) = step.split_once('[').unwrap_or((step, ""));
-                    at.push('/');
-                    at.push_str(key);
-                    if let Some(i) = index.strip_suffix(']') {
-                        at.push('/');
-                        at.push_str(i);
-                    }
-                }
-                let spellings = found
-                    .spellings
-                    .iter()
-                    .filter_map(|s| {
-                        let rest = s.pointer.strip_prefix(&at)?;
-                        (rest.is_empty() || rest.starts_with('/')).then(|| Spelling {
-                            pointer: rest.to_string(),
-                            ..s.clone()
-                        })
-                    })
-                    .collect();
+                let spellings = spellings_under(found.spellings, prefix);
                 out(ManifestObject {
                     source,
                     document: position.document,
@@ -539,6 +518,31 @@ fn push_object(
             },
         }),
     }
+}
+
+/// The spellings of the item at `prefix` (`items[2]`, `spec.items[0]`, empty for the document), by
+/// pointer from the item rather than from the document's root.
+fn spellings_under(spellings: &[Spelling], prefix: &str) -> Vec<Spelling> {
+    let mut at = String::new();
+    for step in prefix.split('.').filter(|s| !s.is_empty()) {
+        let (key, index) = step.split_once('[').unwrap_or((step, ""));
+        at.push('/');
+        at.push_str(key);
+        if let Some(i) = index.strip_suffix(']') {
+            at.push('/');
+            at.push_str(i);
+        }
+    }
+    spellings
+        .iter()
+        .filter_map(|s| {
+            let rest = s.pointer.strip_prefix(&at)?;
+            (rest.is_empty() || rest.starts_with('/')).then(|| Spelling {
+                pointer: rest.to_string(),
+                ..s.clone()
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -97,374 +97,53 @@ fn runners(f: &mut Formatter<'_>, group: &Examples, what: &str) -> fmt::Result {
 impl Display for StatusReason {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
-            StatusReason::Deleting => f.write_str(
-                "being deleted (metadata.deletionTimestamp is set): its AutoscalingRunnerSet is being removed, or ARC is replacing the set",
-            ),
-            StatusReason::Replaced => f.write_str(
-                "being deleted: ARC (0.14 or older) replaced this set after a runner-spec change; its successor is the newest set of the same scale set",
-            ),
-            StatusReason::SpecHash => write!(
-                f,
-                "made by ARC 0.14 or older ({ANNOTATION_RUNNER_SPEC_HASH}): a runner-spec change replaces the whole set, and its AutoscalingRunnerSet is not among the inputs, so whether ARC replaces it cannot be told (`kubectl arc bump` replaces it as `kubectl rollout restart` does)"
-            ),
-            StatusReason::SpecMissing { error } => f.write_str(error),
-            StatusReason::SetUndecodable { error } => write!(
-                f,
-                "{error}: ARC's controller cannot decode this EphemeralRunnerSet"
-            ),
-            StatusReason::RunnerSpecUndecodable { error } => write!(
-                f,
-                "spec.ephemeralRunnerSpec cannot be decoded with ARC's Go types: {error}"
-            ),
-            StatusReason::AppliedAhead {
-                spec,
-                applied,
-                next,
-            } => write!(
-                f,
-                "status.appliedActionableRevision {applied} is ahead of spec.actionableRevision {spec}: ARC never writes that \
-                 (a lowered spec or a hand-written status); the next request is revision {next} (max + 1)"
-            ),
-            StatusReason::SpecNotPropagated {
-                scale_set,
-                paths,
-                more,
-            } => not_propagated(f, scale_set, paths, *more),
-            StatusReason::ObservedGenerationBehind {
-                generation,
-                observed,
-            } => write!(
-                f,
-                "ARC has not observed generation {generation} of the AutoscalingRunnerSet yet (status.observedGeneration {observed})"
-            ),
-            StatusReason::SpecChangeDeferred { busy, pending } => write!(
-                f,
-                "ARC defers a spec change while runners are busy or pending ({busy} busy, {pending} pending): it patches the set once they drain"
-            ),
-            StatusReason::Outdated => f.write_str(OUTDATED_SHORT),
-            StatusReason::OutdatedExplanation => f.write_str(OUTDATED_EXPLANATION),
-            StatusReason::RecycleLoop {
-                scale_set,
-                paths,
-                flips,
-            } => recycle_loop(f, scale_set, paths, *flips),
-            StatusReason::LegacyAnnotation => write!(
-                f,
-                "annotation {ANNOTATION_INTEGRITY_HASH} is still set: the integrity-hash era decides cleanups for this set; \
-                 run `kubectl arc migrate` before the revision-era controller reconciles"
-            ),
-            StatusReason::RevisionNotAcknowledged { spec, applied } => write!(
-                f,
-                "revision {spec} is requested and not acknowledged yet (applied {applied})"
-            ),
-            StatusReason::RevisionWrittenBy {
-                manager,
-                ago_seconds,
-            } => {
-                write!(f, "spec.actionableRevision was last written by {manager}")?;
-                match ago_seconds {
-                    Some(s) => write!(f, " {} ago", human_duration(*s)),
-                    None => Ok(()),
-                }
-            }
-            StatusReason::StaleRunners {
-                runners: group,
-                revision,
-                set,
-            } => write!(
-                f,
-                "{} idle or pending {} on an older spec although revision {revision} is acknowledged ({}): \
-                 `kubectl arc bump {set}` requests a new cleanup",
-                group.count,
-                runners_word(group.count),
-                Names(group)
-            ),
-            StatusReason::AwaitingCleanup { runners: group } => write!(
-                f,
-                "{} idle or pending {} on an older spec {} for the cleanup ({})",
-                group.count,
-                runners_word(group.count),
-                if group.count == 1 { "waits" } else { "wait" },
-                Names(group)
-            ),
-            StatusReason::RunnersBusy { runners: group } => runners(
-                f,
-                group,
-                " busy with a job on an older spec: ARC lets them finish the job first",
-            ),
-            StatusReason::RunnersUnregistered { runners: group } => write!(
-                f,
-                "{} idle or pending {} never registered with GitHub (status.runnerId 0): removing them from the service can fail and stall the cleanup, ARC #4653 ({})",
-                group.count,
-                runners_word(group.count),
-                Names(group)
-            ),
-            StatusReason::RunnersOutdated { runners: group } => runners(
-                f,
-                group,
-                " in phase Outdated (runner exited with code 7: runner version too old)",
-            ),
-            StatusReason::RunnersDeleting { runners: group } => runners(
-                f,
-                group,
-                " being deleted (deletionTimestamp set; a finalizer may hold them)",
-            ),
-            StatusReason::WaitingForController => f.write_str(
-                "no runner blocks the cleanup: waiting for ARC's EphemeralRunnerSet controller \
-                 (is a revision-era controller running?)",
-            ),
-            StatusReason::RunnersUndecodable {
-                runners: group,
-                error,
-            } => write!(
-                f,
-                "{} {} with a spec ARC's Go types cannot decode ({}): {error}",
-                group.count,
-                runners_word(group.count),
-                Names(group)
-            ),
-            StatusReason::Deleted => f.write_str("the EphemeralRunnerSet was deleted"),
-            StatusReason::NotRegistered => f.write_str(
-                "no EphemeralRunnerSet yet: ARC has not registered the scale set with GitHub (no \
-                 runner-scale-set-id annotation); it creates the set once it has (is the \
-                 controller running, and is the GitHub secret valid?)",
-            ),
-            StatusReason::SetNotCreated => f.write_str(
-                "no EphemeralRunnerSet yet: the scale set is registered with GitHub, and ARC's \
-                 controller has not created its set (is the controller running?)",
-            ),
-            StatusReason::CannotBuild { error } => write!(
-                f,
-                "no EphemeralRunnerSet, and ARC cannot build one: {error}"
-            ),
-            StatusReason::ReplacementPending {
-                scale_set,
-                release,
-                current,
-                desired,
-            } => write!(
-                f,
-                "ARC {release} replaces this set: RunnerSetSpecHash() of AutoscalingRunnerSet {scale_set} is {desired}, the set's {ANNOTATION_RUNNER_SPEC_HASH} is {current}; it has not acted yet, or (with --update-strategy=eventual) waits for running jobs. Its idle and pending runners go when it does, busy ones finish their job"
-            ),
-            StatusReason::ReplacementWaitsForJobs { busy, pending } => write!(
-                f,
-                "scaled to 0 while {busy} busy and {pending} pending runners finish (--update-strategy=eventual): ARC creates the new set once they are done"
-            ),
-            StatusReason::SpecHashMatches { release, hash } => write!(
-                f,
-                "ARC {release}'s RunnerSetSpecHash() of the AutoscalingRunnerSet equals the set's {ANNOTATION_RUNNER_SPEC_HASH} ({hash}): nothing to replace"
-            ),
-            StatusReason::OldSet { newest } => write!(
-                f,
-                "an old set of its scale set (the newest is {newest}): ARC deletes it once it has replaced it; busy runners finish their job first"
-            ),
-            StatusReason::SpecHashUnknown { release, error } => write!(
-                f,
-                "made by ARC 0.14 or older ({ANNOTATION_RUNNER_SPEC_HASH}), and ARC {release}'s RunnerSetSpecHash() of its AutoscalingRunnerSet cannot be computed: {error}"
-            ),
-            StatusReason::ScaleSetDeleting => f.write_str(
-                "the AutoscalingRunnerSet is being deleted (metadata.deletionTimestamp is set) and has no EphemeralRunnerSet left: ARC's AutoscalingRunnerSet controller removes its listener and sets, then its finalizer",
-            ),
-            StatusReason::ScaleSetOutdated { scale_set } => write!(
-                f,
-                "AutoscalingRunnerSet {scale_set} is in status.phase Outdated and has no EphemeralRunnerSet left: a runner's version was too old for GitHub (exit code 7), and ARC 0.14's AutoscalingRunnerSet controller deleted its listener and sets and makes none (cleanUpResources) until the scale set's spec or labels change (its actions.github.com/change-hash annotation no longer matches; ARC then resets the phase to Pending): update the runner image in its template, for example with helm upgrade and a current ghcr.io/actions/actions-runner (ARC #4596)"
-            ),
-            StatusReason::NoListener {
-                scale_set,
-                running,
-                pending,
-            } => {
-                write!(
-                    f,
-                    "no AutoscalingListener has spec.autoscalingRunnerSetName {scale_set}: nothing asks GitHub for this scale set's jobs, so no runner is created for them (ARC #4432)"
-                )?;
-                if running + pending > 0 {
-                    write!(
-                        f,
-                        "; with --update-strategy=eventual ARC waits for its {running} running and {pending} pending runners to finish before it creates the listener again"
-                    )
-                } else {
-                    f.write_str("; ARC's AutoscalingRunnerSet controller creates it on its next reconcile: if it does not, check that the controller runs and read its log")
-                }
-            }
-            StatusReason::ListenerForOtherSet {
-                listener,
-                points_at,
-                exists,
-                newest,
-                arc_recreates,
-            } => {
-                write!(
-                    f,
-                    "AutoscalingListener {listener} spec.ephemeralRunnerSetName is {points_at}, "
-                )?;
-                if *exists {
-                    write!(f, "an older set, not the newest ({newest})")?;
-                } else {
-                    write!(f, "which does not exist (the newest set is {newest})")?;
-                }
-                if *arc_recreates {
-                    f.write_str(": ARC makes the listener again for the newest set by itself (after 0.14 it compares the listener's spec with the one it wants; up to 0.14 it does so when the listener's hash annotations are not the scale set's, ListenerHashStale)")
-                } else {
-                    f.write_str(": ARC up to 0.14 recreates a listener only when its hash annotations change, so it scales a set that is gone; delete the listener and ARC creates it for the newest set (ARC #4561)")
-                }
-            }
-            StatusReason::ListenerVersionMismatch {
-                listener,
-                image,
-                chart_version,
-            } => write!(
-                f,
-                "AutoscalingListener {listener} runs spec.image {image}, the controller's, while its scale set was made by chart version {chart_version} (label app.kubernetes.io/version): ARC supports only the same version of the gha-runner-scale-set-controller and gha-runner-scale-set charts; upgrade both together (ARC #4572, #4513)"
-            ),
-            StatusReason::ListenerHashStale { listener, release } => write!(
-                f,
-                "AutoscalingListener {listener} was made from another spec of its scale set: its actions.github.com/runner-spec-hash or values-hash annotation is not the AutoscalingRunnerSet's (ListenerSpecHash() under ARC {release}); ARC deletes the listener and makes it again on its next reconcile of the scale set (by itself; a listener that stays so means the controller is not reconciling)"
-            ),
-            StatusReason::ReleaseDisagrees {
-                scale_set,
-                release,
-                other,
-                other_hash,
-                other_replaces,
-            } => write!(
-                f,
-                "AutoscalingRunnerSet {scale_set} is labelled by the chart of ARC {release}, whose rule judges it, but this set was made by ARC {other}; if the controller still runs ARC {other}, it {} (its RunnerSetSpecHash() of the scale set is {other_hash}); `kubectl get deploy -A -l app.kubernetes.io/part-of=gha-rs-controller -L app.kubernetes.io/version` says which runs",
-                if *other_replaces {
-                    "replaces the set"
-                } else {
-                    "keeps the set"
-                }
-            ),
-            StatusReason::ListenerPodMissing { listener } => write!(
-                f,
-                "AutoscalingListener {listener} has no Pod of its name: ARC's AutoscalingListener controller creates it"
-            ),
-            StatusReason::ListenerPodNotRunning { pod, problem } => {
-                write!(f, "listener Pod {pod} is not running: ")?;
-                match problem {
-                    PodProblem::CrashLoop { restarts, last } => {
-                        write!(
-                            f,
-                            "CrashLoopBackOff after {restarts} {}",
-                            if *restarts == 1 { "restart" } else { "restarts" }
-                        )?;
-                        if let Some(last) = last {
-                            write!(f, " (last terminated: {last})")?;
-                        }
-                        let (ns, name) = pod.split_once('/').unwrap_or(("", pod));
-                        write!(f, "; read its log (kubectl logs -n {ns} {name} --previous): a GitHub App or token the listener cannot use, a scale set GitHub no longer knows (ARC #4370), or a listener image that does not match the controller (ARC #4572)")
-                    }
-                    PodProblem::ImagePull { reason, message } => {
-                        write!(f, "{reason}")?;
-                        if let Some(m) = message {
-                            write!(f, " ({m})")?;
-                        }
-                        f.write_str("; the listener's image comes from the controller (its --listener-image flag, the chart's image) or the listener template: fix the image or its pull secret")
-                    }
-                    PodProblem::ContainerError { reason, message } => {
-                        write!(f, "{reason}")?;
-                        if let Some(m) = message {
-                            write!(f, " ({m})")?;
-                        }
-                        f.write_str("; fix the listener template of the AutoscalingRunnerSet (spec.listenerTemplate) or what it refers to")
-                    }
-                    PodProblem::Unschedulable { why } => write!(
-                        f,
-                        "not scheduled ({why}); make room or fix the listener template's node selection"
-                    ),
-                    PodProblem::Pending { reason } => {
-                        f.write_str("Pending")?;
-                        if let Some(r) = reason {
-                            write!(f, " ({r})")?;
-                        }
-                        f.write_str(": the kubelet is starting it")
-                    }
-                    PodProblem::Ended { phase, reason } => {
-                        write!(f, "{phase}")?;
-                        if let Some(r) = reason {
-                            write!(f, " ({r})")?;
-                        }
-                        f.write_str(": ARC's AutoscalingListener controller deletes it and creates another")
-                    }
-                }
-            }
-            StatusReason::FinalizersLeft {
-                kind,
-                name,
-                more,
-                since,
-                finalizers,
-            } => {
-                write!(f, "{kind} {name}")?;
-                if *more > 0 {
-                    write!(
-                        f,
-                        " and {more} more {}",
-                        if *more == 1 { "is" } else { "are" }
-                    )?;
-                    f.write_str(" being deleted")?;
-                } else {
-                    f.write_str(" is being deleted")?;
-                }
-                if let Some(t) = since {
-                    write!(f, " (metadata.deletionTimestamp {t})")?;
-                }
-                f.write_str(" and held by metadata.finalizers ")?;
-                for (i, (fin, controller)) in finalizers.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    match controller {
-                        Some(c) => write!(f, "{fin} (removed by {c} of ARC)")?,
-                        None => write!(f, "{fin} (not ARC's)")?,
-                    }
-                }
-                f.write_str(": if that controller is not running, or the object's scale set is gone, nothing removes it (ARC #4484); once the controller is back it finishes, else remove the finalizer with kubectl patch")
-            }
-            StatusReason::DuplicateRegistration {
-                scale_set,
-                other_context,
-                other_scale_set,
-                by,
-            } => {
-                match by {
-                    crate::fleet::SameBy::ConfigUrlAndName { config_url, name } => write!(
-                        f,
-                        "AutoscalingRunnerSet {scale_set} registers scale set {name} of {config_url}, and so does {other_scale_set} in context {other_context}"
-                    )?,
-                    crate::fleet::SameBy::ScaleSetId(id) => write!(
-                        f,
-                        "AutoscalingRunnerSet {scale_set} has runner-scale-set-id {id}, and so does {other_scale_set} in context {other_context}"
-                    )?,
-                }
-                f.write_str(": one scale set, two listeners; GitHub gives its message session to one listener at a time, so the other fails to connect and jobs go to either cluster (ARC #3351, #3209, #3382): give one a runnerScaleSetName of its own, or remove it")
-            }
-            StatusReason::RunnersFailed {
-                runners: group,
-                oldest,
-                held,
-                replicas,
-            } => {
-                write!(
-                    f,
-                    "{} {} in phase Failed ({})",
-                    group.count,
-                    runners_word(group.count),
-                    Names(group)
-                )?;
-                if let Some(o) = oldest {
-                    write!(f, "; the oldest, {}", FailedText(o))?;
-                }
-                if *held > 0 {
-                    write!(
-                        f,
-                        "; ARC counts failed runners toward spec.replicas {replicas} (scaleTotal), so it creates {held} fewer {}: delete the failed runners (kubectl delete ephemeralrunner) so that ARC replaces them (ARC #3685)",
-                        runners_word(*held)
-                    )
-                } else {
-                    f.write_str("; they hold no runner's place now (the set has as many runners as spec.replicas without them), but ARC counts them toward spec.replicas while they are there")
-                }
+            StatusReason::Deleting
+            | StatusReason::Replaced
+            | StatusReason::SpecHash
+            | StatusReason::SpecMissing { .. }
+            | StatusReason::SetUndecodable { .. }
+            | StatusReason::RunnerSpecUndecodable { .. }
+            | StatusReason::AppliedAhead { .. }
+            | StatusReason::SpecNotPropagated { .. }
+            | StatusReason::ObservedGenerationBehind { .. }
+            | StatusReason::SpecChangeDeferred { .. }
+            | StatusReason::Outdated
+            | StatusReason::OutdatedExplanation
+            | StatusReason::RecycleLoop { .. }
+            | StatusReason::LegacyAnnotation
+            | StatusReason::RevisionNotAcknowledged { .. }
+            | StatusReason::RevisionWrittenBy { .. } => set_and_revision(f, self),
+            StatusReason::StaleRunners { .. }
+            | StatusReason::AwaitingCleanup { .. }
+            | StatusReason::RunnersBusy { .. }
+            | StatusReason::RunnersUnregistered { .. }
+            | StatusReason::RunnersOutdated { .. }
+            | StatusReason::RunnersDeleting { .. }
+            | StatusReason::WaitingForController
+            | StatusReason::RunnersUndecodable { .. } => cleanup(f, self),
+            StatusReason::Deleted
+            | StatusReason::NotRegistered
+            | StatusReason::SetNotCreated
+            | StatusReason::CannotBuild { .. }
+            | StatusReason::ReplacementPending { .. }
+            | StatusReason::ReplacementWaitsForJobs { .. }
+            | StatusReason::SpecHashMatches { .. }
+            | StatusReason::OldSet { .. }
+            | StatusReason::SpecHashUnknown { .. }
+            | StatusReason::ScaleSetDeleting
+            | StatusReason::ScaleSetOutdated { .. }
+            | StatusReason::ReleaseDisagrees { .. } => set_lifecycle(f, self),
+            StatusReason::NoListener { .. }
+            | StatusReason::ListenerForOtherSet { .. }
+            | StatusReason::ListenerVersionMismatch { .. }
+            | StatusReason::ListenerHashStale { .. }
+            | StatusReason::ListenerPodMissing { .. }
+            | StatusReason::ListenerPodNotRunning { .. } => listener(f, self),
+            StatusReason::FinalizersLeft { .. }
+            | StatusReason::DuplicateRegistration { .. }
+            | StatusReason::CrdsBehindController { .. } => installation(f, self),
+            StatusReason::RunnersFailed { .. } | StatusReason::CountersDisagree { .. } => {
+                failed_and_counted(f, self)
             }
             StatusReason::RunnerPodsMissing { .. }
             | StatusReason::RunnersUnschedulable { .. }
@@ -472,51 +151,478 @@ impl Display for StatusReason {
             StatusReason::ListenerBehindController { .. }
             | StatusReason::CrdsLookOlder { .. }
             | StatusReason::ListenerOrphaned { .. } => install_edges(f, self),
-            StatusReason::CountersDisagree { written, listed } => {
-                let mut differ = Vec::new();
-                for (field, w, l) in [
-                    ("currentReplicas", written.current, listed.current),
-                    ("pendingEphemeralRunners", written.pending, listed.pending),
-                    ("runningEphemeralRunners", written.running, listed.running),
-                    ("failedEphemeralRunners", written.failed, listed.failed),
-                ] {
-                    if w != l {
-                        differ.push(format!("status.{field} is {w}, the runners listed make {l}"));
-                    }
-                }
-                write!(
-                    f,
-                    "{}: ARC's EphemeralRunnerSet controller writes these counts after each reconcile of the set; counts that stay wrong mean it is not reconciling the set, or counts runners that are gone (ARC #3821, #4595), and the AutoscalingRunnerSet's status (and what the listener reports to GitHub) follows them",
-                    differ.join("; ")
-                )
+        }
+    }
+}
+
+/// The reasons about the set itself and its revision: deletion, what cannot be decoded, a spec
+/// not propagated or deferred, the recycle loop, the legacy annotation and the revision handshake.
+fn set_and_revision(f: &mut Formatter<'_>, reason: &StatusReason) -> fmt::Result {
+    match reason {
+        StatusReason::Deleting => f.write_str(
+            "being deleted (metadata.deletionTimestamp is set): its AutoscalingRunnerSet is being removed, or ARC is replacing the set",
+        ),
+        StatusReason::Replaced => f.write_str(
+            "being deleted: ARC (0.14 or older) replaced this set after a runner-spec change; its successor is the newest set of the same scale set",
+        ),
+        StatusReason::SpecHash => write!(
+            f,
+            "made by ARC 0.14 or older ({ANNOTATION_RUNNER_SPEC_HASH}): a runner-spec change replaces the whole set, and its AutoscalingRunnerSet is not among the inputs, so whether ARC replaces it cannot be told (`kubectl arc bump` replaces it as `kubectl rollout restart` does)"
+        ),
+        StatusReason::SpecMissing { error } => f.write_str(error),
+        StatusReason::SetUndecodable { error } => write!(
+            f,
+            "{error}: ARC's controller cannot decode this EphemeralRunnerSet"
+        ),
+        StatusReason::RunnerSpecUndecodable { error } => write!(
+            f,
+            "spec.ephemeralRunnerSpec cannot be decoded with ARC's Go types: {error}"
+        ),
+        StatusReason::AppliedAhead {
+            spec,
+            applied,
+            next,
+        } => write!(
+            f,
+            "status.appliedActionableRevision {applied} is ahead of spec.actionableRevision {spec}: ARC never writes that \
+             (a lowered spec or a hand-written status); the next request is revision {next} (max + 1)"
+        ),
+        StatusReason::SpecNotPropagated {
+            scale_set,
+            paths,
+            more,
+        } => not_propagated(f, scale_set, paths, *more),
+        StatusReason::ObservedGenerationBehind {
+            generation,
+            observed,
+        } => write!(
+            f,
+            "ARC has not observed generation {generation} of the AutoscalingRunnerSet yet (status.observedGeneration {observed})"
+        ),
+        StatusReason::SpecChangeDeferred { busy, pending } => write!(
+            f,
+            "ARC defers a spec change while runners are busy or pending ({busy} busy, {pending} pending): it patches the set once they drain"
+        ),
+        StatusReason::Outdated => f.write_str(OUTDATED_SHORT),
+        StatusReason::OutdatedExplanation => f.write_str(OUTDATED_EXPLANATION),
+        StatusReason::RecycleLoop {
+            scale_set,
+            paths,
+            flips,
+        } => recycle_loop(f, scale_set, paths, *flips),
+        StatusReason::LegacyAnnotation => write!(
+            f,
+            "annotation {ANNOTATION_INTEGRITY_HASH} is still set: the integrity-hash era decides cleanups for this set; \
+             run `kubectl arc migrate` before the revision-era controller reconciles"
+        ),
+        StatusReason::RevisionNotAcknowledged { spec, applied } => write!(
+            f,
+            "revision {spec} is requested and not acknowledged yet (applied {applied})"
+        ),
+        StatusReason::RevisionWrittenBy {
+            manager,
+            ago_seconds,
+        } => {
+            write!(f, "spec.actionableRevision was last written by {manager}")?;
+            match ago_seconds {
+                Some(s) => write!(f, " {} ago", human_duration(*s)),
+                None => Ok(()),
             }
-            StatusReason::CrdsBehindController {
-                controller,
-                version,
-                missing,
-            } => {
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The reasons about the runners a revision-era cleanup waits for.
+fn cleanup(f: &mut Formatter<'_>, reason: &StatusReason) -> fmt::Result {
+    match reason {
+        StatusReason::StaleRunners {
+            runners: group,
+            revision,
+            set,
+        } => write!(
+            f,
+            "{} idle or pending {} on an older spec although revision {revision} is acknowledged ({}): \
+             `kubectl arc bump {set}` requests a new cleanup",
+            group.count,
+            runners_word(group.count),
+            Names(group)
+        ),
+        StatusReason::AwaitingCleanup { runners: group } => write!(
+            f,
+            "{} idle or pending {} on an older spec {} for the cleanup ({})",
+            group.count,
+            runners_word(group.count),
+            if group.count == 1 { "waits" } else { "wait" },
+            Names(group)
+        ),
+        StatusReason::RunnersBusy { runners: group } => runners(
+            f,
+            group,
+            " busy with a job on an older spec: ARC lets them finish the job first",
+        ),
+        StatusReason::RunnersUnregistered { runners: group } => write!(
+            f,
+            "{} idle or pending {} never registered with GitHub (status.runnerId 0): removing them from the service can fail and stall the cleanup, ARC #4653 ({})",
+            group.count,
+            runners_word(group.count),
+            Names(group)
+        ),
+        StatusReason::RunnersOutdated { runners: group } => runners(
+            f,
+            group,
+            " in phase Outdated (runner exited with code 7: runner version too old)",
+        ),
+        StatusReason::RunnersDeleting { runners: group } => runners(
+            f,
+            group,
+            " being deleted (deletionTimestamp set; a finalizer may hold them)",
+        ),
+        StatusReason::WaitingForController => f.write_str(
+            "no runner blocks the cleanup: waiting for ARC's EphemeralRunnerSet controller \
+             (is a revision-era controller running?)",
+        ),
+        StatusReason::RunnersUndecodable {
+            runners: group,
+            error,
+        } => write!(
+            f,
+            "{} {} with a spec ARC's Go types cannot decode ({}): {error}",
+            group.count,
+            runners_word(group.count),
+            Names(group)
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// The reasons about a set that is gone, not made yet, or replaced by its scale set (the hash era).
+fn set_lifecycle(f: &mut Formatter<'_>, reason: &StatusReason) -> fmt::Result {
+    match reason {
+        StatusReason::Deleted => f.write_str("the EphemeralRunnerSet was deleted"),
+        StatusReason::NotRegistered => f.write_str(
+            "no EphemeralRunnerSet yet: ARC has not registered the scale set with GitHub (no \
+             runner-scale-set-id annotation); it creates the set once it has (is the \
+             controller running, and is the GitHub secret valid?)",
+        ),
+        StatusReason::SetNotCreated => f.write_str(
+            "no EphemeralRunnerSet yet: the scale set is registered with GitHub, and ARC's \
+             controller has not created its set (is the controller running?)",
+        ),
+        StatusReason::CannotBuild { error } => write!(
+            f,
+            "no EphemeralRunnerSet, and ARC cannot build one: {error}"
+        ),
+        StatusReason::ReplacementPending {
+            scale_set,
+            release,
+            current,
+            desired,
+        } => write!(
+            f,
+            "ARC {release} replaces this set: RunnerSetSpecHash() of AutoscalingRunnerSet {scale_set} is {desired}, the set's {ANNOTATION_RUNNER_SPEC_HASH} is {current}; it has not acted yet, or (with --update-strategy=eventual) waits for running jobs. Its idle and pending runners go when it does, busy ones finish their job"
+        ),
+        StatusReason::ReplacementWaitsForJobs { busy, pending } => write!(
+            f,
+            "scaled to 0 while {busy} busy and {pending} pending runners finish (--update-strategy=eventual): ARC creates the new set once they are done"
+        ),
+        StatusReason::SpecHashMatches { release, hash } => write!(
+            f,
+            "ARC {release}'s RunnerSetSpecHash() of the AutoscalingRunnerSet equals the set's {ANNOTATION_RUNNER_SPEC_HASH} ({hash}): nothing to replace"
+        ),
+        StatusReason::OldSet { newest } => write!(
+            f,
+            "an old set of its scale set (the newest is {newest}): ARC deletes it once it has replaced it; busy runners finish their job first"
+        ),
+        StatusReason::SpecHashUnknown { release, error } => write!(
+            f,
+            "made by ARC 0.14 or older ({ANNOTATION_RUNNER_SPEC_HASH}), and ARC {release}'s RunnerSetSpecHash() of its AutoscalingRunnerSet cannot be computed: {error}"
+        ),
+        StatusReason::ScaleSetDeleting => f.write_str(
+            "the AutoscalingRunnerSet is being deleted (metadata.deletionTimestamp is set) and has no EphemeralRunnerSet left: ARC's AutoscalingRunnerSet controller removes its listener and sets, then its finalizer",
+        ),
+        StatusReason::ScaleSetOutdated { scale_set } => write!(
+            f,
+            "AutoscalingRunnerSet {scale_set} is in status.phase Outdated and has no EphemeralRunnerSet left: a runner's version was too old for GitHub (exit code 7), and ARC 0.14's AutoscalingRunnerSet controller deleted its listener and sets and makes none (cleanUpResources) until the scale set's spec or labels change (its actions.github.com/change-hash annotation no longer matches; ARC then resets the phase to Pending): update the runner image in its template, for example with helm upgrade and a current ghcr.io/actions/actions-runner (ARC #4596)"
+        ),
+        StatusReason::ReleaseDisagrees {
+            scale_set,
+            release,
+            other,
+            other_hash,
+            other_replaces,
+        } => write!(
+            f,
+            "AutoscalingRunnerSet {scale_set} is labelled by the chart of ARC {release}, whose rule judges it, but this set was made by ARC {other}; if the controller still runs ARC {other}, it {} (its RunnerSetSpecHash() of the scale set is {other_hash}); `kubectl get deploy -A -l app.kubernetes.io/part-of=gha-rs-controller -L app.kubernetes.io/version` says which runs",
+            if *other_replaces {
+                "replaces the set"
+            } else {
+                "keeps the set"
+            }
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// The reasons about the scale set's AutoscalingListener and its Pod.
+fn listener(f: &mut Formatter<'_>, reason: &StatusReason) -> fmt::Result {
+    match reason {
+        StatusReason::NoListener {
+            scale_set,
+            running,
+            pending,
+        } => {
+            write!(
+                f,
+                "no AutoscalingListener has spec.autoscalingRunnerSetName {scale_set}: nothing asks GitHub for this scale set's jobs, so no runner is created for them (ARC #4432)"
+            )?;
+            if running + pending > 0 {
                 write!(
                     f,
-                    "controller Deployment {controller} runs ARC {version}, but the installed CRDs lack what it writes: "
+                    "; with --update-strategy=eventual ARC waits for its {running} running and {pending} pending runners to finish before it creates the listener again"
+                )
+            } else {
+                f.write_str("; ARC's AutoscalingRunnerSet controller creates it on its next reconcile: if it does not, check that the controller runs and read its log")
+            }
+        }
+        StatusReason::ListenerForOtherSet {
+            listener,
+            points_at,
+            exists,
+            newest,
+            arc_recreates,
+        } => {
+            write!(
+                f,
+                "AutoscalingListener {listener} spec.ephemeralRunnerSetName is {points_at}, "
+            )?;
+            if *exists {
+                write!(f, "an older set, not the newest ({newest})")?;
+            } else {
+                write!(f, "which does not exist (the newest set is {newest})")?;
+            }
+            if *arc_recreates {
+                f.write_str(": ARC makes the listener again for the newest set by itself (after 0.14 it compares the listener's spec with the one it wants; up to 0.14 it does so when the listener's hash annotations are not the scale set's, ListenerHashStale)")
+            } else {
+                f.write_str(": ARC up to 0.14 recreates a listener only when its hash annotations change, so it scales a set that is gone; delete the listener and ARC creates it for the newest set (ARC #4561)")
+            }
+        }
+        StatusReason::ListenerVersionMismatch {
+            listener,
+            image,
+            chart_version,
+        } => write!(
+            f,
+            "AutoscalingListener {listener} runs spec.image {image}, the controller's, while its scale set was made by chart version {chart_version} (label app.kubernetes.io/version): ARC supports only the same version of the gha-runner-scale-set-controller and gha-runner-scale-set charts; upgrade both together (ARC #4572, #4513)"
+        ),
+        StatusReason::ListenerHashStale { listener, release } => write!(
+            f,
+            "AutoscalingListener {listener} was made from another spec of its scale set: its actions.github.com/runner-spec-hash or values-hash annotation is not the AutoscalingRunnerSet's (ListenerSpecHash() under ARC {release}); ARC deletes the listener and makes it again on its next reconcile of the scale set (by itself; a listener that stays so means the controller is not reconciling)"
+        ),
+        StatusReason::ListenerPodMissing { listener } => write!(
+            f,
+            "AutoscalingListener {listener} has no Pod of its name: ARC's AutoscalingListener controller creates it"
+        ),
+        StatusReason::ListenerPodNotRunning { pod, problem } => {
+            listener_pod_not_running(f, pod, problem)
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The reasons about the installation: finalizers nothing removes, one scale set registered
+/// twice, CRDs older than the controller.
+fn installation(f: &mut Formatter<'_>, reason: &StatusReason) -> fmt::Result {
+    match reason {
+        StatusReason::FinalizersLeft {
+            kind,
+            name,
+            more,
+            since,
+            finalizers,
+        } => {
+            write!(f, "{kind} {name}")?;
+            if *more > 0 {
+                write!(
+                    f,
+                    " and {more} more {}",
+                    if *more == 1 { "is" } else { "are" }
                 )?;
-                // One CRD at a time: `crd` lacks `field` (0.14.0), `field` (0.14.0); ...
-                let mut last: Option<&str> = None;
-                for m in missing {
-                    if last == Some(m.crd.as_str()) {
-                        write!(f, ", {} ({})", m.field, m.since)?;
-                    } else {
-                        if last.is_some() {
-                            f.write_str("; ")?;
-                        }
-                        write!(f, "{} lacks {} ({})", m.crd, m.field, m.since)?;
-                        last = Some(m.crd.as_str());
-                    }
+                f.write_str(" being deleted")?;
+            } else {
+                f.write_str(" is being deleted")?;
+            }
+            if let Some(t) = since {
+                write!(f, " (metadata.deletionTimestamp {t})")?;
+            }
+            f.write_str(" and held by metadata.finalizers ")?;
+            for (i, (fin, controller)) in finalizers.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(", ")?;
                 }
+                match controller {
+                    Some(c) => write!(f, "{fin} (removed by {c} of ARC)")?,
+                    None => write!(f, "{fin} (not ARC's)")?,
+                }
+            }
+            f.write_str(": if that controller is not running, or the object's scale set is gone, nothing removes it (ARC #4484); once the controller is back it finishes, else remove the finalizer with kubectl patch")
+        }
+        StatusReason::DuplicateRegistration {
+            scale_set,
+            other_context,
+            other_scale_set,
+            by,
+        } => {
+            match by {
+                crate::fleet::SameBy::ConfigUrlAndName { config_url, name } => write!(
+                    f,
+                    "AutoscalingRunnerSet {scale_set} registers scale set {name} of {config_url}, and so does {other_scale_set} in context {other_context}"
+                )?,
+                crate::fleet::SameBy::ScaleSetId(id) => write!(
+                    f,
+                    "AutoscalingRunnerSet {scale_set} has runner-scale-set-id {id}, and so does {other_scale_set} in context {other_context}"
+                )?,
+            }
+            f.write_str(": one scale set, two listeners; GitHub gives its message session to one listener at a time, so the other fails to connect and jobs go to either cluster (ARC #3351, #3209, #3382): give one a runnerScaleSetName of its own, or remove it")
+        }
+        StatusReason::CrdsBehindController {
+            controller,
+            version,
+            missing,
+        } => {
+            write!(
+                f,
+                "controller Deployment {controller} runs ARC {version}, but the installed CRDs lack what it writes: "
+            )?;
+            // One CRD at a time: `crd` lacks `field` (0.14.0), `field` (0.14.0); ...
+            let mut last: Option<&str> = None;
+            for m in missing {
+                if last == Some(m.crd.as_str()) {
+                    write!(f, ", {} ({})", m.field, m.since)?;
+                } else {
+                    if last.is_some() {
+                        f.write_str("; ")?;
+                    }
+                    write!(f, "{} lacks {} ({})", m.crd, m.field, m.since)?;
+                    last = Some(m.crd.as_str());
+                }
+            }
+            write!(
+                f,
+                ": the API server drops those fields from what the controller writes. Helm does not upgrade CRDs: apply the CRDs of chart {version} (kubectl apply --server-side -f the chart's crds/) (ARC #4147, #4167, #3233)"
+            )
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The reasons about failed runners and the counts ARC wrote.
+fn failed_and_counted(f: &mut Formatter<'_>, reason: &StatusReason) -> fmt::Result {
+    match reason {
+        StatusReason::RunnersFailed {
+            runners: group,
+            oldest,
+            held,
+            replicas,
+        } => {
+            write!(
+                f,
+                "{} {} in phase Failed ({})",
+                group.count,
+                runners_word(group.count),
+                Names(group)
+            )?;
+            if let Some(o) = oldest {
+                write!(f, "; the oldest, {}", FailedText(o))?;
+            }
+            if *held > 0 {
                 write!(
                     f,
-                    ": the API server drops those fields from what the controller writes. Helm does not upgrade CRDs: apply the CRDs of chart {version} (kubectl apply --server-side -f the chart's crds/) (ARC #4147, #4167, #3233)"
+                    "; ARC counts failed runners toward spec.replicas {replicas} (scaleTotal), so it creates {held} fewer {}: delete the failed runners (kubectl delete ephemeralrunner) so that ARC replaces them (ARC #3685)",
+                    runners_word(*held)
                 )
+            } else {
+                f.write_str("; they hold no runner's place now (the set has as many runners as spec.replicas without them), but ARC counts them toward spec.replicas while they are there")
             }
+        }
+        StatusReason::CountersDisagree { written, listed } => {
+            let mut differ = Vec::new();
+            for (field, w, l) in [
+                ("currentReplicas", written.current, listed.current),
+                ("pendingEphemeralRunners", written.pending, listed.pending),
+                ("runningEphemeralRunners", written.running, listed.running),
+                ("failedEphemeralRunners", written.failed, listed.failed),
+            ] {
+                if w != l {
+                    differ.push(format!(
+                        "status.{field} is {w}, the runners listed make {l}"
+                    ));
+                }
+            }
+            write!(
+                f,
+                "{}: ARC's EphemeralRunnerSet controller writes these counts after each reconcile of the set; counts that stay wrong mean it is not reconciling the set, or counts runners that are gone (ARC #3821, #4595), and the AutoscalingRunnerSet's status (and what the listener reports to GitHub) follows them",
+                differ.join("; ")
+            )
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A listener Pod that is not running, and what to do about it, by what its status says.
+fn listener_pod_not_running(f: &mut Formatter<'_>, pod: &str, problem: &PodProblem) -> fmt::Result {
+    write!(f, "listener Pod {pod} is not running: ")?;
+    match problem {
+        PodProblem::CrashLoop { restarts, last } => {
+            write!(
+                f,
+                "CrashLoopBackOff after {restarts} {}",
+                if *restarts == 1 {
+                    "restart"
+                } else {
+                    "restarts"
+                }
+            )?;
+            if let Some(last) = last {
+                write!(f, " (last terminated: {last})")?;
+            }
+            let (ns, name) = pod.split_once('/').unwrap_or(("", pod));
+            write!(
+                f,
+                "; read its log (kubectl logs -n {ns} {name} --previous): a GitHub App or token the listener cannot use, a scale set GitHub no longer knows (ARC #4370), or a listener image that does not match the controller (ARC #4572)"
+            )
+        }
+        PodProblem::ImagePull { reason, message } => {
+            write!(f, "{reason}")?;
+            if let Some(m) = message {
+                write!(f, " ({m})")?;
+            }
+            f.write_str("; the listener's image comes from the controller (its --listener-image flag, the chart's image) or the listener template: fix the image or its pull secret")
+        }
+        PodProblem::ContainerError { reason, message } => {
+            write!(f, "{reason}")?;
+            if let Some(m) = message {
+                write!(f, " ({m})")?;
+            }
+            f.write_str("; fix the listener template of the AutoscalingRunnerSet (spec.listenerTemplate) or what it refers to")
+        }
+        PodProblem::Unschedulable { why } => write!(
+            f,
+            "not scheduled ({why}); make room or fix the listener template's node selection"
+        ),
+        PodProblem::Pending { reason } => {
+            f.write_str("Pending")?;
+            if let Some(r) = reason {
+                write!(f, " ({r})")?;
+            }
+            f.write_str(": the kubelet is starting it")
+        }
+        PodProblem::Ended { phase, reason } => {
+            write!(f, "{phase}")?;
+            if let Some(r) = reason {
+                write!(f, " ({r})")?;
+            }
+            f.write_str(": ARC's AutoscalingListener controller deletes it and creates another")
         }
     }
 }

@@ -185,23 +185,7 @@ impl<'t> Reader<'t> {
                 self.nodes = 0;
                 self.alias_nodes = 0;
             }
-            Event::DocumentEnd => {
-                let mut value = self.root.take().unwrap_or(Value::Null);
-                if !self.deferred.is_empty() {
-                    let deferred = std::mem::take(&mut self.deferred);
-                    let mut path = String::new();
-                    take_sentinels(&mut value, &mut path, &deferred, &mut self.refusals);
-                }
-                let refusals = std::mem::take(&mut self.refusals);
-                let spellings = std::mem::take(&mut self.spellings);
-                if !value.is_null() || !refusals.is_empty() {
-                    self.documents.push(YamlDocument {
-                        value,
-                        refusals,
-                        spellings,
-                    });
-                }
-            }
+            Event::DocumentEnd => self.document_end(),
             Event::Scalar(value, style, anchor, tag) => {
                 self.count(1, false, &span)?;
                 let plain = style == ScalarStyle::Plain;
@@ -260,69 +244,98 @@ impl<'t> Reader<'t> {
                     explicit: None,
                 });
             }
-            Event::SequenceEnd | Event::MappingEnd => {
-                let (value, anchor, nodes_before) = match self.stack.pop() {
-                    Some(Frame::Sequence {
-                        items,
-                        anchor,
-                        nodes_before,
-                    }) => (Value::Array(items), anchor, nodes_before),
-                    Some(Frame::Mapping {
-                        map,
-                        anchor,
-                        nodes_before,
-                        ..
-                    }) => (Value::Object(map), anchor, nodes_before),
-                    None => return Ok(()),
-                };
-                if anchor != 0 {
-                    self.anchor(
-                        anchor,
-                        Anchored::Node {
-                            value: value.clone(),
-                            nodes: self.nodes - nodes_before,
-                        },
-                    );
-                }
-                self.node(value, &span)?;
-            }
-            Event::Alias(id) => {
-                let anchored = self.anchors.get(id).and_then(Option::as_ref);
-                let Some(anchored) = anchored else {
-                    return Err(format!(
-                        "{}: an alias inside the node it names (go-yaml: anchor value contains itself)",
-                        at(&span)
-                    ));
-                };
-                let nodes = match anchored {
-                    Anchored::Scalar { .. } => 1,
-                    Anchored::Node { nodes, .. } => *nodes,
-                };
-                // go-yaml decodes the alias node, then the anchored node again.
-                self.count(1, false, &span)?;
-                self.count(nodes, true, &span)?;
-                if self.key_next() {
-                    let key = match self.anchors[id].as_ref() {
-                        Some(Anchored::Scalar {
-                            text, tag, plain, ..
-                        }) => {
-                            let (text, tag, plain) = (text.clone(), tag.clone(), *plain);
-                            self.key(Cow::Owned(text), tag.as_deref(), plain, &span)
-                        }
-                        _ => self.invalid_key(&span),
-                    };
-                    self.set_key(key, span);
-                } else {
-                    let value = match self.anchors[id].as_ref() {
-                        Some(Anchored::Scalar { value, .. } | Anchored::Node { value, .. }) => {
-                            value.clone()
-                        }
-                        None => Value::Null,
-                    };
-                    self.value(value, &span)?;
-                }
-            }
+            Event::SequenceEnd | Event::MappingEnd => self.collection_end(&span)?,
+            Event::Alias(id) => self.alias(id, &span)?,
             _ => {}
+        }
+        Ok(())
+    }
+
+    /// The end of a document (go-yaml's `parser.parse` of a document node, then `YAMLToJSON`):
+    /// its deferred refusals taken out of the value, and the document kept unless it is empty.
+    fn document_end(&mut self) {
+        let mut value = self.root.take().unwrap_or(Value::Null);
+        if !self.deferred.is_empty() {
+            let deferred = std::mem::take(&mut self.deferred);
+            let mut path = String::new();
+            take_sentinels(&mut value, &mut path, &deferred, &mut self.refusals);
+        }
+        let refusals = std::mem::take(&mut self.refusals);
+        let spellings = std::mem::take(&mut self.spellings);
+        if !value.is_null() || !refusals.is_empty() {
+            self.documents.push(YamlDocument {
+                value,
+                refusals,
+                spellings,
+            });
+        }
+    }
+
+    /// The end of a sequence or mapping: the node built, recorded under its anchor with the
+    /// nodes it took (go-yaml's aliasing budget counts them again at each alias).
+    fn collection_end(&mut self, span: &Span) -> Result<(), String> {
+        let (value, anchor, nodes_before) = match self.stack.pop() {
+            Some(Frame::Sequence {
+                items,
+                anchor,
+                nodes_before,
+            }) => (Value::Array(items), anchor, nodes_before),
+            Some(Frame::Mapping {
+                map,
+                anchor,
+                nodes_before,
+                ..
+            }) => (Value::Object(map), anchor, nodes_before),
+            None => return Ok(()),
+        };
+        if anchor != 0 {
+            self.anchor(
+                anchor,
+                Anchored::Node {
+                    value: value.clone(),
+                    nodes: self.nodes - nodes_before,
+                },
+            );
+        }
+        self.node(value, span)
+    }
+
+    /// An alias (go-yaml's `decoder.alias`): the alias node and the anchored node counted again,
+    /// then the anchored value used as a key or a value.
+    fn alias(&mut self, id: usize, span: &Span) -> Result<(), String> {
+        let anchored = self.anchors.get(id).and_then(Option::as_ref);
+        let Some(anchored) = anchored else {
+            return Err(format!(
+                "{}: an alias inside the node it names (go-yaml: anchor value contains itself)",
+                at(span)
+            ));
+        };
+        let nodes = match anchored {
+            Anchored::Scalar { .. } => 1,
+            Anchored::Node { nodes, .. } => *nodes,
+        };
+        // go-yaml decodes the alias node, then the anchored node again.
+        self.count(1, false, span)?;
+        self.count(nodes, true, span)?;
+        if self.key_next() {
+            let key = match self.anchors[id].as_ref() {
+                Some(Anchored::Scalar {
+                    text, tag, plain, ..
+                }) => {
+                    let (text, tag, plain) = (text.clone(), tag.clone(), *plain);
+                    self.key(Cow::Owned(text), tag.as_deref(), plain, span)
+                }
+                _ => self.invalid_key(span),
+            };
+            self.set_key(key, *span);
+        } else {
+            let value = match self.anchors[id].as_ref() {
+                Some(Anchored::Scalar { value, .. } | Anchored::Node { value, .. }) => {
+                    value.clone()
+                }
+                None => Value::Null,
+            };
+            self.value(value, span)?;
         }
         Ok(())
     }

@@ -169,17 +169,6 @@ pub fn classify(
         Ok(r) => (Some(r.spec), Some(r.applied)),
         Err(_) => (None, None),
     };
-    let written = facts
-        .revision_writer
-        .as_ref()
-        .map(|w| StatusReason::RevisionWrittenBy {
-            manager: w.manager.clone(),
-            ago_seconds: match (w.time.as_deref().and_then(unix_seconds), now) {
-                (Some(t), Some(now)) => Some(now - t),
-                _ => None,
-            },
-        });
-    let c = &tally.counts;
     let outdated_phase = facts.phase.as_deref() == Some("Outdated");
 
     let invalid = invalid_reason(facts, spec_error);
@@ -191,57 +180,7 @@ pub fn classify(
         });
         State::Deleting
     } else if facts.spec_hash_era {
-        match replacement {
-            Some(Replacement::Judged {
-                scale_set,
-                release,
-                desired: Ok(desired),
-            }) => {
-                let current = facts.runner_spec_hash.clone().unwrap_or_default();
-                if *desired == current {
-                    reasons.push(StatusReason::SpecHashMatches {
-                        release: release.clone(),
-                        hash: current,
-                    });
-                    State::Synced
-                } else {
-                    reasons.push(StatusReason::ReplacementPending {
-                        scale_set: scale_set.clone(),
-                        release: release.clone(),
-                        current,
-                        desired: desired.clone(),
-                    });
-                    if facts.replicas == Some(0) && c.busy + c.pending > 0 {
-                        reasons.push(StatusReason::ReplacementWaitsForJobs {
-                            busy: c.busy,
-                            pending: c.pending,
-                        });
-                    }
-                    State::Replacing
-                }
-            }
-            Some(Replacement::Judged {
-                release,
-                desired: Err(error),
-                ..
-            }) => {
-                reasons.push(StatusReason::SpecHashUnknown {
-                    release: release.clone(),
-                    error: error.clone(),
-                });
-                State::SpecHash
-            }
-            Some(Replacement::Old { newest }) => {
-                reasons.push(StatusReason::OldSet {
-                    newest: newest.clone(),
-                });
-                State::Draining
-            }
-            None => {
-                reasons.push(StatusReason::SpecHash);
-                State::SpecHash
-            }
-        }
+        hash_era_state(facts, tally, replacement, &mut reasons)
     } else if let Some(why) = invalid {
         reasons.push(why);
         State::Invalid
@@ -270,26 +209,7 @@ pub fn classify(
         reasons.push(StatusReason::LegacyAnnotation);
         State::Legacy
     } else {
-        let r = facts.revisions.clone().expect("checked above");
-        match r.handshake() {
-            Handshake::Pending => {
-                reasons.push(StatusReason::RevisionNotAcknowledged {
-                    spec: r.spec,
-                    applied: r.applied,
-                });
-                reasons.extend(written);
-                State::Pending
-            }
-            _ if c.stale_idle_or_pending > 0 => {
-                reasons.push(StatusReason::StaleRunners {
-                    runners: tally.stale_idle_or_pending.clone(),
-                    revision: r.spec,
-                    set: facts.name.clone(),
-                });
-                State::Stale
-            }
-            _ => State::Synced,
-        }
+        handshake_state(facts, tally, now, &mut reasons)
     };
     follow_up_reasons(state, tally, outdated_phase, &mut reasons);
     if tally.undecodable.count > 0 {
@@ -315,6 +235,109 @@ pub fn classify(
             _ => None,
         },
         ids: row_ids(facts, replacement),
+    }
+}
+
+/// The state of a set made by ARC 0.14 or older (no revisions): whether its scale set replaces it,
+/// as the judging release's `RunnerSetSpecHash()` says, or whether it is an old set draining.
+fn hash_era_state(
+    facts: &SetFacts,
+    tally: &Tally,
+    replacement: Option<&Replacement>,
+    reasons: &mut Vec<StatusReason>,
+) -> State {
+    let c = &tally.counts;
+    match replacement {
+        Some(Replacement::Judged {
+            scale_set,
+            release,
+            desired: Ok(desired),
+        }) => {
+            let current = facts.runner_spec_hash.clone().unwrap_or_default();
+            if *desired == current {
+                reasons.push(StatusReason::SpecHashMatches {
+                    release: release.clone(),
+                    hash: current,
+                });
+                State::Synced
+            } else {
+                reasons.push(StatusReason::ReplacementPending {
+                    scale_set: scale_set.clone(),
+                    release: release.clone(),
+                    current,
+                    desired: desired.clone(),
+                });
+                if facts.replicas == Some(0) && c.busy + c.pending > 0 {
+                    reasons.push(StatusReason::ReplacementWaitsForJobs {
+                        busy: c.busy,
+                        pending: c.pending,
+                    });
+                }
+                State::Replacing
+            }
+        }
+        Some(Replacement::Judged {
+            release,
+            desired: Err(error),
+            ..
+        }) => {
+            reasons.push(StatusReason::SpecHashUnknown {
+                release: release.clone(),
+                error: error.clone(),
+            });
+            State::SpecHash
+        }
+        Some(Replacement::Old { newest }) => {
+            reasons.push(StatusReason::OldSet {
+                newest: newest.clone(),
+            });
+            State::Draining
+        }
+        None => {
+            reasons.push(StatusReason::SpecHash);
+            State::SpecHash
+        }
+    }
+}
+
+/// The state of a revision-era set past every earlier verdict: the revision handshake (with who
+/// last wrote `spec.actionableRevision` while it is pending), then stale runners.
+fn handshake_state(
+    facts: &SetFacts,
+    tally: &Tally,
+    now: Option<i64>,
+    reasons: &mut Vec<StatusReason>,
+) -> State {
+    let c = &tally.counts;
+    let written = facts
+        .revision_writer
+        .as_ref()
+        .map(|w| StatusReason::RevisionWrittenBy {
+            manager: w.manager.clone(),
+            ago_seconds: match (w.time.as_deref().and_then(unix_seconds), now) {
+                (Some(t), Some(now)) => Some(now - t),
+                _ => None,
+            },
+        });
+    let r = facts.revisions.clone().expect("checked above");
+    match r.handshake() {
+        Handshake::Pending => {
+            reasons.push(StatusReason::RevisionNotAcknowledged {
+                spec: r.spec,
+                applied: r.applied,
+            });
+            reasons.extend(written);
+            State::Pending
+        }
+        _ if c.stale_idle_or_pending > 0 => {
+            reasons.push(StatusReason::StaleRunners {
+                runners: tally.stale_idle_or_pending.clone(),
+                revision: r.spec,
+                set: facts.name.clone(),
+            });
+            State::Stale
+        }
+        _ => State::Synced,
     }
 }
 

@@ -223,69 +223,13 @@ impl SetFacts {
         let meta = obj.metadata;
         let mut problems = Vec::new();
         let spec_missing = obj.spec.is_none();
-        let mut replicas = None;
-        let (spec_revision, runner_spec) = match obj.spec {
-            None => {
-                problems.push(RevisionError::MissingSpec.to_string());
-                (Value::Null, None)
-            }
-            Some(raw) => match serde_json::from_str::<SetSpecText>(raw.get()) {
-                Ok(s) => {
-                    replicas = s.replicas.as_i64();
-                    (
-                        s.actionable_revision,
-                        s.ephemeral_runner_spec.map(|r| r.get().to_string()),
-                    )
-                }
-                Err(e) => {
-                    problems.push(format!("spec is not an EphemeralRunnerSetSpec: {e}"));
-                    (Value::Null, None)
-                }
-            },
-        };
-        let mut counters = None;
-        let mut status_written = false;
-        let (applied, phase) = match obj.status {
-            None => (Value::Null, None),
-            Some(raw) => match serde_json::from_str::<SetStatusText>(raw.get()) {
-                Ok(s) => (
-                    {
-                        status_written = s.current_replicas.is_i64();
-                        counters = match (
-                            s.current_replicas.as_i64(),
-                            s.pending_ephemeral_runners.as_i64(),
-                            s.running_ephemeral_runners.as_i64(),
-                            s.failed_ephemeral_runners.as_i64(),
-                        ) {
-                            // Go's encoding/json omits none of them (no omitempty): a status ARC
-                            // wrote has all four.
-                            (Some(current), Some(pending), Some(running), Some(failed)) => {
-                                Some(Counters {
-                                    current,
-                                    pending,
-                                    running,
-                                    failed,
-                                })
-                            }
-                            _ => None,
-                        };
-                        s.applied_actionable_revision
-                    },
-                    match s.phase {
-                        Value::Null => None,
-                        Value::String(p) => Some(p),
-                        other => {
-                            problems.push(format!("status.phase is {other}, not a string"));
-                            None
-                        }
-                    },
-                ),
-                Err(e) => {
-                    problems.push(format!("status is not an EphemeralRunnerSetStatus: {e}"));
-                    (Value::Null, None)
-                }
-            },
-        };
+        let (spec_revision, replicas, runner_spec) = read_spec(obj.spec, &mut problems);
+        let StatusRead {
+            applied,
+            phase,
+            counters,
+            status_written,
+        } = read_status(obj.status, &mut problems);
         let revisions = Revisions::from_object(&serde_json::json!({
             "spec": {"actionableRevision": spec_revision},
             "status": {"appliedActionableRevision": applied},
@@ -362,6 +306,91 @@ impl SetFacts {
             runner_spec,
             revision_writer: revision_writer(meta.managed_fields.as_deref().unwrap_or(&[])),
         })
+    }
+}
+
+/// What a set's `spec` says: the revision asked for, `replicas` and the runner spec's JSON text. A
+/// missing spec, or one that is not an `EphemeralRunnerSetSpec`, is a problem (the set is Invalid).
+fn read_spec(
+    spec: Option<&RawValue>,
+    problems: &mut Vec<String>,
+) -> (Value, Option<i64>, Option<String>) {
+    match spec {
+        None => {
+            problems.push(RevisionError::MissingSpec.to_string());
+            (Value::Null, None, None)
+        }
+        Some(raw) => match serde_json::from_str::<SetSpecText>(raw.get()) {
+            Ok(s) => (
+                s.actionable_revision,
+                s.replicas.as_i64(),
+                s.ephemeral_runner_spec.map(|r| r.get().to_string()),
+            ),
+            Err(e) => {
+                problems.push(format!("spec is not an EphemeralRunnerSetSpec: {e}"));
+                (Value::Null, None, None)
+            }
+        },
+    }
+}
+
+/// What a set's `status` says, for [`read_status`].
+struct StatusRead {
+    /// `status.appliedActionableRevision` as written (`null` when absent).
+    applied: Value,
+    phase: Option<String>,
+    counters: Option<Counters>,
+    /// Whether `status.currentReplicas` is written (ARC writes it on every reconcile).
+    status_written: bool,
+}
+
+/// Read a set's `status`: the revision applied, the phase and the runner counts ARC wrote. A
+/// status that is not an `EphemeralRunnerSetStatus`, or a phase that is not a string, is a problem.
+fn read_status(status: Option<&RawValue>, problems: &mut Vec<String>) -> StatusRead {
+    let none = StatusRead {
+        applied: Value::Null,
+        phase: None,
+        counters: None,
+        status_written: false,
+    };
+    let Some(raw) = status else {
+        return none;
+    };
+    let s = match serde_json::from_str::<SetStatusText>(raw.get()) {
+        Ok(s) => s,
+        Err(e) => {
+            problems.push(format!("status is not an EphemeralRunnerSetStatus: {e}"));
+            return none;
+        }
+    };
+    let counters = match (
+        s.current_replicas.as_i64(),
+        s.pending_ephemeral_runners.as_i64(),
+        s.running_ephemeral_runners.as_i64(),
+        s.failed_ephemeral_runners.as_i64(),
+    ) {
+        // Go's encoding/json omits none of them (no omitempty): a status ARC wrote has all four.
+        (Some(current), Some(pending), Some(running), Some(failed)) => Some(Counters {
+            current,
+            pending,
+            running,
+            failed,
+        }),
+        _ => None,
+    };
+    let phase = match s.phase {
+        Value::Null => None,
+        Value::String(p) => Some(p),
+        other => {
+            problems.push(format!("status.phase is {other}, not a string"));
+            None
+        }
+    };
+    StatusRead {
+        applied: s.applied_actionable_revision,
+        phase,
+        counters,
+        status_written: s.current_replicas.is_i64(),
     }
 }
 
