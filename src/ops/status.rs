@@ -391,6 +391,29 @@ impl Surroundings {
         behind_controller(listener, controller)
     }
 
+    /// [`StatusReason::DeletedByVersionCheck`]: the controller that reconciles the scale set's
+    /// namespace runs a known release whose version check does not allow its label.
+    fn version_check(
+        &self,
+        scale_set: &input::Object,
+    ) -> Option<crate::core::status::StatusReason> {
+        let controllers = self.controllers.as_deref()?;
+        let controller = controller_of(controllers, scale_set.namespace(), None)?;
+        let release = crate::core::release::release(controller.version.as_deref()?)?;
+        let label = (scale_set.meta.labels)
+            .get(crate::core::release::LABEL_VERSION)
+            .map(String::as_str);
+        let check = release.version_check(label);
+        (!check.allowed).then(
+            || crate::core::status::StatusReason::DeletedByVersionCheck {
+                controller: controller.name.clone(),
+                release: release.version.to_string(),
+                label: check.label,
+                rule: check.rule.to_string(),
+            },
+        )
+    }
+
     /// [`crate::core::status::install::crds_look_older`] of each namespace of the census's sets:
     /// the statuses ARC wrote there (a set's four counts, a scale set's status) and how many have
     /// `status.phase`.
@@ -645,6 +668,7 @@ fn attach_surroundings(scale_sets: &[input::Object], census: &mut Census, around
                     stale.as_deref(),
                 );
                 reasons.extend(around.behind_controller(&a.key(), &view));
+                reasons.extend(around.version_check(a));
                 reasons.extend(around.orphans(a));
                 reasons.extend(release_disagrees(a, latest));
                 if let Some(d) = deletion.filter(|d| !d.finalizers.is_empty()) {

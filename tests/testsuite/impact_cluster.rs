@@ -540,6 +540,20 @@ async fn a_controller_that_does_not_allow_the_chart_label_deletes_the_scale_set(
     let (code, _, _) =
         common::cli::exe(&["diff", "--kubeconfig", kc, "-n", &ns, "--fail-on", "jobs"]);
     assert_eq!(code, 1);
+    // status says it of the set's row, from the same controller.
+    let (_, out, err) = common::cli::exe(&["status", "--kubeconfig", kc, "-n", &ns, "-o", "json"]);
+    let rows = report(&out);
+    let said = (rows["items"].as_array().unwrap().iter())
+        .flat_map(|i| i["reasons"].as_array().cloned().unwrap_or_default())
+        .find(|r| r["reason"] == "DeletedByVersionCheck")
+        .unwrap_or_else(|| panic!("{rows:#}{err}"));
+    let message = said["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!(
+            "controller Deployment {ctl}/arc-gha-rs-controller runs ARC 0.13.1"
+        )) && message.contains("app.kubernetes.io/version label 0.14.2 is not allowed"),
+        "{message}"
+    );
     drop(controller);
 }
 

@@ -150,7 +150,8 @@ impl Display for StatusReason {
             | StatusReason::RunnersBackingOff { .. } => runners_not_running(f, self),
             StatusReason::ListenerBehindController { .. }
             | StatusReason::CrdsLookOlder { .. }
-            | StatusReason::ListenerOrphaned { .. } => install_edges(f, self),
+            | StatusReason::ListenerOrphaned { .. }
+            | StatusReason::DeletedByVersionCheck { .. } => install_edges(f, self),
         }
     }
 }
@@ -916,6 +917,21 @@ fn install_edges(f: &mut Formatter<'_>, reason: &StatusReason) -> fmt::Result {
             delete(f, listener)?;
             f.write_str(")")
         }
+        StatusReason::DeletedByVersionCheck {
+            controller,
+            release,
+            label,
+            rule,
+        } => {
+            let label = match label {
+                Some(l) => format!("its app.kubernetes.io/version label {l} is not allowed"),
+                None => "it has no app.kubernetes.io/version label".to_string(),
+            };
+            write!(
+                f,
+                "controller Deployment {controller} runs ARC {release}, whose version check deletes this scale set: {label} ({rule}); its sets, runners (busy ones finish their job first), listener and scale-set registration go with it. Upgrade the scale set's chart and the controller to the same minor release (ARC #4422)"
+            )
+        }
         _ => Ok(()),
     }
 }
@@ -1271,6 +1287,15 @@ mod tests {
                 },
                 "ListenerOrphaned",
             ),
+            (
+                StatusReason::DeletedByVersionCheck {
+                    controller: "c/d".into(),
+                    release: "0.13.1".into(),
+                    label: Some("0.14.2".into()),
+                    rule: "r".into(),
+                },
+                "DeletedByVersionCheck",
+            ),
         ]
     }
 
@@ -1373,7 +1398,8 @@ mod tests {
                 | StatusReason::RunnersBackingOff { .. }
                 | StatusReason::ListenerBehindController { .. }
                 | StatusReason::CrdsLookOlder { .. }
-                | StatusReason::ListenerOrphaned { .. } => {}
+                | StatusReason::ListenerOrphaned { .. }
+                | StatusReason::DeletedByVersionCheck { .. } => {}
             }
         }
         for (r, _) in &bump {

@@ -507,6 +507,16 @@ pub enum StatusReason {
     /// A listener of the scale set that is not the one ARC finds (`scaleSetListenerName` in the
     /// controller's namespace): ARC never deletes or updates it.
     ListenerOrphaned { listener: String, expected: String },
+    /// The controller Deployment that reconciles the scale set runs a release whose version
+    /// check does not allow the scale set's `app.kubernetes.io/version`
+    /// ([`crate::release::ArcRelease::version_check`]): it deletes the scale set.
+    DeletedByVersionCheck {
+        controller: String,
+        release: String,
+        /// The label (`None`: none).
+        label: Option<String>,
+        rule: String,
+    },
 }
 
 /// A runner's failure back-off as ARC's EphemeralRunner controller computes it (0.12.0 to 0.14.2,
@@ -646,6 +656,7 @@ impl StatusReason {
             StatusReason::ListenerBehindController { .. } => "ListenerBehindController",
             StatusReason::CrdsLookOlder { .. } => "CrdsLookOlder",
             StatusReason::ListenerOrphaned { .. } => "ListenerOrphaned",
+            StatusReason::DeletedByVersionCheck { .. } => "DeletedByVersionCheck",
         }
     }
 }
