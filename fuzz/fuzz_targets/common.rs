@@ -48,6 +48,8 @@ pub fn diff_pair(
         defaults_from: None,
         not_in_change: 0,
         items: vec![item],
+        impact: None,
+        runners_outside: Vec::new(),
     };
     let mut colored = Vec::new();
     let color = TextOptions {
