@@ -223,37 +223,16 @@ async fn attach_impacts(client: &kube::Client, targets: &[Target], items: &mut [
         return;
     }
     let controllers = if targets.iter().any(|t| t.restart.is_some()) {
-        match cluster::preflight::controller_args(client).await {
-            Ok(Some(found)) => Controllers::Read(found),
-            Ok(None) => Controllers::Unread(
-                "the controller Deployment cannot be listed (forbidden)".to_string(),
-            ),
-            Err(e) => Controllers::Unread(format!("the controller Deployment: {e:#}")),
-        }
+        Controllers::read(client).await
     } else {
         Controllers::default()
     };
     let mut runners = Runners::default();
-    let namespaces: std::collections::BTreeSet<&str> = (items.iter())
+    let namespaces: std::collections::BTreeSet<String> = (items.iter())
         .filter(|i| bumped(i))
-        .map(|i| i.namespace.as_str())
+        .map(|i| i.namespace.clone())
         .collect();
-    for ns in namespaces {
-        if let Ok(listed) = cluster::list_objects(
-            client,
-            arc::KIND_EPHEMERAL_RUNNER,
-            arc::EPHEMERAL_RUNNERS,
-            Some(ns),
-            None,
-        )
-        .await
-        {
-            runners.listed(ns);
-            for r in &listed {
-                runners.add(r);
-            }
-        }
-    }
+    runners.list(client, &namespaces, false).await;
     for item in items.iter_mut().filter(|i| bumped(i)) {
         let Some(t) =
             (targets.iter()).find(|t| t.namespace == item.namespace && t.name == item.name)

@@ -235,34 +235,9 @@ async fn judge_with_impact(plan: &Plan, mut world: World) -> Diff {
             .into_iter()
             .filter(|ns| !world.runners.knows(ns))
             .collect();
-        // Across namespaces (`-A`), one paged list of every runner rather than one per namespace.
-        let listings: Vec<Option<&str>> = if plan.scope.all_namespaces && needed.len() > 1 {
-            vec![None]
-        } else {
-            needed.iter().map(|ns| Some(ns.as_str())).collect()
-        };
-        for ns in listings {
-            // A caller who may not list runners gets `runnersKnown: false`, never a 0.
-            let Ok(runners) = cluster::list_objects(
-                &client,
-                arc::KIND_EPHEMERAL_RUNNER,
-                arc::EPHEMERAL_RUNNERS,
-                ns,
-                None,
-            )
-            .await
-            else {
-                continue;
-            };
-            match ns {
-                Some(ns) => world.runners.listed(ns),
-                None => needed.iter().for_each(|ns| world.runners.listed(ns)),
-            }
-            // Only the namespaces asked for: those the files gave keep the files' runners.
-            for r in runners.iter().filter(|r| needed.contains(r.namespace())) {
-                world.runners.add(r);
-            }
-        }
+        (world.runners)
+            .list(&client, &needed, plan.scope.all_namespaces)
+            .await;
     }
     forecast(&mut world, &mut diff.report);
     diff
@@ -271,10 +246,10 @@ async fn judge_with_impact(plan: &Plan, mut world: World) -> Diff {
 /// Attach each item's impact and the report's totals.
 fn forecast(world: &mut World, report: &mut DiffReport) {
     let controllers = match world.controllers.take() {
-        Some(c) => c,
-        None if !world.file_controllers.is_empty() => {
+        Some(impact::Controllers::Unread(_)) | None if !world.file_controllers.is_empty() => {
             impact::Controllers::Read(std::mem::take(&mut world.file_controllers))
         }
+        Some(c) => c,
         None => impact::Controllers::Unread(
             "the controller Deployment was not read: not in the input".to_string(),
         ),
@@ -875,21 +850,15 @@ async fn complete_from_cluster(plan: &Plan, world: &mut World) -> Result<()> {
     let scope = (!plan.scope.all_namespaces).then_some(namespace.as_str());
     // The controller's release and arguments, where the caller may list Deployments (the read
     // role may not).
-    world.controllers = Some(match cluster::preflight::controller_args(client).await {
-        Ok(Some(found)) => {
-            if plan.arc_version.is_none() {
-                world.arc_version =
-                    (found.iter()).find_map(|c| Some((c.version.clone()?, c.at.clone())));
-            }
-            let mut found = found;
-            found.append(&mut world.file_controllers);
-            impact::Controllers::Read(found)
+    let mut controllers = impact::Controllers::read(client).await;
+    if let impact::Controllers::Read(found) = &mut controllers {
+        if plan.arc_version.is_none() {
+            world.arc_version =
+                (found.iter()).find_map(|c| Some((c.version.clone()?, c.at.clone())));
         }
-        Ok(None) => impact::Controllers::Unread(
-            "the controller Deployment cannot be listed (forbidden)".to_string(),
-        ),
-        Err(e) => impact::Controllers::Unread(format!("the controller Deployment: {e:#}")),
-    });
+        found.append(&mut world.file_controllers);
+    }
+    world.controllers = Some(controllers);
     world.client = Some(client.clone());
     if plan.files.is_empty() {
         live_scale_sets(client, plan, filter, &namespace, scope, world).await?;

@@ -178,6 +178,59 @@ impl Controllers {
     }
 }
 
+impl Controllers {
+    /// The cluster's controller Deployments, or why they could not be read (the read role may
+    /// not list Deployments).
+    pub(crate) async fn read(client: &kube::Client) -> Controllers {
+        match crate::cluster::preflight::controller_args(client).await {
+            Ok(Some(found)) => Controllers::Read(found),
+            Ok(None) => Controllers::Unread(
+                "the controller Deployment cannot be listed (forbidden)".to_string(),
+            ),
+            Err(e) => Controllers::Unread(format!("the controller Deployment: {e:#}")),
+        }
+    }
+}
+
+impl Runners {
+    /// List the EphemeralRunners of `needed` (namespaces whose runners are not known yet): one
+    /// paged list across namespaces when `across` (`-A`) and several are needed, else one per
+    /// namespace. A caller who may not list them leaves them unknown (`runnersKnown: false`).
+    pub(crate) async fn list(
+        &mut self,
+        client: &kube::Client,
+        needed: &BTreeSet<String>,
+        across: bool,
+    ) {
+        let listings: Vec<Option<&str>> = if across && needed.len() > 1 {
+            vec![None]
+        } else {
+            needed.iter().map(|ns| Some(ns.as_str())).collect()
+        };
+        for ns in listings {
+            let Ok(runners) = crate::cluster::list_objects(
+                client,
+                arc::KIND_EPHEMERAL_RUNNER,
+                arc::EPHEMERAL_RUNNERS,
+                ns,
+                None,
+            )
+            .await
+            else {
+                continue;
+            };
+            match ns {
+                Some(ns) => self.listed(ns),
+                None => needed.iter().for_each(|ns| self.listed(ns)),
+            }
+            // Only the namespaces asked for: those the files gave keep the files' runners.
+            for r in runners.iter().filter(|r| needed.contains(r.namespace())) {
+                self.add(r);
+            }
+        }
+    }
+}
+
 /// A controller Deployment given in a file (a render of ARC's controller chart).
 pub(crate) fn controller_of_file(o: &Object) -> Option<ControllerArgs> {
     if o.kind != "Deployment"

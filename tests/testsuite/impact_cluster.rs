@@ -114,6 +114,24 @@ async fn runners_in_every_phase(client: &kube::Client, ns: &str, set: &DynamicOb
     }
 }
 
+/// ARC's controller Deployment as the gha-runner-scale-set-controller chart makes it, of release
+/// `version`, its manager started with `args`.
+fn controller_deployment(version: &str, args: &[&str]) -> k8s_openapi::api::apps::v1::Deployment {
+    serde_json::from_value(json!({
+        "metadata": {"name": "arc-gha-rs-controller", "labels": {
+            "app.kubernetes.io/name": "gha-rs-controller",
+            "app.kubernetes.io/part-of": "gha-rs-controller",
+            "app.kubernetes.io/version": version}},
+        "spec": {"replicas": 1,
+            "selector": {"matchLabels": {"app.kubernetes.io/name": "gha-rs-controller"}},
+            "template": {"metadata": {"labels": {"app.kubernetes.io/name": "gha-rs-controller"}},
+                "spec": {"containers": [{"name": "manager",
+                    "image": format!("ghcr.io/actions/gha-runner-scale-set-controller:{version}"),
+                    "args": args}]}}}
+    }))
+    .unwrap()
+}
+
 /// The set's counters as its controller writes them for those runners: running (idle and busy,
 /// not deleting) 4, pending (pending and no phase) 2.
 fn counters() -> Value {
@@ -367,20 +385,16 @@ async fn the_eventual_strategy_read_from_the_controller_makes_new_jobs_wait() {
     let set = scale_set_0_14_2(&client, &ns, "runners").await;
     runners_in_every_phase(&client, &ns, &set).await;
     let ctl = common::namespace(&client, "arc-systems").await;
-    let deploy: k8s_openapi::api::apps::v1::Deployment = serde_json::from_value(json!({
-        "metadata": {"name": "arc-gha-rs-controller", "labels": {
-            "app.kubernetes.io/name": "gha-rs-controller",
-            "app.kubernetes.io/part-of": "gha-rs-controller",
-            "app.kubernetes.io/version": "0.14.2"}},
-        "spec": {"replicas": 1,
-            "selector": {"matchLabels": {"app.kubernetes.io/name": "gha-rs-controller"}},
-            "template": {"metadata": {"labels": {"app.kubernetes.io/name": "gha-rs-controller"}},
-                "spec": {"containers": [{"name": "manager",
-                    "image": "ghcr.io/actions/gha-runner-scale-set-controller:0.14.2",
-                    "args": ["--auto-scaling-runner-set-only", "--log-level=debug",
-                             "--update-strategy", "eventual", "--metrics-addr=0"]}]}}}
-    }))
-    .unwrap();
+    let deploy = controller_deployment(
+        "0.14.2",
+        &[
+            "--auto-scaling-runner-set-only",
+            "--log-level=debug",
+            "--update-strategy",
+            "eventual",
+            "--metrics-addr=0",
+        ],
+    );
     let controller =
         common::controller::ControllerDeployment::create(&kubeconfig, &client, &ctl, &deploy).await;
     let (code, out, err) = common::cli::exe(&["diff", "--kubeconfig", kc, "-n", &ns, "-o", "json"]);
@@ -508,19 +522,13 @@ async fn a_controller_that_does_not_allow_the_chart_label_deletes_the_scale_set(
     let set = scale_set_0_14_2(&client, &ns, "runners").await;
     runners_in_every_phase(&client, &ns, &set).await;
     let ctl = common::namespace(&client, "arc-systems-vc").await;
-    let deploy: k8s_openapi::api::apps::v1::Deployment = serde_json::from_value(json!({
-        "metadata": {"name": "arc-gha-rs-controller", "labels": {
-            "app.kubernetes.io/name": "gha-rs-controller",
-            "app.kubernetes.io/part-of": "gha-rs-controller",
-            "app.kubernetes.io/version": "0.13.1"}},
-        "spec": {"replicas": 1,
-            "selector": {"matchLabels": {"app.kubernetes.io/name": "gha-rs-controller"}},
-            "template": {"metadata": {"labels": {"app.kubernetes.io/name": "gha-rs-controller"}},
-                "spec": {"containers": [{"name": "manager",
-                    "image": "ghcr.io/actions/gha-runner-scale-set-controller:0.13.1",
-                    "args": ["--auto-scaling-runner-set-only", "--update-strategy=eventual"]}]}}}
-    }))
-    .unwrap();
+    let deploy = controller_deployment(
+        "0.13.1",
+        &[
+            "--auto-scaling-runner-set-only",
+            "--update-strategy=eventual",
+        ],
+    );
     let controller =
         common::controller::ControllerDeployment::create(&kubeconfig, &client, &ctl, &deploy).await;
     let (code, out, err) = common::cli::exe(&["diff", "--kubeconfig", kc, "-n", &ns, "-o", "json"]);

@@ -39,7 +39,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::release::Mechanism;
+use crate::release::{Mechanism, version_at_least};
 use crate::runners::{self, RunnerState};
 
 /// The controller's `--update-strategy` (ARC 0.9.0 to 0.14.2, `main.go`).
@@ -166,12 +166,6 @@ fn defines(version: Option<&str>, name: &str) -> bool {
         || (at_least("0.9.3") && FLAGS_0_9_3.contains(&name))
         || (at_least("0.10.0") && FLAGS_0_10_0.contains(&name))
         || (at_least("0.14.2") && FLAGS_0_14_2.contains(&name))
-}
-
-/// Whether release `have` (`0.14.2`) is `want` or newer.
-pub fn version_at_least(have: &str, want: &str) -> bool {
-    let parse = |v: &str| -> Vec<u64> { v.split('.').map(|p| p.parse().unwrap_or(0)).collect() };
-    parse(have) >= parse(want)
 }
 
 /// Read the manager's arguments as Go's `flag.FlagSet.Parse` does (`parseOne`): `-x`, `--x`,

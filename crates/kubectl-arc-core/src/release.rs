@@ -151,7 +151,7 @@ impl ArcRelease {
 }
 
 /// Whether release `have` (`0.14.2`) is `want` or newer.
-fn version_at_least(have: &str, want: &str) -> bool {
+pub fn version_at_least(have: &str, want: &str) -> bool {
     let parse = |v: &str| -> Vec<u64> { v.split('.').map(|p| p.parse().unwrap_or(0)).collect() };
     parse(have) >= parse(want)
 }
