@@ -33,6 +33,7 @@ pub mod runners;
 pub mod selector;
 pub mod spec_hash;
 pub mod status;
+pub mod upgrade;
 pub mod value;
 pub mod written;
 
