@@ -10,6 +10,7 @@ pub(crate) mod completion_install;
 pub(crate) mod diff;
 pub(crate) mod migrate;
 pub(crate) mod status;
+pub(crate) mod upgrade_plan;
 pub(crate) mod version;
 
 use std::ffi::OsString;
@@ -154,6 +155,10 @@ pub(crate) enum Command {
         about = "Turn pending legacy integrity-hash cleanups into pending revisions during an upgrade"
     )]
     Migrate(Connecting<migrate::MigrateArgs>),
+    #[command(
+        about = "Plan an ARC upgrade: its steps in the order that loses no scale set, and what each does to them"
+    )]
+    UpgradePlan(Connecting<upgrade_plan::UpgradePlanArgs>),
     #[command(about = "Print the version and the supported k8s.io/api layouts")]
     Version(version::VersionArgs),
     #[command(
@@ -388,6 +393,10 @@ fn run(
         Command::Migrate(c) => {
             let k = kube(c.kube, shell);
             (migrate::run(&k, c.args, env, shell), k)
+        }
+        Command::UpgradePlan(c) => {
+            let k = kube(c.kube, shell);
+            (upgrade_plan::run(&k, c.args, env, shell), k)
         }
         Command::Version(args) => return version::run(args, shell.out()),
         Command::Completion(args) => return completion::run(args, env, shell),

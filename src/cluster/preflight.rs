@@ -217,6 +217,25 @@ pub(crate) struct ControllerArgs {
     pub(crate) at: String,
     pub(crate) version: Option<String>,
     pub(crate) args: Vec<String>,
+    /// Its namespace and name.
+    pub(crate) namespace: String,
+    pub(crate) name: String,
+    /// The Helm release that installed it (`meta.helm.sh/release-name`, else the chart's
+    /// `app.kubernetes.io/instance` label).
+    pub(crate) helm_release: Option<String>,
+}
+
+/// The Helm release that made an object: Helm's `meta.helm.sh/release-name` annotation, else the
+/// `app.kubernetes.io/instance` label ARC's charts set to `.Release.Name`.
+pub(crate) fn helm_release(
+    annotations: Option<&std::collections::BTreeMap<String, String>>,
+    labels: Option<&std::collections::BTreeMap<String, String>>,
+) -> Option<String> {
+    annotations
+        .and_then(|a| a.get("meta.helm.sh/release-name"))
+        .or_else(|| labels.and_then(|l| l.get("app.kubernetes.io/instance")))
+        .filter(|r| !r.is_empty())
+        .cloned()
 }
 
 /// The ARC controller Deployments and their manager arguments. `Ok(None)` when Deployments
@@ -255,6 +274,12 @@ pub(crate) async fn controller_args(client: &Client) -> Result<Option<Vec<Contro
                 at,
                 version: controller_version(&d),
                 args: manager.and_then(|c| c.args.clone()).unwrap_or_default(),
+                namespace: d.metadata.namespace.clone().unwrap_or_default(),
+                name: d.metadata.name.clone().unwrap_or_default(),
+                helm_release: helm_release(
+                    d.metadata.annotations.as_ref(),
+                    d.metadata.labels.as_ref(),
+                ),
             });
         }
     }

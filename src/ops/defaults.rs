@@ -21,7 +21,7 @@ use crate::report::diff::ScaleSetDiff;
 pub(crate) const ARS_CRD: &str = "autoscalingrunnersets.actions.github.com";
 
 /// The CRDs the run found: the cluster's, why it could not be read, and one among the files.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(crate) struct Crds {
     pub(crate) cluster: Option<Object>,
     /// Why the cluster's could not be used (not installed, forbidden, ...).

@@ -105,7 +105,7 @@ impl Diff {
 
 /// Everything the comparison reads: desired AutoscalingRunnerSets and the live objects, each with
 /// its origin. Built from files, then completed from the cluster when that is allowed and needed.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct World {
     /// The desired AutoscalingRunnerSets: `-f`'s, and only `-f`'s; without `-f`, the live ones
     /// (there is no change to judge: each scale set is compared with its own set).
@@ -1529,5 +1529,107 @@ mod tests {
             "no {} annotation",
             arc::ANNOTATION_RUNNER_SCALE_SET_ID
         )));
+    }
+}
+
+/// `upgrade-plan`'s reading of an installation: the world `diff` reads without `-f` (each live
+/// scale set compared with its own set; the cluster, or `--live` dumps with `--local`), the
+/// runners of every namespace of its scale sets, and ARC's CRDs as installed. Read once, judged
+/// once per hypothesis of the plan ([`Installation::judge`]).
+#[derive(Clone)]
+pub(crate) struct Installation {
+    world: World,
+    /// ARC's CRDs: the cluster's, or those in the dump.
+    crds: Vec<Object>,
+    /// Why the cluster's CRDs could not all be read.
+    crds_unread: Option<String>,
+}
+
+impl Installation {
+    /// Read the installation under `plan` (no `-f`: its `live` files are the dump).
+    pub(crate) fn read(plan: &Plan, stdin: &mut dyn Read) -> Result<Installation> {
+        let files = read_files(plan, stdin);
+        let crds: Vec<Object> = (files.live.objects.iter())
+            .filter(|o| o.kind == "CustomResourceDefinition" && o.name().ends_with(".actions.github.com"))
+            .cloned()
+            .collect();
+        let (mut world, ask_cluster) = prepare(plan, files)?;
+        let mut found = Installation {
+            crds,
+            crds_unread: None,
+            world: World::default(),
+        };
+        if ask_cluster {
+            let rt = crate::ops::runtime()?;
+            rt.block_on(async {
+                complete_from_cluster(plan, &mut world).await?;
+                if let Some(client) = world.client.clone() {
+                    let namespaces: BTreeSet<String> =
+                        world.desired.iter().map(|o| o.namespace().to_string()).collect();
+                    (world.runners)
+                        .list(&client, &namespaces, plan.scope.all_namespaces)
+                        .await;
+                    found.read_crds(&client).await;
+                }
+                anyhow::Ok(())
+            })?;
+        } else if found.crds.is_empty() {
+            found.crds_unread = Some("the dump holds no CustomResourceDefinition of ARC".into());
+        }
+        found.world = world;
+        Ok(found)
+    }
+
+    async fn read_crds(&mut self, client: &kube::Client) {
+        for name in crate::core::status::install::ARC_CRDS {
+            match cluster::get_crd(client, name).await {
+                Ok(Some(crd)) => self.crds.push(crd),
+                Ok(None) => {}
+                Err(e) => {
+                    self.crds.clear();
+                    self.crds_unread = Some(format!("ARC's CRDs could not be read: {e}"));
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The scale sets in view.
+    pub(crate) fn scale_sets(&self) -> &[Object] {
+        &self.world.desired
+    }
+
+    /// ARC's CRDs as installed, or why they were not read.
+    pub(crate) fn crds(&self) -> (&[Object], Option<&str>) {
+        (&self.crds, self.crds_unread.as_deref())
+    }
+
+    /// The controller Deployments found (the cluster's and the files'), or why none was read.
+    pub(crate) fn controllers(&self) -> (Vec<crate::cluster::preflight::ControllerArgs>, Option<String>) {
+        let mut found = self.world.file_controllers.clone();
+        match &self.world.controllers {
+            Some(impact::Controllers::Read(list)) => {
+                found.extend(list.iter().filter(|c| !found.contains(c)).cloned().collect::<Vec<_>>());
+                (found, None)
+            }
+            Some(impact::Controllers::Unread(why)) => (found, Some(why.clone())),
+            None => (found, Some("the controller Deployment was not read: not in the input".to_string())),
+        }
+    }
+
+    /// Every scale set judged by `plan`'s release (`plan.arc_release`), each
+    /// AutoscalingRunnerSet first labelled `app.kubernetes.io/version=relabel` as its chart's
+    /// upgrade labels it, with the impact on the runners read.
+    pub(crate) fn judge(&self, plan: &Plan, relabel: Option<&str>) -> Diff {
+        let mut world = self.world.clone();
+        if let Some(v) = relabel {
+            let label = crate::core::release::LABEL_VERSION.to_string();
+            for o in world.desired.iter_mut().chain(world.live_scale_sets.values_mut()) {
+                o.meta.labels.insert(label.clone(), v.to_string());
+            }
+        }
+        let mut diff = judge(plan, &mut world);
+        forecast(&mut world, &mut diff.report);
+        diff
     }
 }

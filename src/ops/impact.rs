@@ -27,7 +27,7 @@ pub(crate) fn set_facts(set: &Object) -> SetFacts {
 
 /// The EphemeralRunners read, by the set that controls them, and the namespaces whose runners
 /// are all known.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(crate) struct Runners {
     by_set: HashMap<(String, String), Vec<(String, Value)>>,
     /// Namespaces whose runners were listed, or of which the files hold some.
@@ -256,6 +256,12 @@ pub(crate) fn controller_of_file(o: &Object) -> Option<ControllerArgs> {
         at: format!("controller Deployment {} in {}", o.key().1, o.origin),
         version: o.meta.labels.get("app.kubernetes.io/version").cloned(),
         args,
+        namespace: o.namespace().to_string(),
+        name: o.name().to_string(),
+        helm_release: crate::cluster::preflight::helm_release(
+            Some(&o.meta.annotations),
+            Some(&o.meta.labels),
+        ),
     })
 }
 

@@ -23,6 +23,7 @@ pub(crate) mod migrate;
 pub(crate) mod release;
 pub(crate) mod rollout;
 pub(crate) mod status;
+pub(crate) mod upgrade;
 
 use crate::cluster::ratelimit::RateLimiter;
 use crate::cluster::write::{Breaker, Guarded, WriteError};

@@ -11,3 +11,4 @@ pub(crate) mod migrate;
 pub(crate) mod rollout;
 pub(crate) mod status;
 pub(crate) mod table;
+pub(crate) mod upgrade;

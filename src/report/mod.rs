@@ -10,6 +10,7 @@ pub(crate) mod fleet;
 pub(crate) mod migrate;
 pub(crate) mod rollout;
 pub(crate) mod status;
+pub(crate) mod upgrade;
 
 use crate::cluster::write::DryRun;
 

@@ -260,7 +260,7 @@ pub fn steps(
             "kubectl -n {ctrl_ns} scale deployment {ctrl_name} --replicas=0"
         )],
         why: format!(
-            "{} Listeners and runners keep running; no runner is made or deleted until the new controller starts.",
+            "{}. Listeners and runners keep running; no runner is made or deleted until the new controller starts, so jobs beyond the idle runners wait.",
             choice.why
         ),
     };
