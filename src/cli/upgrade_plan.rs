@@ -38,8 +38,8 @@ again, 2 an error.",
 # The plan for every scale set of the cluster\n  kubectl arc upgrade-plan --to 0.14.2 -A\n\n  \
 # From a dump, offline\n  \
 kubectl get deployments,autoscalingrunnersets,ephemeralrunnersets,ephemeralrunners -A -o yaml > dump.yaml\n  \
-kubectl get crd -o yaml | yq '.items |= map(select(.spec.group == \"actions.github.com\"))' >> dump.yaml\n  \
-kubectl arc upgrade-plan --to 0.14.2 -f dump.yaml\n\n  \
+kubectl get crd -o yaml > crds.yaml  # the dump keeps only ARC's four\n  \
+kubectl arc upgrade-plan --to 0.14.2 -f dump.yaml -f crds.yaml\n\n  \
 # The steps only, for a runbook\n  kubectl arc upgrade-plan --to 0.14.2 -A -o json | jq -r '.steps[].commands[]'"
 )]
 pub(crate) struct UpgradePlanArgs {
@@ -79,7 +79,13 @@ pub(crate) fn run(
     match &args.output {
         Output::Default => crate::render::upgrade::write_text(&report, shell.out())?,
         other => {
-            emit::structured(&report, other, "autoscalingrunnerset.actions.github.com", false, shell.out())?;
+            emit::structured(
+                &report,
+                other,
+                "autoscalingrunnerset.actions.github.com",
+                false,
+                shell.out(),
+            )?;
         }
     }
     Ok(code)
@@ -87,9 +93,8 @@ pub(crate) fn run(
 
 /// Everything checked before anything is read: the release, the scope, the files.
 fn validate(kube: &KubeFlags, args: &UpgradePlanArgs) -> Result<Plan> {
-    let to = super::arc_version_arg(&args.to).map_err(|e| {
-        anyhow::anyhow!("{}", e.to_string().replacen("--arc-version", "--to", 1))
-    })?;
+    let to = super::arc_version_arg(&args.to)
+        .map_err(|e| anyhow::anyhow!("{}", e.to_string().replacen("--arc-version", "--to", 1)))?;
     let scope = super::checked_scope(
         kube,
         args.all_namespaces,

@@ -1550,7 +1550,9 @@ impl Installation {
     pub(crate) fn read(plan: &Plan, stdin: &mut dyn Read) -> Result<Installation> {
         let files = read_files(plan, stdin);
         let crds: Vec<Object> = (files.live.objects.iter())
-            .filter(|o| o.kind == "CustomResourceDefinition" && o.name().ends_with(".actions.github.com"))
+            .filter(|o| {
+                o.kind == "CustomResourceDefinition" && o.name().ends_with(".actions.github.com")
+            })
             .cloned()
             .collect();
         let (mut world, ask_cluster) = prepare(plan, files)?;
@@ -1564,8 +1566,11 @@ impl Installation {
             rt.block_on(async {
                 complete_from_cluster(plan, &mut world).await?;
                 if let Some(client) = world.client.clone() {
-                    let namespaces: BTreeSet<String> =
-                        world.desired.iter().map(|o| o.namespace().to_string()).collect();
+                    let namespaces: BTreeSet<String> = world
+                        .desired
+                        .iter()
+                        .map(|o| o.namespace().to_string())
+                        .collect();
                     (world.runners)
                         .list(&client, &namespaces, plan.scope.all_namespaces)
                         .await;
@@ -1605,15 +1610,28 @@ impl Installation {
     }
 
     /// The controller Deployments found (the cluster's and the files'), or why none was read.
-    pub(crate) fn controllers(&self) -> (Vec<crate::cluster::preflight::ControllerArgs>, Option<String>) {
+    pub(crate) fn controllers(
+        &self,
+    ) -> (
+        Vec<crate::cluster::preflight::ControllerArgs>,
+        Option<String>,
+    ) {
         let mut found = self.world.file_controllers.clone();
         match &self.world.controllers {
             Some(impact::Controllers::Read(list)) => {
-                found.extend(list.iter().filter(|c| !found.contains(c)).cloned().collect::<Vec<_>>());
+                found.extend(
+                    list.iter()
+                        .filter(|c| !found.contains(c))
+                        .cloned()
+                        .collect::<Vec<_>>(),
+                );
                 (found, None)
             }
             Some(impact::Controllers::Unread(why)) => (found, Some(why.clone())),
-            None => (found, Some("the controller Deployment was not read: not in the input".to_string())),
+            None => (
+                found,
+                Some("the controller Deployment was not read: not in the input".to_string()),
+            ),
         }
     }
 
@@ -1624,7 +1642,11 @@ impl Installation {
         let mut world = self.world.clone();
         if let Some(v) = relabel {
             let label = crate::core::release::LABEL_VERSION.to_string();
-            for o in world.desired.iter_mut().chain(world.live_scale_sets.values_mut()) {
+            for o in world
+                .desired
+                .iter_mut()
+                .chain(world.live_scale_sets.values_mut())
+            {
                 o.meta.labels.insert(label.clone(), v.to_string());
             }
         }

@@ -125,10 +125,13 @@ fn running_release(
                 others.join(", ")
             ));
         }
-        return (Some(r), From {
-            release: Some(r.version.to_string()),
-            from,
-        });
+        return (
+            Some(r),
+            From {
+                release: Some(r.version.to_string()),
+                from,
+            },
+        );
     }
     let why = match (controllers.first(), unread) {
         (Some(c), _) => format!("{} runs no release kubectl-arc knows", c.at),
@@ -140,16 +143,22 @@ fn running_release(
         Some((r, o.describe()))
     });
     match labelled {
-        Some((r, of)) => (Some(r), From {
-            release: Some(r.version.to_string()),
-            from: format!(
-                "assumed from the label app.kubernetes.io/version of {of} ({why})"
-            ),
-        }),
-        None => (None, From {
-            release: None,
-            from: format!("not known ({why}; no scale set carries the label of a known release)"),
-        }),
+        Some((r, of)) => (
+            Some(r),
+            From {
+                release: Some(r.version.to_string()),
+                from: format!("assumed from the label app.kubernetes.io/version of {of} ({why})"),
+            },
+        ),
+        None => (
+            None,
+            From {
+                release: None,
+                from: format!(
+                    "not known ({why}; no scale set carries the label of a known release)"
+                ),
+            },
+        ),
     }
 }
 
@@ -171,8 +180,12 @@ fn set_plan(
     let gh = format!("gha-runner-scale-set-{}", to.version);
     let reason = match action {
         upgrade::SetAction::Kept => format!(
-            "ARC {}'s RunnerSetSpecHash() of the AutoscalingRunnerSet equals its set's actions.github.com/runner-spec-hash and the listener's hashes hold (AutoscalingRunnerSetReconciler.Reconcile, {gh})",
-            to.version
+            "ARC {}'s RunnerSetSpecHash() of the AutoscalingRunnerSet equals its set's actions.github.com/runner-spec-hash{} (AutoscalingRunnerSetReconciler.Reconcile, {gh})",
+            to.version,
+            match item.listener_restart {
+                Some(false) => " and its listener's hashes hold",
+                _ => "; its listener is not in the input, so whether it is made again is not known",
+            }
         ),
         upgrade::SetAction::Replaced => format!(
             "{} (AutoscalingRunnerSetReconciler.Reconcile, {gh})",

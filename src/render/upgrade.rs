@@ -63,7 +63,11 @@ fn write_set(s: &SetPlan, out: &mut dyn Write) -> io::Result<()> {
         SetAction::Failed => "error",
     };
     let mut line = format!("{}/{} ({label}): {action}", s.namespace, s.name);
-    if let Some(i) = s.impact.as_ref().filter(|i| crate::render::impact::touches(i)) {
+    if let Some(i) = s
+        .impact
+        .as_ref()
+        .filter(|i| crate::render::impact::touches(i))
+    {
         line.push_str(": ");
         line.push_str(&crate::render::impact::clause(i));
     }

@@ -65,7 +65,7 @@ async fn runner(
 /// Runners in every phase ARC distinguishes, for `set`: two idle, one busy as a 0.13+ listener
 /// records its job, one busy as a 0.9-0.12.1 listener does (no `jobId`), one pending, one that has
 /// not registered yet (no status), one failed, one finished, one outdated, one being deleted.
-async fn runners_in_every_phase(client: &kube::Client, ns: &str, set: &DynamicObject) {
+pub(crate) async fn runners_in_every_phase(client: &kube::Client, ns: &str, set: &DynamicObject) {
     let running = |id: i64| json!({"phase": "Running", "ready": true, "runnerId": id});
     let phases: Vec<(&str, Option<Value>, bool)> = vec![
         ("idle-a", Some(running(11)), false),
@@ -116,7 +116,10 @@ async fn runners_in_every_phase(client: &kube::Client, ns: &str, set: &DynamicOb
 
 /// ARC's controller Deployment as the gha-runner-scale-set-controller chart makes it, of release
 /// `version`, its manager started with `args`.
-fn controller_deployment(version: &str, args: &[&str]) -> k8s_openapi::api::apps::v1::Deployment {
+pub(crate) fn controller_deployment(
+    version: &str,
+    args: &[&str],
+) -> k8s_openapi::api::apps::v1::Deployment {
     serde_json::from_value(json!({
         "metadata": {"name": "arc-gha-rs-controller", "labels": {
             "app.kubernetes.io/name": "gha-rs-controller",
@@ -134,12 +137,12 @@ fn controller_deployment(version: &str, args: &[&str]) -> k8s_openapi::api::apps
 
 /// The set's counters as its controller writes them for those runners: running (idle and busy,
 /// not deleting) 4, pending (pending and no phase) 2.
-fn counters() -> Value {
+pub(crate) fn counters() -> Value {
     json!({"currentReplicas": 9, "runningEphemeralRunners": 4, "pendingEphemeralRunners": 2,
            "failedEphemeralRunners": 1})
 }
 
-fn kubectl_get(kubeconfig: &std::path::Path, ns: &str, kinds: &str) -> String {
+pub(crate) fn kubectl_get(kubeconfig: &std::path::Path, ns: &str, kinds: &str) -> String {
     let kubectl = std::env::var("KUBECTL_ARC_TEST_KUBECTL")
         .expect("KUBECTL_ARC_TEST_KUBECTL: the test bed's kubectl");
     let out = std::process::Command::new(&kubectl)

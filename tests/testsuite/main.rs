@@ -44,4 +44,5 @@ mod status_edges;
 mod status_install;
 mod status_listener;
 mod testbed;
+mod upgrade_plan_cluster;
 mod write_guard;

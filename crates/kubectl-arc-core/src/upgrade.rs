@@ -158,12 +158,14 @@ pub fn replaced_because(
         (Some(true), _) => {
             let from_api = from.map_or("its release's".to_string(), |f| f.k8s_api.to_string());
             format!(
-                "by the upgrade itself: ARC {} hashes the unchanged AutoscalingRunnerSet otherwise (RunnerSetSpecHash() over k8s.io/api {} where the set was hashed over {from_api})",
+                "by the upgrade itself: ARC {} hashes the unchanged AutoscalingRunnerSet otherwise (its RunnerSetSpecHash() prints the types of k8s.io/api {}; the set's hash was made over {from_api})",
                 to.version, to.k8s_api
             )
         }
         (_, Some(true)) => {
-            let f = from.map_or("the running controller".to_string(), |f| format!("ARC {}", f.version));
+            let f = from.map_or("the running controller".to_string(), |f| {
+                format!("ARC {}", f.version)
+            });
             format!(
                 "a change already pending: the AutoscalingRunnerSet changed since its set was made, and {f} replaces it too"
             )
@@ -375,7 +377,11 @@ mod tests {
         assert_eq!(c.order, Order::ControllerStopped);
         assert_eq!(c.controller_first_deletes, 2);
         assert_eq!(c.charts_first_deletes, Some(true));
-        assert!(c.why.contains("ARC 0.13.1's refuses the label 0.14.2"), "{}", c.why);
+        assert!(
+            c.why.contains("ARC 0.13.1's refuses the label 0.14.2"),
+            "{}",
+            c.why
+        );
     }
 
     #[test]
@@ -444,7 +450,11 @@ mod tests {
                 "kubectl -n arc-runners label autoscalingrunnerset b app.kubernetes.io/version=0.14.2 --overwrite"
             ]
         );
-        assert!(s[3].commands[0].starts_with("helm upgrade arc "), "{:?}", s[3]);
+        assert!(
+            s[3].commands[0].starts_with("helm upgrade arc "),
+            "{:?}",
+            s[3]
+        );
         let c = choose_order(Some(r("0.14.0")), r("0.14.2"), &[Some("0.14.0")]);
         let kinds: Vec<StepKind> = steps(&c, r("0.14.2"), None, &sets, false)
             .iter()
@@ -452,7 +462,11 @@ mod tests {
             .collect();
         assert_eq!(
             kinds,
-            [StepKind::Crds, StepKind::Controller, StepKind::ScaleSetCharts]
+            [
+                StepKind::Crds,
+                StepKind::Controller,
+                StepKind::ScaleSetCharts
+            ]
         );
     }
 
@@ -483,7 +497,10 @@ mod tests {
         let w = WrongOrder::of(Some(r("0.14.0")), r("0.14.2"), Some("0.14.0"));
         assert!(w.is_empty());
         let w = WrongOrder::of(Some(r("0.13.1")), r("0.14.2"), Some("0.13.1"));
-        assert_eq!(w.controller_first.as_ref().unwrap().label.as_deref(), Some("0.13.1"));
+        assert_eq!(
+            w.controller_first.as_ref().unwrap().label.as_deref(),
+            Some("0.13.1")
+        );
         assert_eq!(w.charts_first.as_ref().unwrap().release, "0.13.1");
     }
 }

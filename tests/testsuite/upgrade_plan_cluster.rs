@@ -1,0 +1,284 @@
+//! Issue 33's tests of record: `upgrade-plan` on the real API server, from objects written as
+//! ARC 0.13.1 writes them (a scale set labelled by its chart, its set hashed by 0.13.1's
+//! `RunnerSetSpecHash()`, runners in every phase with their status through the status
+//! subresource) and the controller Deployment of the gha-runner-scale-set-controller chart.
+
+use kube::api::{DynamicObject, PostParams};
+use serde_json::{Value, json};
+
+use crate::common;
+use crate::common::cli::report;
+use crate::impact_cluster::{controller_deployment, counters, kubectl_get, runners_in_every_phase};
+
+/// A scale set labelled `release` and its set as that release made it from the scale set as it
+/// is (settled: the runner-spec hash is the scale set's own).
+async fn settled_scale_set(
+    client: &kube::Client,
+    ns: &str,
+    name: &str,
+    release: &str,
+) -> DynamicObject {
+    let ars: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingRunnerSet",
+        "metadata": {"name": name,
+            "labels": {"app.kubernetes.io/version": release, "app.kubernetes.io/instance": name},
+            "annotations": {"runner-scale-set-id": "7", "meta.helm.sh/release-name": name}},
+        "spec": {"githubConfigUrl": "https://github.com/my-org", "githubConfigSecret": "gh-secret",
+            "maxRunners": 10,
+            "template": {"spec": {"restartPolicy": "Never", "containers": [
+                {"name": "runner", "image": "ghcr.io/actions/actions-runner:2.329.0"}]}}}
+    }))
+    .unwrap();
+    let ars = common::ars_api(client, ns)
+        .create(&PostParams::default(), &ars)
+        .await
+        .unwrap();
+    let stored = serde_json::to_value(&ars).unwrap();
+    let hash = kubectl_arc::core::spec_hash::runner_set_spec_hash(
+        kubectl_arc::core::release::release(release).unwrap(),
+        &serde_json::to_string(&stored["spec"]).unwrap(),
+    )
+    .unwrap();
+    let set: DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunnerSet",
+        "metadata": {"generateName": format!("{name}-"),
+            "labels": {"app.kubernetes.io/version": release,
+                "actions.github.com/scale-set-name": name,
+                "actions.github.com/scale-set-namespace": ns},
+            "annotations": {"actions.github.com/runner-spec-hash": hash},
+            "ownerReferences": [{"apiVersion": "actions.github.com/v1alpha1",
+                "kind": "AutoscalingRunnerSet", "name": name, "uid": ars.metadata.uid,
+                "controller": true, "blockOwnerDeletion": true}]},
+        "spec": {"replicas": 9, "patchID": 3, "ephemeralRunnerSpec": {
+            "githubConfigUrl": "https://github.com/my-org", "githubConfigSecret": "gh-secret",
+            "runnerScaleSetId": 7,
+            "spec": stored["spec"]["template"]["spec"]}}
+    }))
+    .unwrap();
+    let set = common::ers_api(client, ns)
+        .create(&PostParams::default(), &set)
+        .await
+        .unwrap();
+    let set_name = set.metadata.name.clone().unwrap();
+    common::set_ers_status(client, ns, &set_name, counters()).await
+}
+
+fn only_set(r: &Value) -> &Value {
+    let sets = r["sets"].as_array().unwrap();
+    assert_eq!(sets.len(), 1, "{r:#}");
+    &sets[0]
+}
+
+fn step_kinds(r: &Value) -> Vec<&str> {
+    (r["steps"].as_array().unwrap().iter())
+        .map(|s| s["step"].as_str().unwrap())
+        .collect()
+}
+
+/// ARC 0.13.1 installed (controller, scale set, set, runners), planned to 0.14.2: each release's
+/// version check refuses the other's label, so the controller is stopped while the chart
+/// relabels the scale set; 0.14.2 hashes the unchanged scale set over k8s.io/api v0.35.2, so the
+/// upgrade itself replaces the set (its runners deleted as 0.14.2's `cleanUpEphemeralRunners`
+/// deletes them, the busy ones finishing first); the controller first or the chart first would
+/// delete the scale set. The server's CRDs declare what 0.14.2 writes; the same CRD without
+/// 0.14.0's `status.phase` (as 0.13 installed it) in a dump is a gap. The same plan from a dump.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_upgrade_from_0_13_1_stops_the_controller_and_the_upgrade_replaces_the_set() {
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::legacy_kubeconfig(), "arc-upgrade").await;
+    let kc = kubeconfig.to_str().unwrap();
+    let set = settled_scale_set(&client, &ns, "runners", "0.13.1").await;
+    runners_in_every_phase(&client, &ns, &set).await;
+    let ctl = common::namespace(&client, "arc-systems-up").await;
+    let deploy = controller_deployment(
+        "0.13.1",
+        &[
+            "--auto-scaling-runner-set-only",
+            "--update-strategy=immediate",
+        ],
+    );
+    let controller =
+        common::controller::ControllerDeployment::create(&kubeconfig, &client, &ctl, &deploy).await;
+
+    // Before the upgrade, 0.13.1 keeps the set: diff says nothing.
+    let (code, out, err) = common::cli::exe(&["diff", "--kubeconfig", kc, "-n", &ns]);
+    assert_eq!(code, 0, "{err}{out}");
+
+    let (code, out, err) = common::cli::exe(&[
+        "upgrade-plan",
+        "--kubeconfig",
+        kc,
+        "-n",
+        &ns,
+        "--to",
+        "0.14.2",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 1, "{err}{out}");
+    let r = report(&out);
+    assert_eq!(r["kind"], "UpgradePlan");
+    assert_eq!(r["from"]["release"], "0.13.1", "{r:#}");
+    assert_eq!(
+        r["from"]["from"],
+        format!("controller Deployment {ctl}/arc-gha-rs-controller")
+    );
+    assert_eq!(r["order"]["order"], "ControllerStopped", "{r:#}");
+    assert_eq!(
+        step_kinds(&r),
+        ["Crds", "StopController", "ScaleSetCharts", "Controller"]
+    );
+    assert_eq!(
+        r["steps"][1]["commands"][0],
+        format!("kubectl -n {ctl} scale deployment arc-gha-rs-controller --replicas=0")
+    );
+    assert_eq!(
+        r["steps"][2]["commands"][0],
+        format!(
+            "helm upgrade runners oci://ghcr.io/actions/actions-runner-controller-charts/gha-runner-scale-set -n {ns} --version 0.14.2 --reuse-values"
+        )
+    );
+    let s = only_set(&r);
+    assert_eq!(s["label"], "0.13.1");
+    assert_eq!(s["action"], "Replaced", "{s:#}");
+    assert!(
+        s["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("by the upgrade itself"),
+        "{s:#}"
+    );
+    assert_eq!(s["wrongOrder"]["controllerFirst"]["release"], "0.14.2");
+    assert_eq!(s["wrongOrder"]["controllerFirst"]["label"], "0.13.1");
+    assert_eq!(s["wrongOrder"]["chartsFirst"]["release"], "0.13.1");
+    assert_eq!(s["wrongOrder"]["chartsFirst"]["label"], "0.14.2");
+    let impact = &s["impact"];
+    assert_eq!(impact["deleted"], 6, "{impact:#}");
+    assert_eq!(impact["busy"].as_array().unwrap().len(), 2, "{impact:#}");
+    assert_ne!(impact["scaleSetDeleted"], true, "{impact:#}");
+    assert_eq!(impact["updateStrategy"]["value"], "immediate");
+    // The server's CRDs (ARC's master) declare every field 0.14.2 writes.
+    assert_eq!(r["crds"]["installed"].as_array().unwrap().len(), 4, "{r:#}");
+    assert_eq!(r["crds"]["missing"], json!([]), "{r:#}");
+
+    // The same plan from a dump, with the EphemeralRunnerSet CRD as 0.13 installed it (no
+    // status.phase): the gap is named.
+    let mut crd: Value = serde_json::to_value(
+        kube::Api::<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition>::all(client.clone())
+            .get("ephemeralrunnersets.actions.github.com")
+            .await
+            .unwrap(),
+    )
+    .unwrap();
+    for v in crd["spec"]["versions"].as_array_mut().unwrap() {
+        v["schema"]["openAPIV3Schema"]["properties"]["status"]["properties"]
+            .as_object_mut()
+            .unwrap()
+            .remove("phase");
+    }
+    crd["apiVersion"] = json!("apiextensions.k8s.io/v1");
+    crd["kind"] = json!("CustomResourceDefinition");
+    let dir = common::scratch_dir("upgrade-plan");
+    let dump = dir.join("dump.yaml");
+    std::fs::write(
+        &dump,
+        kubectl_get(
+            &kubeconfig,
+            &ns,
+            "autoscalingrunnersets,ephemeralrunnersets,ephemeralrunners",
+        ),
+    )
+    .unwrap();
+    let crds = dir.join("crd.json");
+    std::fs::write(&crds, crd.to_string()).unwrap();
+    let (code, out, err) = common::cli::exe(&[
+        "upgrade-plan",
+        "-f",
+        dump.to_str().unwrap(),
+        "-f",
+        crds.to_str().unwrap(),
+        "--to",
+        "0.14.2",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 1, "{err}{out}");
+    let d = report(&out);
+    // No controller in the dump: the running release is the scale set's label, said as assumed.
+    assert_eq!(d["from"]["release"], "0.13.1", "{d:#}");
+    assert!(
+        d["from"]["from"]
+            .as_str()
+            .unwrap()
+            .starts_with("assumed from the label")
+    );
+    assert_eq!(d["order"]["order"], "ControllerStopped");
+    let ds = only_set(&d);
+    assert_eq!(ds["action"], s["action"]);
+    let without_strategy = |i: &Value| {
+        let mut i = i.clone();
+        i["updateStrategy"].as_object_mut().unwrap().remove("from");
+        i
+    };
+    assert_eq!(without_strategy(&ds["impact"]), without_strategy(impact));
+    assert_eq!(
+        d["crds"]["missing"],
+        json!([{"crd": "ephemeralrunnersets.actions.github.com", "field": "status.phase", "since": "0.14.0"}]),
+        "{d:#}"
+    );
+    drop(controller);
+}
+
+/// A patch upgrade within 0.14: the new controller allows the old label, so it goes first, and
+/// the set is kept (0.14.0 and 0.14.2 hash over the same k8s.io/api); exit 0. The cluster has no
+/// controller Deployment: the running release is the scale set's label, said as assumed.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_patch_upgrade_within_0_14_keeps_the_set_and_runs_the_controller_first() {
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::legacy_kubeconfig(), "arc-upgrade-patch").await;
+    let kc = kubeconfig.to_str().unwrap();
+    let set = settled_scale_set(&client, &ns, "runners", "0.14.0").await;
+    runners_in_every_phase(&client, &ns, &set).await;
+    let (code, out, err) = common::cli::exe(&[
+        "upgrade-plan",
+        "--kubeconfig",
+        kc,
+        "-n",
+        &ns,
+        "--to",
+        "0.14.2",
+        "-o",
+        "json",
+    ]);
+    let r = report(&out);
+    assert_eq!(only_set(&r)["action"], "Kept", "{r:#}{err}");
+    assert_eq!(r["order"]["order"], "ControllerFirst");
+    // No controller Deployment in the cluster: the plan says which release it assumed and why.
+    assert_eq!(r["from"]["release"], "0.14.0");
+    let from = r["from"]["from"].as_str().unwrap();
+    assert!(
+        from.starts_with(
+            "assumed from the label app.kubernetes.io/version of AutoscalingRunnerSet"
+        ) && from.contains("no controller Deployment found"),
+        "{from}"
+    );
+    assert_eq!(step_kinds(&r), ["Crds", "Controller", "ScaleSetCharts"]);
+    assert_eq!(code, 0, "{err}{out}");
+}
+
+/// An unknown release: exit 2 listing the known ones, before the cluster is contacted.
+#[test]
+fn an_unknown_release_is_refused_before_anything_is_read() {
+    let (code, _, err) = common::cli::exe(&[
+        "upgrade-plan",
+        "--kubeconfig",
+        "/nonexistent",
+        "--to",
+        "0.15.0",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--to \"0.15.0\": not an ARC release kubectl-arc knows (known: 0.9.0"),
+        "{err}"
+    );
+}
