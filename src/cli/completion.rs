@@ -402,6 +402,7 @@ const NAMED_RESOURCES: &[(&str, Named)] = &[
     ("status", SETS_AND_SCALE_SETS),
     ("bump", SETS_AND_SCALE_SETS),
     ("migrate", SETS),
+    ("upgrade-plan", SCALE_SETS),
 ];
 
 /// What kind of path a request completes (kubectl's protocol leaves paths to the shell).
@@ -598,7 +599,7 @@ fn completer_for(
             ArgValueCompleter::new(move |current: &OsStr| kubeconfig_names(&r, &id, current))
         }
         "layout" => ArgValueCompleter::new(layouts),
-        "arc_version" => ArgValueCompleter::new(arc_versions),
+        "arc_version" | "to" => ArgValueCompleter::new(arc_versions),
         "contexts" => ArgValueCompleter::new(move |current: &OsStr| context_patterns(&r, current)),
         _ if arg.is_positional() => {
             let &(_, named) = resource?;
@@ -857,6 +858,9 @@ mod tests {
         );
         let v = complete(&["diff", "--arc-version="]);
         assert_eq!(values(&v).len(), 15, "{v}");
+        // Issue 33: upgrade-plan's --to offers the same.
+        let v = complete(&["upgrade-plan", "--to", "0.13"]);
+        assert_eq!(values(&v), ["0.13.1", "0.13.0", ":4"]);
         let v = complete(&["migrate", "-o", "j"]);
         assert_eq!(values(&v), ["json", "jsonpath=", ":6"]);
         let v = complete(&["completion", ""]);
