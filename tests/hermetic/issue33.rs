@@ -93,7 +93,10 @@ fn status_and_diff_agree_on_the_release_and_the_deletion_under_arc_version() {
             assert_eq!(row["state"], "VersionRejected", "{row:#}");
             assert_eq!(first["reason"], "DeletedByVersionCheck");
             let rule = d["deletedByVersionCheck"]["rule"].as_str().unwrap();
-            assert!(first["message"].as_str().unwrap().contains(rule), "{first:#}");
+            assert!(
+                first["message"].as_str().unwrap().contains(rule),
+                "{first:#}"
+            );
         } else {
             assert_eq!(row["state"], "Replacing", "{row:#}");
             assert_eq!(row["desiredRunnerSpecHash"], d["runnerSpecHash"]["desired"]);
