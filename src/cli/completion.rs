@@ -857,6 +857,9 @@ mod tests {
         );
         let v = complete(&["diff", "--arc-version="]);
         assert_eq!(values(&v).len(), 15, "{v}");
+        // Issue 31: status takes it as diff does.
+        let v = complete(&["status", "--arc-version", "0.13"]);
+        assert_eq!(values(&v), ["0.13.1", "0.13.0", ":4"]);
         let v = complete(&["migrate", "-o", "j"]);
         assert_eq!(values(&v), ["json", "jsonpath=", ":6"]);
         let v = complete(&["completion", ""]);
