@@ -861,6 +861,9 @@ mod tests {
         // Issue 33: upgrade-plan's --to offers the same.
         let v = complete(&["upgrade-plan", "--to", "0.13"]);
         assert_eq!(values(&v), ["0.13.1", "0.13.0", ":4"]);
+        // Issue 31: status takes it as diff does.
+        let v = complete(&["status", "--arc-version", "0.13"]);
+        assert_eq!(values(&v), ["0.13.1", "0.13.0", ":4"]);
         let v = complete(&["migrate", "-o", "j"]);
         assert_eq!(values(&v), ["json", "jsonpath=", ":6"]);
         let v = complete(&["completion", ""]);

@@ -46,8 +46,12 @@ ARC 0.9 to 0.14 (sets with actions.github.com/runner-spec-hash) have no revision
 Synced (the release's RunnerSetSpecHash() of the AutoscalingRunnerSet equals the newest set's \
 annotation), Replacing (they differ: ARC replaces the set, has not acted yet or, with \
 --update-strategy=eventual, waits for running jobs), Draining (an old set ARC has not deleted yet), \
-SpecHash (the AutoscalingRunnerSet is not known). The release is the set's app.kubernetes.io/version, \
-else the newest.\n\n\
+SpecHash (the AutoscalingRunnerSet is not known). The release is diff's: --arc-version, else the \
+controller Deployment's that reconciles the namespace, else the scale set's app.kubernetes.io/version, \
+else the set's own, else the newest.\n\n\
+Whatever the rest says, VersionRejected (the release that judges the scale set, --arc-version or the \
+running controller's, does not allow its app.kubernetes.io/version: ARC's version check deletes the \
+scale set with its sets and runners; --wait fails at once).\n\n\
 `-o wide` and `status NAME` say why a set is not Synced: which runners hold the cleanup back \
 (busy with a job, never registered with runnerId 0, phase Outdated) and when spec.actionableRevision \
 was last written (from managedFields).\n\n\
@@ -67,7 +71,9 @@ kubectl arc status -A --contexts 'prod-*,!prod-canary' -o wide\n\n  \
 # Block until every set of every production cluster is Synced\n  \
 kubectl arc status -A --contexts 'prod-*' --wait --timeout 10m\n\n  \
 # Offline, from a dump (the scale sets name the release and the listener's scale set)\n  kubectl get autoscalingrunnersets,ephemeralrunnersets,ephemeralrunners -A -o yaml > dump.yaml\n  \
-kubectl arc status -f dump.yaml"
+kubectl arc status -f dump.yaml\n\n  \
+# Before upgrading the controller: what ARC 0.13.1 would do to each set (VersionRejected: deleted)\n  \
+kubectl arc status -A --arc-version 0.13.1"
 )]
 #[command(group(clap::ArgGroup::new("fleet").args(["contexts", "all_contexts"])))]
 pub(crate) struct StatusArgs {
@@ -105,6 +111,11 @@ pub(crate) struct StatusArgs {
     /// The k8s.io/api layout of the ARC controller's build (v0.35, v0.36 or v0.37).
     #[arg(long, value_name = "VERSION", default_value = "v0.36")]
     pub(crate) layout: String,
+    /// The ARC release whose rule judges every set (0.9.0 to 0.14.2), as diff takes it: its
+    /// RunnerSetSpecHash() and its version check. By default the release of the controller
+    /// Deployment that reconciles the namespace, else the scale set's app.kubernetes.io/version.
+    #[arg(long, value_name = "VERSION")]
+    pub(crate) arc_version: Option<String>,
     /// Read these kubeconfig contexts, comma-separated: names, globs (* and ?), !PATTERN to
     /// leave some out; one table with a CONTEXT column (docs/fleet.md).
     #[arg(long, value_name = "PATTERN", value_delimiter = ',', conflicts_with_all = ["all_contexts", "files"])]
@@ -294,11 +305,17 @@ fn validate(kube: &KubeFlags, args: &StatusArgs, env: &Env) -> Result<Request> {
             "names are looked up in one namespace: use -n NAMESPACE with names, not -A/--all-namespaces"
         );
     }
+    let arc_release = args
+        .arc_version
+        .as_deref()
+        .map(super::arc_version_arg)
+        .transpose()?;
     Ok(Request {
         layout,
         scope,
         connect: kube.connect_options(),
         clock: env.clock,
+        arc_release,
     })
 }
 
@@ -349,6 +366,7 @@ mod tests {
             State::ListenerFailing,
             State::RunnersFailed,
             State::RunnersNotRunning,
+            State::VersionRejected,
         ];
         for state in all {
             match state {
@@ -370,7 +388,8 @@ mod tests {
                 | State::ListenerDown
                 | State::ListenerFailing
                 | State::RunnersFailed
-                | State::RunnersNotRunning => {}
+                | State::RunnersNotRunning
+                | State::VersionRejected => {}
             }
         }
         let mut cli = crate::cli::Cli::command();

@@ -98,6 +98,7 @@ async fn read_one(request: &Request, context: &str) -> Read {
         scope: request.scope.clone(),
         connect,
         clock: request.clock,
+        arc_release: request.arc_release,
     };
     let listing = async {
         let (client, plan) = one.connect().await?;

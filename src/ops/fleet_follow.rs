@@ -92,6 +92,7 @@ async fn follow_one(
         scope: request.scope.clone(),
         connect,
         clock: request.clock,
+        arc_release: request.arc_release,
     };
     let result = async {
         let (client, plan) = one.connect().await?;

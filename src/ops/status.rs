@@ -19,9 +19,10 @@ use crate::cluster::{self, ConnectOptions, PAGE_SIZE};
 use crate::core::arc;
 use crate::core::layout::Layout;
 use crate::core::pairing;
+use crate::core::release::ArcRelease;
 use crate::core::selector::Selector;
 use crate::core::status::install::{
-    ARC_CRDS, CONTROLLER_SELECTORS, ControllerFacts, CrdFacts, install_reasons,
+    ARC_CRDS, CONTROLLER_SELECTORS, ControllerFacts, CrdFacts, install_reasons, reconciler_of,
 };
 use crate::core::status::listener::{
     AUTOSCALING_LISTENERS, COMPONENT_LISTENER, KIND_AUTOSCALING_LISTENER, LABEL_COMPONENT,
@@ -45,6 +46,8 @@ pub(crate) struct Request {
     pub(crate) scope: super::Scope,
     pub(crate) connect: ConnectOptions,
     pub(crate) clock: fn() -> SystemTime,
+    /// `--arc-version`: the release whose rule judges every set, instead of the controller's.
+    pub(crate) arc_release: Option<&'static ArcRelease>,
 }
 
 /// `-f`: the dump to read, and the namespace of its objects that name none (kubectl's rule).
@@ -160,6 +163,7 @@ impl Request {
             selector: self.scope.selector_text().map(str::to_string),
             parsed_selector: self.scope.selector().cloned(),
             clock: self.clock,
+            arc_release: self.arc_release,
         }
     }
 
@@ -181,6 +185,7 @@ impl Request {
             selector: self.scope.selector_text().map(str::to_string),
             parsed_selector: self.scope.selector().cloned(),
             clock: self.clock,
+            arc_release: self.arc_release,
         };
         Ok((conn.client, plan))
     }
@@ -199,20 +204,20 @@ pub(crate) async fn list(client: &kube::Client, plan: &Plan) -> Result<Snapshot>
     let gathered = gather(client, plan, census).await?;
     let mut census = gathered.census;
     let scale_sets = scale_sets(client, plan).await;
-    attach_desired(&scale_sets, &mut census);
-    let waiting: Vec<SetStatus> = without_sets(plan, &scale_sets, &census)
-        .into_iter()
-        .map(|a| scale_set_row(plan, a))
-        .collect();
+    let without = without_sets(plan, &scale_sets, &census);
     if gathered.seen.is_empty()
-        && waiting.is_empty()
+        && without.is_empty()
         && let Some(ns) = plan.namespace.as_deref()
     {
         cluster::check_namespace(client, ns).await?;
     }
-    let errors = missing_names(plan, &census, &waiting);
+    // The controllers first: the release that judges each set is the one its controller runs.
     let around = Surroundings::read(client, plan).await;
-    attach_surroundings(&scale_sets, &mut census, &around);
+    let waiting: Vec<SetStatus> = (without.into_iter())
+        .map(|a| scale_set_row(plan, a, &around))
+        .collect();
+    let errors = missing_names(plan, &census, &waiting);
+    rejudge(&scale_sets, &mut census, &around);
     let fleet = FleetFacts::read(&scale_sets, &census, &around, plan.namespace.as_deref());
     let chains = chains(plan, &scale_sets, &census, &around);
     let mut warnings = pod_warnings;
@@ -239,6 +244,8 @@ pub(crate) struct Surroundings {
     /// installed (empty when not read).
     controllers: Option<Vec<ControllerFacts>>,
     crds: Vec<CrdFacts>,
+    /// `--arc-version` (not read: the plan's), which judges every set instead of its controller.
+    arc_release: Option<&'static ArcRelease>,
     /// What could not be read, said once each.
     pub(crate) warnings: Vec<String>,
 }
@@ -253,7 +260,10 @@ impl Surroundings {
     /// Read the listeners and their Pods. A read that fails is a warning naming the resource and
     /// the verb the role lacks; the checks that need it are skipped.
     pub(crate) async fn read(client: &kube::Client, plan: &Plan) -> Surroundings {
-        let mut out = Surroundings::default();
+        let mut out = Surroundings {
+            arc_release: plan.arc_release,
+            ..Surroundings::default()
+        };
         match cluster::list_objects(
             client,
             KIND_AUTOSCALING_LISTENER,
@@ -391,22 +401,51 @@ impl Surroundings {
         behind_controller(listener, controller)
     }
 
-    /// [`StatusReason::DeletedByVersionCheck`]: the controller that reconciles the scale set's
-    /// namespace runs a known release whose version check does not allow its label.
+    /// The controller Deployment whose release judges the scale sets of `namespace`
+    /// ([`reconciler_of`]), when it runs a release of the table.
+    fn reconciler(&self, namespace: &str) -> Option<(&ControllerFacts, &'static ArcRelease)> {
+        let controller = reconciler_of(self.controllers.as_deref()?, namespace)?;
+        let release = crate::core::release::release(controller.version.as_deref()?)?;
+        Some((controller, release))
+    }
+
+    /// What the run knows of the release that judges the sets of `namespace`, as `diff` states it
+    /// ([`crate::ops::release::Stated`]): `--arc-version`, and the release of the controller
+    /// Deployment that reconciles the namespace.
+    fn stated(&self, namespace: &str) -> crate::ops::release::Stated {
+        crate::ops::release::Stated {
+            flag: self.arc_release,
+            controller: self
+                .reconciler(namespace)
+                .map(|(c, r)| (r, format!("controller Deployment {}", c.name))),
+        }
+    }
+
+    /// [`StatusReason::DeletedByVersionCheck`]: the release that judges the scale set
+    /// (`--arc-version`, else that of the controller Deployment that reconciles its namespace:
+    /// never its own label) does not allow its `app.kubernetes.io/version`. A scale set being
+    /// deleted is not checked (`Reconcile` handles the deletion first).
     fn version_check(
         &self,
         scale_set: &input::Object,
     ) -> Option<crate::core::status::StatusReason> {
-        let controllers = self.controllers.as_deref()?;
-        let controller = controller_of(controllers, scale_set.namespace(), None)?;
-        let release = crate::core::release::release(controller.version.as_deref()?)?;
+        if scale_set.meta.deletion_timestamp.is_some() {
+            return None;
+        }
+        let (controller, release) = match self.arc_release {
+            Some(r) => (None, r),
+            None => {
+                let (c, r) = self.reconciler(scale_set.namespace())?;
+                (Some(c.name.clone()), r)
+            }
+        };
         let label = (scale_set.meta.labels)
             .get(crate::core::release::LABEL_VERSION)
             .map(String::as_str);
         let check = release.version_check(label);
         (!check.allowed).then(
             || crate::core::status::StatusReason::DeletedByVersionCheck {
-                controller: controller.name.clone(),
+                controller,
                 release: release.version.to_string(),
                 label: check.label,
                 rule: check.rule.to_string(),
@@ -502,6 +541,7 @@ impl Surroundings {
             pods,
             controllers,
             crds,
+            arc_release: None,
             warnings: Vec::new(),
         }
     }
@@ -657,7 +697,8 @@ fn attach_surroundings(scale_sets: &[input::Object], census: &mut Census, around
                 );
                 let (running, pending) = census.running_and_pending(key);
                 let view = around.view(a);
-                let stale = listener_stale_under(a, latest, &view);
+                let stated = around.stated(a.namespace());
+                let stale = listener_stale_under(a, latest, &view, &stated);
                 let mut reasons = listener_reasons(
                     &scale_set,
                     latest,
@@ -670,7 +711,7 @@ fn attach_surroundings(scale_sets: &[input::Object], census: &mut Census, around
                 reasons.extend(around.behind_controller(&a.key(), &view));
                 reasons.extend(around.version_check(a));
                 reasons.extend(around.orphans(a));
-                reasons.extend(release_disagrees(a, latest));
+                reasons.extend(release_disagrees(a, latest, &stated));
                 if let Some(d) = deletion.filter(|d| !d.finalizers.is_empty()) {
                     let name = format!("{}/{}", a.namespace(), a.name());
                     reasons.push(finalizers_left(arc::KIND_AUTOSCALING_RUNNER_SET, &name, &d));
@@ -789,6 +830,7 @@ fn listener_stale_under(
     scale_set: &input::Object,
     latest: &SetFacts,
     view: &ListenerView,
+    stated: &crate::ops::release::Stated,
 ) -> Option<String> {
     use crate::core::replacement::{ANNOTATION_VALUES_HASH, ListenerSide, listener_restart};
     let ListenerView::Found { listener, .. } = view else {
@@ -797,7 +839,7 @@ fn listener_stale_under(
     if !latest.spec_hash_era || listener.deletion.is_some() || listener.spec_hash.is_none() {
         return None;
     }
-    let release = judging_of(scale_set, latest)?.release;
+    let release = judging_of(scale_set, latest, stated)?.release;
     let spec = scale_set.spec.as_ref()?.get();
     let values = scale_set
         .meta
@@ -841,6 +883,8 @@ pub(crate) struct Plan {
     pub(crate) parsed_selector: Option<Selector>,
     /// The wall clock (AGE, "last written ... ago"), injected.
     pub(crate) clock: fn() -> SystemTime,
+    /// `--arc-version`.
+    pub(crate) arc_release: Option<&'static ArcRelease>,
 }
 
 impl Plan {
@@ -877,8 +921,9 @@ impl Plan {
 
 /// Attach to each set in the census what its AutoscalingRunnerSet wants, found as ARC finds it
 /// (owner reference, labels, name; the newest set when several), so that a change ARC has not
-/// written yet shows as Propagating.
-fn attach_desired(scale_sets: &[input::Object], census: &mut Census) {
+/// written yet shows as Propagating; a set of ARC up to 0.14 judged by the release `around`
+/// states for its namespace ([`Surroundings::stated`]).
+fn attach_desired(scale_sets: &[input::Object], census: &mut Census, around: &Surroundings) {
     let mut replacements: Vec<(SetKey, Replacement)> = Vec::new();
     let chosen: Vec<(SetKey, DesiredSpec)> = {
         census_pairs(scale_sets, census)
@@ -887,7 +932,8 @@ fn attach_desired(scale_sets: &[input::Object], census: &mut Census) {
                 let key = &key;
                 let facts = census.facts(key)?;
                 if facts.spec_hash_era {
-                    replacements.push((key.clone(), judged(a, facts)));
+                    let stated = around.stated(a.namespace());
+                    replacements.push((key.clone(), judged(a, facts, &stated)));
                     for old in &replaced {
                         replacements.push((
                             old.clone(),
@@ -924,10 +970,14 @@ fn attach_desired(scale_sets: &[input::Object], census: &mut Census) {
 }
 
 /// The newest set of ARC up to 0.14 as its scale set judges it: the release of the one rule
-/// ([`crate::ops::release::judging_release`]: the scale set's chart label, else the set's own)
-/// hashes the scale set.
-fn judged(scale_set: &input::Object, facts: &SetFacts) -> Replacement {
-    let Some(judging) = judging_of(scale_set, facts) else {
+/// ([`crate::ops::release::judging_release`]: `--arc-version`, the controller's, the scale set's
+/// chart label, else the set's own) hashes the scale set.
+fn judged(
+    scale_set: &input::Object,
+    facts: &SetFacts,
+    stated: &crate::ops::release::Stated,
+) -> Replacement {
+    let Some(judging) = judging_of(scale_set, facts, stated) else {
         return Replacement::Judged {
             scale_set: format!("{}/{}", scale_set.namespace(), scale_set.name()),
             release: "?".into(),
@@ -944,15 +994,20 @@ fn judged(scale_set: &input::Object, facts: &SetFacts) -> Replacement {
     }
 }
 
-/// The release judging a scale set's newest set of ARC up to 0.14, by the one rule: the scale
-/// set's chart label, the set's own label as the alternative.
-fn judging_of(scale_set: &input::Object, facts: &SetFacts) -> Option<crate::ops::release::Judging> {
+/// The release judging a scale set's newest set of ARC up to 0.14, by the one rule `diff` follows:
+/// `--arc-version`, else the release of the controller Deployment that reconciles the namespace,
+/// else the scale set's chart label (the set's own label as the alternative), else the set's own.
+fn judging_of(
+    scale_set: &input::Object,
+    facts: &SetFacts,
+    stated: &crate::ops::release::Stated,
+) -> Option<crate::ops::release::Judging> {
     let label = |labels: &std::collections::BTreeMap<String, String>, of: String| {
         let r = crate::core::release::release(labels.get("app.kubernetes.io/version")?)?;
         Some((r, format!("label app.kubernetes.io/version of {of}")))
     };
     crate::ops::release::judging_release(
-        &crate::ops::release::Stated::default(),
+        stated,
         label(&scale_set.meta.labels, scale_set.describe()),
         label(
             &facts.labels,
@@ -966,11 +1021,12 @@ fn judging_of(scale_set: &input::Object, facts: &SetFacts) -> Option<crate::ops:
 fn release_disagrees(
     scale_set: &input::Object,
     facts: &SetFacts,
+    stated: &crate::ops::release::Stated,
 ) -> Option<crate::core::status::StatusReason> {
     if !facts.spec_hash_era {
         return None;
     }
-    let judging = judging_of(scale_set, facts)?;
+    let judging = judging_of(scale_set, facts, stated)?;
     let (other, _) = judging.alternative?;
     let spec = scale_set.spec.as_ref()?.get();
     let hash = |r| crate::core::spec_hash::runner_set_spec_hash(r, spec).ok();
@@ -1144,11 +1200,13 @@ fn without_sets<'a>(
     scale_sets_without_sets(plan, scale_sets, |a| has_set_among(a, &index))
 }
 
-/// The row of a scale set without a set ([`crate::core::status::scale_set_without_set`]).
-fn scale_set_row(plan: &Plan, scale_set: &input::Object) -> SetStatus {
+/// The row of a scale set without a set ([`crate::core::status::scale_set_without_set`]), its
+/// version checked by the release `around` states for its namespace.
+fn scale_set_row(plan: &Plan, scale_set: &input::Object, around: &Surroundings) -> SetStatus {
     let key = scale_set.key();
     let phase = phase_of(scale_set);
     let deletion = deletion_of(&scale_set.json());
+    let version_check = around.version_check(scale_set);
     crate::core::status::scale_set_without_set(
         plan.layout,
         crate::core::status::WithoutSet {
@@ -1160,6 +1218,7 @@ fn scale_set_row(plan: &Plan, scale_set: &input::Object) -> SetStatus {
             phase: phase.as_deref(),
             creation_timestamp: scale_set.meta.creation_timestamp.as_deref(),
             deletion: deletion.as_ref(),
+            version_check: version_check.as_ref(),
         },
         plan.now(),
     )
@@ -1330,7 +1389,9 @@ pub(crate) async fn follow(
         .into_iter()
         .cloned()
         .collect();
-    let waiting_rows: Vec<SetStatus> = waiting.iter().map(|a| scale_set_row(plan, a)).collect();
+    let waiting_rows: Vec<SetStatus> = (waiting.iter())
+        .map(|a| scale_set_row(plan, a, &around))
+        .collect();
     let missing = missing_names(plan, &census, &waiting_rows);
     if !missing.is_empty() {
         for e in &missing {
@@ -1545,7 +1606,7 @@ async fn reread_surroundings(
 /// Judge every set of the census again against its scale set ([`attach_desired`]) and its
 /// surroundings ([`attach_surroundings`]), as one listing does.
 fn rejudge(scale_sets: &[input::Object], census: &mut Census, around: &Surroundings) {
-    attach_desired(scale_sets, census);
+    attach_desired(scale_sets, census, around);
     attach_surroundings(scale_sets, census, around);
 }
 
@@ -1581,6 +1642,7 @@ pub(crate) fn cannot_progress(rows: &[SetStatus]) -> Option<String> {
                     | State::RecycleLoop
                     | State::ListenerFailing
                     | State::RunnersFailed
+                    | State::VersionRejected
             )
         })
         .map(where_it_stands)
@@ -1708,7 +1770,10 @@ pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Re
     // A scale set's name stands for its sets, offline as against the cluster: the same rule
     // ([`resolve_names`]) over the dump's sets and scale sets.
     let names = offline_names(plan, files, &objects);
-    let around = Surroundings::from_objects(&objects);
+    let around = Surroundings {
+        arc_release: plan.arc_release,
+        ..Surroundings::from_objects(&objects)
+    };
     let mut census = Census::new(plan.layout, false);
     if let Some(pods) = dumped_runner_pods(&objects) {
         census.set_runner_pods(pods);
@@ -1723,15 +1788,14 @@ pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Re
             census.add_runner(&r);
         }
     }
-    attach_desired(&scale_sets, &mut census);
-    attach_surroundings(&scale_sets, &mut census, &around);
+    rejudge(&scale_sets, &mut census, &around);
     // Against every set of the files, named or not: a scale set's set may have another name.
     let all_sets: Vec<_> = set_objects.iter().map(input::Object::pairing_set).collect();
     let all_sets = pairing::Index::new(&all_sets);
     let waiting: Vec<SetStatus> =
         scale_sets_without_sets(plan, &scale_sets, |a| has_set_among(a, &all_sets))
             .into_iter()
-            .map(|a| scale_set_row(plan, a))
+            .map(|a| scale_set_row(plan, a, &around))
             .collect();
     for name in &names {
         if !census.keys().any(|k| &k.1 == name) && !waiting.iter().any(|r| &r.name == name) {
@@ -1775,6 +1839,7 @@ mod tests {
             selector: selector.map(str::to_string),
             parsed_selector: selector.map(|s| Selector::parse(s).unwrap()),
             clock: || std::time::UNIX_EPOCH + Duration::from_secs(1_800_000_000),
+            arc_release: None,
         }
     }
 
@@ -1910,7 +1975,11 @@ mod tests {
             row("c", State::Invalid),
         ];
         // What a person must fix fails at once too; what ARC fixes by itself is waited for.
-        for state in [State::ListenerFailing, State::RunnersFailed] {
+        for state in [
+            State::ListenerFailing,
+            State::RunnersFailed,
+            State::VersionRejected,
+        ] {
             assert!(cannot_progress(&[row("x", state)]).is_some(), "{state:?}");
         }
         assert_eq!(cannot_progress(&[row("x", State::ListenerDown)]), None);
@@ -2098,7 +2167,9 @@ mod tests {
 
     #[test]
     fn a_dumps_controller_and_crds_tell_a_controller_newer_than_its_crds() {
-        let (ars, ers) = example();
+        let (mut ars, ers) = example();
+        // Labelled by the chart of the controller's minor release: its version check keeps it.
+        ars["metadata"]["labels"]["app.kubernetes.io/version"] = json!("0.14.2");
         let controller = |version: &str| {
             json!({"apiVersion": "apps/v1", "kind": "Deployment",
                    "metadata": {"name": "arc-gha-rs-controller", "namespace": "arc-systems",
@@ -2402,5 +2473,117 @@ mod tests {
             missing_names(&p, &census, &[]),
             ["EphemeralRunnerSet ci/b not found"]
         );
+    }
+
+    /// Issue 33 and 31: status judges each set by diff's rule, `--arc-version`, else the release
+    /// of the controller Deployment that reconciles its namespace (in a dump as in the cluster),
+    /// else its chart label; where that release's version check refuses the scale set's
+    /// `app.kubernetes.io/version`, the set is VersionRejected.
+    #[test]
+    fn a_set_is_judged_by_the_flag_else_its_controller_and_the_version_check_rejects_it() {
+        let text = include_str!("../../examples/scale-set-dump.yaml");
+        let docs = crate::manifest::parse(text, "example.yaml").unwrap();
+        let items: Vec<Value> = match docs[0].value.get("items") {
+            Some(Value::Array(items)) => items[..2].to_vec(),
+            _ => docs[..2].iter().map(|d| d.value.clone()).collect(),
+        };
+        assert_eq!(
+            items[0]["metadata"]["labels"]["app.kubernetes.io/version"],
+            "0.14.2"
+        );
+        let controller = |version: &str, args: Value| {
+            json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                   "metadata": {"name": format!("arc-{version}"), "namespace": "arc-systems",
+                                "labels": {"app.kubernetes.io/part-of": "gha-rs-controller",
+                                           "app.kubernetes.io/version": version}},
+                   "spec": {"replicas": 1, "template": {"spec": {"containers": [
+                       {"name": "manager", "image": "c", "args": args}]}}}})
+        };
+        let judged = |flag: Option<&str>, extra: &[Value]| {
+            let mut p = plan(&[], None);
+            p.arc_release = flag.map(|v| crate::core::release::release(v).unwrap());
+            let s = status(&p, &[items.clone(), extra.to_vec()].concat());
+            assert!(s.errors.is_empty(), "{:?}", s.errors);
+            let row = s.rows[0].clone();
+            (
+                row.state,
+                row.ids.release.clone().unwrap_or_default(),
+                row.reasons,
+            )
+        };
+        // The chart label alone: 0.14.2 replaces the set.
+        let (state, release, _) = judged(None, &[]);
+        assert_eq!((state, release.as_str()), (State::Replacing, "0.14.2"));
+        // A 0.14.0 controller judges it, not the label (the same hash here).
+        let (state, release, _) = judged(None, &[controller("0.14.0", json!([]))]);
+        assert_eq!((state, release.as_str()), (State::Replacing, "0.14.0"));
+        // A 0.13.1 controller deletes the scale set; the replacement is never reached.
+        let (state, release, reasons) = judged(None, &[controller("0.13.1", json!([]))]);
+        assert_eq!(
+            (state, release.as_str()),
+            (State::VersionRejected, "0.13.1")
+        );
+        let codes: Vec<&str> = reasons.iter().map(|r| r.code()).collect();
+        assert_eq!(codes[0], "DeletedByVersionCheck", "{codes:?}");
+        assert!(!codes.contains(&"ReplacementPending"), "{codes:?}");
+        assert!(
+            reasons[0].to_string().starts_with(
+                "controller Deployment arc-systems/arc-0.13.1 runs ARC 0.13.1, whose version check deletes this scale set"
+            ),
+            "{}",
+            reasons[0]
+        );
+        // One watching the namespace alone wins over one watching all; one watching another
+        // namespace does not judge it.
+        let single = controller("0.14.1", json!(["--watch-single-namespace=arc-runners"]));
+        let (state, release, _) = judged(None, &[controller("0.13.1", json!([])), single]);
+        assert_eq!((state, release.as_str()), (State::Replacing, "0.14.1"));
+        let elsewhere = controller("0.13.1", json!(["--watch-single-namespace=other"]));
+        let (state, release, _) = judged(None, &[elsewhere]);
+        assert_eq!((state, release.as_str()), (State::Replacing, "0.14.2"));
+        // --arc-version wins over the controller, both ways.
+        let (state, release, reasons) = judged(Some("0.13.1"), &[]);
+        assert_eq!(
+            (state, release.as_str()),
+            (State::VersionRejected, "0.13.1")
+        );
+        assert!(
+            reasons[0]
+                .to_string()
+                .starts_with("ARC 0.13.1 (--arc-version)")
+        );
+        let (state, release, _) = judged(Some("0.14.0"), &[controller("0.13.1", json!([]))]);
+        assert_eq!((state, release.as_str()), (State::Replacing, "0.14.0"));
+        // A scale set being deleted is not checked: ARC handles the deletion first.
+        let mut deleting = items.clone();
+        deleting[0]["metadata"]["deletionTimestamp"] = json!("2026-09-02T00:00:00Z");
+        let s = status(
+            &Plan {
+                arc_release: crate::core::release::release("0.13.1"),
+                ..plan(&[], None)
+            },
+            &deleting,
+        );
+        assert_ne!(
+            s.rows[0].state,
+            State::VersionRejected,
+            "{:?}",
+            s.rows[0].reasons
+        );
+        // A scale set without a set is rejected too.
+        let s = status(
+            &Plan {
+                arc_release: crate::core::release::release("0.11.0"),
+                ..plan(&[], None)
+            },
+            &items[..1],
+        );
+        assert_eq!(
+            s.rows[0].state,
+            State::VersionRejected,
+            "{:?}",
+            s.rows[0].reasons
+        );
+        assert_eq!(s.rows[0].ids.kind, "AutoscalingRunnerSet");
     }
 }

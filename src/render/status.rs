@@ -46,7 +46,8 @@ pub(super) fn state_color(state: State) -> Color {
         | State::Outdated
         | State::RecycleLoop
         | State::ListenerFailing
-        | State::RunnersFailed => Color::Red,
+        | State::RunnersFailed
+        | State::VersionRejected => Color::Red,
         State::Deleting | State::SpecHash | State::Deleted => Color::DarkGrey,
     }
 }
@@ -308,7 +309,8 @@ fn colored_state(state: State, color: bool) -> String {
         | State::Outdated
         | State::RecycleLoop
         | State::ListenerFailing
-        | State::RunnersFailed => state.red().to_string(),
+        | State::RunnersFailed
+        | State::VersionRejected => state.red().to_string(),
         State::Deleting | State::SpecHash | State::Deleted => state.dimmed().to_string(),
     }
 }

@@ -71,3 +71,35 @@ fn a_release_that_does_not_allow_the_label_deletes_the_scale_set() {
     assert!(item.get("deletedByVersionCheck").is_none(), "{item:#}");
     assert_eq!(item["runnerSpecHash"]["desired"], "595bdbd674");
 }
+
+/// `status --arc-version` judges the set by the release `diff --arc-version` judges it by, and
+/// says the same of the version check: VersionRejected where diff says deleted, the release's
+/// own hash where diff says replaced; the run itself succeeds (exit 0: `status` fails only with
+/// `--wait`, which stops at once on it).
+#[test]
+fn status_and_diff_agree_on_the_release_and_the_deletion_under_arc_version() {
+    for (release, rejected) in [("0.13.1", true), ("0.11.0", true), ("0.14.0", false)] {
+        let (code, d) = item(&["diff", "-f", DUMP, "--arc-version", release]);
+        assert_eq!(code, 1);
+        let (code, out, err) = run(&["status", "-f", DUMP, "--arc-version", release, "-o", "json"]);
+        assert_eq!(code, 0, "{err}");
+        let r: Value = serde_json::from_str(&out).unwrap();
+        let row = &r["items"][0];
+        assert_eq!(row["release"], d["release"], "{row:#}\n{d:#}");
+        assert_eq!(row["release"], release);
+        assert_eq!(d.get("deletedByVersionCheck").is_some(), rejected, "{d:#}");
+        let first = &row["reasons"][0];
+        if rejected {
+            assert_eq!(row["state"], "VersionRejected", "{row:#}");
+            assert_eq!(first["reason"], "DeletedByVersionCheck");
+            let rule = d["deletedByVersionCheck"]["rule"].as_str().unwrap();
+            assert!(
+                first["message"].as_str().unwrap().contains(rule),
+                "{first:#}"
+            );
+        } else {
+            assert_eq!(row["state"], "Replacing", "{row:#}");
+            assert_eq!(row["desiredRunnerSpecHash"], d["runnerSpecHash"]["desired"]);
+        }
+    }
+}

@@ -683,3 +683,114 @@ async fn across_namespaces_each_scale_set_counts_its_own_runners() {
     }
     assert_eq!(r["impact"]["deleted"], 12);
 }
+
+/// Issues 33 and 31: `status` judges a set by the release `diff` judges it by, the running
+/// controller's. A 0.13.1 controller Deployment and a scale set its chart moved to 0.14.2 ahead of
+/// it: `diff` says ARC 0.13.1 deletes the scale set; `status` gives its set the state
+/// `VersionRejected`, judged by 0.13.1 too (before, by the scale set's own 0.14.2 label, while the
+/// reason named the controller's release); `--wait` fails at once on it; a `kubectl get` dump with
+/// the controller Deployment says the same offline; and `--arc-version 0.14.2` judges both
+/// commands by that release instead (replaced, not deleted).
+#[tokio::test(flavor = "multi_thread")]
+async fn status_and_diff_judge_by_the_running_controller_and_agree_on_the_deletion() {
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::legacy_kubeconfig(), "arc-status-vc").await;
+    let kc = kubeconfig.to_str().unwrap();
+    let set = scale_set_0_14_2(&client, &ns, "runners").await;
+    runners_in_every_phase(&client, &ns, &set).await;
+    let set_name = set.metadata.name.clone().unwrap();
+    let ctl = common::namespace(&client, "arc-systems-svc").await;
+    let deploy = controller_deployment("0.13.1", &["--auto-scaling-runner-set-only"]);
+    let controller =
+        common::controller::ControllerDeployment::create(&kubeconfig, &client, &ctl, &deploy).await;
+    let judged = |extra: &[&str]| {
+        let (code, out, err) = common::cli::exe(
+            &[
+                &["diff", "--kubeconfig", kc, "-n", &ns, "-o", "json"],
+                extra,
+            ]
+            .concat(),
+        );
+        assert_eq!(code, 1, "{err}{out}");
+        let diff = only_item(&report(&out)).clone();
+        let (code, out, err) = common::cli::exe(
+            &[
+                &["status", "--kubeconfig", kc, "-n", &ns, "-o", "json"],
+                extra,
+            ]
+            .concat(),
+        );
+        assert_eq!(code, 0, "{err}{out}");
+        let status = only_item(&report(&out)).clone();
+        assert_eq!(status["name"], set_name.as_str(), "{status:#}");
+        (diff, status)
+    };
+    let (diff, status) = judged(&[]);
+    assert_eq!(diff["release"], "0.13.1", "{diff:#}");
+    assert_eq!(diff["deletedByVersionCheck"]["label"], "0.14.2");
+    assert_eq!(status["release"], diff["release"], "{status:#}");
+    assert_eq!(status["state"], "VersionRejected", "{status:#}");
+    let reasons = status["reasons"].as_array().unwrap();
+    assert_eq!(reasons[0]["reason"], "DeletedByVersionCheck", "{status:#}");
+    let message = reasons[0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(&format!(
+            "controller Deployment {ctl}/arc-gha-rs-controller runs ARC 0.13.1, whose version check deletes this scale set: its app.kubernetes.io/version label 0.14.2 is not allowed"
+        )) && message.contains(diff["deletedByVersionCheck"]["rule"].as_str().unwrap()),
+        "{message}"
+    );
+    // The deletion comes first in ARC's Reconcile: the replacement is never reached.
+    assert!(
+        !reasons.iter().any(|r| r["reason"] == "ReplacementPending"),
+        "{status:#}"
+    );
+    // --wait stops at once: the set never settles.
+    let (code, _, err) = common::cli::exe(&[
+        "status",
+        "--kubeconfig",
+        kc,
+        "-n",
+        &ns,
+        "--wait",
+        "--timeout",
+        "2m",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "waiting cannot help: {ns}/{set_name} is VersionRejected (controller Deployment {ctl}/arc-gha-rs-controller runs ARC 0.13.1"
+        )),
+        "{err}"
+    );
+    // Offline, from a dump of the objects and the controller Deployment: the same verdict.
+    let dir = common::scratch_dir("status-vc");
+    let objects = dir.join("objects.yaml");
+    let objects_kinds = "autoscalingrunnersets,ephemeralrunnersets,ephemeralrunners";
+    std::fs::write(&objects, kubectl_get(&kubeconfig, &ns, objects_kinds)).unwrap();
+    let controllers = dir.join("controller.yaml");
+    std::fs::write(&controllers, kubectl_get(&kubeconfig, &ctl, "deployments")).unwrap();
+    let (code, out, err) = common::cli::exe(&[
+        "status",
+        "-f",
+        objects.to_str().unwrap(),
+        "-f",
+        controllers.to_str().unwrap(),
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let offline = only_item(&report(&out)).clone();
+    assert_eq!(offline["state"], "VersionRejected", "{offline:#}");
+    assert_eq!(offline["release"], "0.13.1");
+    // --arc-version judges both instead: 0.14.2 keeps the scale set and replaces its set.
+    let (diff, status) = judged(&["--arc-version", "0.14.2"]);
+    assert_eq!(diff["release"], "0.14.2", "{diff:#}");
+    assert!(diff.get("deletedByVersionCheck").is_none(), "{diff:#}");
+    assert_eq!(status["release"], "0.14.2", "{status:#}");
+    assert_eq!(status["state"], "Replacing", "{status:#}");
+    assert_eq!(
+        status["desiredRunnerSpecHash"],
+        diff["runnerSpecHash"]["desired"]
+    );
+    drop(controller);
+}

@@ -38,6 +38,18 @@ async fn status_tells_a_controller_whose_crds_lack_what_it_writes() {
     common::create_ers(&client, &ns, "runners", json!({})).await;
     common::acknowledge(&client, &ns, "runners", 0).await;
     common::scale_set(&client, &ns, "lonely", 0).await;
+    // Labelled by the chart of the controller's release, as a chart install labels it: the
+    // controller's version check keeps it (without the label, 0.14.2 deletes it: VersionRejected).
+    common::ars_api(&client, &ns)
+        .patch(
+            "lonely",
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(
+                json!({"metadata": {"labels": {"app.kubernetes.io/version": "0.14.2"}}}),
+            ),
+        )
+        .await
+        .unwrap();
     let deploy: k8s_openapi::api::apps::v1::Deployment = serde_json::from_value(json!({
         "metadata": {"name": "arc-gha-rs-controller", "labels": {
             "app.kubernetes.io/name": "arc",

@@ -927,9 +927,19 @@ fn install_edges(f: &mut Formatter<'_>, reason: &StatusReason) -> fmt::Result {
                 Some(l) => format!("its app.kubernetes.io/version label {l} is not allowed"),
                 None => "it has no app.kubernetes.io/version label".to_string(),
             };
+            match controller {
+                Some(controller) => write!(
+                    f,
+                    "controller Deployment {controller} runs ARC {release}, whose version check deletes this scale set: "
+                )?,
+                None => write!(
+                    f,
+                    "ARC {release} (--arc-version), whose version check deletes this scale set once its controller runs: "
+                )?,
+            }
             write!(
                 f,
-                "controller Deployment {controller} runs ARC {release}, whose version check deletes this scale set: {label} ({rule}); its sets, runners (busy ones finish their job first), listener and scale-set registration go with it. Upgrade the scale set's chart and the controller to the same minor release (ARC #4422)"
+                "{label} ({rule}); its sets, runners (busy ones finish their job first), listener and scale-set registration go with it. Upgrade the scale set's chart and the controller to the same minor release (ARC #4422)"
             )
         }
         _ => Ok(()),
@@ -1289,7 +1299,7 @@ mod tests {
             ),
             (
                 StatusReason::DeletedByVersionCheck {
-                    controller: "c/d".into(),
+                    controller: Some("c/d".into()),
                     release: "0.13.1".into(),
                     label: Some("0.14.2".into()),
                     rule: "r".into(),

@@ -88,7 +88,8 @@ fn follow_up_reasons(
         | State::ListenerDown
         | State::ListenerFailing
         | State::RunnersFailed
-        | State::RunnersNotRunning => {}
+        | State::RunnersNotRunning
+        | State::VersionRejected => {}
         State::Synced => {
             if tally.busy_stale.count > 0 {
                 reasons.push(StatusReason::RunnersBusy {
@@ -449,6 +450,9 @@ fn surroundings(
         reasons.push(r);
     }
     reasons.extend(around.iter().cloned());
+    if let Some(rejected) = version_rejected(state, reasons) {
+        return rejected;
+    }
     if !matches!(state, State::Synced | State::Stale | State::Pending) {
         return state;
     }
@@ -472,6 +476,32 @@ fn surroundings(
     escalated
 }
 
+/// [`State::VersionRejected`] when the reasons hold [`StatusReason::DeletedByVersionCheck`], that
+/// reason moved first: ARC's `AutoscalingRunnerSetReconciler.Reconcile` (0.9.0 to 0.14.2) checks
+/// the scale set's version right after handling its deletion and before anything else, so its
+/// controller deletes the scale set whatever its set's handshake or hash says: the hash's verdict
+/// (replaced, or matching) is dropped, as it is never reached. A set already being deleted stays
+/// `Deleting`.
+fn version_rejected(state: State, reasons: &mut Vec<StatusReason>) -> Option<State> {
+    if state == State::Deleting {
+        return None;
+    }
+    let i = reasons
+        .iter()
+        .position(|r| matches!(r, StatusReason::DeletedByVersionCheck { .. }))?;
+    let first = reasons.remove(i);
+    reasons.retain(|r| {
+        !matches!(
+            r,
+            StatusReason::ReplacementPending { .. }
+                | StatusReason::ReplacementWaitsForJobs { .. }
+                | StatusReason::SpecHashMatches { .. }
+        )
+    });
+    reasons.insert(0, first);
+    Some(State::VersionRejected)
+}
+
 /// An AutoscalingRunnerSet without a set, as [`scale_set_without_set`] reads it.
 #[derive(Debug, Clone, Copy)]
 pub struct WithoutSet<'a> {
@@ -484,6 +514,9 @@ pub struct WithoutSet<'a> {
     pub phase: Option<&'a str>,
     pub creation_timestamp: Option<&'a str>,
     pub deletion: Option<&'a super::Deletion>,
+    /// [`StatusReason::DeletedByVersionCheck`] of the scale set, when the release that judges it
+    /// does not allow its `app.kubernetes.io/version`.
+    pub version_check: Option<&'a StatusReason>,
 }
 
 /// The row of an AutoscalingRunnerSet for which ARC's `listEphemeralRunnerSets` finds no set (a
@@ -506,6 +539,7 @@ pub fn scale_set_without_set(
         phase,
         creation_timestamp,
         deletion,
+        version_check,
     } = scale_set;
     let row = |state: State, reasons: Vec<StatusReason>| SetStatus {
         age_seconds: match (now, creation_timestamp.and_then(unix_seconds)) {
@@ -540,6 +574,10 @@ pub fn scale_set_without_set(
             ));
         }
         return row(State::Deleting, reasons);
+    }
+    // The version check comes next in `Reconcile`, before the phase and the registration.
+    if let Some(check) = version_check {
+        return row(State::VersionRejected, vec![check.clone()]);
     }
     if phase == Some("Outdated") {
         return row(

@@ -237,6 +237,19 @@ impl ControllerFacts {
     }
 }
 
+/// The controller Deployment whose release judges the scale sets of `namespace`, in the order
+/// `diff` reads a controller's update strategy: the first one watching that namespace alone
+/// (`--watch-single-namespace`, which ARC's `main.go` makes the manager's only namespace), else
+/// the first one watching every namespace; `None` when none reconciles it.
+pub fn reconciler_of<'a>(
+    controllers: &'a [ControllerFacts],
+    namespace: &str,
+) -> Option<&'a ControllerFacts> {
+    (controllers.iter())
+        .find(|c| c.watch_namespace.as_deref() == Some(namespace))
+        .or_else(|| controllers.iter().find(|c| c.watch_namespace.is_none()))
+}
+
 /// The value of the Go `flag` package's string flag `name` among `args`, as `flag.Parse` reads
 /// it: `-name=v`, `--name=v`, `-name v` or `--name v`; the last one wins; parsing stops at `--`
 /// or the first argument that is not a flag.
@@ -678,6 +691,30 @@ mod tests {
         assert!(crds_look_older(&controller("canary"), false, 3, 0).is_none());
         // The scale set's phase is one of 0.14.0's marks.
         assert!(CRD_MARKS.contains(&mark("0.14.0", "autoscalingrunnersets", "status.phase")));
+    }
+
+    /// The controller whose release judges a namespace's sets, in `diff`'s order: the one watching
+    /// that namespace alone, else the first watching every namespace, else none.
+    #[test]
+    fn the_reconciler_of_a_namespace_watches_it_alone_else_every_namespace() {
+        let c = |name: &str, watch: Option<&str>| ControllerFacts {
+            name: name.into(),
+            version: Some("0.14.2".into()),
+            watch_namespace: watch.map(str::to_string),
+            listener_image: None,
+        };
+        let all = [
+            c("a/other", Some("other")),
+            c("b/every", None),
+            c("c/single", Some("runners")),
+            c("d/every", None),
+        ];
+        let name = |ns| reconciler_of(&all, ns).map(|c| c.name.as_str());
+        assert_eq!(name("runners"), Some("c/single"));
+        assert_eq!(name("other"), Some("a/other"));
+        assert_eq!(name("elsewhere"), Some("b/every"));
+        assert_eq!(reconciler_of(&all[..1], "runners").map(|c| &c.name), None);
+        assert!(reconciler_of(&[], "runners").is_none());
     }
 
     #[test]

@@ -577,6 +577,102 @@ fn surroundings_escalate_only_a_handshake_state_and_the_gravest_wins() {
     );
 }
 
+/// Issue 33: the version check of the release that judges the scale set decides the state of its
+/// newest set whatever the handshake, the hash or the listener say (ARC's `Reconcile` checks it
+/// before anything but the deletion), and goes first; a set being deleted stays Deleting. A
+/// scale set without a set is VersionRejected too, unless it is being deleted.
+#[test]
+fn the_version_check_of_the_judging_release_gives_the_set_a_state_of_its_own() {
+    let rejected = |controller: Option<&str>| StatusReason::DeletedByVersionCheck {
+        controller: controller.map(str::to_string),
+        release: "0.13.1".into(),
+        label: Some("0.14.2".into()),
+        rule: crate::release::release("0.13.1")
+            .unwrap()
+            .version_check(Some("0.14.2"))
+            .rule
+            .to_string(),
+    };
+    let failing = StatusReason::ListenerPodNotRunning {
+        pod: "arc-systems/l".into(),
+        problem: PodProblem::CrashLoop {
+            restarts: 3,
+            last: None,
+        },
+    };
+    for extra in [
+        json!({}),
+        json!({"spec": {"replicas": 3, "actionableRevision": 2}}),
+        json!({"status": {"appliedActionableRevision": 5}}),
+        json!({"status": {"appliedActionableRevision": 1, "phase": "Outdated"}}),
+    ] {
+        let mut census = Census::new(Layout::arc(), false);
+        let key = census.upsert_set(set("runners", extra.clone()));
+        census.set_around(
+            &key,
+            vec![
+                failing.clone(),
+                rejected(Some("arc-systems/arc-gha-rs-controller")),
+            ],
+        );
+        let row = census.status(&key, None).unwrap();
+        assert_eq!(
+            row.state,
+            State::VersionRejected,
+            "{extra}: {:?}",
+            row.reasons
+        );
+        assert_eq!(codes(&row.reasons)[0], "DeletedByVersionCheck");
+        assert!(codes(&row.reasons).contains(&"ListenerPodNotRunning"));
+        assert!(!row.settled());
+    }
+    let mut census = Census::new(Layout::arc(), false);
+    let key = census.upsert_set(set(
+        "runners",
+        json!({"metadata": {"name": "runners", "namespace": "arc",
+                            "deletionTimestamp": "2026-09-02T00:00:00Z"}}),
+    ));
+    census.set_around(&key, vec![rejected(None)]);
+    let row = census.status(&key, None).unwrap();
+    assert_eq!(row.state, State::Deleting, "{:?}", row.reasons);
+    // Named by the flag, the release's controller is not said to run.
+    let said = rejected(None).to_string();
+    assert!(
+        said.starts_with("ARC 0.13.1 (--arc-version), whose version check deletes this scale set once its controller runs: its app.kubernetes.io/version label 0.14.2 is not allowed (ARC 0.12.0 on keep"),
+        "{said}"
+    );
+    let said = rejected(Some("arc-systems/c")).to_string();
+    assert!(
+        said.starts_with("controller Deployment arc-systems/c runs ARC 0.13.1, whose version check deletes this scale set: its app.kubernetes.io/version label 0.14.2 is not allowed"),
+        "{said}"
+    );
+    // A scale set without a set: rejected before its registration, unless being deleted.
+    let key = ("arc".to_string(), "runners".to_string());
+    let check = rejected(None);
+    let scale_set = WithoutSet {
+        key: &key,
+        spec_json: Some("{}"),
+        scale_set_id: None,
+        phase: Some("Outdated"),
+        creation_timestamp: None,
+        deletion: None,
+        version_check: Some(&check),
+    };
+    let row = scale_set_without_set(Layout::arc(), scale_set, None);
+    assert_eq!(row.state, State::VersionRejected);
+    assert_eq!(codes(&row.reasons), ["DeletedByVersionCheck"]);
+    let d = Deletion {
+        since: None,
+        finalizers: vec![],
+    };
+    let deleting = WithoutSet {
+        deletion: Some(&d),
+        ..scale_set
+    };
+    let row = scale_set_without_set(Layout::arc(), deleting, None);
+    assert_eq!(row.state, State::Deleting);
+}
+
 /// A scale set being deleted without a set left is Deleting, its finalizer named.
 #[test]
 fn a_scale_set_stuck_in_deletion_without_sets_is_deleting_with_its_finalizer() {
@@ -592,6 +688,7 @@ fn a_scale_set_stuck_in_deletion_without_sets_is_deleting_with_its_finalizer() {
         phase: None,
         creation_timestamp: None,
         deletion: Some(&d),
+        version_check: None,
     };
     let row = scale_set_without_set(Layout::arc(), scale_set, None);
     assert_eq!(row.state, State::Deleting);

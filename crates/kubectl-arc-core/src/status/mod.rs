@@ -100,6 +100,11 @@ pub enum State {
     /// back-off, or made again and unschedulable; ARC's EphemeralRunner controller makes the Pod
     /// again by itself (after its back-off), the scheduler places it when a node fits.
     RunnersNotRunning,
+    /// The release that judges the scale set (the controller Deployment that reconciles its
+    /// namespace, or `--arc-version`) does not allow its `app.kubernetes.io/version`: its
+    /// controller deletes the scale set with its sets and runners (the version check of
+    /// `AutoscalingRunnerSetReconciler.Reconcile`, [`StatusReason::DeletedByVersionCheck`]).
+    VersionRejected,
 }
 
 impl State {
@@ -124,6 +129,7 @@ impl State {
             State::ListenerFailing => "ListenerFailing",
             State::RunnersFailed => "RunnersFailed",
             State::RunnersNotRunning => "RunnersNotRunning",
+            State::VersionRejected => "VersionRejected",
         }
     }
 }
@@ -507,11 +513,13 @@ pub enum StatusReason {
     /// A listener of the scale set that is not the one ARC finds (`scaleSetListenerName` in the
     /// controller's namespace): ARC never deletes or updates it.
     ListenerOrphaned { listener: String, expected: String },
-    /// The controller Deployment that reconciles the scale set runs a release whose version
-    /// check does not allow the scale set's `app.kubernetes.io/version`
-    /// ([`crate::release::ArcRelease::version_check`]): it deletes the scale set.
+    /// The release that judges the scale set does not allow its `app.kubernetes.io/version`
+    /// ([`crate::release::ArcRelease::version_check`]): its controller deletes the scale set (the
+    /// row is [`State::VersionRejected`]).
     DeletedByVersionCheck {
-        controller: String,
+        /// The controller Deployment that reconciles the scale set's namespace and runs
+        /// `release`, `namespace/name`; `None`: `--arc-version` named the release.
+        controller: Option<String>,
         release: String,
         /// The label (`None`: none).
         label: Option<String>,
