@@ -599,7 +599,8 @@ fn completer_for(
             ArgValueCompleter::new(move |current: &OsStr| kubeconfig_names(&r, &id, current))
         }
         "layout" => ArgValueCompleter::new(layouts),
-        "arc_version" | "to" => ArgValueCompleter::new(arc_versions),
+        "arc_version" => ArgValueCompleter::new(arc_versions),
+        "to" => ArgValueCompleter::new(upgrade_targets),
         "contexts" => ArgValueCompleter::new(move |current: &OsStr| context_patterns(&r, current)),
         _ if arg.is_positional() => {
             let &(_, named) = resource?;
@@ -685,6 +686,14 @@ fn arc_versions(current: &OsStr) -> Vec<CompletionCandidate> {
             CompletionCandidate::new(r.version).help(Some(help.into()))
         })
         .collect()
+}
+
+/// `upgrade-plan --to`: `next`, then the releases known, newest first.
+fn upgrade_targets(current: &OsStr) -> Vec<CompletionCandidate> {
+    let next = starts_with("next", current).then(|| {
+        CompletionCandidate::new("next").help(Some("ARC's master after 0.14.2 (no tag yet)".into()))
+    });
+    next.into_iter().chain(arc_versions(current)).collect()
 }
 
 /// `a`, `a, b, c`, or `a, b, c and 4 more`: a description stays one short line.
@@ -861,6 +870,8 @@ mod tests {
         // Issue 33: upgrade-plan's --to offers the same.
         let v = complete(&["upgrade-plan", "--to", "0.13"]);
         assert_eq!(values(&v), ["0.13.1", "0.13.0", ":4"]);
+        let v = complete(&["upgrade-plan", "--to", "n"]);
+        assert_eq!(values(&v), ["next", ":4"]);
         // Issue 31: status takes it as diff does.
         let v = complete(&["status", "--arc-version", "0.13"]);
         assert_eq!(values(&v), ["0.13.1", "0.13.0", ":4"]);

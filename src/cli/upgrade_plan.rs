@@ -32,8 +32,11 @@ Reads the controller Deployment (its release and arguments), ARC's four CRDs, ev
 AutoscalingRunnerSet in scope with its EphemeralRunnerSets, EphemeralRunners and listener, from the \
 cluster or from a dump (-f); writes nothing. Without a controller Deployment the running release \
 is taken from the scale sets' labels, and the plan says so.\n\n\
+--to next plans the upgrade to ARC's master after 0.14.2: it gets the EphemeralRunnerSet named like \
+its AutoscalingRunnerSet, so a 0.14 set (<name>-xxxxx) is left running beside a new one, and a last \
+step deletes it once its jobs are done.\n\n\
 Exit status: 0 nothing is lost, 1 some scale set is replaced, deleted or has its listener made \
-again, 2 an error.",
+again or its set left behind, 2 an error.",
     after_help = "Examples:\n  \
 # The plan for every scale set of the cluster\n  kubectl arc upgrade-plan --to 0.14.2 -A\n\n  \
 # From a dump, offline\n  \
@@ -45,7 +48,7 @@ kubectl arc upgrade-plan --to 0.14.2 -f dump.yaml -f crds.yaml\n\n  \
 pub(crate) struct UpgradePlanArgs {
     /// AutoscalingRunnerSet names (default: every one in scope).
     pub(crate) names: Vec<String>,
-    /// The ARC release to upgrade to (0.9.0 to 0.14.2).
+    /// The ARC release to upgrade to (0.9.0 to 0.14.2), or next (ARC's master after 0.14.2).
     #[arg(long, value_name = "RELEASE", required = true)]
     pub(crate) to: String,
     /// Plan for the scale sets of every namespace.
@@ -93,8 +96,19 @@ pub(crate) fn run(
 
 /// Everything checked before anything is read: the release, the scope, the files.
 fn validate(kube: &KubeFlags, args: &UpgradePlanArgs) -> Result<Plan> {
-    let to = super::arc_version_arg(&args.to)
-        .map_err(|e| anyhow::anyhow!("{}", e.to_string().replacen("--arc-version", "--to", 1)))?;
+    let to = match crate::core::upgrade::Target::parse(&args.to) {
+        Some(t) => t,
+        None => {
+            let e = super::arc_version_arg(&args.to)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            anyhow::bail!(
+                "{}, and next: ARC's master after 0.14.2)",
+                e.replacen("--arc-version", "--to", 1).trim_end_matches(')')
+            );
+        }
+    };
     let scope = super::checked_scope(
         kube,
         args.all_namespaces,

@@ -1635,6 +1635,27 @@ impl Installation {
         }
     }
 
+    /// The impact of `change` on an item's set, by `mechanism`'s rule, from the runners and
+    /// controllers read (for a change `diff` does not judge itself: `upgrade-plan --to next`).
+    pub(crate) fn forecast(
+        &self,
+        item: &ScaleSetDiff,
+        change: crate::core::impact::Change,
+        mechanism: crate::core::release::Mechanism,
+    ) -> Option<crate::core::impact::Impact> {
+        let set = item.set_facts.as_ref()?;
+        let (found, _) = self.controllers();
+        let controllers = impact::Controllers::Read(found);
+        let of = impact::Concerned {
+            namespace: &item.namespace,
+            set,
+            mechanism,
+            version: None,
+            listener_restart: true,
+        };
+        Some(of.forecast(change, &self.world.runners, &controllers))
+    }
+
     /// Every scale set judged by `plan`'s release (`plan.arc_release`), each
     /// AutoscalingRunnerSet first labelled `app.kubernetes.io/version=relabel` as its chart's
     /// upgrade labels it, with the impact on the runners read.

@@ -13,7 +13,7 @@ use anyhow::Result;
 use crate::cluster::preflight::ControllerArgs;
 use crate::core::release::{self, ArcRelease, LABEL_VERSION};
 use crate::core::status::install::{CrdFacts, missing_for};
-use crate::core::upgrade::{self, ChartAt, Verdict, WrongOrder};
+use crate::core::upgrade::{self, ChartAt, SetAction, StepInputs, Target, Verdict, WrongOrder};
 use crate::input::Object;
 use crate::ops::diff::{self, Installation};
 use crate::report::diff::ScaleSetDiff;
@@ -22,7 +22,7 @@ use crate::report::upgrade::{CrdGaps, From, InstalledCrd, SetPlan, UpgradePlanRe
 /// What to plan, checked.
 pub(crate) struct Plan {
     /// `--to`.
-    pub(crate) to: &'static ArcRelease,
+    pub(crate) to: Target,
     /// How the installation is read: `diff`'s plan without `-f` (the dump is its `live` side).
     pub(crate) read: diff::Plan,
 }
@@ -42,9 +42,14 @@ fn plan_of(plan: &Plan, found: &Installation) -> UpgradePlanReport {
         .map(|o| o.meta.labels.get(LABEL_VERSION).map(String::as_str))
         .collect();
     let choice = upgrade::choose_order(from_release, to, &labels);
-    let judged = found.judge(&judging(plan, to), Some(to.version));
+    let judged = match to {
+        Target::Release(r) => found.judge(&judging(plan, Some(r)), Some(r.version)),
+        // Each set by its own rule, or the running release's: `next` keeps a set named like its
+        // scale set and leaves the others behind.
+        Target::Next => found.judge(&judging(plan, None), None),
+    };
     let now: BTreeMap<(String, String), ScaleSetDiff> = from_release
-        .map(|f| found.judge(&judging(plan, f), None).report.items)
+        .map(|f| found.judge(&judging(plan, Some(f)), None).report.items)
         .unwrap_or_default()
         .into_iter()
         .map(|i| ((i.namespace.clone(), i.name.clone()), i))
@@ -53,15 +58,52 @@ fn plan_of(plan: &Plan, found: &Installation) -> UpgradePlanReport {
         found.scale_sets().iter().map(|o| (o.key(), o)).collect();
     let sets: Vec<SetPlan> = (judged.report.items.iter())
         .map(|item| {
-            let scale_set = by_key.get(&(item.namespace.clone(), item.name.clone()));
-            let label = scale_set.and_then(|o| o.meta.labels.get(LABEL_VERSION).cloned());
-            let pending = now
-                .get(&(item.namespace.clone(), item.name.clone()))
-                .and_then(|n| n.recycle);
-            set_plan(item, label, from_release, to, pending)
+            let key = (item.namespace.clone(), item.name.clone());
+            let label = (by_key.get(&key)).and_then(|o| o.meta.labels.get(LABEL_VERSION).cloned());
+            let pending = now.get(&key).and_then(|n| n.recycle);
+            match left_behind(to, item) {
+                Some(old) => left_behind_plan(found, item, label, from_release, old),
+                None => set_plan(item, label, from_release, to, pending),
+            }
         })
         .collect();
     let crds = crd_gaps(found, to);
+    let steps = steps_of(
+        found,
+        &controllers,
+        &choice,
+        to,
+        &judged.report.items,
+        &sets,
+        &crds,
+    );
+    let impacts: Vec<_> = sets.iter().filter_map(|s| s.impact.as_ref()).collect();
+    UpgradePlanReport {
+        api_version: "kubectl-arc/v1alpha1",
+        kind: "UpgradePlan",
+        to: to.name().to_string(),
+        from,
+        order: choice,
+        steps,
+        crds,
+        impact: (!impacts.is_empty()).then(|| crate::core::impact::ImpactTotals::of(impacts)),
+        sets,
+        assumptions: assumptions(to),
+        errors: judged.errors,
+    }
+}
+
+/// The steps, with what they name: the controller, each scale set's chart, the sets to migrate
+/// and those left behind.
+fn steps_of(
+    found: &Installation,
+    controllers: &[ControllerArgs],
+    choice: &upgrade::OrderChoice,
+    to: Target,
+    items: &[ScaleSetDiff],
+    sets: &[SetPlan],
+    crds: &CrdGaps,
+) -> Vec<upgrade::Step> {
     let controller = controllers.first().map(|c| ChartAt {
         namespace: c.namespace.clone(),
         name: c.name.clone(),
@@ -77,29 +119,81 @@ fn plan_of(plan: &Plan, found: &Installation) -> UpgradePlanReport {
             ),
         })
         .collect();
-    let crds_behind = !crds.missing.is_empty() || crds.unread.is_some();
-    let steps = upgrade::steps(&choice, to, controller.as_ref(), &charts, crds_behind);
-    let impacts: Vec<_> = sets.iter().filter_map(|s| s.impact.as_ref()).collect();
-    UpgradePlanReport {
-        api_version: "kubectl-arc/v1alpha1",
-        kind: "UpgradePlan",
-        to: to.version.to_string(),
-        from,
-        order: choice,
-        steps,
-        crds,
-        impact: (!impacts.is_empty()).then(|| crate::core::impact::ImpactTotals::of(impacts)),
-        sets,
-        assumptions: assumptions(to),
-        errors: judged.errors,
+    let left: Vec<ChartAt> = (sets.iter())
+        .filter(|s| s.action == SetAction::LeftBehind)
+        .filter_map(|s| {
+            Some(ChartAt {
+                namespace: s.namespace.clone(),
+                name: s.left_behind.clone()?,
+                helm_release: None,
+            })
+        })
+        .collect();
+    let migrate = matches!(to, Target::Next)
+        && (items.iter()).any(|i| i.mechanism == Some(release::Mechanism::IntegrityHash));
+    let inputs = StepInputs {
+        controller: controller.as_ref(),
+        scale_sets: &charts,
+        crds_behind: !crds.missing.is_empty() || crds.unread.is_some(),
+        migrate,
+        left_behind: &left,
+    };
+    upgrade::steps(choice, to, &inputs)
+}
+
+/// `next` and a newest set not named like its scale set (a 0.14 set, `<scale set>-xxxxx`): its
+/// name. ARC's master gets the set by the scale set's own name and creates it when absent
+/// (`AutoscalingRunnerSetReconciler.Reconcile` at 2ee6b3b8, PR #4516).
+fn left_behind(to: Target, item: &ScaleSetDiff) -> Option<&str> {
+    let set = item.set_facts.as_ref()?;
+    (matches!(to, Target::Next) && item.error.is_none() && set.name != item.name)
+        .then_some(set.name.as_str())
+}
+
+/// A scale set whose 0.14 set `next` leaves behind: a new set named like the scale set, the
+/// listener made again for it; the old set adopted by the new set controller, which (seen with
+/// 2ee6b3b8's controllers) deletes its idle and pending runners and makes them again, while no
+/// listener scales it down.
+fn left_behind_plan(
+    found: &Installation,
+    item: &ScaleSetDiff,
+    label: Option<String>,
+    from: Option<&'static ArcRelease>,
+    old: &str,
+) -> SetPlan {
+    let impact = found
+        .forecast(
+            item,
+            crate::core::impact::Change::Cleanup,
+            release::Mechanism::IntegrityHash,
+        )
+        .map(|mut i| {
+            i.listener_recreated = true;
+            i.job_pickup_pauses = true;
+            i
+        });
+    SetPlan {
+        namespace: item.namespace.clone(),
+        name: item.name.clone(),
+        wrong_order: WrongOrder::of(from, Target::Next, label.as_deref()),
+        label,
+        action: SetAction::LeftBehind,
+        reason: format!(
+            "the next release gets the EphemeralRunnerSet named {} and creates it (AutoscalingRunnerSetReconciler.Reconcile at 2ee6b3b8, PR #4516); {old} is left running with its runners, adopted by the new EphemeralRunnerSet controller (seen: it deletes the idle and pending runners and makes them again), and no listener scales it down any more",
+            item.name
+        ),
+        set: (!item.current_from.is_empty()).then(|| item.current_from.clone()),
+        impact,
+        left_behind: Some(old.to_string()),
+        error: None,
     }
 }
 
-/// `diff`'s plan judging by `release`.
-fn judging(plan: &Plan, release: &'static ArcRelease) -> diff::Plan {
+/// `diff`'s plan judging by `release` (`None`: each set by its own rule, else the running one).
+fn judging(plan: &Plan, release: Option<&'static ArcRelease>) -> diff::Plan {
     let mut p = plan.read.clone();
-    p.arc_release = Some(release);
-    p.arc_version = Some(release.version.to_string());
+    p.arc_release = release;
+    p.arc_version = release.map(|r| r.version.to_string());
     p
 }
 
@@ -167,7 +261,7 @@ fn set_plan(
     item: &ScaleSetDiff,
     label: Option<String>,
     from: Option<&'static ArcRelease>,
-    to: &'static ArcRelease,
+    to: Target,
     pending_now: Option<bool>,
 ) -> SetPlan {
     let verdict = Verdict {
@@ -177,26 +271,33 @@ fn set_plan(
         listener_made_again: item.listener_restart == Some(true),
     };
     let action = upgrade::set_action(verdict);
-    let gh = format!("gha-runner-scale-set-{}", to.version);
+    let gh = match to {
+        Target::Release(r) => format!("gha-runner-scale-set-{}", r.version),
+        Target::Next => "its own rule".to_string(),
+    };
     let reason = match action {
         upgrade::SetAction::Kept => format!(
             "ARC {}'s RunnerSetSpecHash() of the AutoscalingRunnerSet equals its set's actions.github.com/runner-spec-hash{} (AutoscalingRunnerSetReconciler.Reconcile, {gh})",
-            to.version,
+            to.name(),
             match item.listener_restart {
                 Some(false) => " and its listener's hashes hold",
                 _ => "; its listener is not in the input, so whether it is made again is not known",
             }
         ),
-        upgrade::SetAction::Replaced => format!(
-            "{} (AutoscalingRunnerSetReconciler.Reconcile, {gh})",
-            upgrade::replaced_because(from, to, item.upgrade_replaces, pending_now)
-        ),
+        upgrade::SetAction::Replaced => match to {
+            Target::Release(r) => format!(
+                "{} (AutoscalingRunnerSetReconciler.Reconcile, {gh})",
+                upgrade::replaced_because(from, r, item.upgrade_replaces, pending_now)
+            ),
+            Target::Next => "its set's own rule recycles its idle and pending runners (as `kubectl arc diff` judges it)".to_string(),
+        },
         upgrade::SetAction::ListenerRecreated => format!(
             "its AutoscalingListener's actions.github.com/runner-spec-hash (ListenerSpecHash()) or actions.github.com/values-hash is not the AutoscalingRunnerSet's: the listener is deleted and made again (AutoscalingRunnerSetReconciler.Reconcile, {gh})"
         ),
         upgrade::SetAction::DeletedByVersionCheck => (item.deleted_by_version_check.as_ref())
             .map_or_else(String::new, |c| c.rule.to_string()),
         upgrade::SetAction::Failed => item.error.clone().unwrap_or_default(),
+        upgrade::SetAction::LeftBehind => String::new(),
     };
     SetPlan {
         namespace: item.namespace.clone(),
@@ -207,12 +308,13 @@ fn set_plan(
         reason,
         set: (!item.current_from.is_empty()).then(|| item.current_from.clone()),
         impact: item.impact.clone(),
+        left_behind: None,
         error: item.error.clone(),
     }
 }
 
 /// ARC's CRDs as installed against the fields `to` writes.
-fn crd_gaps(found: &Installation, to: &'static ArcRelease) -> CrdGaps {
+fn crd_gaps(found: &Installation, to: Target) -> CrdGaps {
     let (crds, unread) = found.crds();
     let facts: Vec<CrdFacts> = crds
         .iter()
@@ -227,14 +329,27 @@ fn crd_gaps(found: &Installation, to: &'static ArcRelease) -> CrdGaps {
             })
             .collect(),
         unread: unread.map(str::to_string),
-        missing: missing_for(to.version, &facts),
+        missing: match to {
+            Target::Release(r) => missing_for(r.version, &facts),
+            Target::Next => (crds.iter())
+                .filter_map(|o| serde_json::from_str(&o.json()).ok())
+                .flat_map(|crd: serde_json::Value| upgrade::next_missing(&crd))
+                .collect(),
+        },
     }
 }
 
 /// What the plan cannot see.
-fn assumptions(to: &ArcRelease) -> Vec<String> {
-    vec![format!(
-        "each scale set's spec stays as stored: the plan relabels it app.kubernetes.io/version={} as its chart's upgrade does; a chart {} whose templates change the spec is what `kubectl arc diff -f <its render> --arc-version {}` judges",
-        to.version, to.version, to.version
-    )]
+fn assumptions(to: Target) -> Vec<String> {
+    let mut said = vec![format!(
+        "each scale set's spec stays as stored: the plan relabels it app.kubernetes.io/version={} as its chart's upgrade does; a chart whose templates change the spec is what `kubectl arc diff -f <its render>` judges",
+        to.label()
+    )];
+    if matches!(to, Target::Next) {
+        said.push(format!(
+            "next is ARC's master after 0.14.2 (docs/upgrade-plan.md, \"The next release\"): no tag yet, its build.Version taken as {}, its chart version a placeholder",
+            upgrade::NEXT_VERSION
+        ));
+    }
+    said
 }

@@ -61,6 +61,7 @@ fn write_set(s: &SetPlan, out: &mut dyn Write) -> io::Result<()> {
         SetAction::ListenerRecreated => "listener made again",
         SetAction::DeletedByVersionCheck => "deleted by the version check",
         SetAction::Failed => "error",
+        SetAction::LeftBehind => "its set left behind",
     };
     let mut line = format!("{}/{} ({label}): {action}", s.namespace, s.name);
     if let Some(i) = s

@@ -77,6 +77,9 @@ pub(crate) struct SetPlan {
     pub(crate) set: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) impact: Option<Impact>,
+    /// `LeftBehind`: the 0.14 set left running beside the new one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) left_behind: Option<String>,
     /// What the steps in another order would do to it.
     #[serde(skip_serializing_if = "WrongOrder::is_empty")]
     pub(crate) wrong_order: WrongOrder,

@@ -282,3 +282,102 @@ fn an_unknown_release_is_refused_before_anything_is_read() {
         "{err}"
     );
 }
+
+/// 0.14.2 installed (controller, a scale set whose set is `runners-xxxxx`, runners in every
+/// phase), planned to `next`: the next release gets the set named like the scale set, so the
+/// 0.14 set is left behind (its idle and pending runners deleted as the new set controller adopts
+/// it, the busy ones finishing, the listener made again), the controller is stopped (0.14.2 and
+/// the next minor refuse each other's label), and a last step deletes the old set by its name.
+/// The server's CRDs (ARC's master before the revision fields) lack the revision fields. A scale
+/// set of the revision era (its set named like it, on the revision-era server) is kept.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_upgrade_from_0_14_to_next_leaves_the_generated_name_set_behind() {
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::legacy_kubeconfig(), "arc-upgrade-next").await;
+    let kc = kubeconfig.to_str().unwrap();
+    let set = settled_scale_set(&client, &ns, "runners", "0.14.2").await;
+    let old = set.metadata.name.clone().unwrap();
+    assert!(old.starts_with("runners-"), "{old}");
+    runners_in_every_phase(&client, &ns, &set).await;
+    let ctl = common::namespace(&client, "arc-systems-next").await;
+    let deploy = controller_deployment("0.14.2", &["--auto-scaling-runner-set-only"]);
+    let controller =
+        common::controller::ControllerDeployment::create(&kubeconfig, &client, &ctl, &deploy).await;
+    let (code, out, err) = common::cli::exe(&[
+        "upgrade-plan",
+        "--kubeconfig",
+        kc,
+        "-n",
+        &ns,
+        "--to",
+        "next",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 1, "{err}{out}");
+    let r = report(&out);
+    assert_eq!(r["to"], "next");
+    assert_eq!(r["from"]["release"], "0.14.2", "{r:#}");
+    assert_eq!(r["order"]["order"], "ControllerStopped", "{r:#}");
+    assert_eq!(
+        step_kinds(&r),
+        [
+            "Crds",
+            "StopController",
+            "ScaleSetCharts",
+            "Controller",
+            "LeftBehindSets"
+        ]
+    );
+    assert_eq!(
+        r["steps"][4]["commands"][1],
+        format!("kubectl -n {ns} delete ephemeralrunnerset {old} --wait=false")
+    );
+    let s = only_set(&r);
+    assert_eq!(s["action"], "LeftBehind", "{s:#}");
+    assert_eq!(s["leftBehind"], old.as_str());
+    let impact = &s["impact"];
+    assert_eq!(
+        (impact["idle"].as_u64(), impact["pending"].as_u64()),
+        (Some(2), Some(1)),
+        "{impact:#}"
+    );
+    assert_eq!(impact["busy"].as_array().unwrap().len(), 2, "{impact:#}");
+    assert_eq!(impact["jobPickupPauses"], true);
+    assert_eq!(s["wrongOrder"]["controllerFirst"]["release"], "next");
+    let missing: Vec<&str> = (r["crds"]["missing"].as_array().unwrap().iter())
+        .map(|m| m["field"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        missing,
+        [
+            "spec.actionableRevision",
+            "status.appliedActionableRevision"
+        ],
+        "{r:#}"
+    );
+    drop(controller);
+
+    // The revision era: the set is named like its scale set and carries the revision fields;
+    // the next release keeps it (its own rule: no semantic drift), and the CRDs declare them.
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::revision_kubeconfig(), "arc-upgrade-rev").await;
+    let kc = kubeconfig.to_str().unwrap();
+    common::scale_set(&client, &ns, "runners", 0).await;
+    let (code, out, err) = common::cli::exe(&[
+        "upgrade-plan",
+        "--kubeconfig",
+        kc,
+        "-n",
+        &ns,
+        "--to",
+        "next",
+        "-o",
+        "json",
+    ]);
+    let r = report(&out);
+    assert_eq!(only_set(&r)["action"], "Kept", "{r:#}{err}");
+    assert!(!step_kinds(&r).contains(&"LeftBehindSets"), "{r:#}");
+    assert_eq!(r["crds"]["missing"], json!([]), "{r:#}");
+    assert_eq!(code, 0, "{err}{out}");
+}

@@ -20,7 +20,65 @@
 
 use serde::Serialize;
 
-use crate::release::{ArcRelease, VersionCheck};
+use crate::release::{ArcRelease, VersionCheck, is_version_allowed};
+
+/// The `build.Version` the next release is taken to have: ARC's master after 0.14.2
+/// (`../shared/arc/README.md`, "The next release") has no tag yet, and a release with its changes
+/// (the set named like its scale set, the revision fields) is a new minor.
+pub const NEXT_VERSION: &str = "0.15.0";
+
+/// 0.14's EphemeralRunnerSet finalizer (`ephemeralRunnerSetFinalizerName` in
+/// ephemeralrunnerset_controller.go, gha-runner-scale-set-0.14.2: the runner's name), which only
+/// 0.14's controller removes.
+pub const FINALIZER_0_14_SET: &str = "ephemeralrunner.actions.github.com/finalizer";
+
+/// The release an upgrade goes to: a released chart, or `next` (ARC's master after 0.14).
+#[derive(Debug, Clone, Copy)]
+pub enum Target {
+    Release(&'static ArcRelease),
+    Next,
+}
+
+impl Target {
+    /// `next`, or a release as [`crate::release::release`] reads it.
+    pub fn parse(s: &str) -> Option<Target> {
+        if s == "next" {
+            return Some(Target::Next);
+        }
+        crate::release::release(s).map(Target::Release)
+    }
+
+    /// `0.14.2`, or `next`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Target::Release(r) => r.version,
+            Target::Next => "next",
+        }
+    }
+
+    /// The `app.kubernetes.io/version` its scale-set chart sets (its `appVersion`).
+    pub fn label(&self) -> &'static str {
+        match self {
+            Target::Release(r) => r.version,
+            Target::Next => NEXT_VERSION,
+        }
+    }
+
+    /// Its controller's version check ([`ArcRelease::version_check`]); `next` calls
+    /// `v1alpha1.IsVersionAllowed` as 0.12.0 on do (autoscalingrunnerset_controller.go at master
+    /// 2ee6b3b8), its `build.Version` taken as [`NEXT_VERSION`].
+    pub fn version_check(&self, label: Option<&str>) -> VersionCheck {
+        match self {
+            Target::Release(r) => r.version_check(label),
+            Target::Next => VersionCheck {
+                release: "next",
+                label: label.map(str::to_string),
+                allowed: is_version_allowed(label.unwrap_or(""), NEXT_VERSION),
+                rule: "ARC's master keeps a scale set labelled with its own major.minor (v1alpha1.IsVersionAllowed at 2ee6b3b8), the next release's build.Version taken as 0.15.0",
+            },
+        }
+    }
+}
 
 /// Which part of the installation is upgraded before the other.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -57,20 +115,20 @@ pub struct OrderChoice {
 /// safe order: the controller stopped).
 pub fn choose_order(
     from: Option<&'static ArcRelease>,
-    to: &'static ArcRelease,
+    to: Target,
     labels: &[Option<&str>],
 ) -> OrderChoice {
     let controller_first_deletes = labels
         .iter()
         .filter(|l| !to.version_check(**l).allowed)
         .count();
-    let charts_first_deletes = from.map(|f| !f.version_check(Some(to.version)).allowed);
+    let charts_first_deletes = from.map(|f| !f.version_check(Some(to.label())).allowed);
     let (order, why) = if controller_first_deletes == 0 {
         (
             Order::ControllerFirst,
             format!(
                 "ARC {}'s version check allows every scale set's app.kubernetes.io/version label as it is",
-                to.version
+                to.name()
             ),
         )
     } else if charts_first_deletes == Some(false) {
@@ -79,19 +137,22 @@ pub fn choose_order(
             Order::ChartsFirst,
             format!(
                 "ARC {}'s version check refuses {} scale set(s) as labelled now, and ARC {f}'s allows the label {}",
-                to.version, controller_first_deletes, to.version
+                to.name(),
+                controller_first_deletes,
+                to.label()
             ),
         )
     } else {
         let old = match from {
-            Some(f) => format!("ARC {}'s refuses the label {}", f.version, to.version),
+            Some(f) => format!("ARC {}'s refuses the label {}", f.version, to.label()),
             None => "the running controller's release is not known, so its check is assumed to refuse the new label".to_string(),
         };
         (
             Order::ControllerStopped,
             format!(
                 "ARC {}'s version check refuses {} scale set(s) as labelled now and {old}: no controller may run while the charts relabel them",
-                to.version, controller_first_deletes
+                to.name(),
+                controller_first_deletes
             ),
         )
     };
@@ -116,6 +177,9 @@ pub enum SetAction {
     ListenerRecreated,
     /// The version check deletes it (its label stays one the new release refuses).
     DeletedByVersionCheck,
+    /// `next`: its 0.14 set (`<scale set>-xxxxx`) is left running beside a new set named like the
+    /// scale set, which the new controller makes; the listener is made again for the new one.
+    LeftBehind,
     /// It could not be judged (see the item's error).
     Failed,
 }
@@ -207,43 +271,40 @@ pub enum StepKind {
     StopController,
     Controller,
     ScaleSetCharts,
+    Migrate,
+    LeftBehindSets,
 }
 
 /// The OCI repository of ARC's charts.
 pub const CHARTS: &str = "oci://ghcr.io/actions/actions-runner-controller-charts";
 
-/// The steps in `choice`'s order. `crds_behind`: the installed CRDs lack fields the new release
-/// writes (or were not read); the CRD step is always there (a new release's CRDs are a superset;
-/// applying them again is harmless).
-pub fn steps(
-    choice: &OrderChoice,
-    to: &ArcRelease,
-    controller: Option<&ChartAt>,
-    scale_sets: &[ChartAt],
-    crds_behind: bool,
-) -> Vec<Step> {
-    let v = to.version;
-    let crds = Step {
-        step: StepKind::Crds,
-        title: format!("Apply ARC {v}'s CRDs with server-side apply"),
-        commands: vec![
-            format!(
-                "helm pull {CHARTS}/gha-runner-scale-set-controller --version {v} --untar --untardir arc-{v}"
-            ),
-            format!(
-                "kubectl apply --server-side --force-conflicts -f arc-{v}/gha-runner-scale-set-controller/crds/"
-            ),
-        ],
-        why: format!(
-            "Helm never upgrades a chart's CRDs, and a CRD prunes the fields it does not declare: {}. They are too large for client-side apply.",
-            if crds_behind {
-                format!("the installed ones lack fields ARC {v} writes")
-            } else {
-                "first, so that no step runs a controller on CRDs older than it".to_string()
-            }
-        ),
-    };
-    let (ctrl_ns, ctrl_name, ctrl_release) = match controller {
+/// What the steps name besides the order: the controller, the scale sets, the CRDs, the sets
+/// to migrate and those left behind.
+#[derive(Debug, Clone, Copy)]
+pub struct StepInputs<'a> {
+    pub controller: Option<&'a ChartAt>,
+    pub scale_sets: &'a [ChartAt],
+    /// The installed CRDs lack fields the new release writes, or were not read.
+    pub crds_behind: bool,
+    /// Some set carries a legacy `actions.github.com/integrity-hash` (an install of ARC's master
+    /// before the revision fields): `kubectl arc migrate` runs before the new controller.
+    pub migrate: bool,
+    /// The 0.14 sets (`<scale set>-xxxxx`) the next release leaves running beside its own.
+    pub left_behind: &'a [ChartAt],
+}
+
+/// The chart version a command names: the release's, or a placeholder for `next` (no tag yet).
+fn chart_version(to: Target) -> &'static str {
+    match to {
+        Target::Release(r) => r.version,
+        Target::Next => "<next release>",
+    }
+}
+
+/// The steps in `choice`'s order. The CRD step is always there (a new release's CRDs are a
+/// superset; applying them again is harmless).
+pub fn steps(choice: &OrderChoice, to: Target, inputs: &StepInputs<'_>) -> Vec<Step> {
+    let (ctrl_ns, ctrl_name, ctrl_release) = match inputs.controller {
         Some(c) => (
             c.namespace.clone(),
             c.name.clone(),
@@ -255,6 +316,7 @@ pub fn steps(
             "<release>".to_string(),
         ),
     };
+    let crds = crds_step(to, inputs.crds_behind);
     let stop = Step {
         step: StepKind::StopController,
         title: format!("Stop the controller {ctrl_ns}/{ctrl_name}"),
@@ -266,51 +328,133 @@ pub fn steps(
             choice.why
         ),
     };
-    let upgrade_controller = Step {
-        step: StepKind::Controller,
-        title: format!("Upgrade the controller to ARC {v}"),
+    let controller = controller_step(choice, to, (&ctrl_ns, &ctrl_name, &ctrl_release));
+    let charts = charts_step(to, inputs.scale_sets);
+    let mut steps = match choice.order {
+        Order::ControllerFirst => vec![crds, controller, charts],
+        Order::ChartsFirst => vec![crds, charts, controller],
+        Order::ControllerStopped => vec![crds, stop, charts, controller],
+    };
+    if inputs.migrate {
+        // Between the old controller's last write and the new one's first reconcile.
+        let at = steps.iter().position(|s| s.step == StepKind::Controller);
+        steps.insert(at.unwrap_or(steps.len()), migrate_step());
+    }
+    if !inputs.left_behind.is_empty() {
+        steps.push(left_behind_step(inputs.left_behind));
+    }
+    steps
+}
+
+fn crds_step(to: Target, crds_behind: bool) -> Step {
+    let (name, v) = (to.name(), chart_version(to));
+    Step {
+        step: StepKind::Crds,
+        title: format!("Apply ARC {name}'s CRDs with server-side apply"),
         commands: vec![
             format!(
-                "helm upgrade {ctrl_release} {CHARTS}/gha-runner-scale-set-controller -n {ctrl_ns} --version {v} --reuse-values"
+                "helm pull {CHARTS}/gha-runner-scale-set-controller --version {v} --untar --untardir arc-{name}"
             ),
-            format!("kubectl -n {ctrl_ns} rollout status deployment {ctrl_name}"),
+            format!(
+                "kubectl apply --server-side --force-conflicts -f arc-{name}/gha-runner-scale-set-controller/crds/"
+            ),
+        ],
+        why: format!(
+            "Helm never upgrades a chart's CRDs, and a CRD prunes the fields it does not declare: {}. They are too large for client-side apply.",
+            if crds_behind {
+                format!("the installed ones lack fields ARC {name} writes, or were not read")
+            } else {
+                "first, so that no step runs a controller on CRDs older than it".to_string()
+            }
+        ),
+    }
+}
+
+fn controller_step(
+    choice: &OrderChoice,
+    to: Target,
+    (ns, name, release): (&str, &str, &str),
+) -> Step {
+    let (n, v, label) = (to.name(), chart_version(to), to.label());
+    Step {
+        step: StepKind::Controller,
+        title: format!("Upgrade the controller to ARC {n}"),
+        commands: vec![
+            format!(
+                "helm upgrade {release} {CHARTS}/gha-runner-scale-set-controller -n {ns} --version {v} --reuse-values"
+            ),
+            format!("kubectl -n {ns} rollout status deployment {name}"),
         ],
         why: match choice.order {
             Order::ControllerStopped => format!(
-                "starts ARC {v} (Helm's three-way merge gives the Deployment the chart's replicas again) on scale sets already labelled {v}"
+                "starts ARC {n} (Helm's three-way merge gives the Deployment the chart's replicas again) on scale sets already labelled {label}"
             ),
             Order::ChartsFirst => {
-                format!("after the charts: ARC {v} finds every scale set labelled {v}")
+                format!("after the charts: ARC {n} finds every scale set labelled {label}")
             }
             Order::ControllerFirst => format!(
-                "ARC {v} allows every scale set's current label, so it may run before the charts"
+                "ARC {n} allows every scale set's current label, so it may run before the charts"
             ),
         },
-    };
-    let charts = Step {
+    }
+}
+
+fn charts_step(to: Target, scale_sets: &[ChartAt]) -> Step {
+    let (n, v, label) = (to.name(), chart_version(to), to.label());
+    Step {
         step: StepKind::ScaleSetCharts,
-        title: format!("Upgrade each scale set's chart to {v}"),
-        commands: scale_sets.iter().map(|s| chart_command(s, v)).collect(),
+        title: format!("Upgrade each scale set's chart to {n}"),
+        commands: scale_sets
+            .iter()
+            .map(|s| chart_command(s, v, label))
+            .collect(),
         why: format!(
-            "each chart labels its AutoscalingRunnerSet app.kubernetes.io/version={v}, the label ARC's version check reads (a scale set Helm does not manage is labelled by hand)"
+            "each chart labels its AutoscalingRunnerSet app.kubernetes.io/version={label}, the label ARC's version check reads (a scale set Helm does not manage is labelled by hand)"
         ),
-    };
-    match choice.order {
-        Order::ControllerFirst => vec![crds, upgrade_controller, charts],
-        Order::ChartsFirst => vec![crds, charts, upgrade_controller],
-        Order::ControllerStopped => vec![crds, stop, charts, upgrade_controller],
+    }
+}
+
+fn migrate_step() -> Step {
+    Step {
+        step: StepKind::Migrate,
+        title: "Turn pending integrity-hash cleanups into pending revisions".to_string(),
+        commands: vec![
+            "kubectl arc migrate -A --dry-run=server".to_string(),
+            "kubectl arc migrate -A".to_string(),
+        ],
+        why: "a set whose legacy actions.github.com/integrity-hash cleanup was pending decodes both revision fields as 0 under the new controller, and the cleanup is lost (docs/migrate.md)".to_string(),
+    }
+}
+
+fn left_behind_step(sets: &[ChartAt]) -> Step {
+    let mut commands = Vec::new();
+    for s in sets {
+        commands.push(format!("kubectl arc status -n {} {}", s.namespace, s.name));
+        commands.push(format!(
+            "kubectl -n {} delete ephemeralrunnerset {} --wait=false",
+            s.namespace, s.name
+        ));
+    }
+    Step {
+        step: StepKind::LeftBehindSets,
+        title: "Delete the 0.14 sets the new controller left running, once their jobs are done"
+            .to_string(),
+        commands,
+        why: format!(
+            "the next release gets the EphemeralRunnerSet named like its AutoscalingRunnerSet (ARC #4516) and makes it beside the 0.14 set <scale set>-xxxxx, which no listener scales down any more: its runners count twice. Delete each once status shows none of its runners busy; the deletion then waits on 0.14's finalizer {FINALIZER_0_14_SET}, which only 0.14's controller removes."
+        ),
     }
 }
 
 /// The command that upgrades one scale set's chart, or relabels a scale set Helm does not manage.
-fn chart_command(s: &ChartAt, v: &str) -> String {
+fn chart_command(s: &ChartAt, v: &str, label: &str) -> String {
     match &s.helm_release {
         Some(release) => format!(
             "helm upgrade {release} {CHARTS}/gha-runner-scale-set -n {} --version {v} --reuse-values",
             s.namespace
         ),
         None => format!(
-            "kubectl -n {} label autoscalingrunnerset {} app.kubernetes.io/version={v} --overwrite",
+            "kubectl -n {} label autoscalingrunnerset {} app.kubernetes.io/version={label} --overwrite",
             s.namespace, s.name
         ),
     }
@@ -329,14 +473,10 @@ pub struct WrongOrder {
 
 impl WrongOrder {
     /// The refusing checks only: an order that loses nothing says nothing.
-    pub fn of(
-        from: Option<&'static ArcRelease>,
-        to: &'static ArcRelease,
-        label: Option<&str>,
-    ) -> WrongOrder {
+    pub fn of(from: Option<&'static ArcRelease>, to: Target, label: Option<&str>) -> WrongOrder {
         let controller_first = Some(to.version_check(label)).filter(|c| !c.allowed);
         let charts_first = from
-            .map(|f| f.version_check(Some(to.version)))
+            .map(|f| f.version_check(Some(to.label())))
             .filter(|c| !c.allowed);
         WrongOrder {
             controller_first,
@@ -349,6 +489,36 @@ impl WrongOrder {
     }
 }
 
+/// The fields the next release writes besides 0.14.2's: the revision fields of ARC PR #4638's
+/// EphemeralRunnerSet CRD (`../shared/arc/crds/revision/`).
+pub const NEXT_MARKS: [(&str, &str); 2] = [
+    ("ephemeralrunnersets", "spec.actionableRevision"),
+    ("ephemeralrunnersets", "status.appliedActionableRevision"),
+];
+
+/// The fields the next release writes that an installed CRD lacks: 0.14.2's
+/// ([`crate::status::install::missing_for`]) and [`NEXT_MARKS`] (`since: "next"`).
+pub fn next_missing(crd: &serde_json::Value) -> Vec<crate::status::install::MissingField> {
+    use crate::status::install::{CrdFacts, MissingField, crd_schema, declares, missing_for};
+    let Some(facts) = CrdFacts::from_crd(crd) else {
+        return Vec::new();
+    };
+    let mut missing = missing_for("0.14.2", std::slice::from_ref(&facts));
+    let plural = facts.name.strip_suffix(".actions.github.com").unwrap_or("");
+    if let Some(schema) = crd_schema(crd) {
+        for (_, path) in NEXT_MARKS.iter().filter(|(p, _)| *p == plural) {
+            if !declares(schema, path) {
+                missing.push(MissingField {
+                    crd: facts.name.clone(),
+                    field: path.to_string(),
+                    since: "next".to_string(),
+                });
+            }
+        }
+    }
+    missing
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -358,9 +528,13 @@ mod tests {
         release(v).unwrap()
     }
 
+    fn t(v: &str) -> Target {
+        Target::parse(v).unwrap()
+    }
+
     #[test]
     fn a_patch_upgrade_of_0_14_runs_the_controller_first() {
-        let c = choose_order(Some(r("0.14.0")), r("0.14.2"), &[Some("0.14.0")]);
+        let c = choose_order(Some(r("0.14.0")), t("0.14.2"), &[Some("0.14.0")]);
         assert_eq!(c.order, Order::ControllerFirst);
         assert_eq!(c.controller_first_deletes, 0);
         assert_eq!(c.charts_first_deletes, Some(false));
@@ -371,7 +545,7 @@ mod tests {
         // 0.13.1 refuses 0.14.2 (another minor) and 0.14.2 refuses 0.13.1.
         let c = choose_order(
             Some(r("0.13.1")),
-            r("0.14.2"),
+            t("0.14.2"),
             &[Some("0.13.1"), Some("0.13.1")],
         );
         assert_eq!(c.order, Order::ControllerStopped);
@@ -387,7 +561,7 @@ mod tests {
     #[test]
     fn before_0_12_even_a_patch_upgrade_needs_the_controller_stopped() {
         // 0.9.0 to 0.11.0 compare the label with build.Version exactly.
-        let c = choose_order(Some(r("0.9.2")), r("0.9.3"), &[Some("0.9.2")]);
+        let c = choose_order(Some(r("0.9.2")), t("0.9.3"), &[Some("0.9.2")]);
         assert_eq!(c.order, Order::ControllerStopped);
         assert_eq!(c.charts_first_deletes, Some(true));
     }
@@ -396,13 +570,13 @@ mod tests {
     fn an_old_controller_that_allows_the_new_label_lets_the_charts_go_first() {
         // A controller of 0.14.0 and scale sets still labelled 0.13.1: 0.14.2 refuses them,
         // 0.14.0 allows 0.14.2.
-        let c = choose_order(Some(r("0.14.0")), r("0.14.2"), &[Some("0.13.1")]);
+        let c = choose_order(Some(r("0.14.0")), t("0.14.2"), &[Some("0.13.1")]);
         assert_eq!(c.order, Order::ChartsFirst);
     }
 
     #[test]
     fn an_unknown_running_release_is_assumed_to_refuse_the_new_label() {
-        let c = choose_order(None, r("0.14.2"), &[None]);
+        let c = choose_order(None, t("0.14.2"), &[None]);
         assert_eq!(c.order, Order::ControllerStopped);
         assert_eq!(c.charts_first_deletes, None);
         assert!(c.why.contains("not known"), "{}", c.why);
@@ -410,7 +584,7 @@ mod tests {
 
     #[test]
     fn steps_follow_the_order_and_name_the_helm_releases() {
-        let c = choose_order(Some(r("0.13.1")), r("0.14.2"), &[Some("0.13.1")]);
+        let c = choose_order(Some(r("0.13.1")), t("0.14.2"), &[Some("0.13.1")]);
         let controller = ChartAt {
             namespace: "arc-systems".into(),
             name: "arc-gha-rs-controller".into(),
@@ -428,7 +602,17 @@ mod tests {
                 helm_release: None,
             },
         ];
-        let s = steps(&c, r("0.14.2"), Some(&controller), &sets, true);
+        let s = steps(
+            &c,
+            t("0.14.2"),
+            &StepInputs {
+                controller: Some(&controller),
+                scale_sets: &sets,
+                crds_behind: true,
+                migrate: false,
+                left_behind: &[],
+            },
+        );
         let kinds: Vec<StepKind> = s.iter().map(|s| s.step).collect();
         assert_eq!(
             kinds,
@@ -455,11 +639,21 @@ mod tests {
             "{:?}",
             s[3]
         );
-        let c = choose_order(Some(r("0.14.0")), r("0.14.2"), &[Some("0.14.0")]);
-        let kinds: Vec<StepKind> = steps(&c, r("0.14.2"), None, &sets, false)
-            .iter()
-            .map(|s| s.step)
-            .collect();
+        let c = choose_order(Some(r("0.14.0")), t("0.14.2"), &[Some("0.14.0")]);
+        let kinds: Vec<StepKind> = steps(
+            &c,
+            t("0.14.2"),
+            &StepInputs {
+                controller: None,
+                scale_sets: &sets,
+                crds_behind: false,
+                migrate: false,
+                left_behind: &[],
+            },
+        )
+        .iter()
+        .map(|s| s.step)
+        .collect();
         assert_eq!(
             kinds,
             [
@@ -494,13 +688,73 @@ mod tests {
 
     #[test]
     fn a_wrong_order_says_only_the_checks_that_refuse() {
-        let w = WrongOrder::of(Some(r("0.14.0")), r("0.14.2"), Some("0.14.0"));
+        let w = WrongOrder::of(Some(r("0.14.0")), t("0.14.2"), Some("0.14.0"));
         assert!(w.is_empty());
-        let w = WrongOrder::of(Some(r("0.13.1")), r("0.14.2"), Some("0.13.1"));
+        let w = WrongOrder::of(Some(r("0.13.1")), t("0.14.2"), Some("0.13.1"));
         assert_eq!(
             w.controller_first.as_ref().unwrap().label.as_deref(),
             Some("0.13.1")
         );
         assert_eq!(w.charts_first.as_ref().unwrap().release, "0.13.1");
+    }
+
+    #[test]
+    fn next_refuses_0_14_labels_and_adds_the_left_behind_sets_and_the_migration() {
+        // 0.14.2 refuses 0.15.0 (another minor) and next (0.15.0) refuses 0.14.2.
+        let c = choose_order(Some(r("0.14.2")), Target::Next, &[Some("0.14.2")]);
+        assert_eq!(c.order, Order::ControllerStopped);
+        assert_eq!(c.charts_first_deletes, Some(true));
+        let check = Target::Next.version_check(Some("0.14.2"));
+        assert!(!check.allowed);
+        assert_eq!(check.release, "next");
+        assert!(Target::Next.version_check(Some("0.15.3")).allowed);
+        let sets = [ChartAt {
+            namespace: "arc-runners".into(),
+            name: "a".into(),
+            helm_release: None,
+        }];
+        let old = [ChartAt {
+            namespace: "arc-runners".into(),
+            name: "a-x7k2p".into(),
+            helm_release: None,
+        }];
+        let s = steps(
+            &c,
+            Target::Next,
+            &StepInputs {
+                controller: None,
+                scale_sets: &sets,
+                crds_behind: true,
+                migrate: true,
+                left_behind: &old,
+            },
+        );
+        let kinds: Vec<StepKind> = s.iter().map(|s| s.step).collect();
+        assert_eq!(
+            kinds,
+            [
+                StepKind::Crds,
+                StepKind::StopController,
+                StepKind::ScaleSetCharts,
+                StepKind::Migrate,
+                StepKind::Controller,
+                StepKind::LeftBehindSets
+            ]
+        );
+        assert_eq!(
+            s[2].commands,
+            [
+                "kubectl -n arc-runners label autoscalingrunnerset a app.kubernetes.io/version=0.15.0 --overwrite"
+            ]
+        );
+        assert!(
+            s[4].commands[0].contains("--version <next release>"),
+            "{:?}",
+            s[4]
+        );
+        assert_eq!(
+            s[5].commands[1],
+            "kubectl -n arc-runners delete ephemeralrunnerset a-x7k2p --wait=false"
+        );
     }
 }

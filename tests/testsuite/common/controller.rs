@@ -29,7 +29,7 @@ thread_local! {
 pub fn lists_deployments(args: &[&str]) -> bool {
     args.iter()
         .find(|a| !a.starts_with('-'))
-        .is_some_and(|c| matches!(*c, "migrate" | "diff" | "status" | "bump"))
+        .is_some_and(|c| matches!(*c, "migrate" | "diff" | "status" | "bump" | "upgrade-plan"))
 }
 
 /// Hold the lock shared (no test's controller exists meanwhile); `None` on the thread of the test
