@@ -306,6 +306,12 @@ fn prepare(plan: &Plan, files: Files) -> Result<(World, bool)> {
     if files_given || !plan.live.is_empty() {
         sort_sides(plan, given, live, &filter, &mut world);
     }
+    if plan.arc_version.is_none() {
+        // A controller Deployment among the files (a render of its chart, a dump) says the release,
+        // as `status -f` reads it; the cluster's own, when read, takes its place.
+        world.arc_version =
+            (world.file_controllers.iter()).find_map(|c| Some((c.version.clone()?, c.at.clone())));
+    }
     let ask_cluster = if offline {
         world.complete_everywhere = true;
         false
@@ -852,9 +858,11 @@ async fn complete_from_cluster(plan: &Plan, world: &mut World) -> Result<()> {
     // role may not).
     let mut controllers = impact::Controllers::read(client).await;
     if let impact::Controllers::Read(found) = &mut controllers {
-        if plan.arc_version.is_none() {
-            world.arc_version =
-                (found.iter()).find_map(|c| Some((c.version.clone()?, c.at.clone())));
+        if plan.arc_version.is_none()
+            && let Some(running) =
+                (found.iter()).find_map(|c| Some((c.version.clone()?, c.at.clone())))
+        {
+            world.arc_version = Some(running);
         }
         found.append(&mut world.file_controllers);
     }

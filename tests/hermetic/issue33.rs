@@ -103,3 +103,26 @@ fn status_and_diff_agree_on_the_release_and_the_deletion_under_arc_version() {
         }
     }
 }
+
+/// A controller Deployment among the files (a 0.13.1 render of the controller chart) says the
+/// release for `diff` as it does for `status`: both judge the dump's 0.14.2-labelled scale set by
+/// 0.13.1, whose version check deletes it.
+#[test]
+fn a_controller_render_in_the_files_judges_diff_as_it_judges_status() {
+    let controller = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/cmd/data/status/controller-0.13.1.yaml"
+    );
+    let (code, d) = item(&["diff", "-f", DUMP, "-f", controller]);
+    assert_eq!(code, 1);
+    assert_eq!(d["release"], "0.13.1", "{d:#}");
+    assert!(
+        (d["releaseFrom"].as_str().unwrap()).starts_with("controller Deployment"),
+        "{d:#}"
+    );
+    assert_eq!(d["deletedByVersionCheck"]["label"], "0.14.2", "{d:#}");
+    let (_, out, err) = run(&["status", "-f", DUMP, "-f", controller, "-o", "json"]);
+    let r: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    assert_eq!(r["items"][0]["release"], d["release"], "{r:#}");
+    assert_eq!(r["items"][0]["state"], "VersionRejected", "{r:#}");
+}
