@@ -394,8 +394,9 @@ fn run(
             let k = kube(c.kube, shell);
             (migrate::run(&k, c.args, env, shell), k)
         }
-        Command::UpgradePlan(c) => {
-            let k = kube(c.kube, shell);
+        Command::UpgradePlan(mut c) => {
+            let mut k = kube(c.kube, shell);
+            upgrade_plan::resolve_contexts(&mut k, &mut c.args)?;
             (upgrade_plan::run(&k, c.args, env, shell), k)
         }
         Command::Version(args) => return version::run(args, shell.out()),

@@ -12,6 +12,7 @@ use crate::ops::upgrade::Plan;
 use crate::render::emit::{self, Output};
 
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("fleet").args(["contexts", "all_contexts"])))]
 #[command(
     long_about = "Plan an upgrade of ARC to the release --to: every step in the order that loses no \
 scale set, and what the new controller does to each scale set.\n\n\
@@ -60,9 +61,33 @@ pub(crate) struct UpgradePlanArgs {
     /// Read the installation from a dump instead of the cluster (repeatable; - for stdin).
     #[arg(short = 'f', long = "filename", value_name = "FILE")]
     pub(crate) files: Vec<PathBuf>,
+    /// Plan in these kubeconfig contexts, comma-separated: names, globs (* and ?), !PATTERN to
+    /// leave some out (docs/fleet.md).
+    #[arg(long, value_name = "PATTERN", value_delimiter = ',', conflicts_with_all = ["all_contexts", "files"])]
+    pub(crate) contexts: Vec<String>,
+    /// Plan in every context of the kubeconfig, in name order.
+    #[arg(long, conflicts_with = "files")]
+    pub(crate) all_contexts: bool,
+    /// With --contexts or --all-contexts: read at most N contexts at once.
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..), requires = "fleet")]
+    pub(crate) parallel: u16,
+    /// Not a flag: the contexts `--contexts`/`--all-contexts` selected, when more than one.
+    #[arg(skip)]
+    pub(crate) selected: Vec<String>,
     /// Output format: text (default), json, yaml.
     #[arg(short = 'o', long, value_name = "FORMAT", default_value = "text", value_parser = emit::OutputParser { formats: &["json", "yaml"], defaults: &["text"] })]
     pub(crate) output: Output,
+}
+
+/// `--contexts`/`--all-contexts` resolved against the kubeconfig: one context selected is
+/// `--context NAME`, several are kept for the fleet run.
+pub(crate) fn resolve_contexts(kube: &mut KubeFlags, args: &mut UpgradePlanArgs) -> Result<()> {
+    super::resolve_selection(
+        kube,
+        &mut args.contexts,
+        &mut args.all_contexts,
+        &mut args.selected,
+    )
 }
 
 /// Check the arguments, plan, write the plan; the exit code.
@@ -73,6 +98,33 @@ pub(crate) fn run(
     shell: &mut Shell<'_>,
 ) -> Result<u8> {
     let plan = validate(kube, &args)?;
+    if args.selected.len() > 1 {
+        let fleet = crate::ops::fleet::Fleet {
+            contexts: args.selected.clone(),
+            parallel: usize::from(args.parallel),
+        };
+        let list = crate::ops::upgrade::run_fleet(&plan, &fleet)?;
+        for c in &list.contexts {
+            if let Some(e) = &c.error {
+                shell.error(format_args!("context {}: {}", c.name, e.message))?;
+            }
+        }
+        let code = list.outcome().code();
+        shell.verdict(code);
+        match &args.output {
+            Output::Default => crate::render::upgrade::write_fleet_text(&list, false, shell.out())?,
+            other => {
+                emit::structured(
+                    &list,
+                    other,
+                    "autoscalingrunnerset.actions.github.com",
+                    false,
+                    shell.out(),
+                )?;
+            }
+        }
+        return Ok(code);
+    }
     let report = crate::ops::upgrade::run(&plan, &mut env.stdin)?;
     for e in &report.errors {
         shell.error(e)?;

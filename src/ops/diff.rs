@@ -271,7 +271,7 @@ fn forecast(world: &mut World, report: &mut DiffReport) {
 
 /// `-f` and `--live` as read, once (standard input can be read only once): each context of a
 /// fleet run sorts its own copy under its own namespace default.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub(crate) struct Files {
     given: input::Inputs,
     live: input::Inputs,
@@ -1557,6 +1557,11 @@ impl Installation {
     /// Read the installation under `plan` (no `-f`: its `live` files are the dump).
     pub(crate) fn read(plan: &Plan, stdin: &mut dyn Read) -> Result<Installation> {
         let files = read_files(plan, stdin);
+        crate::ops::runtime()?.block_on(Installation::read_in_context(plan, files))
+    }
+
+    /// [`Installation::read`] from files already read (none: one context of a fleet run).
+    pub(crate) async fn read_in_context(plan: &Plan, files: Files) -> Result<Installation> {
         let crds: Vec<Object> = (files.live.objects.iter())
             .filter(|o| {
                 o.kind == "CustomResourceDefinition" && o.name().ends_with(".actions.github.com")
@@ -1570,22 +1575,16 @@ impl Installation {
             world: World::default(),
         };
         if ask_cluster {
-            let rt = crate::ops::runtime()?;
-            rt.block_on(async {
-                complete_from_cluster(plan, &mut world).await?;
-                if let Some(client) = world.client.clone() {
-                    let namespaces: BTreeSet<String> = world
-                        .desired
-                        .iter()
-                        .map(|o| o.namespace().to_string())
-                        .collect();
-                    (world.runners)
-                        .list(&client, &namespaces, plan.scope.all_namespaces)
-                        .await;
-                    found.read_crds(&client).await;
-                }
-                anyhow::Ok(())
-            })?;
+            complete_from_cluster(plan, &mut world).await?;
+            if let Some(client) = world.client.clone() {
+                let namespaces: BTreeSet<String> = (world.desired.iter())
+                    .map(|o| o.namespace().to_string())
+                    .collect();
+                (world.runners)
+                    .list(&client, &namespaces, plan.scope.all_namespaces)
+                    .await;
+                found.read_crds(&client).await;
+            }
         } else if found.crds.is_empty() {
             found.crds_unread = Some("the dump holds no CustomResourceDefinition of ARC".into());
         }

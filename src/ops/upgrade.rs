@@ -16,8 +16,11 @@ use crate::core::status::install::{CrdFacts, missing_for};
 use crate::core::upgrade::{self, ChartAt, SetAction, StepInputs, Target, Verdict, WrongOrder};
 use crate::input::Object;
 use crate::ops::diff::{self, Installation};
+use crate::ops::fleet::{Fleet, context_failure, each, in_context};
 use crate::report::diff::ScaleSetDiff;
-use crate::report::upgrade::{CrdGaps, From, InstalledCrd, SetPlan, UpgradePlanReport};
+use crate::report::upgrade::{
+    ContextPlan, CrdGaps, From, InstalledCrd, SetPlan, UpgradePlanList, UpgradePlanReport,
+};
 
 /// What to plan, checked.
 pub(crate) struct Plan {
@@ -31,6 +34,43 @@ pub(crate) struct Plan {
 pub(crate) fn run(plan: &Plan, stdin: &mut dyn Read) -> Result<UpgradePlanReport> {
     let found = Installation::read(&plan.read, stdin)?;
     Ok(plan_of(plan, &found))
+}
+
+/// `--contexts`: one plan per context, at most `fleet.parallel` read at once, in the order the
+/// contexts were selected; a context that fails is its error and never hides the others.
+pub(crate) fn run_fleet(plan: &Plan, fleet: &Fleet) -> Result<UpgradePlanList> {
+    let rt = crate::ops::runtime()?;
+    let contexts = rt.block_on(each(fleet, |context| plan_one(plan, context)));
+    Ok(UpgradePlanList {
+        api_version: "kubectl-arc/v1alpha1",
+        kind: "UpgradePlanList",
+        to: plan.to.name().to_string(),
+        contexts,
+    })
+}
+
+async fn plan_one(plan: &Plan, context: &str) -> ContextPlan {
+    let (connect, server) = in_context(&plan.read.connect, context);
+    let read = diff::Plan {
+        file_namespace: plan.read.scope.file_namespace(&connect),
+        connect,
+        ..plan.read.clone()
+    };
+    let one = Plan { to: plan.to, read };
+    let planned = Installation::read_in_context(&one.read, diff::Files::default())
+        .await
+        .map(|found| plan_of(&one, &found))
+        .map_err(|e| context_failure(&e, server.as_deref()));
+    let (plan, error) = match planned {
+        Ok(p) => (Some(p), None),
+        Err(e) => (None, Some(e)),
+    };
+    ContextPlan {
+        name: context.to_string(),
+        server,
+        plan,
+        error,
+    }
 }
 
 /// The plan of an installation read.

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use crate::core::release::VersionCheck;
 use crate::core::upgrade::{Order, SetAction};
-use crate::report::upgrade::{SetPlan, UpgradePlanReport};
+use crate::report::upgrade::{SetPlan, UpgradePlanList, UpgradePlanReport};
 
 /// The plan as text.
 pub(crate) fn write_text(r: &UpgradePlanReport, out: &mut dyn Write) -> io::Result<()> {
@@ -111,6 +111,61 @@ fn write_crds(r: &UpgradePlanReport, out: &mut dyn Write) -> io::Result<()> {
             "  ARC {} writes fields they lack, which the API server prunes until step 1: {}",
             r.to,
             fields.join(", ")
+        )?;
+    }
+    Ok(())
+}
+
+/// `--contexts`: one table of every context's scale sets (a failed context is a row of its
+/// own), then each context's order and steps in one line.
+pub(crate) fn write_fleet_text(
+    list: &UpgradePlanList,
+    color: bool,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let mut table = crate::render::table::kubectl_table(color);
+    table.set_header(["CONTEXT", "FROM", "NAMESPACE", "NAME", "LABEL", "ACTION"]);
+    for c in &list.contexts {
+        let Some(plan) = &c.plan else {
+            let e = c
+                .error
+                .as_ref()
+                .map_or(String::new(), |e| e.message.clone());
+            table.add_row([
+                c.name.clone(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                format!("error: {e}"),
+            ]);
+            continue;
+        };
+        let from = plan.from.release.clone().unwrap_or_else(|| "?".to_string());
+        for s in &plan.sets {
+            table.add_row([
+                c.name.clone(),
+                from.clone(),
+                s.namespace.clone(),
+                s.name.clone(),
+                s.label.clone().unwrap_or_default(),
+                format!("{:?}", s.action),
+            ]);
+        }
+    }
+    crate::render::table::write_kubectl_table(table, out)?;
+    writeln!(out)?;
+    for c in &list.contexts {
+        let Some(plan) = &c.plan else { continue };
+        let steps: Vec<String> = plan.steps.iter().map(|s| format!("{:?}", s.step)).collect();
+        writeln!(
+            out,
+            "{}: {:?}: {} (the commands: kubectl arc upgrade-plan --context {} --to {})",
+            c.name,
+            plan.order.order,
+            steps.join(", "),
+            c.name,
+            list.to
         )?;
     }
     Ok(())

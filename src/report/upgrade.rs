@@ -102,3 +102,40 @@ impl UpgradePlanReport {
         }
     }
 }
+
+/// `upgrade-plan --contexts`: one plan per context.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct UpgradePlanList {
+    pub(crate) api_version: &'static str,
+    pub(crate) kind: &'static str,
+    pub(crate) to: String,
+    pub(crate) contexts: Vec<ContextPlan>,
+}
+
+/// One context's plan, or why there is none.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ContextPlan {
+    pub(crate) name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) server: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) plan: Option<UpgradePlanReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) error: Option<crate::report::fleet::ContextError>,
+}
+
+impl UpgradePlanList {
+    /// The fleet's rule: any context that failed is 2, else the worst of the plans'.
+    pub(crate) fn outcome(&self) -> Outcome {
+        (self.contexts.iter())
+            .map(|c| {
+                c.plan
+                    .as_ref()
+                    .map_or(Outcome::Failed, UpgradePlanReport::outcome)
+            })
+            .max()
+            .unwrap_or_default()
+    }
+}

@@ -76,7 +76,7 @@ pub(crate) fn merged(parts: Vec<Kubeconfig>) -> Kubeconfig {
 /// listens on), `fleet-refused` (the revision server, a token it does not know). Its path, and
 /// the revision server's one-context kubeconfig, and the scratch directory holding the file (it
 /// is removed when dropped).
-fn four_contexts(ns_a: &str, ns_b: &str) -> (String, Kubeconfig, common::Scratch) {
+pub(crate) fn four_contexts(ns_a: &str, ns_b: &str) -> (String, Kubeconfig, common::Scratch) {
     let a = Kubeconfig::read_from(common::revision_kubeconfig()).unwrap();
     let b = Kubeconfig::read_from(common::legacy_kubeconfig()).unwrap();
     let mut dead = renamed(&a, "fleet-dead", "default");

@@ -381,3 +381,87 @@ async fn an_upgrade_from_0_14_to_next_leaves_the_generated_name_set_behind() {
     assert_eq!(r["crds"]["missing"], json!([]), "{r:#}");
     assert_eq!(code, 0, "{err}{out}");
 }
+
+/// `--contexts`: one plan per context, one table. fleet-a (the revision server) holds a 0.14.0
+/// scale set, kept by 0.14.2; fleet-b (the legacy server) a 0.13.1 one, whose set the upgrade
+/// replaces; fleet-dead answers nothing and is an error row of its own (exit 2), the others
+/// still planned. Two good contexts alone exit 1.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_plan_per_context_and_a_dead_context_as_its_own_row() {
+    let (client_a, client_b) = (
+        common::client(&common::revision_kubeconfig()).await,
+        common::client(&common::legacy_kubeconfig()).await,
+    );
+    let ns_a = common::namespace(&client_a, "upgrade-fleet-a").await;
+    let ns_b = common::namespace(&client_b, "upgrade-fleet-b").await;
+    settled_scale_set(&client_a, &ns_a, "runners", "0.14.0").await;
+    settled_scale_set(&client_b, &ns_b, "runners", "0.13.1").await;
+    let (kc, _, _dir) = crate::fleet_cluster::four_contexts(&ns_a, &ns_b);
+    let args = |contexts: &str, output: &str| {
+        [
+            "upgrade-plan",
+            "--kubeconfig",
+            &kc,
+            "--contexts",
+            contexts,
+            "--to",
+            "0.14.2",
+            "--request-timeout",
+            "2s",
+            "-o",
+            output,
+        ]
+        .map(str::to_string)
+    };
+    let run = |a: [String; 11]| {
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        common::cli::exe(&a)
+    };
+    let (code, out, err) = run(args("fleet-a,fleet-b,fleet-dead", "json"));
+    assert_eq!(code, 2, "{out}{err}");
+    let r = report(&out);
+    assert_eq!(r["kind"], "UpgradePlanList");
+    let contexts = r["contexts"].as_array().unwrap();
+    let names: Vec<&str> = contexts
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["fleet-a", "fleet-b", "fleet-dead"]);
+    assert_eq!(only_set(&contexts[0]["plan"])["action"], "Kept", "{r:#}");
+    assert_eq!(contexts[0]["plan"]["order"]["order"], "ControllerFirst");
+    assert_eq!(
+        only_set(&contexts[1]["plan"])["action"],
+        "Replaced",
+        "{r:#}"
+    );
+    assert_eq!(contexts[1]["plan"]["order"]["order"], "ControllerStopped");
+    assert_eq!(contexts[2]["error"]["kind"], "Unreachable", "{r:#}");
+    assert!(contexts[2].get("plan").is_none());
+    assert!(
+        err.contains("context fleet-dead: unable to connect"),
+        "{err}"
+    );
+
+    let (code, out, err) = run(args("fleet-a,fleet-b", "text"));
+    assert_eq!(code, 1, "{out}{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("CONTEXT"), "{out}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("fleet-a") && l.contains(&ns_a) && l.ends_with("Kept")),
+        "{out}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("fleet-b") && l.contains("0.13.1") && l.ends_with("Replaced")),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "fleet-b: ControllerStopped: Crds, StopController, ScaleSetCharts, Controller"
+        ),
+        "{out}"
+    );
+}
