@@ -9,6 +9,7 @@ pub mod completion;
 pub(crate) mod completion_install;
 pub(crate) mod diff;
 pub(crate) mod migrate;
+pub(crate) mod repair;
 pub(crate) mod status;
 pub(crate) mod upgrade_plan;
 pub(crate) mod version;
@@ -159,6 +160,10 @@ pub(crate) enum Command {
         about = "Plan an ARC upgrade: its steps in the order that loses no scale set, and what each does to them"
     )]
     UpgradePlan(Connecting<upgrade_plan::UpgradePlanArgs>),
+    #[command(
+        about = "Run the fixes ARC users run by hand (failed runners), only where no job can be lost"
+    )]
+    Repair(Connecting<repair::RepairArgs>),
     #[command(about = "Print the version and the supported k8s.io/api layouts")]
     Version(version::VersionArgs),
     #[command(
@@ -398,6 +403,10 @@ fn run(
             let mut k = kube(c.kube, shell);
             upgrade_plan::resolve_contexts(&mut k, &mut c.args)?;
             (upgrade_plan::run(&k, c.args, env, shell), k)
+        }
+        Command::Repair(c) => {
+            let k = kube(c.kube, shell);
+            (repair::run(&k, c.args, shell), k)
         }
         Command::Version(args) => return version::run(args, shell.out()),
         Command::Completion(args) => return completion::run(args, env, shell),

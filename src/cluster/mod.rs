@@ -456,6 +456,37 @@ pub(crate) async fn check_namespace(client: &Client, namespace: &str) -> Result<
     }
 }
 
+/// Delete the ARC object `plural`/`namespace`/`name` only if it is still the one read: its `uid`
+/// and `resourceVersion` as preconditions, so any write since the read (a job assigned to a
+/// runner, a phase changed) makes the API server answer 409 Conflict and nothing is deleted.
+/// `server_dry_run`: `dryRun=All`, the API server checks and persists nothing.
+pub(crate) async fn delete_if_unchanged(
+    client: &Client,
+    plural: &str,
+    namespace: &str,
+    name: &str,
+    (uid, resource_version): (&str, &str),
+    server_dry_run: bool,
+) -> Result<(), ApiError> {
+    let failed = |e| ApiError::new(e, "delete", plural, Some(namespace), Some(name));
+    let params = kube::api::DeleteParams {
+        dry_run: server_dry_run,
+        preconditions: Some(kube::api::Preconditions {
+            uid: Some(uid.to_string()),
+            resource_version: Some(resource_version.to_string()),
+        }),
+        ..kube::api::DeleteParams::default()
+    };
+    let req = kube::core::Request::new(arc_path(plural, Some(namespace)))
+        .delete(name, &params)
+        .map_err(|e| failed(kube::Error::BuildRequest(e)))?;
+    client
+        .request::<serde::de::IgnoredAny>(req)
+        .await
+        .map(|_| ())
+        .map_err(failed)
+}
+
 /// An object read from the cluster, as the one [`Object`] every source gives (its kind and
 /// version are the resource's).
 pub(crate) fn object_from_cluster(kind: &str, raw: RawObject) -> Object {

@@ -21,6 +21,7 @@ pub(crate) mod follow;
 pub(crate) mod impact;
 pub(crate) mod migrate;
 pub(crate) mod release;
+pub(crate) mod repair;
 pub(crate) mod rollout;
 pub(crate) mod status;
 pub(crate) mod upgrade;

@@ -8,6 +8,7 @@ pub(crate) mod follow;
 pub(crate) mod github;
 pub(crate) mod impact;
 pub(crate) mod migrate;
+pub(crate) mod repair;
 pub(crate) mod rollout;
 pub(crate) mod status;
 pub(crate) mod table;

@@ -8,6 +8,7 @@ pub mod diff;
 pub mod display;
 pub(crate) mod fleet;
 pub(crate) mod migrate;
+pub(crate) mod repair;
 pub(crate) mod rollout;
 pub(crate) mod status;
 pub(crate) mod upgrade;

@@ -38,6 +38,7 @@ mod recycle_loop;
 mod release_krew;
 mod releases_cluster;
 mod render_cluster;
+mod repair_cluster;
 mod secrets_cluster;
 mod status_cluster;
 mod status_edges;

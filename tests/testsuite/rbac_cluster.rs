@@ -16,7 +16,7 @@ async fn apply_roles(client: &kube::Client, ns: &str) {
     let text =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/rbac.yaml")).unwrap();
     let docs = kubectl_arc::manifest::parse(&text, "deploy/rbac.yaml").unwrap();
-    assert_eq!(docs.len(), 3);
+    assert_eq!(docs.len(), 4);
     let apply = PatchParams::apply("kubectl-arc-test").force();
     for d in &docs {
         let role: ClusterRole = serde_json::from_value(d.value.clone()).unwrap();
@@ -31,6 +31,7 @@ async fn apply_roles(client: &kube::Client, ns: &str) {
     for (user, role) in [
         ("reader", "kubectl-arc-read"),
         ("ns-migrator", "kubectl-arc-migrate"),
+        ("repairer", "kubectl-arc-repair"),
     ] {
         let b: RoleBinding = serde_json::from_value(json!({
             "metadata": {"name": user}, "roleRef": role_ref(role), "subjects": subject(user)
@@ -273,4 +274,60 @@ async fn the_bump_role_bumps_a_set_of_arc_up_to_0_14() {
     );
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(restarted().await, before);
+}
+
+/// `repair` with exactly its role (bound in the namespace) deletes a failed runner; the read role
+/// may list but not delete, so the repair is refused with the role it needs, and nothing is
+/// deleted.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_repair_role_deletes_failed_runners_and_the_read_role_is_refused() {
+    let kc = common::revision_kubeconfig();
+    let kcs = kc.to_str().unwrap().to_string();
+    let client = common::client(&kc).await;
+    let ns = common::namespace(&client, "rbac-repair").await;
+    apply_roles(&client, &ns).await;
+    common::create_ers(&client, &ns, "runners", json!({})).await;
+    let set = common::ers_api(&client, &ns).get("runners").await.unwrap();
+    common::create_owned_runner(&client, &ns, &set, "failed-a", "Failed").await;
+    let run = |user: &str| {
+        common::cli::exe(&[
+            "repair",
+            "--kubeconfig",
+            &kcs,
+            "-n",
+            &ns,
+            "--as",
+            user,
+            "-o",
+            "json",
+        ])
+    };
+    let (code, out, err) = run("reader");
+    assert_eq!(code, 0, "{out}{err}");
+    let r = common::cli::report(&out);
+    let rep = &r["items"][0]["repairs"][0];
+    assert_eq!(rep["result"], "Refused", "{r:#}");
+    assert!(
+        rep["why"].as_str().unwrap().contains("kubectl-arc-repair"),
+        "{rep:#}"
+    );
+    assert!(
+        common::runner_api(&client, &ns)
+            .get_opt("failed-a")
+            .await
+            .unwrap()
+            .is_some()
+    );
+    let (code, out, err) = run("repairer");
+    assert_eq!(code, 0, "{out}{err}");
+    let r = common::cli::report(&out);
+    assert_eq!(r["items"][0]["repairs"][0]["result"], "Written", "{r:#}");
+    let left = common::runner_api(&client, &ns)
+        .get_opt("failed-a")
+        .await
+        .unwrap();
+    assert!(
+        left.is_none_or(|r| r.metadata.deletion_timestamp.is_some()),
+        "deleted"
+    );
 }

@@ -12,7 +12,7 @@ use crate::impact_cluster::{controller_deployment, counters, kubectl_get, runner
 
 /// A scale set labelled `release` and its set as that release made it from the scale set as it
 /// is (settled: the runner-spec hash is the scale set's own).
-async fn settled_scale_set(
+pub(crate) async fn settled_scale_set(
     client: &kube::Client,
     ns: &str,
     name: &str,

@@ -27,6 +27,7 @@ pub mod quantity;
 pub mod reason;
 pub mod recycle_loop;
 pub mod release;
+pub mod repair;
 pub mod replacement;
 pub mod revision;
 pub mod runners;

@@ -539,7 +539,7 @@ fn failed_and_counted(f: &mut Formatter<'_>, reason: &StatusReason) -> fmt::Resu
             if *held > 0 {
                 write!(
                     f,
-                    "; ARC counts failed runners toward spec.replicas {replicas} (scaleTotal), so it creates {held} fewer {}: delete the failed runners (kubectl delete ephemeralrunner) so that ARC replaces them (ARC #3685)",
+                    "; ARC counts failed runners toward spec.replicas {replicas} (scaleTotal), so it creates {held} fewer {}: `kubectl arc repair` deletes those without a job or a running Pod so that ARC replaces them (ARC #3685)",
                     runners_word(*held)
                 )
             } else {

@@ -1,0 +1,71 @@
+//! `kubectl arc repair`: its arguments, checked into a plan, then [`crate::ops::repair`], then a
+//! renderer. Exit codes: 0 every repair done, would be done, or refused as unsafe; 2 a write
+//! failed or an error.
+
+use anyhow::Result;
+use clap::Args;
+
+use super::{KubeFlags, Shell};
+use crate::cluster::write::DryRun;
+use crate::ops::repair::Plan;
+use crate::render::emit::{self, Output};
+
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Run the fixes ARC users run by hand, only where they are safe, each guarded so that \
+no job is lost.\n\n\
+Today one repair, for status's RunnersFailed: EphemeralRunners in phase Failed hold places of their \
+set's spec.replicas (ARC's scaleTotal() counts them) and ARC leaves them until their set is deleted. \
+repair deletes each \
+one that has no job (status.jobId, or status.jobRequestId from ARC 0.9 to 0.12.1's listener), whose \
+Pod is gone or terminated, and that is not already being deleted; anything else is refused with the \
+reason. Each delete carries the runner's uid and resourceVersion as read as preconditions: a runner \
+that got a job after it was read makes the API server answer 409 and is refused, never deleted. It \
+also says what a cleanup CronJob selecting runners with a past failure would have deleted besides.\n\n\
+Reads EphemeralRunnerSets, EphemeralRunners and the runners' Pods in scope; writes deletes of \
+EphemeralRunners (none with --dry-run=client; the API server's dry run with --dry-run=server).\n\n\
+Exit status: 0 every repair written, would be, or refused as unsafe; 2 a write failed or an error.",
+    after_help = "Examples:\n  \
+# What would be repaired, checked by the API server, nothing written\n  \
+kubectl arc repair -A --dry-run=server\n\n  \
+# Repair one scale set's sets\n  kubectl arc repair -n arc-runners arc-runner-set"
+)]
+pub(crate) struct RepairArgs {
+    /// Scale sets (actions.github.com/scale-set-name) or EphemeralRunnerSets (default: every one in scope).
+    pub(crate) names: Vec<String>,
+    /// Repair in every namespace.
+    #[arg(short = 'A', long)]
+    pub(crate) all_namespaces: bool,
+    /// Decide without writing (client), or let the API server check each write and persist nothing (server).
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = DryRun::None, num_args = 0..=1,
+          default_missing_value = "client")]
+    pub(crate) dry_run: DryRun,
+    /// Output format: text (default), json, yaml.
+    #[arg(short = 'o', long, value_name = "FORMAT", default_value = "text", value_parser = emit::OutputParser { formats: &["json", "yaml"], defaults: &["text"] })]
+    pub(crate) output: Output,
+}
+
+pub(crate) fn run(kube: &KubeFlags, args: RepairArgs, shell: &mut Shell<'_>) -> Result<u8> {
+    let scope = super::checked_scope(kube, args.all_namespaces, "name", &args.names, None)?;
+    let plan = Plan {
+        scope,
+        connect: kube.connect_options(),
+        dry_run: args.dry_run,
+    };
+    let report = crate::ops::repair::run(&plan)?;
+    let code = report.outcome().code();
+    shell.verdict(code);
+    match &args.output {
+        Output::Default => crate::render::repair::write_text(&report, shell.out())?,
+        other => {
+            emit::structured(
+                &report,
+                other,
+                "ephemeralrunner.actions.github.com",
+                false,
+                shell.out(),
+            )?;
+        }
+    }
+    Ok(code)
+}

@@ -1,0 +1,213 @@
+//! `repair`: read the sets, their runners and the runners' Pods in scope; decide each repair with
+//! the core's rules ([`crate::core::repair`]); write only what they allow, each write guarded by
+//! the object's uid and resourceVersion as read. Today one repair: `RunnersFailed`.
+
+use std::collections::BTreeMap;
+
+use anyhow::Result;
+use serde_json::Value;
+
+use crate::cluster::{self, ApiErrorKind, ConnectOptions, write::DryRun};
+use crate::core::arc;
+use crate::core::repair::{RunnerDecision, RunnerSeen, cronjob_besides, failed_runner};
+use crate::input::Object;
+use crate::ops::Scope;
+use crate::report::repair::{ObjectRef, Repair, RepairReport, RepairResult, SetRepairs};
+
+/// What to repair, checked.
+pub(crate) struct Plan {
+    /// NAME... are scale sets (`actions.github.com/scale-set-name`) or sets.
+    pub(crate) scope: Scope,
+    pub(crate) connect: ConnectOptions,
+    pub(crate) dry_run: DryRun,
+}
+
+/// The runner Pods' label (`newEphemeralRunnerPod`, 0.9.0 to 0.14.2).
+const RUNNER_POD_SELECTOR: &str = "actions-ephemeral-runner=True";
+
+/// Read, decide, write.
+pub(crate) fn run(plan: &Plan) -> Result<RepairReport> {
+    crate::ops::runtime()?.block_on(run_async(plan))
+}
+
+async fn run_async(plan: &Plan) -> Result<RepairReport> {
+    let conn = cluster::connect(&plan.connect).await?;
+    let client = &conn.client;
+    let ns = plan.scope.listed_namespace(&conn.default_namespace);
+    let ns = ns.as_deref();
+    // The Pods first: a Pod made between the two reads cannot make a runner look Pod-less.
+    let pods = cluster::list_pods_in(client, ns, Some(RUNNER_POD_SELECTOR)).await?;
+    let sets = cluster::list_objects(
+        client,
+        arc::KIND_EPHEMERAL_RUNNER_SET,
+        arc::EPHEMERAL_RUNNER_SETS,
+        ns,
+        None,
+    )
+    .await?;
+    let runners = cluster::list_objects(
+        client,
+        arc::KIND_EPHEMERAL_RUNNER,
+        arc::EPHEMERAL_RUNNERS,
+        ns,
+        None,
+    )
+    .await?;
+    let pod_phase: BTreeMap<(String, String), Option<String>> = (pods.iter())
+        .map(|p| (p.key(), status_str(p, "phase")))
+        .collect();
+    let mut by_set: BTreeMap<(String, String), Vec<&Object>> = BTreeMap::new();
+    for r in &runners {
+        if let Some(owner) = r.owner(arc::KIND_EPHEMERAL_RUNNER_SET) {
+            let key = (r.namespace().to_string(), owner.name.clone());
+            by_set.entry(key).or_default().push(r);
+        }
+    }
+    let mut items = Vec::new();
+    for set in sets.iter().filter(|s| selected(&plan.scope, s)) {
+        let runners = by_set
+            .get(&set.key())
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let seen: Vec<RunnerSeen> = (runners.iter())
+            .map(|r| seen(r, pod_phase.get(&r.key()).cloned().flatten()))
+            .collect();
+        let mut repairs = Vec::new();
+        for (runner, s) in runners.iter().zip(&seen) {
+            if let Some(repair) = failed_runner_repair(client, plan.dry_run, runner, s).await {
+                repairs.push(repair);
+            }
+        }
+        if repairs.is_empty() {
+            continue;
+        }
+        let besides = cronjob_besides(&seen);
+        items.push(SetRepairs {
+            namespace: set.namespace().to_string(),
+            name: set.name().to_string(),
+            scale_set: set
+                .meta
+                .labels
+                .get(crate::core::pairing::LABEL_SCALE_SET_NAME)
+                .cloned(),
+            repairs,
+            cron_job_would_also_delete: (!besides.runners.is_empty()).then_some(besides),
+        });
+    }
+    Ok(RepairReport {
+        api_version: "kubectl-arc/v1alpha1",
+        kind: "RepairReport",
+        dry_run: plan.dry_run,
+        items,
+    })
+}
+
+/// NAME... select a set by its name or its scale set's; none: every set in scope.
+fn selected(scope: &Scope, set: &Object) -> bool {
+    let scale_set = set
+        .meta
+        .labels
+        .get(crate::core::pairing::LABEL_SCALE_SET_NAME);
+    (scope.names.is_empty())
+        || (scope.names.iter()).any(|n| n == set.name() || Some(n) == scale_set)
+}
+
+/// A string of an object's `status`.
+fn status_str(o: &Object, field: &str) -> Option<String> {
+    let status: Value = serde_json::from_str(o.status.as_ref()?.get()).ok()?;
+    status.get(field)?.as_str().map(str::to_string)
+}
+
+/// A runner as the rules read it.
+fn seen(r: &Object, pod_phase: Option<String>) -> RunnerSeen {
+    let status: Value = (r.status.as_ref())
+        .and_then(|s| serde_json::from_str(s.get()).ok())
+        .unwrap_or(Value::Null);
+    RunnerSeen {
+        name: r.name().to_string(),
+        phase: status
+            .get("phase")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        job_id: status
+            .get("jobId")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        job_request_id: status
+            .get("jobRequestId")
+            .and_then(Value::as_i64)
+            .unwrap_or(0),
+        deleting: r.meta.deletion_timestamp.is_some(),
+        failures: status
+            .get("failures")
+            .and_then(Value::as_object)
+            .map_or(0, |f| f.len()),
+        pod_phase,
+    }
+}
+
+/// `RunnersFailed` on one runner: decided by [`failed_runner`], written by a delete with the
+/// runner's uid and resourceVersion as preconditions.
+async fn failed_runner_repair(
+    client: &kube::Client,
+    dry_run: DryRun,
+    runner: &Object,
+    seen: &RunnerSeen,
+) -> Option<Repair> {
+    let object = ObjectRef {
+        kind: arc::KIND_EPHEMERAL_RUNNER,
+        namespace: runner.namespace().to_string(),
+        name: runner.name().to_string(),
+    };
+    let repair = |evidence: String, result, why: Option<String>| Repair {
+        repair: "RunnersFailed",
+        action: "DeleteRunner",
+        object: object.clone(),
+        evidence,
+        result,
+        why,
+    };
+    let evidence = match failed_runner(seen) {
+        RunnerDecision::NotFailed => return None,
+        RunnerDecision::Refuse { evidence, why } => {
+            return Some(repair(evidence, RepairResult::Refused, Some(why)));
+        }
+        RunnerDecision::Delete { evidence } => evidence,
+    };
+    let (Some(uid), Some(rv)) = (&runner.meta.uid, &runner.meta.resource_version) else {
+        let why = "no uid or resourceVersion was read: the delete cannot be guarded".to_string();
+        return Some(repair(evidence, RepairResult::Refused, Some(why)));
+    };
+    if dry_run == DryRun::Client {
+        return Some(repair(evidence, RepairResult::WouldWrite, None));
+    }
+    let server = dry_run == DryRun::Server;
+    let written = cluster::delete_if_unchanged(
+        client,
+        arc::EPHEMERAL_RUNNERS,
+        runner.namespace(),
+        runner.name(),
+        (uid, rv),
+        server,
+    )
+    .await;
+    Some(match written {
+        Ok(()) if server => repair(evidence, RepairResult::WouldWrite, None),
+        Ok(()) => repair(evidence, RepairResult::Written, None),
+        Err(e) if matches!(e.kind(), ApiErrorKind::Conflict | ApiErrorKind::NotFound) => repair(
+            evidence,
+            RepairResult::Refused,
+            Some(format!(
+                "it changed since it was read (a job assigned, a phase written) or is gone: {e}"
+            )),
+        ),
+        Err(e) if e.kind() == ApiErrorKind::Forbidden => repair(
+            evidence,
+            RepairResult::Refused,
+            Some(format!(
+                "the caller may not delete EphemeralRunners (deploy/rbac.yaml's kubectl-arc-repair role): {e}"
+            )),
+        ),
+        Err(e) => repair(evidence, RepairResult::Failed, Some(e.to_string())),
+    })
+}
