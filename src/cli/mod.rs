@@ -406,7 +406,7 @@ fn run(
         }
         Command::Repair(c) => {
             let k = kube(c.kube, shell);
-            (repair::run(&k, c.args, shell), k)
+            (repair::run(&k, c.args, env, shell), k)
         }
         Command::Version(args) => return version::run(args, shell.out()),
         Command::Completion(args) => return completion::run(args, env, shell),

@@ -22,10 +22,14 @@ Pod is gone or terminated, and that is not already being deleted; anything else 
 reason. Each delete carries the runner's uid and resourceVersion as read as preconditions: a runner \
 that got a job after it was read makes the API server answer 409 and is refused, never deleted. It \
 also says what a cleanup CronJob selecting runners with a past failure would have deleted besides.\n\n\
-Reads EphemeralRunnerSets, EphemeralRunners and the runners' Pods in scope; writes deletes of \
+Reads EphemeralRunnerSets, EphemeralRunners and the runners' Pods in scope, from the cluster or \
+from a dump (-f, with --dry-run=client: the same decisions, nothing sent); writes deletes of \
 EphemeralRunners (none with --dry-run=client; the API server's dry run with --dry-run=server).\n\n\
 Exit status: 0 every repair written, would be, or refused as unsafe; 2 a write failed or an error.",
     after_help = "Examples:\n  \
+# Review the repairs of a dump before anyone touches the cluster\n  \
+kubectl get ephemeralrunnersets,ephemeralrunners,pods -n arc-runners -o yaml > dump.yaml\n  \
+kubectl arc repair -f dump.yaml --dry-run=client\n\n  \
 # What would be repaired, checked by the API server, nothing written\n  \
 kubectl arc repair -A --dry-run=server\n\n  \
 # Repair one scale set's sets\n  kubectl arc repair -n arc-runners arc-runner-set"
@@ -40,19 +44,35 @@ pub(crate) struct RepairArgs {
     #[arg(long, value_enum, value_name = "MODE", default_value_t = DryRun::None, num_args = 0..=1,
           default_missing_value = "client")]
     pub(crate) dry_run: DryRun,
+    /// Decide from a dump instead of the cluster (with --dry-run=client; repeatable; - for stdin).
+    #[arg(short = 'f', long = "filename", value_name = "FILE")]
+    pub(crate) files: Vec<std::path::PathBuf>,
     /// Output format: text (default), json, yaml.
     #[arg(short = 'o', long, value_name = "FORMAT", default_value = "text", value_parser = emit::OutputParser { formats: &["json", "yaml"], defaults: &["text"] })]
     pub(crate) output: Output,
 }
 
-pub(crate) fn run(kube: &KubeFlags, args: RepairArgs, shell: &mut Shell<'_>) -> Result<u8> {
+pub(crate) fn run(
+    kube: &KubeFlags,
+    args: RepairArgs,
+    env: &mut super::Env,
+    shell: &mut Shell<'_>,
+) -> Result<u8> {
     let scope = super::checked_scope(kube, args.all_namespaces, "name", &args.names, None)?;
+    if !args.files.is_empty() && args.dry_run != DryRun::Client {
+        anyhow::bail!(
+            "-f decides from a dump: add --dry-run=client (a dump cannot be written back)"
+        );
+    }
+    let connect = kube.connect_options();
     let plan = Plan {
+        file_namespace: scope.file_namespace(&connect),
         scope,
-        connect: kube.connect_options(),
+        connect,
         dry_run: args.dry_run,
+        files: args.files.clone(),
     };
-    let report = crate::ops::repair::run(&plan)?;
+    let report = crate::ops::repair::run(&plan, &mut env.stdin)?;
     let code = report.outcome().code();
     shell.verdict(code);
     match &args.output {

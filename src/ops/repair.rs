@@ -20,21 +20,38 @@ pub(crate) struct Plan {
     pub(crate) scope: Scope,
     pub(crate) connect: ConnectOptions,
     pub(crate) dry_run: DryRun,
+    /// `-f`: decide from a dump (with `--dry-run=client` only), exactly as from the cluster.
+    pub(crate) files: Vec<std::path::PathBuf>,
+    /// The namespace of objects in files that name none (kubectl's rule).
+    pub(crate) file_namespace: String,
+}
+
+/// What a repair reads: the runners' Pods, the sets and their runners.
+struct Read {
+    pods: Vec<Object>,
+    sets: Vec<Object>,
+    runners: Vec<Object>,
 }
 
 /// The runner Pods' label (`newEphemeralRunnerPod`, 0.9.0 to 0.14.2).
 const RUNNER_POD_SELECTOR: &str = "actions-ephemeral-runner=True";
 
 /// Read, decide, write.
-pub(crate) fn run(plan: &Plan) -> Result<RepairReport> {
-    crate::ops::runtime()?.block_on(run_async(plan))
+pub(crate) fn run(plan: &Plan, stdin: &mut dyn std::io::Read) -> Result<RepairReport> {
+    if !plan.files.is_empty() {
+        let read = read_files(plan, stdin)?;
+        return crate::ops::runtime()?.block_on(repair(plan, &read, None));
+    }
+    crate::ops::runtime()?.block_on(async {
+        let conn = cluster::connect(&plan.connect).await?;
+        let ns = plan.scope.listed_namespace(&conn.default_namespace);
+        let read = read_cluster(&conn.client, ns.as_deref()).await?;
+        repair(plan, &read, Some(&conn.client)).await
+    })
 }
 
-async fn run_async(plan: &Plan) -> Result<RepairReport> {
-    let conn = cluster::connect(&plan.connect).await?;
-    let client = &conn.client;
-    let ns = plan.scope.listed_namespace(&conn.default_namespace);
-    let ns = ns.as_deref();
+/// The cluster's objects in scope.
+async fn read_cluster(client: &kube::Client, ns: Option<&str>) -> Result<Read> {
     // The Pods first: a Pod made between the two reads cannot make a runner look Pod-less.
     let pods = cluster::list_pods_in(client, ns, Some(RUNNER_POD_SELECTOR)).await?;
     let sets = cluster::list_objects(
@@ -53,18 +70,62 @@ async fn run_async(plan: &Plan) -> Result<RepairReport> {
         None,
     )
     .await?;
-    let pod_phase: BTreeMap<(String, String), Option<String>> = (pods.iter())
+    Ok(Read {
+        pods,
+        sets,
+        runners,
+    })
+}
+
+/// A dump's objects in scope (`-n`: that namespace only), read as `kubectl get -o yaml` writes
+/// them; an unreadable file is an error.
+fn read_files(plan: &Plan, stdin: &mut dyn std::io::Read) -> Result<Read> {
+    let mut inputs = crate::input::read(&plan.files, stdin);
+    if let Some(e) = inputs.errors.first() {
+        anyhow::bail!("{e}");
+    }
+    let explicit = plan.scope.namespace.is_some();
+    crate::input::resolve_namespaces(&mut inputs.objects, &plan.file_namespace, explicit);
+    let in_scope = |o: &&Object| {
+        plan.scope.all_namespaces || !explicit || o.namespace() == plan.file_namespace
+    };
+    let of = |kind: &str| -> Vec<Object> {
+        (inputs.objects.iter())
+            .filter(|o| o.kind == kind)
+            .filter(in_scope)
+            .cloned()
+            .collect()
+    };
+    let pods = (of("Pod").into_iter())
+        .filter(|p| {
+            p.meta
+                .labels
+                .get("actions-ephemeral-runner")
+                .map(String::as_str)
+                == Some("True")
+        })
+        .collect();
+    Ok(Read {
+        pods,
+        sets: of(arc::KIND_EPHEMERAL_RUNNER_SET),
+        runners: of(arc::KIND_EPHEMERAL_RUNNER),
+    })
+}
+
+/// Decide every repair of what was read; write through `client` (none: a dump, `--dry-run=client`).
+async fn repair(plan: &Plan, read: &Read, client: Option<&kube::Client>) -> Result<RepairReport> {
+    let pod_phase: BTreeMap<(String, String), Option<String>> = (read.pods.iter())
         .map(|p| (p.key(), status_str(p, "phase")))
         .collect();
     let mut by_set: BTreeMap<(String, String), Vec<&Object>> = BTreeMap::new();
-    for r in &runners {
+    for r in &read.runners {
         if let Some(owner) = r.owner(arc::KIND_EPHEMERAL_RUNNER_SET) {
             let key = (r.namespace().to_string(), owner.name.clone());
             by_set.entry(key).or_default().push(r);
         }
     }
     let mut items = Vec::new();
-    for set in sets.iter().filter(|s| selected(&plan.scope, s)) {
+    for set in read.sets.iter().filter(|s| selected(&plan.scope, s)) {
         let runners = by_set
             .get(&set.key())
             .map(Vec::as_slice)
@@ -149,7 +210,7 @@ fn seen(r: &Object, pod_phase: Option<String>) -> RunnerSeen {
 /// `RunnersFailed` on one runner: decided by [`failed_runner`], written by a delete with the
 /// runner's uid and resourceVersion as preconditions.
 async fn failed_runner_repair(
-    client: &kube::Client,
+    client: Option<&kube::Client>,
     dry_run: DryRun,
     runner: &Object,
     seen: &RunnerSeen,
@@ -178,9 +239,9 @@ async fn failed_runner_repair(
         let why = "no uid or resourceVersion was read: the delete cannot be guarded".to_string();
         return Some(repair(evidence, RepairResult::Refused, Some(why)));
     };
-    if dry_run == DryRun::Client {
+    let Some(client) = client.filter(|_| dry_run != DryRun::Client) else {
         return Some(repair(evidence, RepairResult::WouldWrite, None));
-    }
+    };
     let server = dry_run == DryRun::Server;
     let written = cluster::delete_if_unchanged(
         client,

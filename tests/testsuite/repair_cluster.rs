@@ -190,6 +190,44 @@ async fn failed_runners_are_deleted_and_none_with_a_job_or_a_running_pod() {
         }
     }
 
+    // Offline from a `kubectl get` dump: the same decisions as against the cluster.
+    let dir = common::scratch_dir("repair");
+    let dump = dir.join("dump.yaml");
+    std::fs::write(
+        &dump,
+        crate::impact_cluster::kubectl_get(
+            &kubeconfig,
+            &ns,
+            "ephemeralrunnersets,ephemeralrunners,pods",
+        ),
+    )
+    .unwrap();
+    let offline = |args: &[&str]| {
+        let (code, out, err) = common::cli::exe(args);
+        assert_eq!(code, 0, "{out}{err}");
+        results(&report(&out))
+    };
+    assert_eq!(
+        offline(&[
+            "repair",
+            "-f",
+            dump.to_str().unwrap(),
+            "--dry-run=client",
+            "-o",
+            "json"
+        ]),
+        offline(&[
+            "repair",
+            "--kubeconfig",
+            kc,
+            "-n",
+            &ns,
+            "--dry-run=client",
+            "-o",
+            "json"
+        ]),
+    );
+
     let (code, out, err) = common::cli::exe(&["repair", "--kubeconfig", kc, "-n", &ns]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("failed-a: RunnersFailed deleted"), "{out}");
