@@ -161,7 +161,7 @@ pub(crate) enum Command {
     )]
     UpgradePlan(Connecting<upgrade_plan::UpgradePlanArgs>),
     #[command(
-        about = "Run the fixes ARC users run by hand (failed runners), only where no job can be lost"
+        about = "Run the fixes ARC users run by hand (failed runners, ghost counters), only where no job can be lost"
     )]
     Repair(Connecting<repair::RepairArgs>),
     #[command(about = "Print the version and the supported k8s.io/api layouts")]

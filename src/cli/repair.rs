@@ -14,7 +14,7 @@ use crate::render::emit::{self, Output};
 #[command(
     long_about = "Run the fixes ARC users run by hand, only where they are safe, each guarded so that \
 no job is lost.\n\n\
-Today one repair, for status's RunnersFailed: EphemeralRunners in phase Failed hold places of their \
+RunnersFailed: EphemeralRunners in phase Failed hold places of their \
 set's spec.replicas (ARC's scaleTotal() counts them) and ARC leaves them until their set is deleted. \
 repair deletes each \
 one that has no job (status.jobId, or status.jobRequestId from ARC 0.9 to 0.12.1's listener), whose \
@@ -22,9 +22,13 @@ Pod is gone or terminated, and that is not already being deleted; anything else 
 reason. Each delete carries the runner's uid and resourceVersion as read as preconditions: a runner \
 that got a job after it was read makes the API server answer 409 and is refused, never deleted. It \
 also says what a cleanup CronJob selecting runners with a past failure would have deleted besides.\n\n\
+CountersDisagree: a set's status counts that are not those of its runners (ARC #4595) are written \
+as ARC's updateStatus counts the runners listed, through the status subresource, at the \
+resourceVersion read.\n\n\
 Reads EphemeralRunnerSets, EphemeralRunners and the runners' Pods in scope, from the cluster or \
 from a dump (-f, with --dry-run=client: the same decisions, nothing sent); writes deletes of \
-EphemeralRunners (none with --dry-run=client; the API server's dry run with --dry-run=server).\n\n\
+EphemeralRunners and patches of ephemeralrunnersets/status (none with --dry-run=client; the API \
+server's dry run with --dry-run=server).\n\n\
 Exit status: 0 every repair written, would be, or refused as unsafe; 2 a write failed or an error.",
     after_help = "Examples:\n  \
 # Review the repairs of a dump before anyone touches the cluster\n  \

@@ -487,6 +487,38 @@ pub(crate) async fn delete_if_unchanged(
         .map_err(failed)
 }
 
+/// Merge `status` into the status subresource of the ARC object `plural`/`namespace`/`name` only
+/// if it is still at `resource_version` (the patch carries it: 409 Conflict otherwise), with
+/// Strict field validation (a field the CRD does not declare is refused, not pruned). Returns the
+/// object as the API server stored it (with `server_dry_run`, as it would store it).
+pub(crate) async fn patch_status_if_unchanged(
+    client: &Client,
+    plural: &str,
+    namespace: &str,
+    name: &str,
+    resource_version: &str,
+    status: serde_json::Value,
+    server_dry_run: bool,
+) -> Result<serde_json::Value, ApiError> {
+    let failed = |e| ApiError::new(e, "patch", plural, Some(namespace), Some(name));
+    let mut params = kube::api::PatchParams {
+        field_validation: Some(kube::api::ValidationDirective::Strict),
+        ..kube::api::PatchParams::default()
+    };
+    params.dry_run = server_dry_run;
+    let body = serde_json::json!({
+        "metadata": {"resourceVersion": resource_version},
+        "status": status,
+    });
+    let req = kube::core::Request::new(arc_path(plural, Some(namespace)))
+        .patch_subresource("status", name, &params, &kube::api::Patch::Merge(&body))
+        .map_err(|e| failed(kube::Error::BuildRequest(e)))?;
+    client
+        .request::<serde_json::Value>(req)
+        .await
+        .map_err(failed)
+}
+
 /// An object read from the cluster, as the one [`Object`] every source gives (its kind and
 /// version are the resource's).
 pub(crate) fn object_from_cluster(kind: &str, raw: RawObject) -> Object {

@@ -9,7 +9,9 @@ use serde_json::Value;
 
 use crate::cluster::{self, ApiErrorKind, ConnectOptions, write::DryRun};
 use crate::core::arc;
-use crate::core::repair::{RunnerDecision, RunnerSeen, cronjob_besides, failed_runner};
+use crate::core::repair::{
+    RunnerDecision, RunnerSeen, counters_status, counters_to_write, cronjob_besides, failed_runner,
+};
 use crate::input::Object;
 use crate::ops::Scope;
 use crate::report::repair::{ObjectRef, Repair, RepairReport, RepairResult, SetRepairs};
@@ -138,6 +140,21 @@ async fn repair(plan: &Plan, read: &Read, client: Option<&kube::Client>) -> Resu
             if let Some(repair) = failed_runner_repair(client, plan.dry_run, runner, s).await {
                 repairs.push(repair);
             }
+        }
+        // A dump without any runner of the namespace says nothing of its counts (as status).
+        let listed = (read.runners.iter()).any(|r| r.namespace() == set.namespace());
+        // The runners this run deletes (or would) are gone when the counts are written.
+        let gone: Vec<&str> = (repairs.iter())
+            .filter(|r| matches!(r.result, RepairResult::Written | RepairResult::WouldWrite))
+            .map(|r| r.object.name.as_str())
+            .collect();
+        let left: Vec<&Object> = (runners.iter().copied())
+            .filter(|r| !gone.contains(&r.name()))
+            .collect();
+        if (plan.files.is_empty() || listed)
+            && let Some(repair) = counters_repair(client, plan.dry_run, set, &left).await
+        {
+            repairs.push(repair);
         }
         if repairs.is_empty() {
             continue;
@@ -271,4 +288,107 @@ async fn failed_runner_repair(
         ),
         Err(e) => repair(evidence, RepairResult::Failed, Some(e.to_string())),
     })
+}
+
+/// `CountersDisagree` (ARC #4595): the set's status counts are not those of the runners listed,
+/// counted as ARC's `updateStatus` counts them ([`counters_to_write`]); write the listed ones
+/// through the status subresource, at the resourceVersion read (409: the controller or anyone
+/// wrote the set since, and it is refused), with Strict field validation, and check that the
+/// answer holds what was written. Not for a set being deleted or a status without its four counts
+/// (as `status` does not judge them).
+async fn counters_repair(
+    client: Option<&kube::Client>,
+    dry_run: DryRun,
+    set: &Object,
+    runners: &[&Object],
+) -> Option<Repair> {
+    let facts = crate::core::status::SetFacts::from_json(&set.json()).ok()?;
+    let written = facts.counters.filter(|_| !facts.deleting)?;
+    let runners: Vec<Value> = runners.iter().map(|r| runner_value(r)).collect();
+    let listed = counters_to_write(written, &runners)?;
+    let evidence = format!(
+        "status currentReplicas {}, pending {}, running {}, failed {}; the {} runners listed count {}, {}, {}, {}",
+        written.current,
+        written.pending,
+        written.running,
+        written.failed,
+        runners.len(),
+        listed.current,
+        listed.pending,
+        listed.running,
+        listed.failed
+    );
+    let repair = |result, why: Option<String>| Repair {
+        repair: "CountersDisagree",
+        action: "PatchStatus",
+        object: ObjectRef {
+            kind: arc::KIND_EPHEMERAL_RUNNER_SET,
+            namespace: set.namespace().to_string(),
+            name: set.name().to_string(),
+        },
+        evidence: evidence.clone(),
+        result,
+        why,
+    };
+    let Some(rv) = set.meta.resource_version.as_deref() else {
+        let why = "no resourceVersion was read: the write cannot be guarded".to_string();
+        return Some(repair(RepairResult::Refused, Some(why)));
+    };
+    let Some(client) = client.filter(|_| dry_run != DryRun::Client) else {
+        return Some(repair(RepairResult::WouldWrite, None));
+    };
+    let server = dry_run == DryRun::Server;
+    let status = counters_status(&listed);
+    let answer = cluster::patch_status_if_unchanged(
+        client,
+        arc::EPHEMERAL_RUNNER_SETS,
+        set.namespace(),
+        set.name(),
+        rv,
+        status.clone(),
+        server,
+    )
+    .await;
+    Some(match answer {
+        Ok(after) => {
+            let holds = (status.as_object().into_iter().flatten())
+                .all(|(k, v)| after.pointer(&format!("/status/{k}")) == Some(v));
+            match (holds, server) {
+                (false, _) => repair(
+                    RepairResult::Failed,
+                    Some(format!(
+                        "the API server's answer does not hold what was written: {}",
+                        after.get("status").unwrap_or(&Value::Null)
+                    )),
+                ),
+                (true, true) => repair(RepairResult::WouldWrite, None),
+                (true, false) => repair(RepairResult::Written, None),
+            }
+        }
+        Err(e) if e.kind() == ApiErrorKind::Conflict => repair(
+            RepairResult::Refused,
+            Some(format!(
+                "the set changed since it was read (ARC or another writer wrote it): {e}"
+            )),
+        ),
+        Err(e) if e.kind() == ApiErrorKind::Forbidden => repair(
+            RepairResult::Refused,
+            Some(format!(
+                "the caller may not patch ephemeralrunnersets/status (deploy/rbac.yaml's kubectl-arc-repair role): {e}"
+            )),
+        ),
+        Err(e) => repair(RepairResult::Failed, Some(e.to_string())),
+    })
+}
+
+/// A runner as [`crate::core::runners::RunnerState::of`] reads it.
+fn runner_value(r: &Object) -> Value {
+    let status: Value = (r.status.as_ref())
+        .and_then(|s| serde_json::from_str(s.get()).ok())
+        .unwrap_or(Value::Null);
+    let mut v = serde_json::json!({ "status": status });
+    if let Some(t) = &r.meta.deletion_timestamp {
+        v["metadata"] = serde_json::json!({ "deletionTimestamp": t });
+    }
+    v
 }

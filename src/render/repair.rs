@@ -9,9 +9,12 @@ pub(crate) fn write_text(r: &RepairReport, out: &mut dyn Write) -> io::Result<()
     let mut counts = [0usize; 4];
     for item in &r.items {
         for rep in &item.repairs {
+            let delete = rep.action == "DeleteRunner";
             let result = match rep.result {
-                RepairResult::WouldWrite => "would delete",
-                RepairResult::Written => "deleted",
+                RepairResult::WouldWrite if delete => "would delete",
+                RepairResult::WouldWrite => "would patch",
+                RepairResult::Written if delete => "deleted",
+                RepairResult::Written => "patched",
                 RepairResult::Refused => "refused",
                 RepairResult::Failed => "failed",
             };

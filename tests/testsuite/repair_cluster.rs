@@ -70,9 +70,11 @@ async fn names(client: &kube::Client, ns: &str) -> BTreeSet<String> {
         .collect()
 }
 
+/// The `RunnersFailed` repairs: (runner, result), sorted.
 fn results(r: &Value) -> Vec<(String, String)> {
     let mut v: Vec<(String, String)> = (r["items"].as_array().unwrap().iter())
         .flat_map(|i| i["repairs"].as_array().unwrap().clone())
+        .filter(|rep| rep["repair"] == "RunnersFailed")
         .map(|rep| {
             (
                 rep["object"]["name"].as_str().unwrap().to_string(),
@@ -232,10 +234,12 @@ async fn failed_runners_are_deleted_and_none_with_a_job_or_a_running_pod() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("failed-a: RunnersFailed deleted"), "{out}");
     assert!(out.contains("failed-job: RunnersFailed refused"), "{out}");
+    // The two failed runners, and the set's counts (ARC's, before the runners were made).
     assert!(
-        out.ends_with("0 would be written, 2 written, 3 refused, 0 failed\n"),
+        out.ends_with("0 would be written, 3 written, 3 refused, 0 failed\n"),
         "{out}"
     );
+    assert!(out.contains(": CountersDisagree patched ("), "{out}");
     let left = names(&client, &ns).await;
     let gone: BTreeSet<String> = all.difference(&left).cloned().collect();
     assert_eq!(
@@ -325,4 +329,90 @@ async fn a_runner_that_gets_a_job_while_repair_runs_is_never_deleted() {
     eprintln!(
         "{decided} decisions, {given_jobs} jobs given, {refused_by_precondition} refused by the precondition"
     );
+}
+
+/// Ghost counters (ARC #4595): the set's status counts runners that are gone. `status` says
+/// CountersDisagree; `--dry-run=server` writes nothing; `repair` writes the counts of the runners
+/// listed through the status subresource; `status` no longer says it, and a second run has
+/// nothing to do.
+#[tokio::test(flavor = "multi_thread")]
+async fn ghost_counters_are_written_as_arc_counts_the_runners_listed() {
+    let (kubeconfig, client, ns) =
+        common::fresh_namespace(common::legacy_kubeconfig(), "arc-repair-counts").await;
+    let kc = kubeconfig.to_str().unwrap();
+    let set =
+        crate::upgrade_plan_cluster::settled_scale_set(&client, &ns, "runners", "0.14.2").await;
+    let set_name = set.metadata.name.clone().unwrap();
+    runner(
+        &client,
+        &ns,
+        &set,
+        "idle",
+        json!({"phase": "Running", "runnerId": 1}),
+    )
+    .await;
+    runner(
+        &client,
+        &ns,
+        &set,
+        "busy",
+        json!({"phase": "Running", "runnerId": 2, "jobId": "j"}),
+    )
+    .await;
+    runner(&client, &ns, &set, "pending", json!({"phase": "Pending"})).await;
+    let said = || {
+        let (_, out, _) =
+            common::cli::exe(&["status", "--kubeconfig", kc, "-n", &ns, "-o", "json"]);
+        (report(&out)["items"].as_array().unwrap().iter())
+            .flat_map(|i| i["reasons"].as_array().cloned().unwrap_or_default())
+            .any(|x| x["reason"] == "CountersDisagree")
+    };
+    assert!(said());
+    let stored = || async {
+        common::ers_api(&client, &ns)
+            .get(&set_name)
+            .await
+            .unwrap()
+            .data["status"]
+            .clone()
+    };
+    let before = stored().await;
+    let (code, out, err) = common::cli::exe(&[
+        "repair",
+        "--kubeconfig",
+        kc,
+        "-n",
+        &ns,
+        "--dry-run=server",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let rep = &report(&out)["items"][0]["repairs"][0];
+    assert_eq!(rep["repair"], "CountersDisagree", "{rep:#}");
+    assert_eq!(rep["action"], "PatchStatus");
+    assert_eq!(rep["result"], "WouldWrite");
+    assert_eq!(stored().await, before, "the dry run wrote nothing");
+    let (code, out, err) =
+        common::cli::exe(&["repair", "--kubeconfig", kc, "-n", &ns, "-o", "json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(
+        report(&out)["items"][0]["repairs"][0]["result"],
+        "Written",
+        "{out}"
+    );
+    let after = stored().await;
+    assert_eq!(
+        (
+            &after["currentReplicas"],
+            &after["pendingEphemeralRunners"],
+            &after["runningEphemeralRunners"],
+            &after["failedEphemeralRunners"]
+        ),
+        (&json!(3), &json!(1), &json!(2), &json!(0)),
+        "{after:#}"
+    );
+    assert!(!said());
+    let (_, out, _) = common::cli::exe(&["repair", "--kubeconfig", kc, "-n", &ns]);
+    assert_eq!(out, "nothing to repair\n");
 }

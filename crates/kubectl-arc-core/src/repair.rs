@@ -103,6 +103,33 @@ pub fn cronjob_besides(runners: &[RunnerSeen]) -> CronJobBesides {
     besides
 }
 
+/// `CountersDisagree`'s repair: the counts ARC's `updateStatus` writes for the runners listed
+/// (`newEphemeralRunnersByStates`, [`crate::runners::RunnerState::of`]: pending, running = idle +
+/// busy, failed; `currentReplicas` their sum), the very comparison `status` makes. `None` when
+/// the set's status already says so (nothing to write).
+pub fn counters_to_write(
+    written: crate::status::Counters,
+    runners: &[serde_json::Value],
+) -> Option<crate::status::Counters> {
+    use crate::runners::{RunnerCounts, RunnerState};
+    let mut c = RunnerCounts::default();
+    for r in runners {
+        c.add(RunnerState::of(r), false);
+    }
+    let listed = crate::status::Counters::of(c.pending, c.idle + c.busy, c.failed);
+    (listed != written).then_some(listed)
+}
+
+/// The status fields the counters repair writes, as ARC's `updateStatus` names them.
+pub fn counters_status(c: &crate::status::Counters) -> serde_json::Value {
+    serde_json::json!({
+        "currentReplicas": c.current,
+        "pendingEphemeralRunners": c.pending,
+        "runningEphemeralRunners": c.running,
+        "failedEphemeralRunners": c.failed,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,5 +219,28 @@ mod tests {
         let b = cronjob_besides(&runners);
         assert_eq!(b.runners, ["failed-with-job", "busy-once-failed"]);
         assert_eq!(b.with_a_job, 2);
+    }
+
+    #[test]
+    fn counters_are_written_as_arc_counts_the_runners_listed() {
+        use crate::status::Counters;
+        let runners = [
+            serde_json::json!({"status": {"phase": "Running"}}),
+            serde_json::json!({"status": {"phase": "Running", "jobId": "x"}}),
+            serde_json::json!({"status": {"phase": "Pending"}}),
+            serde_json::json!({"status": {}}),
+            serde_json::json!({"status": {"phase": "Failed"}}),
+            serde_json::json!({"status": {"phase": "Succeeded"}}),
+            serde_json::json!({"metadata": {"deletionTimestamp": "2026-12-02T10:00:00Z"}, "status": {"phase": "Running"}}),
+        ];
+        let ghost = Counters::of(0, 7, 0);
+        let want = Counters::of(2, 2, 1);
+        assert_eq!(counters_to_write(ghost, &runners), Some(want));
+        assert_eq!(counters_to_write(want, &runners), None);
+        assert_eq!(
+            counters_status(&want),
+            serde_json::json!({"currentReplicas": 5, "pendingEphemeralRunners": 2,
+                "runningEphemeralRunners": 2, "failedEphemeralRunners": 1})
+        );
     }
 }
