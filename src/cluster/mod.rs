@@ -653,42 +653,116 @@ pub(crate) mod tests {
             serde_json::json!({"status": s})
         };
         let items = vec![
-            runner("idle", "ns-a", serde_json::json!([set]), running(serde_json::json!({}))),
-            runner("busy-job-id", "ns-a", serde_json::json!([set]), running(serde_json::json!({
+            runner(
+                "idle",
+                "ns-a",
+                serde_json::json!([set]),
+                running(serde_json::json!({})),
+            ),
+            runner(
+                "busy-job-id",
+                "ns-a",
+                serde_json::json!([set]),
+                running(serde_json::json!({
                 "jobRequestId": 9, "jobId": "j-9", "jobRepositoryName": "acme/api",
                 "jobWorkflowRef": "acme/api/.github/workflows/ci.yaml@refs/heads/main",
-                "workflowRunId": 812, "jobDisplayName": "build"}))),
-            runner("busy-request-only", "ns-a", serde_json::json!([set]),
-                running(serde_json::json!({"jobRequestId": 11, "jobDisplayName": "test"}))),
-            runner("idle-empty-job", "ns-a", serde_json::json!([set]),
-                running(serde_json::json!({"jobRequestId": 0, "jobId": ""}))),
-            runner("pending", "ns-a", serde_json::json!([set]),
-                serde_json::json!({"status": {"phase": "Pending", "runnerId": 8}})),
-            runner("no-status", "ns-a", serde_json::json!([set]), serde_json::json!({})),
-            runner("null-status", "ns-a", serde_json::json!([set]), serde_json::json!({"status": null})),
-            runner("deleting", "ns-a", serde_json::json!([set]), serde_json::json!({
+                "workflowRunId": 812, "jobDisplayName": "build"})),
+            ),
+            runner(
+                "busy-request-only",
+                "ns-a",
+                serde_json::json!([set]),
+                running(serde_json::json!({"jobRequestId": 11, "jobDisplayName": "test"})),
+            ),
+            runner(
+                "idle-empty-job",
+                "ns-a",
+                serde_json::json!([set]),
+                running(serde_json::json!({"jobRequestId": 0, "jobId": ""})),
+            ),
+            runner(
+                "pending",
+                "ns-a",
+                serde_json::json!([set]),
+                serde_json::json!({"status": {"phase": "Pending", "runnerId": 8}}),
+            ),
+            runner(
+                "no-status",
+                "ns-a",
+                serde_json::json!([set]),
+                serde_json::json!({}),
+            ),
+            runner(
+                "null-status",
+                "ns-a",
+                serde_json::json!([set]),
+                serde_json::json!({"status": null}),
+            ),
+            runner(
+                "deleting",
+                "ns-a",
+                serde_json::json!([set]),
+                serde_json::json!({
                 "deletionTimestamp": "2026-01-02T03:04:05Z",
-                "status": {"phase": "Running", "runnerId": 3, "jobId": "j-3"}})),
-            runner("unknown-phase", "ns-a", serde_json::json!([set]),
-                serde_json::json!({"status": {"phase": "Hibernating", "runnerId": 4}})),
-            runner("outdated", "ns-a", serde_json::json!([set]),
-                serde_json::json!({"status": {"phase": "Outdated", "runnerId": 5}})),
-            runner("unregistered", "ns-a", serde_json::json!([set]),
-                running(serde_json::json!({"runnerId": 0}))),
-            runner("finished", "ns-a", serde_json::json!([set]),
-                serde_json::json!({"status": {"phase": "Succeeded", "runnerId": 6}})),
-            runner("failed", "ns-a", serde_json::json!([set]),
-                serde_json::json!({"status": {"phase": "Failed", "reason": "TooManyPodFailures"}})),
-            runner("other-ns", "ns-b", serde_json::json!([owner("EphemeralRunnerSet", "set-b", Some(true))]),
-                running(serde_json::json!({}))),
-            runner("no-owner", "ns-a", serde_json::json!(null), running(serde_json::json!({}))),
-            runner("not-controller", "ns-a",
-                serde_json::json!([owner("EphemeralRunnerSet", "set-a", None),
-                    owner("EphemeralRunnerSet", "set-c", Some(false))]),
-                running(serde_json::json!({}))),
-            runner("second-controller", "ns-a",
+                "status": {"phase": "Running", "runnerId": 3, "jobId": "j-3"}}),
+            ),
+            runner(
+                "unknown-phase",
+                "ns-a",
+                serde_json::json!([set]),
+                serde_json::json!({"status": {"phase": "Hibernating", "runnerId": 4}}),
+            ),
+            runner(
+                "outdated",
+                "ns-a",
+                serde_json::json!([set]),
+                serde_json::json!({"status": {"phase": "Outdated", "runnerId": 5}}),
+            ),
+            runner(
+                "unregistered",
+                "ns-a",
+                serde_json::json!([set]),
+                running(serde_json::json!({"runnerId": 0})),
+            ),
+            runner(
+                "finished",
+                "ns-a",
+                serde_json::json!([set]),
+                serde_json::json!({"status": {"phase": "Succeeded", "runnerId": 6}}),
+            ),
+            runner(
+                "failed",
+                "ns-a",
+                serde_json::json!([set]),
+                serde_json::json!({"status": {"phase": "Failed", "reason": "TooManyPodFailures"}}),
+            ),
+            runner(
+                "other-ns",
+                "ns-b",
+                serde_json::json!([owner("EphemeralRunnerSet", "set-b", Some(true))]),
+                running(serde_json::json!({})),
+            ),
+            runner(
+                "no-owner",
+                "ns-a",
+                serde_json::json!(null),
+                running(serde_json::json!({})),
+            ),
+            runner(
+                "not-controller",
+                "ns-a",
+                serde_json::json!([
+                    owner("EphemeralRunnerSet", "set-a", None),
+                    owner("EphemeralRunnerSet", "set-c", Some(false))
+                ]),
+                running(serde_json::json!({})),
+            ),
+            runner(
+                "second-controller",
+                "ns-a",
                 serde_json::json!([owner("AutoscalingRunnerSet", "ars", Some(true)), set]),
-                running(serde_json::json!({}))),
+                running(serde_json::json!({})),
+            ),
         ];
         serde_json::json!({"apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunnerList",
             "metadata": {"resourceVersion": "99", "continue": ""}, "items": items})
@@ -726,11 +800,17 @@ pub(crate) mod tests {
             assert_eq!(parts(&RunnerRead::from(o)), parts(r), "{}", o.name());
         }
         let by = |name: &str| light.iter().find(|r| r.name == name).unwrap();
-        assert_eq!(by("deleting").deletion_timestamp.as_deref(), Some("2026-01-02T03:04:05Z"));
+        assert_eq!(
+            by("deleting").deletion_timestamp.as_deref(),
+            Some("2026-01-02T03:04:05Z")
+        );
         assert!(by("no-status").status.is_none() && by("null-status").status.is_none());
         assert_eq!(by("idle").controller.as_ref().unwrap().name, "set-a");
         assert!(by("no-owner").controller.is_none() && by("not-controller").controller.is_none());
-        assert_eq!(by("second-controller").controller.as_ref().unwrap().kind, "AutoscalingRunnerSet");
+        assert_eq!(
+            by("second-controller").controller.as_ref().unwrap().kind,
+            "AutoscalingRunnerSet"
+        );
     }
 
     #[test]
@@ -742,8 +822,14 @@ pub(crate) mod tests {
             r#"{"metadata":{"name":7}}"#,
             r#"{"metadata":null}"#,
         ] {
-            assert!(serde_json::from_str::<RawList>(&page(bad)).is_err(), "{bad}");
-            assert!(serde_json::from_str::<RawList<RawRunner>>(&page(bad)).is_err(), "{bad}");
+            assert!(
+                serde_json::from_str::<RawList>(&page(bad)).is_err(),
+                "{bad}"
+            );
+            assert!(
+                serde_json::from_str::<RawList<RawRunner>>(&page(bad)).is_err(),
+                "{bad}"
+            );
         }
         for odd in [
             r#"{"metadata":{"name":"x","ownerReferences":[{"kind":"EphemeralRunnerSet","controller":true}]}}"#,
@@ -751,7 +837,11 @@ pub(crate) mod tests {
             r#"{"status":"Running"}"#,
         ] {
             let (whole, light) = read_both(&page(odd));
-            assert_eq!(parts(&RunnerRead::from(&whole[0])), parts(&light[0]), "{odd}");
+            assert_eq!(
+                parts(&RunnerRead::from(&whole[0])),
+                parts(&light[0]),
+                "{odd}"
+            );
         }
     }
 }

@@ -6,8 +6,8 @@ use std::collections::{BTreeSet, HashMap};
 
 use serde_json::Value;
 
-use crate::cluster::{ApiError, RunnerRead};
 use crate::cluster::preflight::ControllerArgs;
+use crate::cluster::{ApiError, RunnerRead};
 use crate::core::arc;
 use crate::core::impact::{
     Change, Impact, RunnerTally, SetFacts, Situation, StrategyRead, UpdateStrategy, forecast,
@@ -260,7 +260,10 @@ impl Runners {
                 None => needed.iter().for_each(|ns| self.listed(ns)),
             }
             // Only the namespaces asked for: those the files gave keep the files' runners.
-            for r in runners.into_iter().filter(|r| needed.contains(&r.namespace)) {
+            for r in runners
+                .into_iter()
+                .filter(|r| needed.contains(&r.namespace))
+            {
                 self.add_read(r);
             }
         }
