@@ -600,170 +600,126 @@ fn rfc3339(t: &k8s_openapi::jiff::Timestamp) -> String {
 pub(crate) mod tests {
     use super::*;
 
-    /// A list page of EphemeralRunners as the API server sends it (managed fields, the runner
-    /// spec), one in each state the forecast tells apart: idle, busy by `jobId`, busy by
-    /// `jobRequestId` alone (ARC 0.9 to 0.12.1), pending, no status, a null status, being
-    /// deleted, an unknown phase, `Outdated`, `runnerId` 0, finished, failed, and owners that
-    /// are not a set's controller.
+    fn owner(kind: &str, name: &str, controller: Option<bool>) -> serde_json::Value {
+        let mut r = serde_json::json!({"apiVersion": "actions.github.com/v1alpha1",
+            "kind": kind, "name": name, "uid": format!("uid-{name}"), "blockOwnerDeletion": true});
+        if let Some(c) = controller {
+            r["controller"] = c.into();
+        }
+        r
+    }
+
+    /// One EphemeralRunner as the API server sends it (managed fields, the runner spec), with
+    /// `extra` (JSON text: `status`, `deletionTimestamp`) added.
+    fn runner(name: &str, ns: &str, refs: serde_json::Value, extra: &str) -> serde_json::Value {
+        let mut r = serde_json::json!({
+            "apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunner",
+            "metadata": {"name": name, "namespace": ns, "uid": format!("u-{name}"),
+                "resourceVersion": "17", "generation": 1,
+                "creationTimestamp": "2026-01-01T00:00:00Z",
+                "labels": {"app.kubernetes.io/component": "runner"},
+                "annotations": {"actions.github.com/patch-id": "0"},
+                "finalizers": ["ephemeralrunner.actions.github.com/finalizer"],
+                "ownerReferences": refs,
+                "managedFields": [{"manager": "python", "operation": "Update",
+                    "apiVersion": "actions.github.com/v1alpha1", "time": "2026-01-01T00:00:00Z",
+                    "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:spec": {".": {}}}}}]},
+            "spec": {"githubConfigUrl": "https://github.com/acme", "githubConfigSecret": "s",
+                "runnerScaleSetId": 1, "spec": {"containers": [{"name": "runner",
+                    "image": "ghcr.io/actions/actions-runner:2.329.0",
+                    "resources": {"limits": {"cpu": "2", "memory": 1.5e9}}}]}}
+        });
+        let extra: serde_json::Value = serde_json::from_str(extra).unwrap();
+        for (k, v) in extra.as_object().unwrap() {
+            match k.as_str() {
+                "deletionTimestamp" => r["metadata"][k] = v.clone(),
+                _ => r[k] = v.clone(),
+            }
+        }
+        r
+    }
+
+    /// A list page of EphemeralRunners, one in each state the forecast tells apart: idle, busy
+    /// by `jobId`, busy by `jobRequestId` alone (ARC 0.9 to 0.12.1), pending, no status, a null
+    /// status, being deleted, an unknown phase, `Outdated`, `runnerId` 0, finished, failed, and
+    /// owners that are not a set's controller.
     pub(crate) fn runner_page() -> String {
-        let owner = |kind: &str, name: &str, controller: Option<bool>| {
-            let mut r = serde_json::json!({"apiVersion": "actions.github.com/v1alpha1",
-                "kind": kind, "name": name, "uid": format!("uid-{name}"), "blockOwnerDeletion": true});
-            if let Some(c) = controller {
-                r["controller"] = c.into();
-            }
-            r
-        };
-        let set = owner("EphemeralRunnerSet", "set-a", Some(true));
-        let runner = |name: &str, ns: &str, refs: serde_json::Value, extra: serde_json::Value| {
-            let mut r = serde_json::json!({
-                "apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunner",
-                "metadata": {"name": name, "namespace": ns, "uid": format!("u-{name}"),
-                    "resourceVersion": "17", "generation": 1,
-                    "creationTimestamp": "2026-01-01T00:00:00Z",
-                    "labels": {"app.kubernetes.io/component": "runner"},
-                    "annotations": {"actions.github.com/patch-id": "0"},
-                    "finalizers": ["ephemeralrunner.actions.github.com/finalizer"],
-                    "ownerReferences": refs,
-                    "managedFields": [{"manager": "python", "operation": "Update",
-                        "apiVersion": "actions.github.com/v1alpha1", "time": "2026-01-01T00:00:00Z",
-                        "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:spec": {".": {}}}}}]},
-                "spec": {"githubConfigUrl": "https://github.com/acme", "githubConfigSecret": "s",
-                    "runnerScaleSetId": 1, "spec": {"containers": [{"name": "runner",
-                        "image": "ghcr.io/actions/actions-runner:2.329.0", "command": ["/home/runner/run.sh"],
-                        "resources": {"limits": {"cpu": "2", "memory": 1.5e9}}}]}}
-            });
-            if let serde_json::Value::Object(extra) = extra {
-                for (k, v) in extra {
-                    if k == "deletionTimestamp" {
-                        r["metadata"][k] = v;
-                    } else {
-                        r[k] = v;
-                    }
-                }
-            }
-            r
-        };
-        let running = |more: serde_json::Value| {
-            let mut s = serde_json::json!({"phase": "Running", "ready": true, "runnerId": 7,
-                "runnerName": "r"});
-            for (k, v) in more.as_object().unwrap() {
-                s[k] = v.clone();
-            }
-            serde_json::json!({"status": s})
-        };
-        let items = vec![
-            runner(
+        let set = serde_json::json!([owner("EphemeralRunnerSet", "set-a", Some(true))]);
+        let running = r#""phase": "Running", "ready": true, "runnerName": "r""#;
+        let busy = r#""jobRequestId": 9, "jobId": "j-9", "jobRepositoryName": "acme/api",
+            "jobWorkflowRef": "acme/api/.github/workflows/ci.yaml@refs/heads/main",
+            "workflowRunId": 812, "jobDisplayName": "build""#;
+        let in_set_a = [
+            (
                 "idle",
-                "ns-a",
-                serde_json::json!([set]),
-                running(serde_json::json!({})),
+                format!(r#"{{"status": {{{running}, "runnerId": 7}}}}"#),
             ),
-            runner(
+            (
                 "busy-job-id",
-                "ns-a",
-                serde_json::json!([set]),
-                running(serde_json::json!({
-                "jobRequestId": 9, "jobId": "j-9", "jobRepositoryName": "acme/api",
-                "jobWorkflowRef": "acme/api/.github/workflows/ci.yaml@refs/heads/main",
-                "workflowRunId": 812, "jobDisplayName": "build"})),
+                format!(r#"{{"status": {{{running}, "runnerId": 7, {busy}}}}}"#),
             ),
-            runner(
+            (
                 "busy-request-only",
-                "ns-a",
-                serde_json::json!([set]),
-                running(serde_json::json!({"jobRequestId": 11, "jobDisplayName": "test"})),
+                format!(
+                    r#"{{"status": {{{running}, "runnerId": 7, "jobRequestId": 11, "jobDisplayName": "test"}}}}"#
+                ),
             ),
-            runner(
+            (
                 "idle-empty-job",
-                "ns-a",
-                serde_json::json!([set]),
-                running(serde_json::json!({"jobRequestId": 0, "jobId": ""})),
+                format!(
+                    r#"{{"status": {{{running}, "runnerId": 7, "jobRequestId": 0, "jobId": ""}}}}"#
+                ),
             ),
-            runner(
+            (
                 "pending",
-                "ns-a",
-                serde_json::json!([set]),
-                serde_json::json!({"status": {"phase": "Pending", "runnerId": 8}}),
+                r#"{"status": {"phase": "Pending", "runnerId": 8}}"#.to_string(),
             ),
-            runner(
-                "no-status",
-                "ns-a",
-                serde_json::json!([set]),
-                serde_json::json!({}),
-            ),
-            runner(
-                "null-status",
-                "ns-a",
-                serde_json::json!([set]),
-                serde_json::json!({"status": null}),
-            ),
-            runner(
+            ("no-status", "{}".to_string()),
+            ("null-status", r#"{"status": null}"#.to_string()),
+            (
                 "deleting",
-                "ns-a",
-                serde_json::json!([set]),
-                serde_json::json!({
-                "deletionTimestamp": "2026-01-02T03:04:05Z",
-                "status": {"phase": "Running", "runnerId": 3, "jobId": "j-3"}}),
+                r#"{"deletionTimestamp": "2026-01-02T03:04:05Z",
+                    "status": {"phase": "Running", "runnerId": 3, "jobId": "j-3"}}"#
+                    .to_string(),
             ),
-            runner(
+            (
                 "unknown-phase",
-                "ns-a",
-                serde_json::json!([set]),
-                serde_json::json!({"status": {"phase": "Hibernating", "runnerId": 4}}),
+                r#"{"status": {"phase": "Hibernating", "runnerId": 4}}"#.to_string(),
             ),
-            runner(
+            (
                 "outdated",
-                "ns-a",
-                serde_json::json!([set]),
-                serde_json::json!({"status": {"phase": "Outdated", "runnerId": 5}}),
+                r#"{"status": {"phase": "Outdated", "runnerId": 5}}"#.to_string(),
             ),
-            runner(
+            (
                 "unregistered",
-                "ns-a",
-                serde_json::json!([set]),
-                running(serde_json::json!({"runnerId": 0})),
+                format!(r#"{{"status": {{{running}, "runnerId": 0}}}}"#),
             ),
-            runner(
+            (
                 "finished",
-                "ns-a",
-                serde_json::json!([set]),
-                serde_json::json!({"status": {"phase": "Succeeded", "runnerId": 6}}),
+                r#"{"status": {"phase": "Succeeded", "runnerId": 6}}"#.to_string(),
             ),
-            runner(
+            (
                 "failed",
-                "ns-a",
-                serde_json::json!([set]),
-                serde_json::json!({"status": {"phase": "Failed", "reason": "TooManyPodFailures"}}),
-            ),
-            runner(
-                "other-ns",
-                "ns-b",
-                serde_json::json!([owner("EphemeralRunnerSet", "set-b", Some(true))]),
-                running(serde_json::json!({})),
-            ),
-            runner(
-                "no-owner",
-                "ns-a",
-                serde_json::json!(null),
-                running(serde_json::json!({})),
-            ),
-            runner(
-                "not-controller",
-                "ns-a",
-                serde_json::json!([
-                    owner("EphemeralRunnerSet", "set-a", None),
-                    owner("EphemeralRunnerSet", "set-c", Some(false))
-                ]),
-                running(serde_json::json!({})),
-            ),
-            runner(
-                "second-controller",
-                "ns-a",
-                serde_json::json!([owner("AutoscalingRunnerSet", "ars", Some(true)), set]),
-                running(serde_json::json!({})),
+                r#"{"status": {"phase": "Failed", "reason": "TooManyPodFailures"}}"#.to_string(),
             ),
         ];
+        let idle = format!(r#"{{"status": {{{running}, "runnerId": 7}}}}"#);
+        let mut items: Vec<_> = (in_set_a.iter())
+            .map(|(name, extra)| runner(name, "ns-a", set.clone(), extra))
+            .collect();
+        let b = serde_json::json!([owner("EphemeralRunnerSet", "set-b", Some(true))]);
+        items.push(runner("other-ns", "ns-b", b, &idle));
+        items.push(runner("no-owner", "ns-a", serde_json::Value::Null, &idle));
+        let unmarked = serde_json::json!([
+            owner("EphemeralRunnerSet", "set-a", None),
+            owner("EphemeralRunnerSet", "set-c", Some(false))
+        ]);
+        items.push(runner("not-controller", "ns-a", unmarked, &idle));
+        let ars_first = serde_json::json!([
+            owner("AutoscalingRunnerSet", "ars", Some(true)),
+            owner("EphemeralRunnerSet", "set-a", Some(true))
+        ]);
+        items.push(runner("second-controller", "ns-a", ars_first, &idle));
         serde_json::json!({"apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunnerList",
             "metadata": {"resourceVersion": "99", "continue": ""}, "items": items})
         .to_string()
