@@ -8,6 +8,8 @@
 #   BENCH_SETS=1000 BENCH_RUNS=3 scripts/bench-impact.sh [cluster]
 #   BASE=<commit> scripts/bench-impact.sh  (default e3281d6: main before the forecast)
 #   BASE_BIN=... HEAD_BIN=... scripts/bench-impact.sh [cluster]   binaries already built
+#   ALSO_BIN=... ALSO_NAME=main scripts/bench-impact.sh cluster     a third binary in the same runs
+#                                        (another build of the forecast, to compare with head)
 #
 # Builds the release binary of BASE (from `git archive`, in .cache/bench-impact, once) and of the
 # work tree, unless BASE_BIN and HEAD_BIN name them. BASE reads the runners and leaves them; the
@@ -64,6 +66,8 @@ else
   cargo build --release --quiet --locked
   head_bin="$root/target/release/kubectl-arc"
 fi
+also_bin=${ALSO_BIN:-}
+[ -z "$also_bin" ] || [ -x "$also_bin" ] || { echo "bench-impact: ALSO_BIN=$also_bin is not an executable" >&2; exit 1; }
 
 if [ "$mode" = cluster ]; then
   namespaces=${BENCH_NAMESPACES:-20}
@@ -242,9 +246,12 @@ PY
     # Alternate the order, so that a load change on the machine does not favour one side.
     order="base head"
     [ $((run % 2)) = 0 ] && order="head base"
+    [ -z "$also_bin" ] || order="base also head"
+    [ -z "$also_bin" ] || [ $((run % 2)) = 1 ] || order="head also base"
     for side in $order; do
       bin=$base_bin
       [ "$side" = head ] && bin=$head_bin
+      [ "$side" = also ] && bin=$also_bin
       # Exit 1: every set is replaced. Anything else is a failure of the benchmark.
       set +e
       /usr/bin/time -f '%e %M %U %S' -o "$work/$side.$run" "$bin" diff -A -o json --kubeconfig "$kubeconfig" >"$work/$side.out"
@@ -254,10 +261,10 @@ PY
       echo "bench-impact: run $run $side: $(tail -n 1 "$work/$side.$run") (wall s, peak KiB, user s, sys s)" >&2
     done
   done
-  python3 - "$work" "$runs" "$size" "$compact" "$sets" "$per_set" "$namespaces" "$base" <<'PY'
+  python3 - "$work" "$runs" "$size" "$compact" "$sets" "$per_set" "$namespaces" "$base" "${also_bin:+${ALSO_NAME:-also}}" <<'PY'
 import json, statistics, sys
 work, runs, size, compact = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-sets, per_set, nss, base = int(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7]), sys.argv[8]
+sets, per_set, nss, base, also = int(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7]), sys.argv[8], sys.argv[9]
 def read(side):
     # /usr/bin/time writes "Command exited with non-zero status 1" first: the numbers are last.
     rows = [open(f"{work}/{side}.{r}").read().splitlines()[-1].split() for r in range(1, runs + 1)]
@@ -273,8 +280,15 @@ print(f"diff -A (cluster, legacy CRDs): {sets:,} scale sets and {sets * per_set:
 print("| binary | wall s | CPU s | peak RSS MiB | peak / kubectl get -o json | peak / compacted |")
 print("|---|--:|--:|--:|--:|--:|")
 print(f"| {base} (no forecast) | {bw:.2f} | {bc:.2f} | {bm / 2**20:,.0f} | {bm / size:.2f} | {bm / compact:.2f} |")
+if also:
+    aw, am, ac = read("also")
+    print(f"| {also} (forecast) | {aw:.2f} | {ac:.2f} | {am / 2**20:,.0f} | {am / size:.2f} | {am / compact:.2f} |")
 print(f"| head (forecast) | {hw:.2f} | {hc:.2f} | {hm / 2**20:,.0f} | {hm / size:.2f} | {hm / compact:.2f} |")
-print(f"forecast / before: {hw / bw:.2f}x wall (target <= 1.2x), peak {hm / size:.2f}x the input as kubectl prints it (target < 4x)")
+if also:
+    print(f"{also} / before: {aw / bw:.2f}x wall, {ac / bc:.2f}x CPU")
+    if open(f"{work}/also.out").read() != open(f"{work}/head.out").read():
+        print(f"note: {also}'s output differs from head's")
+print(f"forecast / before: {hw / bw:.2f}x wall (target <= 1.2x), {hc / bc:.2f}x CPU, peak {hm / size:.2f}x the input as kubectl prints it (target < 4x)")
 print(f"items: base {len(base_out['items'])}, head {len(head['items'])}, head's items with runnersKnown: {known}")
 print(f"the forecast's totals: {json.dumps(totals)}")
 PY

@@ -98,6 +98,11 @@ impl OwnerRef {
             }
         })
     }
+
+    /// Whether it is an owner of ARC's `kind` ([`crate::core::owner::is_arc_owner`]).
+    pub(crate) fn is_arc(&self, kind: &str) -> bool {
+        crate::core::owner::is_arc_owner(&self.api_version, &self.kind, kind)
+    }
 }
 
 /// The parts of `metadata` kubectl-arc reads.
@@ -165,8 +170,7 @@ impl Object {
     /// AutoscalingRunnerSet of a set): whose object this is, by the core's one owner rule
     /// ([`crate::core::owner::is_arc_owner`] of [`crate::core::owner::controller_ref`]).
     pub(crate) fn owner(&self, kind: &str) -> Option<&OwnerRef> {
-        (self.meta.controller.as_ref())
-            .filter(|c| crate::core::owner::is_arc_owner(&c.api_version, &c.kind, kind))
+        (self.meta.controller.as_ref()).filter(|c| c.is_arc(kind))
     }
 
     /// Whether the object belongs to ARC's API group (any version).

@@ -312,11 +312,108 @@ pub(crate) struct RawObject {
     pub(crate) status: Option<Box<serde_json::value::RawValue>>,
 }
 
+/// A list page; its items as [`RawObject`]s, or another shape that decodes less of each.
 #[derive(Debug, serde::Deserialize)]
-struct RawList {
+#[serde(bound = "T: serde::de::DeserializeOwned")]
+struct RawList<T = RawObject> {
     #[serde(default)]
     metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta,
-    items: Vec<RawObject>,
+    items: Vec<T>,
+}
+
+/// An EphemeralRunner as the impact forecast reads it: its name, namespace, controller owner
+/// reference, `deletionTimestamp` and `status`, decoded from the list page as
+/// [`object_from_cluster`] decodes them (the same typed owner references and time), while its
+/// `spec` (the set's whole runner spec, copied onto every runner), its other metadata and its
+/// managed fields are skipped by the parser without building any value.
+#[derive(Debug, Default)]
+pub(crate) struct RunnerRead {
+    pub(crate) namespace: String,
+    pub(crate) name: String,
+    pub(crate) controller: Option<OwnerRef>,
+    pub(crate) deletion_timestamp: Option<String>,
+    /// `status` as sent, `None` when absent or null.
+    pub(crate) status: Option<Box<RawValue>>,
+}
+
+/// The parts of an EphemeralRunner [`RunnerRead`] keeps, as the page's JSON holds them; every
+/// other field is skipped (serde's `IgnoredAny`).
+#[derive(Debug, serde::Deserialize)]
+struct RawRunner {
+    #[serde(default)]
+    metadata: RawRunnerMeta,
+    #[serde(default)]
+    status: Option<Box<RawValue>>,
+}
+
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawRunnerMeta {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    namespace: Option<String>,
+    #[serde(default)]
+    deletion_timestamp: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>,
+    #[serde(default)]
+    owner_references: Option<Vec<k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference>>,
+}
+
+impl From<RawRunner> for RunnerRead {
+    fn from(raw: RawRunner) -> RunnerRead {
+        let m = raw.metadata;
+        let references = m
+            .owner_references
+            .as_ref()
+            .and_then(|r| serde_json::to_value(r).ok());
+        RunnerRead {
+            namespace: m.namespace.unwrap_or_default(),
+            name: m.name.unwrap_or_default(),
+            controller: OwnerRef::controller_of(references.as_ref()),
+            deletion_timestamp: m.deletion_timestamp.map(|t| rfc3339(&t.0)),
+            status: raw.status.filter(|s| s.get() != "null"),
+        }
+    }
+}
+
+impl From<&Object> for RunnerRead {
+    /// The same parts of a whole object (of a file, or listed whole).
+    fn from(o: &Object) -> RunnerRead {
+        RunnerRead {
+            namespace: o.namespace().to_string(),
+            name: o.name().to_string(),
+            controller: o.meta.controller.clone(),
+            deletion_timestamp: o.meta.deletion_timestamp.clone(),
+            status: o.status.clone(),
+        }
+    }
+}
+
+/// The EphemeralRunners in `namespace` (all namespaces when `None`) as [`RunnerRead`]s, paginated
+/// as [`list_objects`].
+pub(crate) async fn list_runners(
+    client: &Client,
+    namespace: Option<&str>,
+) -> Result<Vec<RunnerRead>, ApiError> {
+    let mut out = Vec::new();
+    let plural = arc::EPHEMERAL_RUNNERS;
+    let query = watch::Scope {
+        namespace: namespace.map(str::to_string),
+        label_selector: None,
+        field_selector: None,
+    };
+    list_query_each(
+        client,
+        &arc_path(plural, namespace),
+        plural,
+        &query,
+        |raw: RawRunner| {
+            out.push(RunnerRead::from(raw));
+            Ok::<_, ApiError>(())
+        },
+    )
+    .await?;
+    Ok(out)
 }
 
 /// Where ARC's resources live: `/apis/actions.github.com/v1alpha1[/namespaces/NS]/PLURAL`.
@@ -367,12 +464,12 @@ async fn list_pages_each<E: From<ApiError>>(
 
 /// [`list_pages_each`] of `query` (its namespace is in `path` already): the list's
 /// resourceVersion, from its first page.
-async fn list_query_each<E: From<ApiError>>(
+async fn list_query_each<T: serde::de::DeserializeOwned, E: From<ApiError>>(
     client: &Client,
     path: &str,
     plural: &str,
     query: &watch::Scope,
-    mut each: impl FnMut(RawObject) -> Result<(), E>,
+    mut each: impl FnMut(T) -> Result<(), E>,
 ) -> Result<String, E> {
     let namespace = query.namespace.as_deref();
     let failed = |e| ApiError::new(e, "list", plural, namespace, None);
@@ -389,7 +486,7 @@ async fn list_query_each<E: From<ApiError>>(
         let req = request
             .list(&params)
             .map_err(|e| failed(kube::Error::BuildRequest(e)))?;
-        let page: RawList =
+        let page: RawList<T> =
             retry::read_with_retry(retry::ReadRetry::default(), || client.request(req.clone()))
                 .await
                 .map_err(failed)?;
@@ -560,4 +657,210 @@ pub(crate) fn object_from_cluster(kind: &str, raw: RawObject) -> Object {
 /// `metav1.Time` as the API server writes it.
 fn rfc3339(t: &k8s_openapi::jiff::Timestamp) -> String {
     t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    fn owner(kind: &str, name: &str, controller: Option<bool>) -> serde_json::Value {
+        let mut r = serde_json::json!({"apiVersion": "actions.github.com/v1alpha1",
+            "kind": kind, "name": name, "uid": format!("uid-{name}"), "blockOwnerDeletion": true});
+        if let Some(c) = controller {
+            r["controller"] = c.into();
+        }
+        r
+    }
+
+    /// One EphemeralRunner as the API server sends it (managed fields, the runner spec), with
+    /// `extra` (JSON text: `status`, `deletionTimestamp`) added.
+    fn runner(name: &str, ns: &str, refs: serde_json::Value, extra: &str) -> serde_json::Value {
+        let mut r = serde_json::json!({
+            "apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunner",
+            "metadata": {"name": name, "namespace": ns, "uid": format!("u-{name}"),
+                "resourceVersion": "17", "generation": 1,
+                "creationTimestamp": "2026-01-01T00:00:00Z",
+                "labels": {"app.kubernetes.io/component": "runner"},
+                "annotations": {"actions.github.com/patch-id": "0"},
+                "finalizers": ["ephemeralrunner.actions.github.com/finalizer"],
+                "ownerReferences": refs,
+                "managedFields": [{"manager": "python", "operation": "Update",
+                    "apiVersion": "actions.github.com/v1alpha1", "time": "2026-01-01T00:00:00Z",
+                    "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:spec": {".": {}}}}}]},
+            "spec": {"githubConfigUrl": "https://github.com/acme", "githubConfigSecret": "s",
+                "runnerScaleSetId": 1, "spec": {"containers": [{"name": "runner",
+                    "image": "ghcr.io/actions/actions-runner:2.329.0",
+                    "resources": {"limits": {"cpu": "2", "memory": 1.5e9}}}]}}
+        });
+        let extra: serde_json::Value = serde_json::from_str(extra).unwrap();
+        for (k, v) in extra.as_object().unwrap() {
+            match k.as_str() {
+                "deletionTimestamp" => r["metadata"][k] = v.clone(),
+                _ => r[k] = v.clone(),
+            }
+        }
+        r
+    }
+
+    /// A list page of EphemeralRunners, one in each state the forecast tells apart: idle, busy
+    /// by `jobId`, busy by `jobRequestId` alone (ARC 0.9 to 0.12.1), pending, no status, a null
+    /// status, being deleted, an unknown phase, `Outdated`, `runnerId` 0, finished, failed, and
+    /// owners that are not a set's controller.
+    pub(crate) fn runner_page() -> String {
+        let set = serde_json::json!([owner("EphemeralRunnerSet", "set-a", Some(true))]);
+        let running = r#""phase": "Running", "ready": true, "runnerName": "r""#;
+        let busy = r#""jobRequestId": 9, "jobId": "j-9", "jobRepositoryName": "acme/api",
+            "jobWorkflowRef": "acme/api/.github/workflows/ci.yaml@refs/heads/main",
+            "workflowRunId": 812, "jobDisplayName": "build""#;
+        let in_set_a = [
+            (
+                "idle",
+                format!(r#"{{"status": {{{running}, "runnerId": 7}}}}"#),
+            ),
+            (
+                "busy-job-id",
+                format!(r#"{{"status": {{{running}, "runnerId": 7, {busy}}}}}"#),
+            ),
+            (
+                "busy-request-only",
+                format!(
+                    r#"{{"status": {{{running}, "runnerId": 7, "jobRequestId": 11, "jobDisplayName": "test"}}}}"#
+                ),
+            ),
+            (
+                "idle-empty-job",
+                format!(
+                    r#"{{"status": {{{running}, "runnerId": 7, "jobRequestId": 0, "jobId": ""}}}}"#
+                ),
+            ),
+            (
+                "pending",
+                r#"{"status": {"phase": "Pending", "runnerId": 8}}"#.to_string(),
+            ),
+            ("no-status", "{}".to_string()),
+            ("null-status", r#"{"status": null}"#.to_string()),
+            (
+                "deleting",
+                r#"{"deletionTimestamp": "2026-01-02T03:04:05Z",
+                    "status": {"phase": "Running", "runnerId": 3, "jobId": "j-3"}}"#
+                    .to_string(),
+            ),
+            (
+                "unknown-phase",
+                r#"{"status": {"phase": "Hibernating", "runnerId": 4}}"#.to_string(),
+            ),
+            (
+                "outdated",
+                r#"{"status": {"phase": "Outdated", "runnerId": 5}}"#.to_string(),
+            ),
+            (
+                "unregistered",
+                format!(r#"{{"status": {{{running}, "runnerId": 0}}}}"#),
+            ),
+            (
+                "finished",
+                r#"{"status": {"phase": "Succeeded", "runnerId": 6}}"#.to_string(),
+            ),
+            (
+                "failed",
+                r#"{"status": {"phase": "Failed", "reason": "TooManyPodFailures"}}"#.to_string(),
+            ),
+        ];
+        let idle = format!(r#"{{"status": {{{running}, "runnerId": 7}}}}"#);
+        let mut items: Vec<_> = (in_set_a.iter())
+            .map(|(name, extra)| runner(name, "ns-a", set.clone(), extra))
+            .collect();
+        let b = serde_json::json!([owner("EphemeralRunnerSet", "set-b", Some(true))]);
+        items.push(runner("other-ns", "ns-b", b, &idle));
+        items.push(runner("no-owner", "ns-a", serde_json::Value::Null, &idle));
+        let unmarked = serde_json::json!([
+            owner("EphemeralRunnerSet", "set-a", None),
+            owner("EphemeralRunnerSet", "set-c", Some(false))
+        ]);
+        items.push(runner("not-controller", "ns-a", unmarked, &idle));
+        let ars_first = serde_json::json!([
+            owner("AutoscalingRunnerSet", "ars", Some(true)),
+            owner("EphemeralRunnerSet", "set-a", Some(true))
+        ]);
+        items.push(runner("second-controller", "ns-a", ars_first, &idle));
+        serde_json::json!({"apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunnerList",
+            "metadata": {"resourceVersion": "99", "continue": ""}, "items": items})
+        .to_string()
+    }
+
+    /// The page read both ways: whole objects ([`object_from_cluster`]) and [`RunnerRead`]s.
+    pub(crate) fn read_both(page: &str) -> (Vec<Object>, Vec<RunnerRead>) {
+        let whole: RawList = serde_json::from_str(page).unwrap();
+        let light: RawList<RawRunner> = serde_json::from_str(page).unwrap();
+        (
+            (whole.items.into_iter())
+                .map(|o| object_from_cluster(arc::KIND_EPHEMERAL_RUNNER, o))
+                .collect(),
+            light.items.into_iter().map(RunnerRead::from).collect(),
+        )
+    }
+
+    fn parts(r: &RunnerRead) -> impl PartialEq + std::fmt::Debug + '_ {
+        (
+            &r.namespace,
+            &r.name,
+            &r.controller,
+            &r.deletion_timestamp,
+            r.status.as_ref().map(|s| s.get()),
+        )
+    }
+
+    #[test]
+    fn the_light_runner_decode_reads_what_the_whole_object_gives() {
+        let (whole, light) = read_both(&runner_page());
+        assert_eq!(whole.len(), 17);
+        assert_eq!(light.len(), whole.len());
+        for (o, r) in whole.iter().zip(&light) {
+            assert_eq!(parts(&RunnerRead::from(o)), parts(r), "{}", o.name());
+        }
+        let by = |name: &str| light.iter().find(|r| r.name == name).unwrap();
+        assert_eq!(
+            by("deleting").deletion_timestamp.as_deref(),
+            Some("2026-01-02T03:04:05Z")
+        );
+        assert!(by("no-status").status.is_none() && by("null-status").status.is_none());
+        assert_eq!(by("idle").controller.as_ref().unwrap().name, "set-a");
+        assert!(by("no-owner").controller.is_none() && by("not-controller").controller.is_none());
+        assert_eq!(
+            by("second-controller").controller.as_ref().unwrap().kind,
+            "AutoscalingRunnerSet"
+        );
+    }
+
+    #[test]
+    fn a_runner_page_of_another_shape_reads_alike_or_fails_alike() {
+        let page = |item: &str| format!(r#"{{"metadata":{{}},"items":[{item}]}}"#);
+        for bad in [
+            r#"{"metadata":{"name":"x","ownerReferences":[{"kind":5}]}}"#,
+            r#"{"metadata":{"name":"x","deletionTimestamp":"yesterday"}}"#,
+            r#"{"metadata":{"name":7}}"#,
+            r#"{"metadata":null}"#,
+        ] {
+            assert!(
+                serde_json::from_str::<RawList>(&page(bad)).is_err(),
+                "{bad}"
+            );
+            assert!(
+                serde_json::from_str::<RawList<RawRunner>>(&page(bad)).is_err(),
+                "{bad}"
+            );
+        }
+        for odd in [
+            r#"{"metadata":{"name":"x","ownerReferences":[{"kind":"EphemeralRunnerSet","controller":true}]}}"#,
+            r#"{"metadata":{"name":"x","deletionTimestamp":null},"status":{"phase":7}}"#,
+            r#"{"status":"Running"}"#,
+        ] {
+            let (whole, light) = read_both(&page(odd));
+            assert_eq!(
+                parts(&RunnerRead::from(&whole[0])),
+                parts(&light[0]),
+                "{odd}"
+            );
+        }
+    }
 }

@@ -7,6 +7,7 @@ use std::collections::{BTreeSet, HashMap};
 use serde_json::Value;
 
 use crate::cluster::preflight::ControllerArgs;
+use crate::cluster::{ApiError, RunnerRead};
 use crate::core::arc;
 use crate::core::impact::{
     Change, Impact, RunnerTally, SetFacts, Situation, StrategyRead, UpdateStrategy, forecast,
@@ -37,28 +38,37 @@ pub(crate) struct Runners {
 }
 
 impl Runners {
-    /// Add one EphemeralRunner (from a file or a listing); its namespace's runners count as known.
+    /// Add one EphemeralRunner of a file; its namespace's runners count as known.
     pub(crate) fn add(&mut self, runner: &Object) {
-        let ns = runner.namespace().to_string();
+        self.add_read(RunnerRead::from(runner));
+    }
+
+    /// Add one EphemeralRunner (of a file or a listing); its namespace's runners count as known.
+    fn add_read(&mut self, runner: RunnerRead) {
+        let RunnerRead {
+            namespace: ns,
+            name,
+            controller,
+            deletion_timestamp,
+            status,
+        } = runner;
         self.known.insert(ns.clone());
-        let Some(owner) = runner.owner(arc::KIND_EPHEMERAL_RUNNER_SET) else {
+        let Some(owner) = controller.filter(|c| c.is_arc(arc::KIND_EPHEMERAL_RUNNER_SET)) else {
             // Not a set's: no set's change reaches it (named by `outside`).
-            self.unowned.push((ns, runner.name().to_string()));
+            self.unowned.push((ns, name));
             return;
         };
-        let status: Value = runner
-            .status
-            .as_ref()
+        let status: Value = status
             .and_then(|s| serde_json::from_str(s.get()).ok())
             .unwrap_or(Value::Null);
         let mut v = serde_json::json!({ "status": status });
-        if let Some(t) = &runner.meta.deletion_timestamp {
+        if let Some(t) = deletion_timestamp {
             v["metadata"] = serde_json::json!({ "deletionTimestamp": t });
         }
         self.by_set
-            .entry((ns, owner.name.clone()))
+            .entry((ns, owner.name))
             .or_default()
-            .push((runner.name().to_string(), v));
+            .push((name, v));
     }
 
     /// Namespaces listed from the cluster, with none found there.
@@ -192,15 +202,45 @@ impl Controllers {
     }
 }
 
+/// The EphemeralRunners of every namespace, listed while the scale sets and their sets are (with
+/// `-A`, where the forecast would list them across namespaces after judging): the wait for the
+/// API server overlaps. Dropped unread when no change needs them across namespaces.
+pub(crate) struct Prefetch(tokio::task::JoinHandle<Result<Vec<RunnerRead>, ApiError>>);
+
+impl Prefetch {
+    /// Start listing every namespace's runners (on the current runtime).
+    pub(crate) fn start(client: &kube::Client) -> Prefetch {
+        let client = client.clone();
+        Prefetch(tokio::spawn(async move {
+            crate::cluster::list_runners(&client, None).await
+        }))
+    }
+
+    async fn take(mut self) -> Result<Vec<RunnerRead>, ApiError> {
+        match (&mut self.0).await {
+            Ok(listed) => listed,
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+        }
+    }
+}
+
+impl Drop for Prefetch {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 impl Runners {
     /// List the EphemeralRunners of `needed` (namespaces whose runners are not known yet): one
-    /// paged list across namespaces when `across` (`-A`) and several are needed, else one per
-    /// namespace. A caller who may not list them leaves them unknown (`runnersKnown: false`).
+    /// paged list across namespaces when `across` (`-A`) and several are needed (`prefetch`'s,
+    /// when given), else one per namespace. A caller who may not list them leaves them unknown
+    /// (`runnersKnown: false`).
     pub(crate) async fn list(
         &mut self,
         client: &kube::Client,
         needed: &BTreeSet<String>,
         across: bool,
+        mut prefetch: Option<Prefetch>,
     ) {
         let listings: Vec<Option<&str>> = if across && needed.len() > 1 {
             vec![None]
@@ -208,15 +248,11 @@ impl Runners {
             needed.iter().map(|ns| Some(ns.as_str())).collect()
         };
         for ns in listings {
-            let Ok(runners) = crate::cluster::list_objects(
-                client,
-                arc::KIND_EPHEMERAL_RUNNER,
-                arc::EPHEMERAL_RUNNERS,
-                ns,
-                None,
-            )
-            .await
-            else {
+            let listed = match (ns, prefetch.take()) {
+                (None, Some(p)) => p.take().await,
+                _ => crate::cluster::list_runners(client, ns).await,
+            };
+            let Ok(runners) = listed else {
                 continue;
             };
             match ns {
@@ -224,8 +260,11 @@ impl Runners {
                 None => needed.iter().for_each(|ns| self.listed(ns)),
             }
             // Only the namespaces asked for: those the files gave keep the files' runners.
-            for r in runners.iter().filter(|r| needed.contains(r.namespace())) {
-                self.add(r);
+            for r in runners
+                .into_iter()
+                .filter(|r| needed.contains(&r.namespace))
+            {
+                self.add_read(r);
             }
         }
     }
@@ -356,5 +395,50 @@ impl Concerned<'_> {
             listener_restart: self.listener_restart,
             strategy: strategy.as_ref(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::tests::{read_both, runner_page};
+
+    /// The runners listed whole (as before the light decode) and as [`RunnerRead`]s sort alike
+    /// for every rule, and as ARC's rules sort them.
+    #[test]
+    fn listed_runners_tally_alike_read_whole_or_light() {
+        let (whole, light) = read_both(&runner_page());
+        let mut from_objects = Runners::default();
+        whole.iter().for_each(|o| from_objects.add(o));
+        let mut from_reads = Runners::default();
+        light.into_iter().for_each(|r| from_reads.add_read(r));
+        let set = SetFacts::of("set-a", None);
+        for version in [None, Some("0.12.1"), Some("0.13.0"), Some("0.14.2")] {
+            let a = from_objects.tally("ns-a", &set, version);
+            assert_eq!(a, from_reads.tally("ns-a", &set, version), "{version:?}");
+            let a = a.unwrap();
+            let outdated = usize::from(version != Some("0.12.1") && version != Some("0.13.0"));
+            assert_eq!(
+                (a.idle, a.pending, a.unregistered, a.finished, a.failed),
+                (2, 3 - outdated, 3, 1, 1),
+                "{version:?}"
+            );
+            assert_eq!((a.outdated, a.deleting), (outdated, 1));
+            let busy: Vec<_> = a.busy.iter().map(|b| b.name.as_str()).collect();
+            assert_eq!(busy, ["busy-job-id", "busy-request-only"]);
+            assert_eq!(a.busy[0].workflow_run_id, Some(812));
+            assert_eq!(a.busy[1].job_display_name.as_deref(), Some("test"));
+        }
+        let b = SetFacts::of("set-b", None);
+        assert_eq!(
+            from_objects.tally("ns-b", &b, None),
+            from_reads.tally("ns-b", &b, None)
+        );
+        let namespaces: BTreeSet<String> = ["ns-a".to_string()].into();
+        let sets: BTreeSet<(String, String)> = [("ns-a".to_string(), "set-a".to_string())].into();
+        let outside = from_reads.outside(&namespaces, &sets);
+        assert_eq!(outside, from_objects.outside(&namespaces, &sets));
+        assert_eq!(outside.len(), 3, "{outside:?}");
+        assert_eq!(from_reads.known, from_objects.known);
     }
 }
