@@ -232,7 +232,7 @@ async fn attach_impacts(client: &kube::Client, targets: &[Target], items: &mut [
         .filter(|i| bumped(i))
         .map(|i| i.namespace.clone())
         .collect();
-    runners.list(client, &namespaces, false, None).await;
+    runners.list(client, &namespaces, false).await;
     for item in items.iter_mut().filter(|i| bumped(i)) {
         let Some(t) =
             (targets.iter()).find(|t| t.namespace == item.namespace && t.name == item.name)

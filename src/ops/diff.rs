@@ -141,8 +141,6 @@ struct World {
     file_controllers: Vec<crate::cluster::preflight::ControllerArgs>,
     /// The cluster's client, once connected: the forecast lists runners with it.
     client: Option<kube::Client>,
-    /// With `-A`: every namespace's runners, listed while the sets are.
-    runner_prefetch: Option<impact::Prefetch>,
 }
 
 /// The live sets indexed by what ARC's pairing looks at, built once: each scale set's candidates
@@ -237,9 +235,8 @@ async fn judge_with_impact(plan: &Plan, mut world: World) -> Diff {
             .into_iter()
             .filter(|ns| !world.runners.knows(ns))
             .collect();
-        let prefetch = world.runner_prefetch.take();
         (world.runners)
-            .list(&client, &needed, plan.scope.all_namespaces, prefetch)
+            .list(&client, &needed, plan.scope.all_namespaces)
             .await;
     }
     forecast(&mut world, &mut diff.report);
@@ -871,9 +868,6 @@ async fn complete_from_cluster(plan: &Plan, world: &mut World) -> Result<()> {
     }
     world.controllers = Some(controllers);
     world.client = Some(client.clone());
-    if plan.scope.all_namespaces {
-        world.runner_prefetch = Some(impact::Prefetch::start(client));
-    }
     if plan.files.is_empty() {
         live_scale_sets(client, plan, filter, &namespace, scope, world).await?;
     } else {

@@ -6,8 +6,8 @@ use std::collections::{BTreeSet, HashMap};
 
 use serde_json::Value;
 
+use crate::cluster::RunnerRead;
 use crate::cluster::preflight::ControllerArgs;
-use crate::cluster::{ApiError, RunnerRead};
 use crate::core::arc;
 use crate::core::impact::{
     Change, Impact, RunnerTally, SetFacts, Situation, StrategyRead, UpdateStrategy, forecast,
@@ -202,45 +202,16 @@ impl Controllers {
     }
 }
 
-/// The EphemeralRunners of every namespace, listed while the scale sets and their sets are (with
-/// `-A`, where the forecast would list them across namespaces after judging): the wait for the
-/// API server overlaps. Dropped unread when no change needs them across namespaces.
-pub(crate) struct Prefetch(tokio::task::JoinHandle<Result<Vec<RunnerRead>, ApiError>>);
-
-impl Prefetch {
-    /// Start listing every namespace's runners (on the current runtime).
-    pub(crate) fn start(client: &kube::Client) -> Prefetch {
-        let client = client.clone();
-        Prefetch(tokio::spawn(async move {
-            crate::cluster::list_runners(&client, None).await
-        }))
-    }
-
-    async fn take(mut self) -> Result<Vec<RunnerRead>, ApiError> {
-        match (&mut self.0).await {
-            Ok(listed) => listed,
-            Err(e) => std::panic::resume_unwind(e.into_panic()),
-        }
-    }
-}
-
-impl Drop for Prefetch {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
 impl Runners {
     /// List the EphemeralRunners of `needed` (namespaces whose runners are not known yet): one
-    /// paged list across namespaces when `across` (`-A`) and several are needed (`prefetch`'s,
-    /// when given), else one per namespace. A caller who may not list them leaves them unknown
+    /// paged list across namespaces when `across` (`-A`) and several are needed, else one per
+    /// namespace. A caller who may not list them leaves them unknown
     /// (`runnersKnown: false`).
     pub(crate) async fn list(
         &mut self,
         client: &kube::Client,
         needed: &BTreeSet<String>,
         across: bool,
-        mut prefetch: Option<Prefetch>,
     ) {
         let listings: Vec<Option<&str>> = if across && needed.len() > 1 {
             vec![None]
@@ -248,11 +219,7 @@ impl Runners {
             needed.iter().map(|ns| Some(ns.as_str())).collect()
         };
         for ns in listings {
-            let listed = match (ns, prefetch.take()) {
-                (None, Some(p)) => p.take().await,
-                _ => crate::cluster::list_runners(client, ns).await,
-            };
-            let Ok(runners) = listed else {
+            let Ok(runners) = crate::cluster::list_runners(client, ns).await else {
                 continue;
             };
             match ns {
