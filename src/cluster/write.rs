@@ -480,7 +480,8 @@ fn verified(verify: &Verify, object: &Value, what: &str, context: &str) -> Resul
 /// Read back what was stored, as a second reader would see it. A read at another
 /// resourceVersion than the one our write made shows a later write (another bump, the
 /// controller): ours persisted, and whether the later one kept our value is not ours to check (a
-/// racing restart writes its own stamp).
+/// racing restart writes its own stamp). A read back that fails (the server went away after it
+/// answered the patch) leaves the write as the patch's verified answer says: written.
 async fn read_back(
     client: &Client,
     plural: &str,
@@ -490,9 +491,20 @@ async fn read_back(
     after: &Value,
     verify: &Verify,
 ) -> Result<(), WriteError> {
-    let stored = read(client, plural, namespace, name)
-        .await?
-        .ok_or_else(|| WriteError::NotFound(what.to_string()))?;
+    let stored = match read(client, plural, namespace, name).await {
+        Ok(Some(stored)) => stored,
+        Ok(None) => return Err(WriteError::NotFound(what.to_string())),
+        // The API server answered the patch with the object as stored, and that answer holds
+        // what was written (`verified` above): the write is known to have landed. A read back
+        // that finds no server (it went away since) cannot unsay that.
+        Err(e) => {
+            tracing::info!(
+                target: "kubectl_arc::write",
+                "{what}: written (the API server's answer holds it); the read back failed: {e}"
+            );
+            return Ok(());
+        }
+    };
     let written = after
         .pointer("/metadata/resourceVersion")
         .and_then(Value::as_str);
