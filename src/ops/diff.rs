@@ -1642,17 +1642,17 @@ impl Installation {
         }
     }
 
-    /// The impact of `change` on an item's set, by `mechanism`'s rule, from the runners and
-    /// controllers read (for a change `diff` does not judge itself: `upgrade-plan --to next`).
+    /// The impact of `change` on an item's set, by `mechanism`'s rule, from the runners read and
+    /// `controllers` ([`Installation::controllers`], read once by the caller), for a change
+    /// `diff` does not judge itself (`upgrade-plan --to next`).
     pub(crate) fn forecast(
         &self,
         item: &ScaleSetDiff,
         change: crate::core::impact::Change,
         mechanism: crate::core::release::Mechanism,
+        controllers: &impact::Controllers,
     ) -> Option<crate::core::impact::Impact> {
         let set = item.set_facts.as_ref()?;
-        let (found, _) = self.controllers();
-        let controllers = impact::Controllers::Read(found);
         let of = impact::Concerned {
             namespace: &item.namespace,
             set,
@@ -1660,7 +1660,7 @@ impl Installation {
             version: None,
             listener_restart: true,
         };
-        Some(of.forecast(change, &self.world.runners, &controllers))
+        Some(of.forecast(change, &self.world.runners, controllers))
     }
 
     /// Every scale set judged by `plan`'s release (`plan.arc_release`), each

@@ -132,8 +132,10 @@ async fn repair(plan: &Plan, read: &Read, client: Option<&kube::Client>) -> Resu
             .get(&set.key())
             .map(Vec::as_slice)
             .unwrap_or_default();
-        let seen: Vec<RunnerSeen> = (runners.iter())
-            .map(|r| seen(r, pod_phase.get(&r.key()).cloned().flatten()))
+        // Each runner's status read once, for both repairs.
+        let values: Vec<Value> = runners.iter().map(|r| runner_value(r)).collect();
+        let seen: Vec<RunnerSeen> = (runners.iter().zip(&values))
+            .map(|(r, v)| seen(r, v, pod_phase.get(&r.key()).cloned().flatten()))
             .collect();
         let mut repairs = Vec::new();
         for (runner, s) in runners.iter().zip(&seen) {
@@ -148,8 +150,9 @@ async fn repair(plan: &Plan, read: &Read, client: Option<&kube::Client>) -> Resu
             .filter(|r| matches!(r.result, RepairResult::Written | RepairResult::WouldWrite))
             .map(|r| r.object.name.as_str())
             .collect();
-        let left: Vec<&Object> = (runners.iter().copied())
-            .filter(|r| !gone.contains(&r.name()))
+        let left: Vec<&Value> = (runners.iter().zip(&values))
+            .filter(|(r, _)| !gone.contains(&r.name()))
+            .map(|(_, v)| v)
             .collect();
         if (plan.files.is_empty() || listed)
             && let Some(repair) = counters_repair(client, plan.dry_run, set, &left).await
@@ -196,11 +199,9 @@ fn status_str(o: &Object, field: &str) -> Option<String> {
     status.get(field)?.as_str().map(str::to_string)
 }
 
-/// A runner as the rules read it.
-fn seen(r: &Object, pod_phase: Option<String>) -> RunnerSeen {
-    let status: Value = (r.status.as_ref())
-        .and_then(|s| serde_json::from_str(s.get()).ok())
-        .unwrap_or(Value::Null);
+/// A runner as the rules read it (`value`: its [`runner_value`]).
+fn seen(r: &Object, value: &Value, pod_phase: Option<String>) -> RunnerSeen {
+    let status = &value["status"];
     RunnerSeen {
         name: r.name().to_string(),
         phase: status
@@ -300,12 +301,11 @@ async fn counters_repair(
     client: Option<&kube::Client>,
     dry_run: DryRun,
     set: &Object,
-    runners: &[&Object],
+    runners: &[&Value],
 ) -> Option<Repair> {
     let facts = crate::core::status::SetFacts::from_json(&set.json()).ok()?;
     let written = facts.counters.filter(|_| !facts.deleting)?;
-    let runners: Vec<Value> = runners.iter().map(|r| runner_value(r)).collect();
-    let listed = counters_to_write(written, &runners)?;
+    let listed = counters_to_write(written, runners.iter().copied())?;
     let evidence = format!(
         "status currentReplicas {}, pending {}, running {}, failed {}; the {} runners listed count {}, {}, {}, {}",
         written.current,

@@ -96,13 +96,14 @@ fn plan_of(plan: &Plan, found: &Installation) -> UpgradePlanReport {
         .collect();
     let by_key: BTreeMap<(String, String), &Object> =
         found.scale_sets().iter().map(|o| (o.key(), o)).collect();
+    let read = crate::ops::impact::Controllers::Read(controllers.clone());
     let sets: Vec<SetPlan> = (judged.report.items.iter())
         .map(|item| {
             let key = (item.namespace.clone(), item.name.clone());
             let label = (by_key.get(&key)).and_then(|o| o.meta.labels.get(LABEL_VERSION).cloned());
             let pending = now.get(&key).and_then(|n| n.recycle);
             match left_behind(to, item) {
-                Some(old) => left_behind_plan(found, item, label, from_release, old),
+                Some(old) => left_behind_plan((found, &read), item, label, from_release, old),
                 None => set_plan(item, label, from_release, to, pending),
             }
         })
@@ -195,7 +196,7 @@ fn left_behind(to: Target, item: &ScaleSetDiff) -> Option<&str> {
 /// 2ee6b3b8's controllers) deletes its idle and pending runners and makes them again, while no
 /// listener scales it down.
 fn left_behind_plan(
-    found: &Installation,
+    (found, controllers): (&Installation, &crate::ops::impact::Controllers),
     item: &ScaleSetDiff,
     label: Option<String>,
     from: Option<&'static ArcRelease>,
@@ -206,6 +207,7 @@ fn left_behind_plan(
             item,
             crate::core::impact::Change::Cleanup,
             release::Mechanism::IntegrityHash,
+            controllers,
         )
         .map(|mut i| {
             i.listener_recreated = true;

@@ -137,7 +137,7 @@ pub(crate) fn controller_deployment(
 
 /// The set's counters as its controller writes them for those runners: running (idle and busy,
 /// not deleting) 4, pending (pending and no phase) 2.
-pub(crate) fn counters() -> Value {
+fn counters() -> Value {
     json!({"currentReplicas": 9, "runningEphemeralRunners": 4, "pendingEphemeralRunners": 2,
            "failedEphemeralRunners": 1})
 }
@@ -182,17 +182,42 @@ fn counted(impact: &Value) -> Value {
     i
 }
 
+/// The image the scale sets of these tests run.
+pub(crate) const RUNNER_IMAGE: &str = "ghcr.io/actions/actions-runner:2.329.0";
+
 /// The 0.14.2 scale set of the test and its set, made by ARC from an older template (its
-/// runner-spec hash is of the scale set before `image` changed): (scale set, set).
+/// runner-spec hash is of the scale set before `image` changed).
 async fn scale_set_0_14_2(client: &kube::Client, ns: &str, name: &str) -> DynamicObject {
+    scale_set_made_by(
+        client,
+        ns,
+        name,
+        "0.14.2",
+        "ghcr.io/actions/actions-runner:2.328.0",
+    )
+    .await
+}
+
+/// A scale set on [`RUNNER_IMAGE`], labelled `release` as its chart labels it (with Helm's
+/// release annotation), and its set as that release made it from the scale set when its runner
+/// ran `made_from_image`: the set's runner spec and its `runner-spec-hash` (the release's
+/// `RunnerSetSpecHash()`) are of that scale set; its counters as [`counters`].
+pub(crate) async fn scale_set_made_by(
+    client: &kube::Client,
+    ns: &str,
+    name: &str,
+    release: &str,
+    made_from_image: &str,
+) -> DynamicObject {
     let ars: DynamicObject = serde_json::from_value(json!({
         "apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingRunnerSet",
-        "metadata": {"name": name, "labels": {"app.kubernetes.io/version": "0.14.2"},
-            "annotations": {"runner-scale-set-id": "7"}},
+        "metadata": {"name": name,
+            "labels": {"app.kubernetes.io/version": release, "app.kubernetes.io/instance": name},
+            "annotations": {"runner-scale-set-id": "7", "meta.helm.sh/release-name": name}},
         "spec": {"githubConfigUrl": "https://github.com/my-org", "githubConfigSecret": "gh-secret",
             "maxRunners": 10,
             "template": {"spec": {"restartPolicy": "Never", "containers": [
-                {"name": "runner", "image": "ghcr.io/actions/actions-runner:2.329.0"}]}}}
+                {"name": "runner", "image": RUNNER_IMAGE}]}}}
     }))
     .unwrap();
     let ars = common::ars_api(client, ns)
@@ -200,18 +225,16 @@ async fn scale_set_0_14_2(client: &kube::Client, ns: &str, name: &str) -> Dynami
         .await
         .unwrap();
     let mut before = serde_json::to_value(&ars).unwrap();
-    before["spec"]["template"]["spec"]["containers"][0]["image"] =
-        json!("ghcr.io/actions/actions-runner:2.328.0");
-    let release = kubectl_arc::core::release::release("0.14.2").unwrap();
+    before["spec"]["template"]["spec"]["containers"][0]["image"] = json!(made_from_image);
     let hash = kubectl_arc::core::spec_hash::runner_set_spec_hash(
-        release,
+        kubectl_arc::core::release::release(release).unwrap(),
         &serde_json::to_string(&before["spec"]).unwrap(),
     )
     .unwrap();
     let set: DynamicObject = serde_json::from_value(json!({
         "apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunnerSet",
         "metadata": {"generateName": format!("{name}-"),
-            "labels": {"app.kubernetes.io/version": "0.14.2",
+            "labels": {"app.kubernetes.io/version": release,
                 "actions.github.com/scale-set-name": name,
                 "actions.github.com/scale-set-namespace": ns},
             "annotations": {"actions.github.com/runner-spec-hash": hash},

@@ -3,12 +3,14 @@
 //! `RunnerSetSpecHash()`, runners in every phase with their status through the status
 //! subresource) and the controller Deployment of the gha-runner-scale-set-controller chart.
 
-use kube::api::{DynamicObject, PostParams};
+use kube::api::DynamicObject;
 use serde_json::{Value, json};
 
 use crate::common;
 use crate::common::cli::report;
-use crate::impact_cluster::{controller_deployment, counters, kubectl_get, runners_in_every_phase};
+use crate::impact_cluster::{
+    RUNNER_IMAGE, controller_deployment, kubectl_get, runners_in_every_phase,
+};
 
 /// A scale set labelled `release` and its set as that release made it from the scale set as it
 /// is (settled: the runner-spec hash is the scale set's own).
@@ -18,49 +20,7 @@ pub(crate) async fn settled_scale_set(
     name: &str,
     release: &str,
 ) -> DynamicObject {
-    let ars: DynamicObject = serde_json::from_value(json!({
-        "apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingRunnerSet",
-        "metadata": {"name": name,
-            "labels": {"app.kubernetes.io/version": release, "app.kubernetes.io/instance": name},
-            "annotations": {"runner-scale-set-id": "7", "meta.helm.sh/release-name": name}},
-        "spec": {"githubConfigUrl": "https://github.com/my-org", "githubConfigSecret": "gh-secret",
-            "maxRunners": 10,
-            "template": {"spec": {"restartPolicy": "Never", "containers": [
-                {"name": "runner", "image": "ghcr.io/actions/actions-runner:2.329.0"}]}}}
-    }))
-    .unwrap();
-    let ars = common::ars_api(client, ns)
-        .create(&PostParams::default(), &ars)
-        .await
-        .unwrap();
-    let stored = serde_json::to_value(&ars).unwrap();
-    let hash = kubectl_arc::core::spec_hash::runner_set_spec_hash(
-        kubectl_arc::core::release::release(release).unwrap(),
-        &serde_json::to_string(&stored["spec"]).unwrap(),
-    )
-    .unwrap();
-    let set: DynamicObject = serde_json::from_value(json!({
-        "apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunnerSet",
-        "metadata": {"generateName": format!("{name}-"),
-            "labels": {"app.kubernetes.io/version": release,
-                "actions.github.com/scale-set-name": name,
-                "actions.github.com/scale-set-namespace": ns},
-            "annotations": {"actions.github.com/runner-spec-hash": hash},
-            "ownerReferences": [{"apiVersion": "actions.github.com/v1alpha1",
-                "kind": "AutoscalingRunnerSet", "name": name, "uid": ars.metadata.uid,
-                "controller": true, "blockOwnerDeletion": true}]},
-        "spec": {"replicas": 9, "patchID": 3, "ephemeralRunnerSpec": {
-            "githubConfigUrl": "https://github.com/my-org", "githubConfigSecret": "gh-secret",
-            "runnerScaleSetId": 7,
-            "spec": stored["spec"]["template"]["spec"]}}
-    }))
-    .unwrap();
-    let set = common::ers_api(client, ns)
-        .create(&PostParams::default(), &set)
-        .await
-        .unwrap();
-    let set_name = set.metadata.name.clone().unwrap();
-    common::set_ers_status(client, ns, &set_name, counters()).await
+    crate::impact_cluster::scale_set_made_by(client, ns, name, release, RUNNER_IMAGE).await
 }
 
 fn only_set(r: &Value) -> &Value {

@@ -107,9 +107,9 @@ pub fn cronjob_besides(runners: &[RunnerSeen]) -> CronJobBesides {
 /// (`newEphemeralRunnersByStates`, [`crate::runners::RunnerState::of`]: pending, running = idle +
 /// busy, failed; `currentReplicas` their sum), the very comparison `status` makes. `None` when
 /// the set's status already says so (nothing to write).
-pub fn counters_to_write(
+pub fn counters_to_write<'a>(
     written: crate::status::Counters,
-    runners: &[serde_json::Value],
+    runners: impl IntoIterator<Item = &'a serde_json::Value>,
 ) -> Option<crate::status::Counters> {
     use crate::runners::{RunnerCounts, RunnerState};
     let mut c = RunnerCounts::default();
