@@ -256,39 +256,134 @@ async fn failed_runners_are_deleted_and_none_with_a_job_or_a_running_pod() {
     );
 }
 
-/// Randomized, concurrent with the repair: rounds of failed runners, each given a job at a random
-/// moment by another task (as the listener writes `status.jobId`) while `repair` reads and
-/// deletes. A runner whose job was written is never deleted: if the job was written before the
-/// read, the rules refuse it; if after, the delete's resourceVersion precondition does (409).
-#[tokio::test(flavor = "multi_thread")]
-async fn a_runner_that_gets_a_job_while_repair_runs_is_never_deleted() {
+/// A state a runner is made in for the randomized rounds: its status, whether it is given a job
+/// at creation (either listener's field), its Pod's phase, and whether it is being deleted and
+/// held by ARC's runner finalizer.
+struct Made {
+    name: String,
+    status: Value,
+    has_job: bool,
+    pod: Option<&'static str>,
+    deleting: bool,
+}
+
+/// One runner in a random state ARC distinguishes: failed (with or without a job, a live or a
+/// finished Pod), idle, busy, pending, or being deleted (with a job or not).
+fn random_runner(rng: &mut common::specgen::Rng, name: String) -> Made {
+    let job = match rng.below(4) {
+        0 => Some(json!({"jobId": format!("job-{name}")})),
+        1 => Some(json!({"jobRequestId": 1000 + rng.below(9000)})),
+        _ => None,
+    };
+    let has_job = job.is_some();
+    let job = job.unwrap_or_else(|| json!({}));
+    let (status, pod, deleting) = match rng.below(6) {
+        0 | 1 => (
+            failed(job),
+            *rng.pick(&[None, Some("Failed"), Some("Running")]),
+            false,
+        ),
+        2 => {
+            let mut s = json!({"phase": "Running", "runnerId": 3});
+            s.as_object_mut()
+                .unwrap()
+                .extend(job.as_object().unwrap().clone());
+            (s, Some("Running"), false)
+        }
+        3 => (json!({"phase": "Pending"}), Some("Pending"), false),
+        _ => (failed(job), None, true),
+    };
+    // A pending runner has no job in either listener's view.
+    let has_job = has_job && status["phase"] != "Pending";
+    let status = if status["phase"] == "Pending" {
+        json!({"phase": "Pending"})
+    } else {
+        status
+    };
+    Made {
+        name,
+        status,
+        has_job,
+        pod,
+        deleting,
+    }
+}
+
+/// Make `m` as ARC and a kubelet write it; one being deleted is created with ARC's runner
+/// finalizer and then deleted, so it stays until the finalizer goes.
+async fn make(client: &kube::Client, ns: &str, set: &DynamicObject, m: &Made) {
+    runner(client, ns, set, &m.name, m.status.clone()).await;
+    if let Some(phase) = m.pod {
+        pod(client, ns, &m.name, phase).await;
+    }
+    if m.deleting {
+        let api = common::runner_api(client, ns);
+        let fin =
+            json!({"metadata": {"finalizers": ["ephemeralrunner.actions.github.com/finalizer"]}});
+        api.patch(&m.name, &PatchParams::default(), &Patch::Merge(fin))
+            .await
+            .unwrap();
+        api.delete(&m.name, &Default::default()).await.unwrap();
+    }
+}
+
+/// Remove every runner (and its finalizers) and runner Pod of a round.
+async fn clear(client: &kube::Client, ns: &str, made: &[Made]) {
+    let api = common::runner_api(client, ns);
+    let pods: kube::Api<k8s_openapi::api::core::v1::Pod> =
+        kube::Api::namespaced(client.clone(), ns);
+    let unhold = json!({"metadata": {"finalizers": null}});
+    for m in made {
+        let _ = api
+            .patch(&m.name, &PatchParams::default(), &Patch::Merge(&unhold))
+            .await;
+        let _ = api.delete(&m.name, &Default::default()).await;
+        if m.pod.is_some() {
+            let _ = pods.delete(&m.name, &Default::default()).await;
+        }
+    }
+}
+
+/// One lane of the randomized test: `rounds` rounds in a namespace of its own. Each round makes
+/// one to three runners in random states, then runs `repair` while another task gives jobs (as
+/// the listener writes `status.jobId`) to random runners at random moments. Every runner that
+/// had a job (made with one, or given one at any moment) must still exist afterwards: a job
+/// written before `repair` read the runner makes the rules refuse it; one written after makes
+/// the write's resourceVersion precondition refuse it (409). Returns (rounds, jobs given during
+/// the run, repairs written, repairs refused by the precondition).
+async fn lane(lane: u64, rounds: usize) -> (usize, usize, usize, usize) {
     let (kubeconfig, client, ns) =
         common::fresh_namespace(common::legacy_kubeconfig(), "arc-repair-race").await;
     let kc = kubeconfig.to_str().unwrap().to_string();
     let set =
         crate::upgrade_plan_cluster::settled_scale_set(&client, &ns, "runners", "0.14.2").await;
-    let mut rng = common::specgen::Rng::new(34);
-    let (mut decided, mut given_jobs, mut refused_by_precondition) = (0usize, 0usize, 0usize);
-    for round in 0..25 {
-        let batch: Vec<String> = (0..40).map(|i| format!("r{round}-{i}")).collect();
-        for name in &batch {
-            runner(&client, &ns, &set, name, failed(json!({}))).await;
+    common::create_service_account(&client, &ns, "default").await;
+    let mut rng = common::specgen::Rng::new(3400 + lane);
+    let (mut given, mut written, mut precondition) = (0, 0, 0);
+    for round in 0..rounds {
+        let made: Vec<Made> = (0..1 + rng.below(3))
+            .map(|i| random_runner(&mut rng, format!("r{round}-{i}")))
+            .collect();
+        for m in &made {
+            make(&client, &ns, &set, m).await;
         }
-        let mut targets = batch.clone();
-        targets.retain(|_| rng.chance(50));
-        let delays: Vec<u64> = targets.iter().map(|_| rng.below(30) as u64).collect();
+        let mut targets: Vec<(String, u64)> = Vec::new();
+        for m in made.iter().filter(|m| !m.has_job) {
+            if rng.chance(60) {
+                targets.push((m.name.clone(), rng.below(120) as u64));
+            }
+        }
         let api = common::runner_api(&client, &ns);
         let assign = tokio::spawn(async move {
             let mut assigned = Vec::new();
-            for (name, delay) in targets.iter().zip(delays) {
+            for (name, delay) in targets {
                 tokio::time::sleep(std::time::Duration::from_millis(delay)).await;
                 let job = json!({"status": {"jobId": format!("job-{name}")}});
-                if api
-                    .patch_status(name, &PatchParams::default(), &Patch::Merge(job))
-                    .await
-                    .is_ok()
-                {
-                    assigned.push(name.clone());
+                let patched = api
+                    .patch_status(&name, &PatchParams::default(), &Patch::Merge(job))
+                    .await;
+                if patched.is_ok() {
+                    assigned.push(name);
                 }
             }
             assigned
@@ -296,38 +391,49 @@ async fn a_runner_that_gets_a_job_while_repair_runs_is_never_deleted() {
         let args = ["repair", "--kubeconfig", &kc, "-n", &ns, "-o", "json"].map(str::to_string);
         let (code, out, err) = common::cli::exe_async(args.to_vec()).await;
         let assigned = assign.await.unwrap();
-        assert_eq!(code, 0, "{out}{err}");
+        assert_eq!(code, 0, "lane {lane} round {round}: {out}{err}");
         let r = report(&out);
         let left = names(&client, &ns).await;
-        for name in &assigned {
+        let with_job = (made.iter().filter(|m| m.has_job).map(|m| &m.name)).chain(&assigned);
+        for name in with_job {
             assert!(
                 left.contains(name.as_str()),
-                "round {round}: {name} got a job and was deleted: {r:#}"
+                "lane {lane} round {round}: {name} had a job and is gone: {r:#}"
             );
         }
         for rep in (r["items"].as_array().unwrap().iter())
             .flat_map(|i| i["repairs"].as_array().unwrap().clone())
         {
-            decided += 1;
-            if rep["why"]
-                .as_str()
-                .is_some_and(|w| w.contains("changed since it was read"))
-            {
-                refused_by_precondition += 1;
-            }
+            written += usize::from(rep["result"] == "Written");
+            precondition += usize::from(
+                rep["why"]
+                    .as_str()
+                    .is_some_and(|w| w.contains("changed since it was read")),
+            );
         }
-        given_jobs += assigned.len();
-        // Clean the round up (the survivors with jobs would be refused forever).
-        for name in &batch {
-            let _ = common::runner_api(&client, &ns)
-                .delete(name, &Default::default())
-                .await;
-        }
+        given += assigned.len();
+        clear(&client, &ns, &made).await;
     }
-    assert!(decided >= 1000, "{decided} decisions");
-    assert!(given_jobs > 0);
+    (rounds, given, written, precondition)
+}
+
+/// Randomized, concurrent with the repair: 1,000 rounds (four lanes of 250, each in its own
+/// namespace) of runners in every state ARC distinguishes, jobs given at random moments while
+/// `repair` reads and writes. 0 runners with a job are deleted.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_runner_that_gets_a_job_while_repair_runs_is_never_deleted() {
+    let lanes: Vec<_> = (0..4).map(|l| tokio::spawn(lane(l, 250))).collect();
+    let (mut rounds, mut given, mut written, mut precondition) = (0, 0, 0, 0);
+    for l in lanes {
+        let (r, g, w, p) = l.await.unwrap();
+        (rounds, given, written, precondition) =
+            (rounds + r, given + g, written + w, precondition + p);
+    }
+    assert_eq!(rounds, 1000);
+    assert!(given > 0, "no job was given while repair ran");
+    assert!(written > 0, "no repair was written");
     eprintln!(
-        "{decided} decisions, {given_jobs} jobs given, {refused_by_precondition} refused by the precondition"
+        "{rounds} rounds, {given} jobs given while repair ran, {written} repairs written, {precondition} refused by the precondition"
     );
 }
 
@@ -415,4 +521,81 @@ async fn ghost_counters_are_written_as_arc_counts_the_runners_listed() {
     assert!(!said());
     let (_, out, _) = common::cli::exe(&["repair", "--kubeconfig", kc, "-n", &ns]);
     assert_eq!(out, "nothing to repair\n");
+}
+
+/// The counters repair never overwrites what ARC wrote after it read the set: the proxy holds
+/// `repair`'s status patch until ARC's own write of the counts has landed, so the patch carries
+/// a resourceVersion that is no longer the set's. The API server answers 409, the repair is
+/// `Refused` (exit 0: refusing is the command doing its job), and ARC's counts stay.
+#[tokio::test(flavor = "multi_thread")]
+async fn counts_arc_writes_after_the_read_are_not_overwritten() {
+    use crate::common::faults::{Fault, FaultProxy, Rule};
+    let kc = common::legacy_kubeconfig();
+    let (_, client, ns) = common::fresh_namespace(kc.clone(), "arc-repair-409").await;
+    let set =
+        crate::upgrade_plan_cluster::settled_scale_set(&client, &ns, "runners", "0.14.2").await;
+    let set_name = set.metadata.name.clone().unwrap();
+    runner(
+        &client,
+        &ns,
+        &set,
+        "idle",
+        json!({"phase": "Running", "runnerId": 1}),
+    )
+    .await;
+    runner(&client, &ns, &set, "pending", json!({"phase": "Pending"})).await;
+    let proxy = FaultProxy::start(&kc).await;
+    let pk = proxy.kubeconfig(&ns).to_str().unwrap().to_string();
+    let status_patch = format!("/ephemeralrunnersets/{set_name}/status");
+    proxy.add(Rule {
+        method: Some("PATCH"),
+        path_contains: status_patch.clone(),
+        fault: Fault::Delay(std::time::Duration::from_secs(3)),
+        times: 1,
+    });
+    let args = ["repair", "--kubeconfig", &pk, "-o", "json"].map(str::to_string);
+    let task = tokio::spawn(common::cli::exe_async(args.to_vec()));
+    // The patch has reached the proxy (and is held there): ARC writes its counts now.
+    let held = || (proxy.log().iter()).any(|l| l.starts_with("PATCH") && l.contains(&status_patch));
+    for _ in 0..2000 {
+        if held() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    assert!(
+        held(),
+        "repair never sent its status patch: {:?}",
+        proxy.log()
+    );
+    // Not the counts repair writes (2, 1, 1, 0): ARC saw a third runner that repair did not.
+    let arc_counts = json!({"currentReplicas": 3, "pendingEphemeralRunners": 1,
+        "runningEphemeralRunners": 2, "failedEphemeralRunners": 0});
+    common::ers_api(&client, &ns)
+        .patch_status(
+            &set_name,
+            &PatchParams::default(),
+            &Patch::Merge(json!({ "status": arc_counts })),
+        )
+        .await
+        .unwrap();
+    let (code, out, err) = task.await.unwrap();
+    assert_eq!(code, 0, "{out}{err}");
+    let rep = &report(&out)["items"][0]["repairs"][0];
+    assert_eq!(rep["repair"], "CountersDisagree", "{rep:#}");
+    assert_eq!(rep["result"], "Refused", "{rep:#}");
+    assert!(
+        rep["why"]
+            .as_str()
+            .unwrap()
+            .contains("changed since it was read"),
+        "{rep:#}"
+    );
+    let stored = common::ers_api(&client, &ns).get(&set_name).await.unwrap();
+    for (field, want) in arc_counts.as_object().unwrap() {
+        assert_eq!(
+            &stored.data["status"][field], want,
+            "{field}: ARC's count stays"
+        );
+    }
 }
