@@ -13,6 +13,7 @@ pub(crate) mod no_answer;
 pub(crate) mod preflight;
 pub(crate) mod ratelimit;
 pub(crate) mod retry;
+mod runner_table;
 pub(crate) mod watch;
 pub mod write;
 
@@ -389,9 +390,21 @@ impl From<&Object> for RunnerRead {
     }
 }
 
-/// The EphemeralRunners in `namespace` (all namespaces when `None`) as [`RunnerRead`]s, paginated
-/// as [`list_objects`].
+/// The EphemeralRunners in `namespace` (all namespaces when `None`) as [`RunnerRead`]s: listed as
+/// a Table where the CRD's printer columns say every field the forecast reads
+/// ([`runner_table`]), else whole, paginated as [`list_objects`].
 pub(crate) async fn list_runners(
+    client: &Client,
+    namespace: Option<&str>,
+) -> Result<Vec<RunnerRead>, ApiError> {
+    match runner_table::list(client, namespace).await {
+        Some(runners) => Ok(runners),
+        None => list_runners_whole(client, namespace).await,
+    }
+}
+
+/// [`list_runners`], each runner decoded from the whole object.
+async fn list_runners_whole(
     client: &Client,
     namespace: Option<&str>,
 ) -> Result<Vec<RunnerRead>, ApiError> {
