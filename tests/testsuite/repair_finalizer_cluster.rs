@@ -257,6 +257,32 @@ async fn finalizers_are_removed_only_where_no_job_is_lost() {
         "{e}"
     );
 
+    // From a dump without the controller Deployments: whether a controller runs is not known, so
+    // every removal is refused.
+    let dir = common::scratch_dir("repair-fin");
+    let dump = dir.join("dump.yaml");
+    let kinds = "autoscalingrunnersets,ephemeralrunnersets,ephemeralrunners,pods";
+    std::fs::write(
+        &dump,
+        crate::impact_cluster::kubectl_get(&kubeconfig, &ns, kinds),
+    )
+    .unwrap();
+    let (code, out, err) = exe(&[
+        "repair",
+        "-f",
+        dump.to_str().unwrap(),
+        "--dry-run=client",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let offline = report(&out);
+    let all_refused: Vec<(String, String, String)> = (want("Refused").into_iter())
+        .map(|(a, b, _)| (a, b, "Refused".to_string()))
+        .collect();
+    assert_eq!(results(&offline), all_refused, "{offline:#}");
+    assert!(out.contains("the dump holds no Deployment"), "{out}");
+
     let (code, out, err) = exe(&["repair", "--kubeconfig", kc, "-n", &ns, "-o", "json"]);
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(results(&report(&out)), want("Written"), "{out}");

@@ -236,8 +236,7 @@ impl Run<'_> {
     ) -> Result<Option<ControllerSeen>, String> {
         let all = self.controllers().await?;
         let facts: Vec<_> = all.iter().map(|c| c.facts.clone()).collect();
-        let found = controller_of(&facts, namespace, listener_namespace)
-            .or_else(|| reconciler_of(&facts, namespace));
+        let found = controller_of(&facts, namespace, listener_namespace);
         Ok(found.and_then(|f| all.iter().find(|c| c.facts.name == f.name).cloned()))
     }
 

@@ -92,7 +92,7 @@ fn recreated(cx: &ListenerContext<'_>) -> Result<String, String> {
         );
     }
     let Some(c) = cx.controller else {
-        return Err("no controller Deployment reconciles its scale set's namespace: no running controller would make it again, job pickup would stop".to_string());
+        return Err("no controller Deployment is known to make it (none reconciles its scale set's namespace, or several do and none is in the listener's namespace): no running controller would make it again, job pickup would stop".to_string());
     };
     if !c.runs() {
         return Err(format!(
