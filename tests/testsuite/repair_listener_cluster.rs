@@ -338,6 +338,31 @@ async fn listeners_are_deleted_where_a_running_controller_makes_them_again() {
         "the dry runs wrote nothing"
     );
 
+    // From a dump of both namespaces (the controller Deployment in it): the same decisions.
+    let dir = common::scratch_dir("repair-listener");
+    let dump = dir.join("dump.yaml");
+    let get = crate::impact_cluster::kubectl_get;
+    let text = [
+        get(
+            &kubeconfig,
+            &ns,
+            "autoscalingrunnersets,ephemeralrunnersets,ephemeralrunners",
+        ),
+        get(&kubeconfig, &ctl, "autoscalinglisteners,pods,deployments"),
+    ]
+    .join("---\n");
+    std::fs::write(&dump, text).unwrap();
+    let (code, out, err) = exe(&[
+        "repair",
+        "-f",
+        dump.to_str().unwrap(),
+        "--dry-run=client",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(results(&report(&out)), want("WouldWrite"), "{out}");
+
     let (code, r) = repair(
         &kc,
         &ns,
