@@ -562,7 +562,7 @@ fn failed_and_counted(f: &mut Formatter<'_>, reason: &StatusReason) -> fmt::Resu
             }
             write!(
                 f,
-                "{}: ARC's EphemeralRunnerSet controller writes these counts after each reconcile of the set; counts that stay wrong mean it is not reconciling the set, or counts runners that are gone (ARC #3821, #4595), and the AutoscalingRunnerSet's status (and what the listener reports to GitHub) follows them",
+                "{}: ARC's EphemeralRunnerSet controller writes these counts after each reconcile of the set; counts that stay wrong mean it is not reconciling the set, or counts runners that are gone (ARC #3821, #4595), and the AutoscalingRunnerSet's status (and what the listener reports to GitHub) follows them; `kubectl arc repair` writes the counts of the runners listed, at the resourceVersion read",
                 differ.join("; ")
             )
         }

@@ -16,7 +16,7 @@ use crate::core::repair::listener::{
     ControllerSeen, ListenerContext, delete_listener, delete_listener_pod,
 };
 use crate::core::repair::{Decision, RunnerSeen};
-use crate::core::status::install::{CONTROLLER_SELECTORS, reconciler_of};
+use crate::core::status::install::{CONTROLLER_SELECTORS, ControllerFacts, reconciler_of};
 use crate::core::status::listener::{
     AUTOSCALING_LISTENERS, KIND_AUTOSCALING_LISTENER, LISTENER_CONTAINER, ListenerFacts, PodFacts,
     controller_of, deletion_of, pod_problem,
@@ -227,16 +227,15 @@ impl Run<'_> {
         }
     }
 
-    /// The controller Deployment that makes the listeners of `namespace`'s scale sets, as status
-    /// finds it ([`controller_of`]); `Err`: the Deployments could not be read.
-    async fn listener_controller(
+    /// The controller Deployment `pick` chooses among them as status judges them (`None`: none);
+    /// `Err`: the Deployments could not be read.
+    async fn controller(
         &mut self,
-        namespace: &str,
-        listener_namespace: Option<&str>,
+        pick: impl Fn(&[ControllerFacts]) -> Option<ControllerFacts>,
     ) -> Result<Option<ControllerSeen>, String> {
         let all = self.controllers().await?;
-        let facts: Vec<_> = all.iter().map(|c| c.facts.clone()).collect();
-        let found = controller_of(&facts, namespace, listener_namespace);
+        let facts: Vec<ControllerFacts> = all.iter().map(|c| c.facts.clone()).collect();
+        let found = pick(&facts);
         Ok(found.and_then(|f| all.iter().find(|c| c.facts.name == f.name).cloned()))
     }
 
@@ -271,8 +270,10 @@ impl Run<'_> {
         };
         let facts = ListenerFacts::from_json(&o.json())
             .map_err(|e| (format!("AutoscalingListener {key}"), e))?;
+        // The controller status finds for the scale set's listener ([`controller_of`]).
+        let (ns, home) = (facts.scale_set.0.clone(), facts.namespace.clone());
         let controller = self
-            .listener_controller(&facts.scale_set.0, Some(&facts.namespace))
+            .controller(|all| controller_of(all, &ns, Some(&home)).cloned())
             .await
             .map_err(|why| (format!("AutoscalingListener {key}"), why))?;
         Ok((o, facts, controller))
@@ -427,19 +428,11 @@ impl Run<'_> {
     }
 
     fn seen(&self, r: &Object) -> RunnerSeen {
-        let pod = (self.read.pods.iter())
+        // A Pod without a phase yet is a Pod that has not terminated.
+        let pod_phase = (self.read.pods.iter())
             .find(|p| p.namespace() == r.namespace() && p.name() == r.name())
-            .map(|p| super::status_str(p, "phase"));
-        super::seen(
-            r,
-            &super::runner_value(r),
-            pod.flatten().or_else(|| {
-                // A Pod without a phase yet is a Pod that has not terminated.
-                (self.read.pods.iter())
-                    .any(|p| p.namespace() == r.namespace() && p.name() == r.name())
-                    .then(|| "Pending".to_string())
-            }),
-        )
+            .map(|p| super::status_str(p, "phase").unwrap_or_else(|| "Pending".into()));
+        super::seen(r, &super::runner_value(r), pod_phase)
     }
 
     async fn decide_finalizers(
@@ -452,20 +445,18 @@ impl Run<'_> {
         runners: &[RunnerSeen],
     ) -> Repair {
         let kind: &str = r.object.kind;
-        let controllers = match self.controllers().await {
-            Ok(c) => c.to_vec(),
+        let pick = |facts: &[ControllerFacts]| reconciler_of(facts, scale_set_namespace).cloned();
+        let controller = match self.controller(pick).await {
+            Ok(c) => c,
             Err(why) => return refused(r, format!("{kind} {}/{}", o.namespace(), o.name()), why),
         };
-        let facts: Vec<_> = controllers.iter().map(|c| c.facts.clone()).collect();
-        let controller = reconciler_of(&facts, scale_set_namespace)
-            .and_then(|f| controllers.iter().find(|c| c.facts.name == f.name));
         let deletion = deletion_of(&o.json()).unwrap_or_default();
         let held = Held {
             kind,
             name: format!("{}/{}", o.namespace(), o.name()),
             deleting_since: deletion.since.clone(),
             finalizers: deletion.finalizers.clone(),
-            controller,
+            controller: controller.as_ref(),
             guarded,
             runners: runners.iter().collect(),
         };
