@@ -199,3 +199,35 @@ fn api_refusal(e: ApiError, verb: &str, plural: &str) -> Outcome {
         _ => (RepairResult::Failed, Some(e.to_string())),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answer_without_what_was_written_fails() {
+        let written = serde_json::json!({
+            "annotations": {"kubectl-arc/repair-id": "r1", "kubectl-arc/repair-reason": "FinalizersLeft"},
+            "finalizers": ["example.com/other"],
+        });
+        let held = serde_json::json!({"metadata": {
+            "annotations": {"kubectl-arc/repair-id": "r1", "kubectl-arc/repair-reason": "FinalizersLeft", "x": "y"},
+            "finalizers": ["example.com/other"]}});
+        assert!(unheld(&held, &written).is_none());
+        let dropped = serde_json::json!({"metadata": {"finalizers": ["example.com/other"]}});
+        assert!(matches!(
+            unheld(&dropped, &written),
+            Some((RepairResult::Failed, _))
+        ));
+        let kept = serde_json::json!({"metadata": {
+            "annotations": {"kubectl-arc/repair-id": "r1", "kubectl-arc/repair-reason": "FinalizersLeft"},
+            "finalizers": ["ephemeralrunner.actions.github.com/finalizer", "example.com/other"]}});
+        assert!(unheld(&kept, &written).is_some());
+        // Every finalizer removed: the answer has none.
+        let none =
+            serde_json::json!({"annotations": {"kubectl-arc/repair-id": "r1"}, "finalizers": []});
+        let gone =
+            serde_json::json!({"metadata": {"annotations": {"kubectl-arc/repair-id": "r1"}}});
+        assert!(unheld(&gone, &none).is_none());
+    }
+}
