@@ -398,6 +398,35 @@ async fn listeners_are_deleted_where_a_running_controller_makes_them_again() {
     .await
     .unwrap();
 
+    // The deleted listeners hang on their finalizer while their Pods run: the controller runs
+    // and removes it once they are gone, so ARC is doing it and repair leaves them.
+    let (code, r) = repair(&kc, &ns, &["--dry-run=server"]);
+    assert_eq!(code, 0, "{r:#}");
+    let mut want: Vec<(String, String, String, String)> = [&stale, &other, &mismatch]
+        .iter()
+        .map(|l| {
+            let s = |x: &str| x.to_string();
+            (
+                s("FinalizersLeft"),
+                s("RemoveFinalizer"),
+                l.to_string(),
+                s("Refused"),
+            )
+        })
+        .chain(std::iter::once((
+            "ListenerPodNotRunning".to_string(),
+            "DeleteListenerPod".to_string(),
+            pulling.clone(),
+            "Refused".to_string(),
+        )))
+        .collect();
+    want.sort();
+    assert_eq!(results(&r), want, "{r:#}");
+    assert!(
+        why(&r, &stale).contains("ARC removes the finalizers once they are gone"),
+        "{r:#}"
+    );
+
     // ARC's part: each deleted listener (held by its finalizer, annotated) made again.
     for (i, name) in [(0, &stale), (1, &other), (2, &mismatch)] {
         let gone = arc_makes_it_again(&client, &ctl, &ns, &made[i].0, &set_of(i)).await;
