@@ -311,7 +311,7 @@ fn timed_out(timeout: &WaitTimeout, context: Option<&str>) -> String {
 }
 
 /// `--request-id`: what the recent-bumps annotation can hold (`id=revision,...`).
-fn parse_request_id(s: &str) -> std::result::Result<String, String> {
+pub(super) fn parse_request_id(s: &str) -> std::result::Result<String, String> {
     let ok = !s.is_empty()
         && s.len() <= 64
         && s.bytes()

@@ -25,10 +25,23 @@ also says what a cleanup CronJob selecting runners with a past failure would hav
 CountersDisagree: a set's status counts that are not those of its runners (ARC #4595) are written \
 as ARC's updateStatus counts the runners listed, through the status subresource, at the \
 resourceVersion read.\n\n\
-Reads EphemeralRunnerSets, EphemeralRunners and the runners' Pods in scope, from the cluster or \
-from a dump (-f, with --dry-run=client: the same decisions, nothing sent); writes deletes of \
-EphemeralRunners and patches of ephemeralrunnersets/status (none with --dry-run=client; the API \
-server's dry run with --dry-run=server).\n\n\
+The listener (ListenerHashStale, ListenerForOtherSet, ListenerVersionMismatch): the \
+AutoscalingListener is deleted so that ARC makes it again, as ARC's own reconcile does, only where \
+a controller Deployment with a ready replica reconciles the namespace and would make it again at \
+once (not while --update-strategy=eventual waits for running jobs), and, for a version mismatch, \
+only when the listener made again would run the chart's version. ListenerPodNotRunning: a listener \
+Pod in CrashLoopBackOff is deleted so that a new one starts without the kubelet's back-off; an image \
+that cannot be pulled, a config error or a Pod that cannot be scheduled is refused.\n\n\
+FinalizersLeft, ScaleSetDeleting: ARC's finalizers of an object already being deleted are removed \
+when no controller that would remove them runs, or what they wait for is gone; never from a runner \
+with a job or a live Pod, nor from a set or scale set whose runners have one.\n\n\
+Only where status gives the reason now. Every object written is annotated kubectl-arc/repair-id \
+(--request-id) and kubectl-arc/repair-reason (the reason, and --reason); a delete is an annotation \
+patch at the resourceVersion read, then a delete with the uid and the resourceVersion that answered.\n\n\
+Reads what status reads, and the objects it names, from the cluster or from a dump (-f, with \
+--dry-run=client: the same decisions, nothing sent); writes deletes of EphemeralRunners, \
+AutoscalingListeners and listener Pods, patches of their metadata and of ephemeralrunnersets/status \
+(none with --dry-run=client; the API server's dry run with --dry-run=server).\n\n\
 Exit status: 0 every repair written, would be, or refused as unsafe; 2 a write failed or an error.",
     after_help = "Examples:\n  \
 # Review the repairs of a dump before anyone touches the cluster\n  \
@@ -51,6 +64,12 @@ pub(crate) struct RepairArgs {
     /// Decide from a dump instead of the cluster (with --dry-run=client; repeatable; - for stdin).
     #[arg(short = 'f', long = "filename", value_name = "FILE")]
     pub(crate) files: Vec<std::path::PathBuf>,
+    /// Why: written after the status reason in annotation kubectl-arc/repair-reason.
+    #[arg(long, value_name = "TEXT")]
+    pub(crate) reason: Option<String>,
+    /// The request id written in annotation kubectl-arc/repair-id on every object written (default: a new one).
+    #[arg(long, value_name = "ID", value_parser = super::bump::parse_request_id)]
+    pub(crate) request_id: Option<String>,
     /// Output format: text (default), json, yaml.
     #[arg(short = 'o', long, value_name = "FORMAT", default_value = "text", value_parser = emit::OutputParser { formats: &["json", "yaml"], defaults: &["text"] })]
     pub(crate) output: Output,
@@ -75,6 +94,8 @@ pub(crate) fn run(
         connect,
         dry_run: args.dry_run,
         files: args.files.clone(),
+        request_id: crate::ops::request_id(args.request_id.as_deref(), env.seed),
+        reason: args.reason.clone(),
     };
     let report = crate::ops::repair::run(&plan, &mut env.stdin)?;
     let code = report.outcome().code();

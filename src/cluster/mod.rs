@@ -6,6 +6,7 @@
 pub(crate) mod api;
 pub(crate) mod dump;
 mod error;
+pub(crate) mod guarded;
 pub mod http_log;
 pub(crate) mod kubeconfig;
 pub(crate) mod names;
@@ -566,7 +567,7 @@ pub(crate) async fn check_namespace(client: &Client, namespace: &str) -> Result<
     }
 }
 
-/// Delete the ARC object `plural`/`namespace`/`name` only if it is still the one read: its `uid`
+/// Delete the ARC object (or Pod) `plural`/`namespace`/`name` only if it is still the one read: its `uid`
 /// and `resourceVersion` as preconditions, so any write since the read (a job assigned to a
 /// runner, a phase changed) makes the API server answer 409 Conflict and nothing is deleted.
 /// `server_dry_run`: `dryRun=All`, the API server checks and persists nothing.
@@ -587,7 +588,7 @@ pub(crate) async fn delete_if_unchanged(
         }),
         ..kube::api::DeleteParams::default()
     };
-    let req = kube::core::Request::new(arc_path(plural, Some(namespace)))
+    let req = kube::core::Request::new(guarded::resource_path(plural, Some(namespace)))
         .delete(name, &params)
         .map_err(|e| failed(kube::Error::BuildRequest(e)))?;
     client

@@ -56,9 +56,7 @@ pub(crate) struct BumpPlan {
 impl BumpPlan {
     /// The request id the bump writes: `--request-id`, or a new one made from `seed`.
     pub(crate) fn request_id_or(&self, seed: u64) -> String {
-        self.request_id
-            .clone()
-            .unwrap_or_else(|| format!("{seed:016x}"))
+        crate::ops::request_id(self.request_id.as_deref(), seed)
     }
 }
 

@@ -153,6 +153,12 @@ pub(crate) async fn write_each<T, R>(
     Ok(items)
 }
 
+/// The request id a write records: the one given (`--request-id`), or a new one made from the
+/// run's `seed`.
+pub(crate) fn request_id(given: Option<&str>, seed: u64) -> String {
+    given.map_or_else(|| format!("{seed:016x}"), str::to_string)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,14 +7,23 @@ use crate::report::repair::{RepairReport, RepairResult};
 
 pub(crate) fn write_text(r: &RepairReport, out: &mut dyn Write) -> io::Result<()> {
     let mut counts = [0usize; 4];
+    if !r.items.is_empty() {
+        writeln!(
+            out,
+            "request {} (annotation kubectl-arc/repair-id on each object written)",
+            r.request_id
+        )?;
+    }
     for item in &r.items {
         for rep in &item.repairs {
-            let delete = rep.action == "DeleteRunner";
+            let (would, done) = match rep.action {
+                "RemoveFinalizer" => ("would remove finalizers", "removed finalizers"),
+                a if a.starts_with("Delete") => ("would delete", "deleted"),
+                _ => ("would patch", "patched"),
+            };
             let result = match rep.result {
-                RepairResult::WouldWrite if delete => "would delete",
-                RepairResult::WouldWrite => "would patch",
-                RepairResult::Written if delete => "deleted",
-                RepairResult::Written => "patched",
+                RepairResult::WouldWrite => would,
+                RepairResult::Written => done,
                 RepairResult::Refused => "refused",
                 RepairResult::Failed => "failed",
             };

@@ -12,16 +12,19 @@ use crate::report::Outcome;
 pub(crate) struct RepairReport {
     pub(crate) api_version: &'static str,
     pub(crate) kind: &'static str,
+    /// The request id every object written carries in `kubectl-arc/repair-id` (`--request-id`,
+    /// else a new one).
+    pub(crate) request_id: String,
     pub(crate) dry_run: DryRun,
     pub(crate) items: Vec<SetRepairs>,
 }
 
-/// The repairs of one EphemeralRunnerSet.
+/// The repairs of one EphemeralRunnerSet (or of an AutoscalingRunnerSet without one).
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct SetRepairs {
     pub(crate) namespace: String,
-    /// The EphemeralRunnerSet.
+    /// The EphemeralRunnerSet (the AutoscalingRunnerSet's name when it has none).
     pub(crate) name: String,
     /// Its scale set (`actions.github.com/scale-set-name`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -42,6 +45,9 @@ pub(crate) struct Repair {
     pub(crate) object: ObjectRef,
     /// What was read that makes it safe, or not.
     pub(crate) evidence: String,
+    /// The write, as sent (or as it would be): the request and its guard.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) write: Option<String>,
     pub(crate) result: RepairResult,
     /// Why it was refused, or how it failed.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -39,6 +39,8 @@ mod release_krew;
 mod releases_cluster;
 mod render_cluster;
 mod repair_cluster;
+mod repair_finalizer_cluster;
+mod repair_listener_cluster;
 mod secrets_cluster;
 mod status_cluster;
 mod status_edges;

@@ -331,3 +331,61 @@ async fn the_repair_role_deletes_failed_runners_and_the_read_role_is_refused() {
         "deleted"
     );
 }
+
+/// A right the repair role lacks refuses that repair alone: bound in the namespace only, it
+/// cannot list the controller Deployments in every namespace, so the removal of a held set's
+/// finalizer (which needs to know whether a controller runs) is refused, naming the role, while
+/// the failed runner is deleted in the same run.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_right_the_repair_role_lacks_refuses_that_repair_alone() {
+    let kc = common::revision_kubeconfig();
+    let kcs = kc.to_str().unwrap().to_string();
+    let client = common::client(&kc).await;
+    let ns = common::namespace(&client, "rbac-repair-alone").await;
+    apply_roles(&client, &ns).await;
+    common::create_ers(&client, &ns, "runners", json!({})).await;
+    let set = common::ers_api(&client, &ns).get("runners").await.unwrap();
+    common::create_owned_runner(&client, &ns, &set, "failed-a", "Failed").await;
+    let mut stuck = common::ers_object("stuck", json!({}));
+    stuck.metadata.finalizers = Some(vec!["ephemeralrunner.actions.github.com/finalizer".into()]);
+    let sets = common::ers_api(&client, &ns);
+    sets.create(&PostParams::default(), &stuck).await.unwrap();
+    sets.delete("stuck", &Default::default()).await.unwrap();
+    let (code, out, err) = common::cli::exe(&[
+        "repair",
+        "--kubeconfig",
+        &kcs,
+        "-n",
+        &ns,
+        "--as",
+        "repairer",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let r = common::cli::report(&out);
+    let repairs: Vec<&serde_json::Value> = (r["items"].as_array().unwrap().iter())
+        .flat_map(|i| i["repairs"].as_array().unwrap())
+        .collect();
+    let of = |name: &str| {
+        *repairs
+            .iter()
+            .find(|x| x["object"]["name"] == name)
+            .unwrap()
+    };
+    assert_eq!(of("failed-a")["result"], "Written", "{r:#}");
+    let held = of("stuck");
+    assert_eq!(held["action"], "RemoveFinalizer", "{r:#}");
+    assert_eq!(held["result"], "Refused", "{r:#}");
+    let why = held["why"].as_str().unwrap();
+    assert!(
+        why.contains("cannot be listed") && why.contains("kubectl-arc-repair"),
+        "{why}"
+    );
+    let left = sets.get("stuck").await.unwrap();
+    assert_eq!(
+        left.metadata.finalizers.unwrap().len(),
+        1,
+        "the finalizer stays"
+    );
+}

@@ -17,13 +17,13 @@ use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use kube::core::{ApiResource, GroupVersionKind};
 use serde_json::{Value, json};
 
-const CONFIG_URL: &str = "https://github.com/my-org";
+pub(crate) const CONFIG_URL: &str = "https://github.com/my-org";
 
-fn release() -> &'static kubectl_arc::core::release::ArcRelease {
+pub(crate) fn release() -> &'static kubectl_arc::core::release::ArcRelease {
     kubectl_arc::core::release::release("0.14.2").expect("0.14.2 is in the release table")
 }
 
-fn listener_api(client: &kube::Client, ns: &str) -> Api<DynamicObject> {
+pub(crate) fn listener_api(client: &kube::Client, ns: &str) -> Api<DynamicObject> {
     let ar = ApiResource::from_gvk_with_plural(
         &GroupVersionKind::gvk("actions.github.com", "v1alpha1", "AutoscalingListener"),
         "autoscalinglisteners",
@@ -34,7 +34,7 @@ fn listener_api(client: &kube::Client, ns: &str) -> Api<DynamicObject> {
 /// An AutoscalingRunnerSet of chart `version` registered as scale set 7, with the status phase
 /// ARC 0.14 writes (`phase` `None`: no phase, as CRDs older than 0.14.0 leave it), and its
 /// EphemeralRunnerSet as 0.14.2 makes it; returns the stored scale set and the set.
-async fn scale_set(
+pub(crate) async fn scale_set(
     client: &kube::Client,
     ns: &str,
     name: &str,
@@ -116,7 +116,7 @@ async fn scale_set(
 
 /// The controller Deployment as the gha-runner-scale-set-controller chart renders it for
 /// `version` (its labels, the manager's image and `CONTROLLER_MANAGER_CONTAINER_IMAGE`).
-fn controller_deployment(version: &str) -> Deployment {
+pub(crate) fn controller_deployment(version: &str) -> Deployment {
     let image = format!("ghcr.io/actions/gha-runner-scale-set-controller:{version}");
     serde_json::from_value(json!({
         "metadata": {"name": "arc-gha-rs-controller", "labels": {

@@ -366,7 +366,7 @@ async fn status_finds_the_listener_failed_runners_and_finalizers() {
             "  Runners:      0 idle, 0 busy, 0 pending, 0 failed",
             "  Controller:   <none found>",
             "  Reasons:",
-            format!("  - listener Pod {ctl}/{crashing_l} is not running: CrashLoopBackOff after 7 restarts (last terminated: Error); read its log (kubectl logs -n {ctl} {crashing_l} --previous): a GitHub App or token the listener cannot use, a scale set GitHub no longer knows (ARC #4370), or a listener image that does not match the controller (ARC #4572)").as_str(),
+            format!("  - listener Pod {ctl}/{crashing_l} is not running: CrashLoopBackOff after 7 restarts (last terminated: Error); read its log (kubectl logs -n {ctl} {crashing_l} --previous): a GitHub App or token the listener cannot use, a scale set GitHub no longer knows (ARC #4370), or a listener image that does not match the controller (ARC #4572); `kubectl arc repair` deletes the Pod so that ARC makes one that starts without the kubelet's back-off").as_str(),
         ][..],
         "{named}"
     );

@@ -340,7 +340,7 @@ fn set_lifecycle(f: &mut Formatter<'_>, reason: &StatusReason) -> fmt::Result {
             "made by ARC 0.14 or older ({ANNOTATION_RUNNER_SPEC_HASH}), and ARC {release}'s RunnerSetSpecHash() of its AutoscalingRunnerSet cannot be computed: {error}"
         ),
         StatusReason::ScaleSetDeleting => f.write_str(
-            "the AutoscalingRunnerSet is being deleted (metadata.deletionTimestamp is set) and has no EphemeralRunnerSet left: ARC's AutoscalingRunnerSet controller removes its listener and sets, then its finalizer",
+            "the AutoscalingRunnerSet is being deleted (metadata.deletionTimestamp is set) and has no EphemeralRunnerSet left: ARC's AutoscalingRunnerSet controller removes its listener and sets, then its finalizer; if it stays, `kubectl arc repair` removes ARC's finalizers once no running controller would, or what they guard is gone",
         ),
         StatusReason::ScaleSetOutdated { scale_set } => write!(
             f,
@@ -403,9 +403,9 @@ fn listener(f: &mut Formatter<'_>, reason: &StatusReason) -> fmt::Result {
                 write!(f, "which does not exist (the newest set is {newest})")?;
             }
             if *arc_recreates {
-                f.write_str(": ARC makes the listener again for the newest set by itself (after 0.14 it compares the listener's spec with the one it wants; up to 0.14 it does so when the listener's hash annotations are not the scale set's, ListenerHashStale)")
+                f.write_str(": ARC makes the listener again for the newest set by itself (after 0.14 it compares the listener's spec with the one it wants; up to 0.14 it does so when the listener's hash annotations are not the scale set's, ListenerHashStale); if it does not, `kubectl arc repair` deletes it where a running controller makes it again")
             } else {
-                f.write_str(": ARC up to 0.14 recreates a listener only when its hash annotations change, so it scales a set that is gone; delete the listener and ARC creates it for the newest set (ARC #4561)")
+                f.write_str(": ARC up to 0.14 recreates a listener only when its hash annotations change, so it scales a set that is gone; `kubectl arc repair` deletes the listener where a running controller makes it again for the newest set (ARC #4561)")
             }
         }
         StatusReason::ListenerVersionMismatch {
@@ -414,11 +414,11 @@ fn listener(f: &mut Formatter<'_>, reason: &StatusReason) -> fmt::Result {
             chart_version,
         } => write!(
             f,
-            "AutoscalingListener {listener} runs spec.image {image}, the controller's, while its scale set was made by chart version {chart_version} (label app.kubernetes.io/version): ARC supports only the same version of the gha-runner-scale-set-controller and gha-runner-scale-set charts; upgrade both together (ARC #4572, #4513)"
+            "AutoscalingListener {listener} runs spec.image {image}, the controller's, while its scale set was made by chart version {chart_version} (label app.kubernetes.io/version): ARC supports only the same version of the gha-runner-scale-set-controller and gha-runner-scale-set charts; upgrade both together (ARC #4572, #4513); `kubectl arc repair` deletes the listener only when the one ARC makes again would run the chart's version"
         ),
         StatusReason::ListenerHashStale { listener, release } => write!(
             f,
-            "AutoscalingListener {listener} was made from another spec of its scale set: its actions.github.com/runner-spec-hash or values-hash annotation is not the AutoscalingRunnerSet's (ListenerSpecHash() under ARC {release}); ARC deletes the listener and makes it again on its next reconcile of the scale set (by itself; a listener that stays so means the controller is not reconciling)"
+            "AutoscalingListener {listener} was made from another spec of its scale set: its actions.github.com/runner-spec-hash or values-hash annotation is not the AutoscalingRunnerSet's (ListenerSpecHash() under ARC {release}); ARC deletes the listener and makes it again on its next reconcile of the scale set (by itself; a listener that stays so means the controller is not reconciling: `kubectl arc repair` makes that delete where a running controller makes it again)"
         ),
         StatusReason::ListenerPodMissing { listener } => write!(
             f,
@@ -466,7 +466,7 @@ fn installation(f: &mut Formatter<'_>, reason: &StatusReason) -> fmt::Result {
                     None => write!(f, "{fin} (not ARC's)")?,
                 }
             }
-            f.write_str(": if that controller is not running, or the object's scale set is gone, nothing removes it (ARC #4484); once the controller is back it finishes, else remove the finalizer with kubectl patch")
+            f.write_str(": if that controller is not running, or the object's scale set is gone, nothing removes it (ARC #4484); once the controller is back it finishes, else `kubectl arc repair` removes ARC's finalizers where no running controller would or what they guard is gone, never from a runner with a job")
         }
         StatusReason::DuplicateRegistration {
             scale_set,
@@ -562,7 +562,7 @@ fn failed_and_counted(f: &mut Formatter<'_>, reason: &StatusReason) -> fmt::Resu
             }
             write!(
                 f,
-                "{}: ARC's EphemeralRunnerSet controller writes these counts after each reconcile of the set; counts that stay wrong mean it is not reconciling the set, or counts runners that are gone (ARC #3821, #4595), and the AutoscalingRunnerSet's status (and what the listener reports to GitHub) follows them",
+                "{}: ARC's EphemeralRunnerSet controller writes these counts after each reconcile of the set; counts that stay wrong mean it is not reconciling the set, or counts runners that are gone (ARC #3821, #4595), and the AutoscalingRunnerSet's status (and what the listener reports to GitHub) follows them; `kubectl arc repair` writes the counts of the runners listed, at the resourceVersion read",
                 differ.join("; ")
             )
         }
@@ -590,7 +590,7 @@ fn listener_pod_not_running(f: &mut Formatter<'_>, pod: &str, problem: &PodProbl
             let (ns, name) = pod.split_once('/').unwrap_or(("", pod));
             write!(
                 f,
-                "; read its log (kubectl logs -n {ns} {name} --previous): a GitHub App or token the listener cannot use, a scale set GitHub no longer knows (ARC #4370), or a listener image that does not match the controller (ARC #4572)"
+                "; read its log (kubectl logs -n {ns} {name} --previous): a GitHub App or token the listener cannot use, a scale set GitHub no longer knows (ARC #4370), or a listener image that does not match the controller (ARC #4572); `kubectl arc repair` deletes the Pod so that ARC makes one that starts without the kubelet's back-off"
             )
         }
         PodProblem::ImagePull { reason, message } => {

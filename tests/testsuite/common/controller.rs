@@ -24,12 +24,15 @@ thread_local! {
 }
 
 /// Whether a command with these arguments lists Deployments cluster-wide (migrate's preflight,
-/// diff's release, status's controller, bump's update strategy): such a run must not meet another
+/// diff's release, status's controller, bump's update strategy, repair's controller): such a run must not meet another
 /// test's controller.
 pub fn lists_deployments(args: &[&str]) -> bool {
-    args.iter()
-        .find(|a| !a.starts_with('-'))
-        .is_some_and(|c| matches!(*c, "migrate" | "diff" | "status" | "bump" | "upgrade-plan"))
+    args.iter().find(|a| !a.starts_with('-')).is_some_and(|c| {
+        matches!(
+            *c,
+            "migrate" | "diff" | "status" | "bump" | "upgrade-plan" | "repair"
+        )
+    })
 }
 
 /// Hold the lock shared (no test's controller exists meanwhile); `None` on the thread of the test

@@ -401,7 +401,8 @@ fn finalizers_name_the_controller_that_removes_them() {
          and held by metadata.finalizers autoscalingrunnerset.actions.github.com/finalizer (removed by the \
          AutoscalingRunnerSet controller of ARC), example.com/hold (not ARC's): if that controller is not \
          running, or the object's scale set is gone, nothing removes it (ARC #4484); once the controller is \
-         back it finishes, else remove the finalizer with kubectl patch"
+         back it finishes, else `kubectl arc repair` removes ARC's finalizers where no running controller \
+         would or what they guard is gone, never from a runner with a job"
     );
     // A listener being deleted on a finalizer is said; ARC makes no new one meanwhile.
     let mut l = listener("runners");

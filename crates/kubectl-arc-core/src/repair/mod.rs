@@ -1,9 +1,37 @@
 //! `repair`'s rules: which of the fixes ARC users run by hand is safe on one object, from what was
 //! read of it. Pure core; the write itself is guarded by the cluster layer (a delete with the
 //! object's uid and resourceVersion as preconditions, so a runner that got a job after it was
-//! read is refused by the API server, 409).
+//! read is refused by the API server, 409). The listener's rules are in [`listener`], the
+//! finalizers' in [`finalizer`].
 
 use serde::Serialize;
+
+pub mod finalizer;
+pub mod listener;
+
+/// The annotation that names the request of the run that wrote an object (`--request-id`).
+pub const ANNOTATION_REPAIR_ID: &str = "kubectl-arc/repair-id";
+/// The annotation that says why: the `status` reason the repair fixes, then `--reason`.
+pub const ANNOTATION_REPAIR_REASON: &str = "kubectl-arc/repair-reason";
+
+/// What `repair` may do to one object for one reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// Write it: what was read that makes it safe.
+    Act { evidence: String },
+    /// Not provably safe: what was read, and why.
+    Refuse { evidence: String, why: String },
+}
+
+/// The repair annotations written on every object `repair` writes: `request_id`, and the
+/// `status` reason with `--reason` after it.
+pub fn repair_annotations(request_id: &str, reason: &str, text: Option<&str>) -> serde_json::Value {
+    let why = match text {
+        Some(t) if !t.is_empty() => format!("{reason}: {t}"),
+        _ => reason.to_string(),
+    };
+    serde_json::json!({ ANNOTATION_REPAIR_ID: request_id, ANNOTATION_REPAIR_REASON: why })
+}
 
 /// An EphemeralRunner as `repair` reads it, and its Pod.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

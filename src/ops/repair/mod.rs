@@ -1,6 +1,11 @@
-//! `repair`: read the sets, their runners and the runners' Pods in scope; decide each repair with
-//! the core's rules ([`crate::core::repair`]); write only what they allow, each write guarded by
-//! the object's uid and resourceVersion as read. Today one repair: `RunnersFailed`.
+//! `repair`: take `status`'s rows in scope, read the sets, their runners and the runners' Pods;
+//! decide each repair with the core's rules ([`crate::core::repair`]); write only what they allow,
+//! each write guarded by the object's uid and resourceVersion as read ([`write`]). The runners and
+//! the counters here; the listener and the finalizers in [`around`], where status's rows give
+//! their reasons.
+
+mod around;
+mod write;
 
 use std::collections::BTreeMap;
 
@@ -12,6 +17,7 @@ use crate::core::arc;
 use crate::core::repair::{
     RunnerDecision, RunnerSeen, counters_status, counters_to_write, cronjob_besides, failed_runner,
 };
+use crate::core::status::SetStatus;
 use crate::input::Object;
 use crate::ops::Scope;
 use crate::report::repair::{ObjectRef, Repair, RepairReport, RepairResult, SetRepairs};
@@ -26,13 +32,19 @@ pub(crate) struct Plan {
     pub(crate) files: Vec<std::path::PathBuf>,
     /// The namespace of objects in files that name none (kubectl's rule).
     pub(crate) file_namespace: String,
+    /// Written in `kubectl-arc/repair-id` on every object written (`--request-id`, else new).
+    pub(crate) request_id: String,
+    /// `--reason`, written after the status reason in `kubectl-arc/repair-reason`.
+    pub(crate) reason: Option<String>,
 }
 
-/// What a repair reads: the runners' Pods, the sets and their runners.
+/// What a repair reads: the runners' Pods, the sets and their runners; from a dump, every object
+/// of it besides.
 struct Read {
     pods: Vec<Object>,
     sets: Vec<Object>,
     runners: Vec<Object>,
+    dump: Vec<Object>,
 }
 
 /// The runner Pods' label (`newEphemeralRunnerPod`, 0.9.0 to 0.14.2).
@@ -40,15 +52,35 @@ const RUNNER_POD_SELECTOR: &str = "actions-ephemeral-runner=True";
 
 /// Read, decide, write.
 pub(crate) fn run(plan: &Plan, stdin: &mut dyn std::io::Read) -> Result<RepairReport> {
+    let status = crate::ops::status::Request {
+        layout: crate::core::layout::Layout::find("v0.36")
+            .ok_or_else(|| anyhow::anyhow!("the v0.36 layout is not shipped"))?,
+        scope: plan.scope.clone(),
+        connect: plan.connect.clone(),
+        clock: std::time::SystemTime::now,
+        arc_release: None,
+    };
     if !plan.files.is_empty() {
-        let read = read_files(plan, stdin)?;
-        return crate::ops::runtime()?.block_on(repair(plan, &read, None));
+        // Both reads of the dump (status's and repair's) see stdin's bytes.
+        let mut bytes = Vec::new();
+        if plan.files.iter().any(|p| p.as_os_str() == "-") {
+            std::io::Read::read_to_end(stdin, &mut bytes)?;
+        }
+        let read = read_files(plan, &mut bytes.as_slice())?;
+        let files = crate::ops::status::Files {
+            paths: plan.files.clone(),
+            namespace: plan.file_namespace.clone(),
+            namespace_given: plan.scope.namespace.is_some(),
+        };
+        let rows =
+            crate::ops::status::from_files(&status.offline(), &files, &mut bytes.as_slice()).rows;
+        return crate::ops::runtime()?.block_on(repair(plan, &read, &rows, None));
     }
     crate::ops::runtime()?.block_on(async {
-        let conn = cluster::connect(&plan.connect).await?;
-        let ns = plan.scope.listed_namespace(&conn.default_namespace);
-        let read = read_cluster(&conn.client, ns.as_deref()).await?;
-        repair(plan, &read, Some(&conn.client)).await
+        let (client, status_plan) = status.connect().await?;
+        let rows = crate::ops::status::list(&client, &status_plan).await?.rows;
+        let read = read_cluster(&client, status_plan.namespace.as_deref()).await?;
+        repair(plan, &read, &rows, Some(&client)).await
     })
 }
 
@@ -76,6 +108,7 @@ async fn read_cluster(client: &kube::Client, ns: Option<&str>) -> Result<Read> {
         pods,
         sets,
         runners,
+        dump: Vec::new(),
     })
 }
 
@@ -111,11 +144,24 @@ fn read_files(plan: &Plan, stdin: &mut dyn std::io::Read) -> Result<Read> {
         pods,
         sets: of(arc::KIND_EPHEMERAL_RUNNER_SET),
         runners: of(arc::KIND_EPHEMERAL_RUNNER),
+        dump: inputs.objects.iter().filter(in_scope).cloned().collect(),
     })
 }
 
-/// Decide every repair of what was read; write through `client` (none: a dump, `--dry-run=client`).
-async fn repair(plan: &Plan, read: &Read, client: Option<&kube::Client>) -> Result<RepairReport> {
+/// Decide every repair of what was read and of status's `rows`; write through `client` (none: a
+/// dump, `--dry-run=client`).
+async fn repair(
+    plan: &Plan,
+    read: &Read,
+    rows: &[SetStatus],
+    client: Option<&kube::Client>,
+) -> Result<RepairReport> {
+    let writer = write::Writer {
+        client,
+        dry_run: plan.dry_run,
+        request_id: &plan.request_id,
+        reason: plan.reason.as_deref(),
+    };
     let pod_phase: BTreeMap<(String, String), Option<String>> = (read.pods.iter())
         .map(|p| (p.key(), status_str(p, "phase")))
         .collect();
@@ -139,7 +185,7 @@ async fn repair(plan: &Plan, read: &Read, client: Option<&kube::Client>) -> Resu
             .collect();
         let mut repairs = Vec::new();
         for (runner, s) in runners.iter().zip(&seen) {
-            if let Some(repair) = failed_runner_repair(client, plan.dry_run, runner, s).await {
+            if let Some(repair) = failed_runner_repair(&writer, runner, s).await {
                 repairs.push(repair);
             }
         }
@@ -175,9 +221,30 @@ async fn repair(plan: &Plan, read: &Read, client: Option<&kube::Client>) -> Resu
             cron_job_would_also_delete: (!besides.runners.is_empty()).then_some(besides),
         });
     }
+    let source = around::Source {
+        client,
+        dump: &read.dump,
+    };
+    for (key, scale_set, repair) in around::repairs(&writer, &source, read, rows).await {
+        match items
+            .iter_mut()
+            .find(|i| (&i.namespace, &i.name) == (&key.0, &key.1))
+        {
+            Some(item) => item.repairs.push(repair),
+            None => items.push(SetRepairs {
+                namespace: key.0,
+                name: key.1,
+                scale_set,
+                repairs: vec![repair],
+                cron_job_would_also_delete: None,
+            }),
+        }
+    }
+    items.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
     Ok(RepairReport {
         api_version: "kubectl-arc/v1alpha1",
         kind: "RepairReport",
+        request_id: plan.request_id.clone(),
         dry_run: plan.dry_run,
         items,
     })
@@ -225,70 +292,42 @@ fn seen(r: &Object, value: &Value, pod_phase: Option<String>) -> RunnerSeen {
     }
 }
 
-/// `RunnersFailed` on one runner: decided by [`failed_runner`], written by a delete with the
-/// runner's uid and resourceVersion as preconditions.
+/// `RunnersFailed` on one runner: decided by [`failed_runner`], written by [`write::Writer::delete`]
+/// (the repair annotations at the resourceVersion read, then a delete with the runner's uid and
+/// the resourceVersion that answered).
 async fn failed_runner_repair(
-    client: Option<&kube::Client>,
-    dry_run: DryRun,
+    writer: &write::Writer<'_>,
     runner: &Object,
     seen: &RunnerSeen,
 ) -> Option<Repair> {
-    let object = ObjectRef {
-        kind: arc::KIND_EPHEMERAL_RUNNER,
-        namespace: runner.namespace().to_string(),
-        name: runner.name().to_string(),
-    };
-    let repair = |evidence: String, result, why: Option<String>| Repair {
+    let mut repair = Repair {
         repair: "RunnersFailed",
         action: "DeleteRunner",
-        object: object.clone(),
-        evidence,
-        result,
-        why,
+        object: ObjectRef {
+            kind: arc::KIND_EPHEMERAL_RUNNER,
+            namespace: runner.namespace().to_string(),
+            name: runner.name().to_string(),
+        },
+        evidence: String::new(),
+        write: None,
+        result: RepairResult::Refused,
+        why: None,
     };
-    let evidence = match failed_runner(seen) {
+    match failed_runner(seen) {
         RunnerDecision::NotFailed => return None,
         RunnerDecision::Refuse { evidence, why } => {
-            return Some(repair(evidence, RepairResult::Refused, Some(why)));
+            repair.evidence = evidence;
+            repair.why = Some(why);
         }
-        RunnerDecision::Delete { evidence } => evidence,
-    };
-    let (Some(uid), Some(rv)) = (&runner.meta.uid, &runner.meta.resource_version) else {
-        let why = "no uid or resourceVersion was read: the delete cannot be guarded".to_string();
-        return Some(repair(evidence, RepairResult::Refused, Some(why)));
-    };
-    let Some(client) = client.filter(|_| dry_run != DryRun::Client) else {
-        return Some(repair(evidence, RepairResult::WouldWrite, None));
-    };
-    let server = dry_run == DryRun::Server;
-    let written = cluster::delete_if_unchanged(
-        client,
-        arc::EPHEMERAL_RUNNERS,
-        runner.namespace(),
-        runner.name(),
-        (uid, rv),
-        server,
-    )
-    .await;
-    Some(match written {
-        Ok(()) if server => repair(evidence, RepairResult::WouldWrite, None),
-        Ok(()) => repair(evidence, RepairResult::Written, None),
-        Err(e) if matches!(e.kind(), ApiErrorKind::Conflict | ApiErrorKind::NotFound) => repair(
-            evidence,
-            RepairResult::Refused,
-            Some(format!(
-                "it changed since it was read (a job assigned, a phase written) or is gone: {e}"
-            )),
-        ),
-        Err(e) if e.kind() == ApiErrorKind::Forbidden => repair(
-            evidence,
-            RepairResult::Refused,
-            Some(format!(
-                "the caller may not delete EphemeralRunners (deploy/rbac.yaml's kubectl-arc-repair role): {e}"
-            )),
-        ),
-        Err(e) => repair(evidence, RepairResult::Failed, Some(e.to_string())),
-    })
+        RunnerDecision::Delete { evidence } => {
+            repair.evidence = evidence;
+            repair.write = Some(writer.describe_delete(runner, arc::EPHEMERAL_RUNNERS));
+            (repair.result, repair.why) = writer
+                .delete(repair.repair, runner, arc::EPHEMERAL_RUNNERS)
+                .await;
+        }
+    }
+    Some(repair)
 }
 
 /// `CountersDisagree` (ARC #4595): the set's status counts are not those of the runners listed,
@@ -327,6 +366,12 @@ async fn counters_repair(
             name: set.name().to_string(),
         },
         evidence: evidence.clone(),
+        write: Some(format!(
+            "merge patch of ephemeralrunnersets/status {}/{} at resourceVersion {} (the status subresource keeps no annotation)",
+            set.namespace(),
+            set.name(),
+            set.meta.resource_version.as_deref().unwrap_or("(none)")
+        )),
         result,
         why,
     };
