@@ -188,24 +188,9 @@ pub fn classify(
         Ok(r) => (Some(r.spec), Some(r.applied)),
         Err(_) => (None, None),
     };
-    let outdated_phase = match next {
-        Some(n) => crate::next::switched_off(
-            n.scale_set_phase.as_deref(),
-            facts.phase.as_deref(),
-            n.listener_phase.as_deref(),
-        ),
-        None => facts.phase.as_deref() == Some(crate::next::PHASE_OUTDATED),
-    };
-    let split;
-    let (tally, stale_outdated) = match (next, &facts.revisions) {
-        (Some(_), Ok(r)) if !facts.spec_hash_era => {
-            let (t, stale) = next_tally(tally, r.applied);
-            split = t;
-            (&split, stale)
-        }
-        _ => (tally, None),
-    };
-
+    let outdated_phase = outdated_phase(facts, next);
+    let (tally, stale_outdated) = next_tally(facts, tally, next);
+    let tally = &*tally;
     let invalid = invalid_reason(facts, spec_error);
     let state = if facts.deleting {
         reasons.push(if facts.spec_hash_era {
@@ -274,21 +259,36 @@ pub fn classify(
             (Some(c), Some(n)) => Some(n - c),
             _ => None,
         },
-        ids: match next {
-            Some(n) => super::RowIds {
-                release: Some("next".to_string()),
-                release_from: Some(n.from.clone()),
-                ..row_ids(facts, replacement)
-            },
-            None => row_ids(facts, replacement),
-        },
+        ids: row_ids(facts, replacement, next),
+    }
+}
+
+/// Whether the set counts as Outdated: its `status.phase`, and under the next release also its
+/// scale set's phase or its listener stopped ([`crate::next::switched_off`]).
+fn outdated_phase(facts: &SetFacts, next: Option<&NextSide>) -> bool {
+    match next {
+        Some(n) => crate::next::switched_off(
+            n.scale_set_phase.as_deref(),
+            facts.phase.as_deref(),
+            n.listener_phase.as_deref(),
+        ),
+        None => facts.phase.as_deref() == Some(crate::next::PHASE_OUTDATED),
     }
 }
 
 /// The tally as the next release sees it: its `staleOutdated` runners (#4644, made for a revision
-/// older than `applied`) no longer counted among the Outdated ones that hold the set, and said
-/// as [`StatusReason::RunnersStaleOutdated`] when there are any.
-fn next_tally(tally: &Tally, applied: i64) -> (Tally, Option<StatusReason>) {
+/// older than the applied one) no longer counted among the Outdated ones that hold the set, and
+/// said as [`StatusReason::RunnersStaleOutdated`] when there are any. Unchanged for a set judged
+/// by a released ARC.
+fn next_tally<'a>(
+    facts: &SetFacts,
+    tally: &'a Tally,
+    next: Option<&NextSide>,
+) -> (std::borrow::Cow<'a, Tally>, Option<StatusReason>) {
+    let applied = match (next, &facts.revisions) {
+        (Some(_), Ok(r)) if !facts.spec_hash_era => r.applied,
+        _ => return (std::borrow::Cow::Borrowed(tally), None),
+    };
     let (current, stale) = tally.current_outdated(applied);
     let mut t = tally.clone();
     t.outdated = current;
@@ -296,7 +296,7 @@ fn next_tally(tally: &Tally, applied: i64) -> (Tally, Option<StatusReason>) {
         runners: stale,
         applied,
     });
-    (t, said)
+    (std::borrow::Cow::Owned(t), said)
 }
 
 /// The state under the next release: the Outdated lifecycle (#4652/#4660) said as
@@ -453,8 +453,20 @@ fn handshake_state(
 
 /// What the row of a set is and what judges it ([`super::RowIds`]): its scale set (ARC's label
 /// `actions.github.com/scale-set-name`, else the one that judged it), the release and hashes of
-/// ARC up to 0.14, the integrity hash.
-fn row_ids(facts: &SetFacts, replacement: Option<&Replacement>) -> super::RowIds {
+/// ARC up to 0.14, the integrity hash; `next` and where it was stated when the next release
+/// judges it.
+fn row_ids(
+    facts: &SetFacts,
+    replacement: Option<&Replacement>,
+    next: Option<&NextSide>,
+) -> super::RowIds {
+    if let Some(n) = next {
+        return super::RowIds {
+            release: Some("next".to_string()),
+            release_from: Some(n.from.clone()),
+            ..row_ids(facts, replacement, None)
+        };
+    }
     let (judged_by, release, desired) = match replacement {
         Some(Replacement::Judged {
             scale_set,
