@@ -201,12 +201,22 @@ impl SetIndex {
 }
 
 /// Each desired scale set's pairing (by its index in `world.desired`), computed once.
-fn pair_all(world: &World) -> Vec<Option<Pairing>> {
+/// Under the next release (`next`), each scale set's set is the one named like it
+/// ([`Pairing::named_like`]).
+fn pair_all(world: &World, next: bool) -> Vec<Option<Pairing>> {
     let index = SetIndex::new(&world.live_sets);
+    let name_of = |i: usize| world.live_sets[i].name().to_string();
     world
         .desired
         .iter()
-        .map(|ars| pair_of(world, &index, ars))
+        .map(|ars| {
+            let p = pair_of(world, &index, ars)?;
+            Some(if next {
+                p.named_like(ars.name(), name_of)
+            } else {
+                p
+            })
+        })
         .collect()
 }
 
@@ -536,7 +546,7 @@ fn report_of(plan: &Plan, world: &mut World, files_given: bool) -> DiffReport {
             .as_ref()
             .and_then(|(v, from)| Some((crate::core::upgrade::Target::parse(v)?, from.clone()))),
     };
-    let pairings = pair_all(world);
+    let pairings = pair_all(world, stated.next().is_some());
     let (mut items, not_in_change) = compare_all(plan, world, &pairings, !files_given, &stated);
     items.append(&mut world.failed);
     let judged: BTreeSet<(String, String)> = (items.iter())
@@ -857,7 +867,7 @@ fn pair_of(world: &World, index: &SetIndex, ars: &Object) -> Option<Pairing> {
 /// Sets of other scale sets are not this change's: they never send diff to the cluster.
 fn needs_cluster(world: &World) -> bool {
     let failed = failed_keys(world);
-    pair_all(world)
+    pair_all(world, false)
         .iter()
         .zip(&world.desired)
         .any(|(p, a)| p.is_none() && !failed.contains(&(a.namespace(), a.name())))
@@ -1036,7 +1046,7 @@ async fn live_sets(
     world: &mut World,
 ) -> Result<BTreeSet<String>> {
     let ers_kind = arc::KIND_EPHEMERAL_RUNNER_SET;
-    let pairings = pair_all(world);
+    let pairings = pair_all(world, false);
     let namespaces: BTreeSet<String> = world
         .desired
         .iter()

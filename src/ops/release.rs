@@ -146,6 +146,13 @@ pub(crate) fn judge(item: &mut ScaleSetDiff, stated: &Stated, sides: &Sides<'_>)
 fn judged_as_next(item: &mut ScaleSetDiff, sides: &Sides<'_>, from: String) {
     item.release = Some("next".to_string());
     item.release_from = Some(from);
+    if !item.replaced.is_empty() {
+        // Not replaced: the next release never deletes them (seen with 2ee6b3b8's controllers).
+        item.note = Some(format!(
+            "the next release leaves {} running beside the set named like its scale set, with runners no listener scales down (ARC #4516; see `kubectl arc upgrade-plan --to next`)",
+            std::mem::take(&mut item.replaced).join(", ")
+        ));
+    }
     let Some(set) = sides.set else { return };
     if set.name() != item.name {
         item.recycle = None;

@@ -951,10 +951,23 @@ fn attach_desired(scale_sets: &[input::Object], census: &mut Census, around: &Su
     let chosen: Vec<(SetKey, DesiredSpec)> = {
         census_pairs(scale_sets, census)
             .into_iter()
-            .filter_map(|(a, key, replaced)| {
-                let key = &key;
+            .filter_map(|(a, newest, replaced)| {
+                let next = around.next(a.namespace()).is_some();
+                // The next release uses the set named like its scale set (ARC #4516), whichever
+                // is newest; every release before it the newest.
+                let key = match next {
+                    true => std::iter::once(&newest)
+                        .chain(&replaced)
+                        .find(|k| k.1 == a.name())
+                        .unwrap_or(&newest),
+                    false => &newest,
+                };
                 let facts = census.facts(key)?;
-                if facts.spec_hash_era {
+                let judged_next = (next && !facts.spec_hash_era).then(|| next_side(a, around));
+                nexts.push((key.clone(), judged_next.flatten()));
+                if next {
+                    replacements.extend(left_behind(a, census, &newest, &replaced));
+                } else if facts.spec_hash_era {
                     let stated = around.stated(a.namespace());
                     replacements.push((key.clone(), judged(a, facts, &stated)));
                     for old in &replaced {
@@ -965,8 +978,6 @@ fn attach_desired(scale_sets: &[input::Object], census: &mut Census, around: &Su
                             },
                         ));
                     }
-                } else {
-                    nexts.push((key.clone(), next_side(a, around)));
                 }
                 let id = a
                     .meta
@@ -997,6 +1008,26 @@ fn attach_desired(scale_sets: &[input::Object], census: &mut Census, around: &Su
     }
 }
 
+/// The sets of ARC up to 0.14 of `scale_set` (its newest `key` and those it replaced) that the
+/// next release leaves behind: every one not named like the scale set
+/// ([`Replacement::LeftBehind`]).
+fn left_behind(
+    scale_set: &input::Object,
+    census: &Census,
+    key: &SetKey,
+    replaced: &[SetKey],
+) -> Vec<(SetKey, Replacement)> {
+    std::iter::once(key)
+        .chain(replaced)
+        .filter(|k| k.1 != scale_set.name())
+        .filter(|k| census.facts(k).is_some_and(|f| f.spec_hash_era))
+        .map(|k| {
+            let scale_set = format!("{}/{}", scale_set.namespace(), scale_set.name());
+            (k.clone(), Replacement::LeftBehind { scale_set })
+        })
+        .collect()
+}
+
 /// The newest set of ARC up to 0.14 as its scale set judges it: the release of the one rule
 /// ([`crate::ops::release::judging_release`]: `--arc-version`, the controller's, the scale set's
 /// chart label, else the set's own) hashes the scale set.
@@ -1025,11 +1056,15 @@ fn judged(
 /// The release judging a scale set's newest set of ARC up to 0.14, by the one rule `diff` follows:
 /// `--arc-version`, else the release of the controller Deployment that reconciles the namespace,
 /// else the scale set's chart label (the set's own label as the alternative), else the set's own.
+/// `None` under the next release, which leaves such a set behind ([`left_behind`]).
 fn judging_of(
     scale_set: &input::Object,
     facts: &SetFacts,
     stated: &crate::ops::release::Stated,
 ) -> Option<crate::ops::release::Judging> {
+    if stated.next().is_some() {
+        return None;
+    }
     let label = |labels: &std::collections::BTreeMap<String, String>, of: String| {
         let r = crate::core::release::release(labels.get("app.kubernetes.io/version")?)?;
         Some((r, format!("label app.kubernetes.io/version of {of}")))

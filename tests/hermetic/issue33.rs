@@ -170,4 +170,27 @@ fn next_is_an_arc_version_of_diff_and_status() {
     assert_eq!(row["releaseFrom"], "--arc-version next", "{row:#}");
     let message = row["reasons"][0]["message"].as_str().unwrap();
     assert!(message.starts_with("ARC next (--arc-version)"), "{message}");
+
+    // The shipped 0.14.2 dump: its set arc-runner-set-x7k2p is left behind (and its 0.14.2 label
+    // refused by the next release's version check, which comes first).
+    let (code, out, err) = run(&["status", "-f", DUMP, "--arc-version", "next", "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    let row = &r["items"][0];
+    assert_eq!(row["name"], "arc-runner-set-x7k2p", "{row:#}");
+    let codes: Vec<&str> = (row["reasons"].as_array().unwrap().iter())
+        .map(|r| r["reason"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        codes[..2],
+        ["DeletedByVersionCheck", "LeftBehindByNext"],
+        "{row:#}"
+    );
+    assert!(
+        row["reasons"][1]["message"]
+            .as_str()
+            .unwrap()
+            .contains("the next release gets the EphemeralRunnerSet named like AutoscalingRunnerSet arc-runners/arc-runner-set"),
+        "{row:#}"
+    );
 }

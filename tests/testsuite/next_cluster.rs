@@ -289,7 +289,7 @@ async fn status_and_diff_judge_a_scale_set_as_the_next_release_does() {
 /// A controller Deployment as master's chart labels it (`app.kubernetes.io/version: 0.14.2`, its
 /// `appVersion`) running a canary image over the revision CRDs is recognised as the next release,
 /// said with why, by status and diff alike; its version check (a `canary-` build allows every
-/// label) keeps a scale set labelled 0.14.2.
+/// label) keeps a scale set labelled 0.14.2; the set 0.14.2 made before is left behind.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_canary_controller_over_the_revision_crds_is_recognised_as_next() {
     let kc = common::revision_kubeconfig();
@@ -311,6 +311,45 @@ async fn a_canary_controller_over_the_revision_crds_is_recognised_as_next() {
         }
     }))
     .unwrap();
+    // The set ARC 0.14.2 made for the scale set before the upgrade (`generateName: runners-`,
+    // its runner-spec hash, owned by the scale set), which the next release does not use.
+    let ars = common::ars_api(&client, &ns).get("runners").await.unwrap();
+    let mut old = common::ers_object("runners-x7k2p", common::runner_spec("img:1"));
+    old.metadata.annotations = Some(
+        [(
+            "actions.github.com/runner-spec-hash".to_string(),
+            "595bdbd674".to_string(),
+        )]
+        .into(),
+    );
+    old.metadata.labels = Some(
+        [
+            (
+                "actions.github.com/scale-set-name".to_string(),
+                "runners".to_string(),
+            ),
+            (
+                "actions.github.com/scale-set-namespace".to_string(),
+                ns.clone(),
+            ),
+            (
+                "app.kubernetes.io/version".to_string(),
+                "0.14.2".to_string(),
+            ),
+        ]
+        .into(),
+    );
+    old.metadata.owner_references = Some(vec![
+        serde_json::from_value(json!({
+            "apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingRunnerSet",
+            "name": "runners", "uid": ars.metadata.uid, "controller": true, "blockOwnerDeletion": true
+        }))
+        .unwrap(),
+    ]);
+    common::ers_api(&client, &ns)
+        .create(&PostParams::default(), &old)
+        .await
+        .unwrap();
     let _controller =
         common::controller::ControllerDeployment::create(&kc, &client, &ns, &deploy).await;
 
@@ -334,6 +373,10 @@ async fn a_canary_controller_over_the_revision_crds_is_recognised_as_next() {
         !reasons.contains(&"DeletedByVersionCheck".to_string()),
         "{row:#}"
     );
+    // The 0.14 set, newer than the one named like the scale set, is left behind all the same.
+    let old = item(&r, "runners-x7k2p");
+    assert_eq!(old["state"], "SpecHash", "{old:#}");
+    assert_eq!(codes(old)[0], "LeftBehindByNext", "{old:#}");
 
     let (code, out, err) = exe(&["diff", "--kubeconfig", &kcs, "-n", &ns, "-o", "json"]);
     assert_eq!(code, 0, "{err}");
@@ -346,5 +389,19 @@ async fn a_canary_controller_over_the_revision_crds_is_recognised_as_next() {
             .contains("canary-2ee6b3b"),
         "{r:#}"
     );
-    assert_eq!(r["items"][0]["release"], "next", "{r:#}");
+    let it = &r["items"][0];
+    assert_eq!(it["release"], "next", "{r:#}");
+    // The set named like the scale set, not the newer 0.14 one, which is left beside it.
+    assert!(it.get("error").is_none(), "{it:#}");
+    assert!(
+        it["currentFrom"].as_str().unwrap().ends_with("/runners"),
+        "{it:#}"
+    );
+    assert!(
+        it["note"]
+            .as_str()
+            .unwrap()
+            .starts_with("the next release leaves runners-x7k2p running"),
+        "{it:#}"
+    );
 }

@@ -153,6 +153,7 @@ impl Display for StatusReason {
             | StatusReason::ReplacementWaitsForJobs { .. }
             | StatusReason::SpecHashMatches { .. }
             | StatusReason::OldSet { .. }
+            | StatusReason::LeftBehindByNext { .. }
             | StatusReason::SpecHashUnknown { .. }
             | StatusReason::ScaleSetDeleting
             | StatusReason::ScaleSetOutdated { .. }
@@ -372,6 +373,10 @@ fn set_lifecycle(f: &mut Formatter<'_>, reason: &StatusReason) -> fmt::Result {
         StatusReason::OldSet { newest } => write!(
             f,
             "an old set of its scale set (the newest is {newest}): ARC deletes it once it has replaced it; busy runners finish their job first"
+        ),
+        StatusReason::LeftBehindByNext { scale_set } => write!(
+            f,
+            "made by ARC 0.14 or older ({ANNOTATION_RUNNER_SPEC_HASH}) and not named like its scale set: the next release gets the EphemeralRunnerSet named like AutoscalingRunnerSet {scale_set} and creates it (AutoscalingRunnerSetReconciler.Reconcile at 2ee6b3b8, ARC #4516), and leaves this one running with its runners, which no listener scales down; delete it once none of its runners is busy (`kubectl arc upgrade-plan --to next`)"
         ),
         StatusReason::SpecHashUnknown { release, error } => write!(
             f,
@@ -1058,6 +1063,12 @@ mod tests {
                 "OldSet",
             ),
             (
+                StatusReason::LeftBehindByNext {
+                    scale_set: "a/b".into(),
+                },
+                "LeftBehindByNext",
+            ),
+            (
                 StatusReason::SpecHashUnknown {
                     release: "0.14.2".into(),
                     error: "x".into(),
@@ -1442,6 +1453,7 @@ mod tests {
                 | StatusReason::ReplacementWaitsForJobs { .. }
                 | StatusReason::SpecHashMatches { .. }
                 | StatusReason::OldSet { .. }
+                | StatusReason::LeftBehindByNext { .. }
                 | StatusReason::SpecHashUnknown { .. } => {}
                 StatusReason::ScaleSetDeleting
                 | StatusReason::ScaleSetOutdated { .. }

@@ -403,6 +403,12 @@ fn hash_era_state(
             });
             State::Draining
         }
+        Some(Replacement::LeftBehind { scale_set }) => {
+            reasons.push(StatusReason::LeftBehindByNext {
+                scale_set: scale_set.clone(),
+            });
+            State::SpecHash
+        }
         None => {
             reasons.push(StatusReason::SpecHash);
             State::SpecHash
@@ -768,6 +774,10 @@ pub enum Replacement {
     },
     /// An old set, not the newest of its scale set (`newest`).
     Old { newest: String },
+    /// The next release judges the scale set (`namespace/name`), and this set of ARC up to 0.14
+    /// is not named like it: the next release gets the set by the scale set's own name and
+    /// leaves this one running.
+    LeftBehind { scale_set: String },
 }
 
 /// Whether the desired runner spec has reached the set.

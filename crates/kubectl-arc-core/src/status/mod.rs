@@ -404,6 +404,11 @@ pub enum StatusReason {
     /// Draining: an old set of the scale set, whose newest set is `newest`; ARC deletes it (its
     /// busy runners finish their job first).
     OldSet { newest: String },
+    /// The next release judges the scale set (`namespace/name`) and this set of ARC up to 0.14 is
+    /// not named like it: `AutoscalingRunnerSetReconciler.Reconcile` (2ee6b3b8, ARC #4516) gets
+    /// the set by the scale set's own name and creates it, and leaves this one running (the row
+    /// is [`State::SpecHash`]: nothing settles it by itself).
+    LeftBehindByNext { scale_set: String },
     /// ARC up to 0.14, and the hash cannot be computed (the release, and why).
     SpecHashUnknown { release: String, error: String },
     /// An AutoscalingRunnerSet without a set is being deleted.
@@ -663,6 +668,7 @@ impl StatusReason {
             StatusReason::ReplacementWaitsForJobs { .. } => "ReplacementWaitsForJobs",
             StatusReason::SpecHashMatches { .. } => "SpecHashMatches",
             StatusReason::OldSet { .. } => "OldSet",
+            StatusReason::LeftBehindByNext { .. } => "LeftBehindByNext",
             StatusReason::SpecHashUnknown { .. } => "SpecHashUnknown",
             StatusReason::ScaleSetDeleting => "ScaleSetDeleting",
             StatusReason::ScaleSetOutdated { .. } => "ScaleSetOutdated",
