@@ -2255,6 +2255,72 @@ mod tests {
         }
     }
 
+    /// Issue 33: a dump's controller on a canary image (its chart label says 0.14.2) over an
+    /// EphemeralRunnerSet CRD with the revision fields runs the next release: its set is judged
+    /// so, with why; a stopped listener (`spec.phase: Stopped`, which the dump can hold where the
+    /// test bed's CRD prunes it) switches the scale set off; the same controller on a 0.14.2 image
+    /// is 0.14.2.
+    #[test]
+    fn a_dumps_canary_controller_over_the_revision_crd_judges_as_next() {
+        let (ars, ers) = example();
+        let ns = ars["metadata"]["namespace"].as_str().unwrap().to_string();
+        let controller = |image: &str| {
+            json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                   "metadata": {"name": "arc-gha-rs-controller", "namespace": "arc-systems",
+                                "labels": {"app.kubernetes.io/part-of": "gha-rs-controller",
+                                           "app.kubernetes.io/version": "0.14.2"}},
+                   "spec": {"replicas": 1, "template": {"spec": {"containers": [
+                       {"name": "manager", "image": format!("ghcr.io/actions/gha-runner-scale-set-controller:{image}")}]}}}})
+        };
+        let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "ephemeralrunnersets.actions.github.com"},
+            "spec": {"versions": [{"name": "v1alpha1", "schema": {"openAPIV3Schema": {"properties": {
+                "spec": {"properties": {"actionableRevision": {"type": "integer"}}}}}}}]}});
+        let listener = json!({"apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingListener",
+            "metadata": {"name": crate::core::status::listener::scale_set_listener_name(
+                "arc-runner-set", &ns, "", "https://github.com/my-org", true),
+                "namespace": "arc-systems"},
+            "spec": {"autoscalingRunnerSetNamespace": ns, "autoscalingRunnerSetName": "arc-runner-set",
+                     "ephemeralRunnerSetName": "arc-runner-set", "phase": "Stopped"}});
+        let items = [ars, ers, controller("canary-2ee6b3b"), crd, listener];
+        let s = status(&plan(&[], None), &items);
+        let row = &s.rows[0];
+        assert_eq!(row.ids.release.as_deref(), Some("next"), "{row:?}");
+        let from = row.ids.release_from.as_deref().unwrap();
+        assert!(
+            from.starts_with("controller Deployment arc-systems/arc-gha-rs-controller runs the next release: its image tag canary-2ee6b3b is a build of ARC's master"),
+            "{from}"
+        );
+        // The example's scale set has a new image its set has not got yet: the change that
+        // leaves Outdated, on its way (Propagating), the set said switched off meanwhile.
+        assert_eq!(row.state, State::Propagating, "{:?}", row.reasons);
+        let off = (row.reasons.iter())
+            .find(|r| r.code() == "SwitchedOff")
+            .unwrap_or_else(|| panic!("{:?}", row.reasons));
+        assert!(
+            off.to_string()
+                .contains("its listener has spec.phase Stopped and the set is kept at 0 replicas"),
+            "{off}"
+        );
+        // No version check of a canary build (`canary-` allows every label).
+        assert!(
+            !row.reasons
+                .iter()
+                .any(|r| r.code() == "DeletedByVersionCheck")
+        );
+        // A released image: judged as 0.14.2 (its version check refuses the unlabelled scale set).
+        let mut items = items;
+        items[2] = controller("0.14.2");
+        let s = status(&plan(&[], None), &items);
+        assert_eq!(s.rows[0].ids.release, None, "{:?}", s.rows[0]);
+        assert_eq!(
+            s.rows[0].state,
+            State::VersionRejected,
+            "{:?}",
+            s.rows[0].reasons
+        );
+    }
+
     #[test]
     fn a_dumps_controller_and_crds_tell_a_controller_newer_than_its_crds() {
         let (mut ars, ers) = example();

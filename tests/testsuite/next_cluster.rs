@@ -231,6 +231,34 @@ async fn status_and_diff_judge_a_scale_set_as_the_next_release_does() {
         "{row:#}"
     );
 
+    // The listener as `reconcileOutdated` leaves it, stopped: this CRD has no spec.phase, so the
+    // API server drops it and status cannot read it (it says what ARC does instead, above).
+    let ar = kube::core::ApiResource::from_gvk_with_plural(
+        &kube::core::GroupVersionKind::gvk("actions.github.com", "v1alpha1", "AutoscalingListener"),
+        "autoscalinglisteners",
+    );
+    let listener: kube::api::DynamicObject = serde_json::from_value(json!({
+        "apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingListener",
+        "metadata": {"name": common::arc_listener_name("runners", &ns, "")},
+        "spec": {"githubConfigUrl": "https://github.com/my-org", "githubConfigSecret": "gh-secret",
+                 "runnerScaleSetId": 1, "autoscalingRunnerSetNamespace": ns,
+                 "autoscalingRunnerSetName": "runners", "ephemeralRunnerSetName": "runners",
+                 "maxRunners": 5, "minRunners": 0, "phase": "Stopped",
+                 "image": "ghcr.io/actions/gha-runner-scale-set-controller:canary-2ee6b3b"}
+    }))
+    .unwrap();
+    let stored =
+        kube::api::Api::<kube::api::DynamicObject>::namespaced_with(client.clone(), &ns, &ar)
+            .create(&PostParams::default(), &listener)
+            .await
+            .unwrap();
+    assert_eq!(stored.data["spec"]["ephemeralRunnerSetName"], "runners");
+    assert!(
+        stored.data["spec"].get("phase").is_none(),
+        "{:#}",
+        stored.data
+    );
+
     // diff of a change: maxRunners only stays switched off; a new runner image leaves Outdated.
     let dir = common::scratch_dir("next-diff");
     let max = render(&client, &ns, |s| s["maxRunners"] = json!(50)).await;
