@@ -128,6 +128,9 @@ pub(crate) fn judge(item: &mut ScaleSetDiff, stated: &Stated, sides: &Sides<'_>)
             Mechanism::RunnerSpecHash => new_scale_set(item, stated, sides),
             _ => item.recycle = Some(false),
         }
+        if let Some(from) = stated.next() {
+            judged_as_next(item, sides, from);
+        }
         return;
     }
     match mechanism {
