@@ -599,8 +599,7 @@ fn completer_for(
             ArgValueCompleter::new(move |current: &OsStr| kubeconfig_names(&r, &id, current))
         }
         "layout" => ArgValueCompleter::new(layouts),
-        "arc_version" => ArgValueCompleter::new(arc_versions),
-        "to" => ArgValueCompleter::new(upgrade_targets),
+        "arc_version" | "to" => ArgValueCompleter::new(releases_and_next),
         "contexts" => ArgValueCompleter::new(move |current: &OsStr| context_patterns(&r, current)),
         _ if arg.is_positional() => {
             let &(_, named) = resource?;
@@ -672,7 +671,7 @@ fn arc_names(requests: &Requests, named: Named, current: &OsStr) -> Vec<Completi
         .collect()
 }
 
-/// `--arc-version`: the ARC releases kubectl-arc knows, newest first.
+/// The ARC releases kubectl-arc knows, newest first.
 fn arc_versions(current: &OsStr) -> Vec<CompletionCandidate> {
     crate::core::release::releases()
         .iter()
@@ -688,8 +687,8 @@ fn arc_versions(current: &OsStr) -> Vec<CompletionCandidate> {
         .collect()
 }
 
-/// `upgrade-plan --to`: `next`, then the releases known, newest first.
-fn upgrade_targets(current: &OsStr) -> Vec<CompletionCandidate> {
+/// `--arc-version` and `upgrade-plan --to`: `next`, then the releases known, newest first.
+fn releases_and_next(current: &OsStr) -> Vec<CompletionCandidate> {
     let next = starts_with("next", current).then(|| {
         CompletionCandidate::new("next").help(Some("ARC's master after 0.14.2 (no tag yet)".into()))
     });
@@ -866,7 +865,10 @@ mod tests {
             "{v}"
         );
         let v = complete(&["diff", "--arc-version="]);
-        assert_eq!(values(&v).len(), 15, "{v}");
+        assert_eq!(values(&v).len(), 16, "{v}");
+        // Issue 33: and next, as upgrade-plan's --to.
+        let v = complete(&["diff", "--arc-version", "n"]);
+        assert_eq!(values(&v), ["next", ":4"]);
         // Issue 33: upgrade-plan's --to offers the same.
         let v = complete(&["upgrade-plan", "--to", "0.13"]);
         assert_eq!(values(&v), ["0.13.1", "0.13.0", ":4"]);
@@ -875,6 +877,8 @@ mod tests {
         // Issue 31: status takes it as diff does.
         let v = complete(&["status", "--arc-version", "0.13"]);
         assert_eq!(values(&v), ["0.13.1", "0.13.0", ":4"]);
+        let v = complete(&["status", "--arc-version", "ne"]);
+        assert_eq!(values(&v), ["next", ":4"]);
         let v = complete(&["migrate", "-o", "j"]);
         assert_eq!(values(&v), ["json", "jsonpath=", ":6"]);
         let v = complete(&["completion", ""]);

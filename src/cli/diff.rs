@@ -116,10 +116,11 @@ pub(crate) struct DiffArgs {
     /// The k8s.io/api layout of the ARC controller's build (v0.35, v0.36 or v0.37).
     #[arg(long, value_name = "VERSION", default_value = "v0.36")]
     pub(crate) layout: String,
-    /// The ARC release whose rule judges every scale set (0.9.0 to 0.14.2; an upgrade to it: which
-    /// sets it replaces by itself). By default the controller Deployment's
-    /// app.kubernetes.io/version, else the release whose runner-spec hash the objects carry, else
-    /// their own label.
+    /// The ARC release whose rule judges every scale set (0.9.0 to 0.14.2, or next: ARC's master
+    /// after 0.14.2; an upgrade to it: which sets it replaces by itself). By default the
+    /// controller Deployment's app.kubernetes.io/version (next when its image is a canary/dev
+    /// build over the revision CRDs), else the release whose runner-spec hash the objects carry,
+    /// else their own label.
     #[arg(long, value_name = "VERSION")]
     pub(crate) arc_version: Option<String>,
     /// Compare in these kubeconfig contexts, comma-separated: names, globs (* and ?), !PATTERN to

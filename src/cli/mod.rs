@@ -645,17 +645,16 @@ pub(crate) fn layout_arg(name: &str) -> anyhow::Result<&'static crate::core::lay
 }
 
 /// `--arc-version VERSION`: a release of the table (`0.14.2`, `v0.14.2`,
-/// `gha-runner-scale-set-0.14.2`); anything else is a usage error listing what is known.
-pub(crate) fn arc_version_arg(
-    version: &str,
-) -> anyhow::Result<&'static crate::core::release::ArcRelease> {
-    crate::core::release::release(version).ok_or_else(|| {
+/// `gha-runner-scale-set-0.14.2`) or `next` (ARC's master after 0.14.2); anything else is a usage
+/// error listing what is known.
+pub(crate) fn arc_version_arg(version: &str) -> anyhow::Result<crate::core::upgrade::Target> {
+    crate::core::upgrade::Target::parse(version).ok_or_else(|| {
         let known: Vec<&str> = crate::core::release::releases()
             .iter()
             .map(|r| r.version)
             .collect();
         anyhow::anyhow!(
-            "--arc-version {version:?}: not an ARC release kubectl-arc knows (known: {})",
+            "--arc-version {version:?}: not an ARC release kubectl-arc knows (known: {}, and next: ARC's master after 0.14.2)",
             known.join(", ")
         )
     })

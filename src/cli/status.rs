@@ -111,9 +111,11 @@ pub(crate) struct StatusArgs {
     /// The k8s.io/api layout of the ARC controller's build (v0.35, v0.36 or v0.37).
     #[arg(long, value_name = "VERSION", default_value = "v0.36")]
     pub(crate) layout: String,
-    /// The ARC release whose rule judges every set (0.9.0 to 0.14.2), as diff takes it: its
-    /// RunnerSetSpecHash() and its version check. By default the release of the controller
-    /// Deployment that reconciles the namespace, else the scale set's app.kubernetes.io/version.
+    /// The ARC release whose rule judges every set (0.9.0 to 0.14.2, or next: ARC's master after
+    /// 0.14.2), as diff takes it: its RunnerSetSpecHash() and its version check; next adds its
+    /// observed generation, Outdated lifecycle and staleOutdated runners. By default the release
+    /// of the controller Deployment that reconciles the namespace (next when its image is a
+    /// canary/dev build over the revision CRDs), else the scale set's app.kubernetes.io/version.
     #[arg(long, value_name = "VERSION")]
     pub(crate) arc_version: Option<String>,
     /// Read these kubeconfig contexts, comma-separated: names, globs (* and ?), !PATTERN to

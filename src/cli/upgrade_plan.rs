@@ -148,19 +148,8 @@ pub(crate) fn run(
 
 /// Everything checked before anything is read: the release, the scope, the files.
 fn validate(kube: &KubeFlags, args: &UpgradePlanArgs) -> Result<Plan> {
-    let to = match crate::core::upgrade::Target::parse(&args.to) {
-        Some(t) => t,
-        None => {
-            let e = super::arc_version_arg(&args.to)
-                .err()
-                .map(|e| e.to_string())
-                .unwrap_or_default();
-            anyhow::bail!(
-                "{}, and next: ARC's master after 0.14.2)",
-                e.replacen("--arc-version", "--to", 1).trim_end_matches(')')
-            );
-        }
-    };
+    let to = super::arc_version_arg(&args.to)
+        .map_err(|e| anyhow::anyhow!("{}", e.to_string().replacen("--arc-version", "--to", 1)))?;
     let scope = super::checked_scope(
         kube,
         args.all_namespaces,

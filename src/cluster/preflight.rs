@@ -223,6 +223,9 @@ pub(crate) struct ControllerArgs {
     /// The Helm release that installed it (`meta.helm.sh/release-name`, else the chart's
     /// `app.kubernetes.io/instance` label).
     pub(crate) helm_release: Option<String>,
+    /// The tag of its manager container's image: a build of ARC's master
+    /// ([`crate::core::next::next_build`]) where the chart's label says a release.
+    pub(crate) image_tag: Option<String>,
 }
 
 /// The Helm release that made an object: Helm's `meta.helm.sh/release-name` annotation, else the
@@ -273,6 +276,10 @@ pub(crate) async fn controller_args(client: &Client) -> Result<Option<Vec<Contro
             found.push(ControllerArgs {
                 at,
                 version: controller_version(&d),
+                image_tag: manager
+                    .and_then(|c| c.image.as_deref())
+                    .and_then(crate::core::status::install::image_tag)
+                    .map(str::to_string),
                 args: manager.and_then(|c| c.args.clone()).unwrap_or_default(),
                 namespace: d.metadata.namespace.clone().unwrap_or_default(),
                 name: d.metadata.name.clone().unwrap_or_default(),

@@ -47,8 +47,8 @@ pub(crate) struct Plan {
     pub(crate) arc_version: Option<String>,
     /// `--allow-empty-live`: a live side without any ARC object is meant (a first install).
     pub(crate) allow_empty_live: bool,
-    /// `--arc-version`, the release it names: its rule judges every scale set.
-    pub(crate) arc_release: Option<&'static crate::core::release::ArcRelease>,
+    /// `--arc-version`, the release it names (or `next`): its rule judges every scale set.
+    pub(crate) arc_release: Option<crate::core::upgrade::Target>,
     /// How to reach the cluster.
     pub(crate) connect: ConnectOptions,
     /// Keep each item's specs for a text diff (the text report); else they are dropped as soon as
@@ -201,12 +201,22 @@ impl SetIndex {
 }
 
 /// Each desired scale set's pairing (by its index in `world.desired`), computed once.
-fn pair_all(world: &World) -> Vec<Option<Pairing>> {
+/// Under the next release (`next`), each scale set's set is the one named like it
+/// ([`Pairing::named_like`]).
+fn pair_all(world: &World, next: bool) -> Vec<Option<Pairing>> {
     let index = SetIndex::new(&world.live_sets);
+    let name_of = |i: usize| world.live_sets[i].name().to_string();
     world
         .desired
         .iter()
-        .map(|ars| pair_of(world, &index, ars))
+        .map(|ars| {
+            let p = pair_of(world, &index, ars)?;
+            Some(if next {
+                p.named_like(ars.name(), name_of)
+            } else {
+                p
+            })
+        })
         .collect()
 }
 
@@ -309,8 +319,11 @@ fn prepare(plan: &Plan, files: Files) -> Result<(World, bool)> {
     if plan.arc_version.is_none() {
         // A controller Deployment among the files (a render of its chart, a dump) says the release,
         // as `status -f` reads it; the cluster's own, when read, takes its place.
-        world.arc_version =
-            (world.file_controllers.iter()).find_map(|c| Some((c.version.clone()?, c.at.clone())));
+        let revision_sets = world
+            .live_sets
+            .iter()
+            .any(crate::ops::release::has_revision_fields);
+        world.arc_version = running_release(&world.file_controllers, revision_sets);
     }
     let ask_cluster = if offline {
         world.complete_everywhere = true;
@@ -319,6 +332,49 @@ fn prepare(plan: &Plan, files: Files) -> Result<(World, bool)> {
         !files_given || needs_cluster(&world)
     };
     Ok((world, ask_cluster))
+}
+
+/// The release the controllers run, as (version, where): the first one's `app.kubernetes.io/version`
+/// (else its image tag), or `next` with why when it is recognised as a build of ARC's master over
+/// the revision era's CRDs ([`crate::core::status::install::controller_target`]).
+fn running_release(
+    controllers: &[crate::cluster::preflight::ControllerArgs],
+    revision_crd: bool,
+) -> Option<(String, String)> {
+    use crate::core::status::install::controller_target;
+    controllers.iter().find_map(|c| {
+        match controller_target(c.version.as_deref(), c.image_tag.as_deref(), revision_crd) {
+            Some((crate::core::upgrade::Target::Next, Some(why))) => Some((
+                "next".to_string(),
+                format!("{} runs the next release: {why}", c.at),
+            )),
+            _ => Some((c.version.clone()?, c.at.clone())),
+        }
+    })
+}
+
+/// Whether the cluster's EphemeralRunnerSet CRD declares the revision fields (ARC #4638), read
+/// only when a controller runs a build of ARC's master; a CRD that cannot be read says no.
+async fn revision_crd(
+    client: &kube::Client,
+    controllers: &[crate::cluster::preflight::ControllerArgs],
+) -> bool {
+    let master = controllers.iter().any(|c| {
+        c.image_tag
+            .as_deref()
+            .is_some_and(crate::core::next::next_build)
+    });
+    if !master {
+        return false;
+    }
+    let Ok(Some(crd)) = cluster::get_crd(client, "ephemeralrunnersets.actions.github.com").await
+    else {
+        return false;
+    };
+    serde_json::from_str(&crd.json())
+        .ok()
+        .and_then(|v| crate::core::status::install::CrdFacts::from_crd(&v))
+        .is_some_and(|f| f.revision_fields)
 }
 
 /// Pair, compare and judge the completed world; the scale sets of `-f` first completed as the
@@ -338,7 +394,7 @@ fn judge(plan: &Plan, world: &mut World) -> Diff {
 /// failed ones; where the defaults came from (`None`: no schema could be read, said as an error).
 fn stored_as_the_server_would(plan: &Plan, world: &mut World) -> Option<String> {
     let stated = match (plan.arc_release, &world.arc_version) {
-        (Some(r), _) => Some((r, "--arc-version".to_string())),
+        (Some(t), _) => t.release().map(|r| (r, "--arc-version".to_string())),
         (None, Some((v, from))) => crate::core::release::release(v).map(|r| (r, from.clone())),
         (None, None) => None,
     };
@@ -488,9 +544,9 @@ fn report_of(plan: &Plan, world: &mut World, files_given: bool) -> DiffReport {
         controller: world
             .arc_version
             .as_ref()
-            .and_then(|(v, from)| Some((crate::core::release::release(v)?, from.clone()))),
+            .and_then(|(v, from)| Some((crate::core::upgrade::Target::parse(v)?, from.clone()))),
     };
-    let pairings = pair_all(world);
+    let pairings = pair_all(world, stated.next().is_some());
     let (mut items, not_in_change) = compare_all(plan, world, &pairings, !files_given, &stated);
     items.append(&mut world.failed);
     let judged: BTreeSet<(String, String)> = (items.iter())
@@ -505,10 +561,7 @@ fn report_of(plan: &Plan, world: &mut World, files_given: bool) -> DiffReport {
     let items = one_per_scale_set(items);
     let (arc_version, arc_version_from) = match (&plan.arc_version, &world.arc_version) {
         (Some(v), _) => (
-            Some(
-                plan.arc_release
-                    .map_or(v.clone(), |r| r.version.to_string()),
-            ),
+            Some(plan.arc_release.map_or(v.clone(), |t| t.name().to_string())),
             Some("--arc-version".to_string()),
         ),
         (None, Some((v, from))) => (Some(v.clone()), Some(from.clone())),
@@ -814,7 +867,7 @@ fn pair_of(world: &World, index: &SetIndex, ars: &Object) -> Option<Pairing> {
 /// Sets of other scale sets are not this change's: they never send diff to the cluster.
 fn needs_cluster(world: &World) -> bool {
     let failed = failed_keys(world);
-    pair_all(world)
+    pair_all(world, false)
         .iter()
         .zip(&world.desired)
         .any(|(p, a)| p.is_none() && !failed.contains(&(a.namespace(), a.name())))
@@ -859,8 +912,7 @@ async fn complete_from_cluster(plan: &Plan, world: &mut World) -> Result<()> {
     let mut controllers = impact::Controllers::read(client).await;
     if let impact::Controllers::Read(found) = &mut controllers {
         if plan.arc_version.is_none()
-            && let Some(running) =
-                (found.iter()).find_map(|c| Some((c.version.clone()?, c.at.clone())))
+            && let Some(running) = running_release(found, revision_crd(client, found).await)
         {
             world.arc_version = Some(running);
         }
@@ -994,7 +1046,7 @@ async fn live_sets(
     world: &mut World,
 ) -> Result<BTreeSet<String>> {
     let ers_kind = arc::KIND_EPHEMERAL_RUNNER_SET;
-    let pairings = pair_all(world);
+    let pairings = pair_all(world, false);
     let namespaces: BTreeSet<String> = world
         .desired
         .iter()

@@ -261,6 +261,9 @@ pub(crate) fn controller_of_file(o: &Object) -> Option<ControllerArgs> {
     Some(ControllerArgs {
         at: format!("controller Deployment {} in {}", o.key().1, o.origin),
         version: o.meta.labels.get("app.kubernetes.io/version").cloned(),
+        image_tag: (manager.get("image").and_then(Value::as_str))
+            .and_then(crate::core::status::install::image_tag)
+            .map(str::to_string),
         args,
         namespace: o.namespace().to_string(),
         name: o.name().to_string(),

@@ -12,16 +12,43 @@ use std::collections::BTreeMap;
 use crate::core::arc;
 use crate::core::release::{self, ArcRelease, Mechanism};
 use crate::core::replacement::{self, ANNOTATION_VALUES_HASH, ListenerSide};
+use crate::core::upgrade::Target;
 use crate::input::Object;
 use crate::report::diff::{Alternative, HashPair, ScaleSetDiff, ScaleSetDifference, Specs};
 
 /// The release the run was told, or read from the cluster.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Stated {
-    /// `--arc-version`: the release whose rule judges every scale set (an upgrade to it).
-    pub(crate) flag: Option<&'static ArcRelease>,
-    /// The controller Deployment's `app.kubernetes.io/version` (when a known release) and where.
-    pub(crate) controller: Option<(&'static ArcRelease, String)>,
+    /// `--arc-version`: the release whose rule judges every scale set (an upgrade to it), or
+    /// `next`.
+    pub(crate) flag: Option<Target>,
+    /// The controller Deployment's release (its `app.kubernetes.io/version` when a known release,
+    /// or `next` when recognised as a build of ARC's master: [`crate::core::next::recognised_as_next`])
+    /// and where, with why.
+    pub(crate) controller: Option<(Target, String)>,
+}
+
+impl Stated {
+    /// Where the next release was stated (`--arc-version next`, or the controller recognised as
+    /// running it, and why), when it judges; `None` when a released one does or nothing says.
+    pub(crate) fn next(&self) -> Option<String> {
+        match (self.flag, &self.controller) {
+            (Some(Target::Next), _) => Some("--arc-version next".to_string()),
+            (None, Some((Target::Next, from))) => Some(from.clone()),
+            _ => None,
+        }
+    }
+
+    /// The released ARC `--arc-version` names.
+    fn flag_release(&self) -> Option<&'static ArcRelease> {
+        self.flag.and_then(|t| t.release())
+    }
+
+    /// The released ARC the controller runs.
+    fn controller_release(&self) -> Option<(&'static ArcRelease, String)> {
+        let (t, from) = self.controller.as_ref()?;
+        Some((t.release()?, from.clone()))
+    }
 }
 
 /// The sides of one scale set that its verdict reads.
@@ -44,7 +71,7 @@ pub(crate) struct Sides<'a> {
 
 /// Whether an EphemeralRunnerSet carries a revision field (`spec.actionableRevision` or
 /// `status.appliedActionableRevision`).
-fn has_revision_fields(set: &Object) -> bool {
+pub(crate) fn has_revision_fields(set: &Object) -> bool {
     let in_spec = set
         .spec_field("actionableRevision")
         .is_ok_and(|f| f.is_some());
@@ -72,9 +99,9 @@ pub(crate) fn mechanism_of(set: &Object) -> Option<Mechanism> {
 pub(crate) fn judge(item: &mut ScaleSetDiff, stated: &Stated, sides: &Sides<'_>) {
     let own = sides.set.and_then(mechanism_of);
     let mechanism = match (stated.flag, own, &stated.controller) {
-        (Some(r), _, _) => Some(r.mechanism),
+        (Some(t), _, _) => Some(t.mechanism()),
         (None, Some(m), _) => Some(m),
-        (None, None, Some((r, _))) => Some(r.mechanism),
+        (None, None, Some((t, _))) => Some(t.mechanism()),
         (None, None, None) => None,
     };
     // A new scale set: the release that will create its first set, as its chart label says.
@@ -101,6 +128,9 @@ pub(crate) fn judge(item: &mut ScaleSetDiff, stated: &Stated, sides: &Sides<'_>)
             Mechanism::RunnerSpecHash => new_scale_set(item, stated, sides),
             _ => item.recycle = Some(false),
         }
+        if let Some(from) = stated.next() {
+            judged_as_next(item, sides, from);
+        }
         return;
     }
     match mechanism {
@@ -108,6 +138,63 @@ pub(crate) fn judge(item: &mut ScaleSetDiff, stated: &Stated, sides: &Sides<'_>)
         Mechanism::IntegrityHash => integrity(item, sides),
         Mechanism::RunnerSpecHash => runner_spec_hash(item, stated, sides),
     }
+    if let Some(from) = stated.next() {
+        judged_as_next(item, sides, from);
+    }
+}
+
+/// The next release's verdict beyond the revision rule ([`crate::core::next`]): a set of ARC up
+/// to 0.14 (`<scale set>-xxxxx`) is not the one it uses, and a scale set switched off by the
+/// Outdated lifecycle leaves it only when its runner spec or that spec's metadata changes.
+fn judged_as_next(item: &mut ScaleSetDiff, sides: &Sides<'_>, from: String) {
+    item.release = Some("next".to_string());
+    item.release_from = Some(from);
+    if !item.replaced.is_empty() {
+        // Not replaced: the next release never deletes them (seen with 2ee6b3b8's controllers).
+        item.note = Some(format!(
+            "the next release leaves {} running beside the set named like its scale set, with runners no listener scales down (ARC #4516; see `kubectl arc upgrade-plan --to next`)",
+            std::mem::take(&mut item.replaced).join(", ")
+        ));
+    }
+    let Some(set) = sides.set else { return };
+    if set.name() != item.name {
+        item.recycle = None;
+        item.error = Some(format!(
+            "{}: the next release gets the EphemeralRunnerSet named {} and creates it when absent (AutoscalingRunnerSetReconciler.Reconcile at 2ee6b3b8, ARC #4516), so it does not judge this set of ARC up to 0.14; it leaves it running beside the new one (see `kubectl arc upgrade-plan --to next`)",
+            set.describe(),
+            item.name
+        ));
+        return;
+    }
+    let (scale_set, own, listener) = (
+        sides.live.and_then(|o| phase_in(o.status.as_deref())),
+        phase_in(set.status.as_deref()),
+        sides.listener.and_then(|o| phase_in(o.spec.as_deref())),
+    );
+    if !crate::core::next::switched_off(scale_set.as_deref(), own.as_deref(), listener.as_deref()) {
+        return;
+    }
+    let desired = sides.desired.spec.as_ref().map_or("{}", |s| s.get());
+    let metadata = set.spec_field("ephemeralRunnerMetadata").ok().flatten();
+    let leaves = crate::core::next::corrected_with(
+        item.semantic_drift == Some(true),
+        desired,
+        metadata.map(|m| m.get()),
+    );
+    item.outdated = Some(crate::report::diff::OutdatedVerdict { leaves });
+    if !leaves {
+        // Switched off and staying so: ARC makes no runner and recycles none.
+        item.recycle = Some(false);
+    }
+}
+
+/// The `phase` of an object's `status` or `spec` (JSON text), when a string.
+pub(crate) fn phase_in(raw: Option<&serde_json::value::RawValue>) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Phase {
+        phase: Option<String>,
+    }
+    serde_json::from_str::<Phase>(raw?.get()).ok()?.phase
 }
 
 /// The integrity-hash era (ARC 2ee6b3b8): the AutoscalingRunnerSet controller patches the set,
@@ -313,7 +400,7 @@ fn runner_spec_hash(item: &mut ScaleSetDiff, stated: &Stated, sides: &Sides<'_>)
     }
     // An upgrade: the release that made the set hashes the unchanged scale set to the annotation,
     // the one named does not.
-    if stated.flag.is_some()
+    if stated.flag_release().is_some()
         && let (Some(live), Some(m)) = (sides.live, &matches)
         && !m.is_empty()
     {
@@ -551,11 +638,11 @@ pub(crate) fn judging_release(
         from,
         alternative: None,
     };
-    if let Some(r) = stated.flag {
+    if let Some(r) = stated.flag_release() {
         return Some(judging(r, "--arc-version".to_string()));
     }
-    if let Some((r, from)) = &stated.controller {
-        return Some(judging(r, from.clone()));
+    if let Some((r, from)) = stated.controller_release() {
+        return Some(judging(r, from));
     }
     if let Some((r, from)) = scale_set_label {
         let alternative = own.filter(|(o, _)| o.version != r.version);

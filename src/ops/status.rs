@@ -19,10 +19,10 @@ use crate::cluster::{self, ConnectOptions, PAGE_SIZE};
 use crate::core::arc;
 use crate::core::layout::Layout;
 use crate::core::pairing;
-use crate::core::release::ArcRelease;
 use crate::core::selector::Selector;
 use crate::core::status::install::{
-    ARC_CRDS, CONTROLLER_SELECTORS, ControllerFacts, CrdFacts, install_reasons, reconciler_of,
+    ARC_CRDS, CONTROLLER_SELECTORS, ControllerFacts, CrdFacts, controller_target, install_reasons,
+    reconciler_of,
 };
 use crate::core::status::listener::{
     AUTOSCALING_LISTENERS, COMPONENT_LISTENER, KIND_AUTOSCALING_LISTENER, LABEL_COMPONENT,
@@ -33,6 +33,7 @@ use crate::core::status::{
     Census, DesiredSpec, ListenerFacts, ListenerView, PodFacts, PodView, Replacement, RunnerFacts,
     RunnerPods, ScaleSetFacts, SetFacts, SetKey, SetStatus, State, Unobserved,
 };
+use crate::core::upgrade::Target;
 use crate::input;
 use crate::ops::follow::Follow;
 use crate::report::Outcome;
@@ -46,8 +47,9 @@ pub(crate) struct Request {
     pub(crate) scope: super::Scope,
     pub(crate) connect: ConnectOptions,
     pub(crate) clock: fn() -> SystemTime,
-    /// `--arc-version`: the release whose rule judges every set, instead of the controller's.
-    pub(crate) arc_release: Option<&'static ArcRelease>,
+    /// `--arc-version`: the release whose rule judges every set (or `next`), instead of the
+    /// controller's.
+    pub(crate) arc_release: Option<Target>,
 }
 
 /// `-f`: the dump to read, and the namespace of its objects that name none (kubectl's rule).
@@ -245,7 +247,7 @@ pub(crate) struct Surroundings {
     controllers: Option<Vec<ControllerFacts>>,
     crds: Vec<CrdFacts>,
     /// `--arc-version` (not read: the plan's), which judges every set instead of its controller.
-    arc_release: Option<&'static ArcRelease>,
+    arc_release: Option<Target>,
     /// What could not be read, said once each.
     pub(crate) warnings: Vec<String>,
 }
@@ -402,11 +404,17 @@ impl Surroundings {
     }
 
     /// The controller Deployment whose release judges the scale sets of `namespace`
-    /// ([`reconciler_of`]), when it runs a release of the table.
-    fn reconciler(&self, namespace: &str) -> Option<(&ControllerFacts, &'static ArcRelease)> {
+    /// ([`reconciler_of`]), when it runs a release of the table or is recognised as running the
+    /// next release ([`controller_target`], with why).
+    fn reconciler(&self, namespace: &str) -> Option<(&ControllerFacts, Target, Option<String>)> {
         let controller = reconciler_of(self.controllers.as_deref()?, namespace)?;
-        let release = crate::core::release::release(controller.version.as_deref()?)?;
-        Some((controller, release))
+        let revision_crd = self.crds.iter().any(|c| c.revision_fields);
+        let (target, why) = controller_target(
+            controller.version.as_deref(),
+            controller.image_tag.as_deref(),
+            revision_crd,
+        )?;
+        Some((controller, target, why))
     }
 
     /// What the run knows of the release that judges the sets of `namespace`, as `diff` states it
@@ -415,16 +423,30 @@ impl Surroundings {
     fn stated(&self, namespace: &str) -> crate::ops::release::Stated {
         crate::ops::release::Stated {
             flag: self.arc_release,
-            controller: self
-                .reconciler(namespace)
-                .map(|(c, r)| (r, format!("controller Deployment {}", c.name))),
+            controller: self.reconciler(namespace).map(|(c, t, why)| {
+                let from = match why {
+                    Some(why) => format!(
+                        "controller Deployment {} runs the next release: {why}",
+                        c.name
+                    ),
+                    None => format!("controller Deployment {}", c.name),
+                };
+                (t, from)
+            }),
         }
+    }
+
+    /// Whether the next release judges the sets of `namespace` (`--arc-version next`, or the
+    /// controller that reconciles it recognised as running it), and where that was said.
+    fn next(&self, namespace: &str) -> Option<String> {
+        self.stated(namespace).next()
     }
 
     /// [`StatusReason::DeletedByVersionCheck`]: the release that judges the scale set
     /// (`--arc-version`, else that of the controller Deployment that reconciles its namespace:
-    /// never its own label) does not allow its `app.kubernetes.io/version`. A scale set being
-    /// deleted is not checked (`Reconcile` handles the deletion first).
+    /// never its own label) does not allow its `app.kubernetes.io/version`; `--arc-version next`
+    /// takes the next release's `build.Version` as [`crate::core::upgrade::NEXT_VERSION`]. A
+    /// scale set being deleted is not checked (`Reconcile` handles the deletion first).
     fn version_check(
         &self,
         scale_set: &input::Object,
@@ -432,21 +454,27 @@ impl Surroundings {
         if scale_set.meta.deletion_timestamp.is_some() {
             return None;
         }
-        let (controller, release) = match self.arc_release {
-            Some(r) => (None, r),
+        let (controller, target) = match self.arc_release {
+            Some(t) => (None, t),
             None => {
-                let (c, r) = self.reconciler(scale_set.namespace())?;
-                (Some(c.name.clone()), r)
+                let (c, t, why) = self.reconciler(scale_set.namespace())?;
+                // A build of master recognised by its image: its `build.Version` is the canary
+                // workflow's `canary-<sha>` or the Dockerfile's `dev`, which
+                // `IsVersionAllowed` lets keep every label.
+                if why.is_some() {
+                    return None;
+                }
+                (Some(c.name.clone()), t)
             }
         };
         let label = (scale_set.meta.labels)
             .get(crate::core::release::LABEL_VERSION)
             .map(String::as_str);
-        let check = release.version_check(label);
+        let check = target.version_check(label);
         (!check.allowed).then(
             || crate::core::status::StatusReason::DeletedByVersionCheck {
                 controller,
-                release: release.version.to_string(),
+                release: target.name().to_string(),
                 label: check.label,
                 rule: check.rule.to_string(),
             },
@@ -857,13 +885,7 @@ fn listener_stale_under(
 
 /// `status.phase` of an object, when a string.
 fn phase_of(object: &input::Object) -> Option<String> {
-    #[derive(Deserialize)]
-    struct Status {
-        phase: Option<String>,
-    }
-    serde_json::from_str::<Status>(object.status.as_ref()?.get())
-        .ok()?
-        .phase
+    crate::ops::release::phase_in(object.status.as_deref())
 }
 
 /// The sets' rows and the rows of scale sets without a set, in one order (namespace, name).
@@ -884,7 +906,7 @@ pub(crate) struct Plan {
     /// The wall clock (AGE, "last written ... ago"), injected.
     pub(crate) clock: fn() -> SystemTime,
     /// `--arc-version`.
-    pub(crate) arc_release: Option<&'static ArcRelease>,
+    pub(crate) arc_release: Option<Target>,
 }
 
 impl Plan {
@@ -925,13 +947,27 @@ impl Plan {
 /// states for its namespace ([`Surroundings::stated`]).
 fn attach_desired(scale_sets: &[input::Object], census: &mut Census, around: &Surroundings) {
     let mut replacements: Vec<(SetKey, Replacement)> = Vec::new();
+    let mut nexts: Vec<(SetKey, Option<crate::core::status::NextSide>)> = Vec::new();
     let chosen: Vec<(SetKey, DesiredSpec)> = {
         census_pairs(scale_sets, census)
             .into_iter()
-            .filter_map(|(a, key, replaced)| {
-                let key = &key;
+            .filter_map(|(a, newest, replaced)| {
+                let next = around.next(a.namespace()).is_some();
+                // The next release uses the set named like its scale set (ARC #4516), whichever
+                // is newest; every release before it the newest.
+                let key = match next {
+                    true => std::iter::once(&newest)
+                        .chain(&replaced)
+                        .find(|k| k.1 == a.name())
+                        .unwrap_or(&newest),
+                    false => &newest,
+                };
                 let facts = census.facts(key)?;
-                if facts.spec_hash_era {
+                let judged_next = (next && !facts.spec_hash_era).then(|| next_side(a, around));
+                nexts.push((key.clone(), judged_next.flatten()));
+                if next {
+                    replacements.extend(left_behind(a, census, &newest, &replaced));
+                } else if facts.spec_hash_era {
                     let stated = around.stated(a.namespace());
                     replacements.push((key.clone(), judged(a, facts, &stated)));
                     for old in &replaced {
@@ -967,6 +1003,29 @@ fn attach_desired(scale_sets: &[input::Object], census: &mut Census, around: &Su
     for (key, replacement) in replacements {
         census.set_replacement(&key, Some(replacement));
     }
+    for (key, next) in nexts {
+        census.set_next(&key, next);
+    }
+}
+
+/// The sets of ARC up to 0.14 of `scale_set` (its newest `key` and those it replaced) that the
+/// next release leaves behind: every one not named like the scale set
+/// ([`Replacement::LeftBehind`]).
+fn left_behind(
+    scale_set: &input::Object,
+    census: &Census,
+    key: &SetKey,
+    replaced: &[SetKey],
+) -> Vec<(SetKey, Replacement)> {
+    std::iter::once(key)
+        .chain(replaced)
+        .filter(|k| k.1 != scale_set.name())
+        .filter(|k| census.facts(k).is_some_and(|f| f.spec_hash_era))
+        .map(|k| {
+            let scale_set = format!("{}/{}", scale_set.namespace(), scale_set.name());
+            (k.clone(), Replacement::LeftBehind { scale_set })
+        })
+        .collect()
 }
 
 /// The newest set of ARC up to 0.14 as its scale set judges it: the release of the one rule
@@ -997,11 +1056,15 @@ fn judged(
 /// The release judging a scale set's newest set of ARC up to 0.14, by the one rule `diff` follows:
 /// `--arc-version`, else the release of the controller Deployment that reconciles the namespace,
 /// else the scale set's chart label (the set's own label as the alternative), else the set's own.
+/// `None` under the next release, which leaves such a set behind ([`left_behind`]).
 fn judging_of(
     scale_set: &input::Object,
     facts: &SetFacts,
     stated: &crate::ops::release::Stated,
 ) -> Option<crate::ops::release::Judging> {
+    if stated.next().is_some() {
+        return None;
+    }
     let label = |labels: &std::collections::BTreeMap<String, String>, of: String| {
         let r = crate::core::release::release(labels.get("app.kubernetes.io/version")?)?;
         Some((r, format!("label app.kubernetes.io/version of {of}")))
@@ -1119,18 +1182,44 @@ fn runner_scale_set_id(runner_spec: &str) -> Option<String> {
 
 /// `metadata.generation` ahead of `status.observedGeneration`, where the object has both.
 fn unobserved(scale_set: &input::Object) -> Option<Unobserved> {
+    let observed = observed_generation(scale_set)?;
+    crate::core::next::observed_generation_behind(scale_set.meta.generation, Some(observed))
+}
+
+/// `status.observedGeneration` of an AutoscalingRunnerSet, when written (the next release writes
+/// it, ARC #4636).
+fn observed_generation(scale_set: &input::Object) -> Option<i64> {
     #[derive(Deserialize)]
     struct Status {
         #[serde(rename = "observedGeneration")]
         observed: Option<i64>,
     }
-    let observed = serde_json::from_str::<Status>(scale_set.status.as_ref()?.get())
+    serde_json::from_str::<Status>(scale_set.status.as_ref()?.get())
         .ok()?
-        .observed?;
-    let generation = scale_set.meta.generation?;
-    (generation > observed).then_some(Unobserved {
-        generation,
-        observed,
+        .observed
+}
+
+/// What the next release reads around the newest set of `scale_set` when it judges the
+/// namespace ([`crate::core::status::NextSide`]): the scale set's generation against its
+/// `status.observedGeneration` (absent reads 0, as Go decodes it), its phase, its listener's
+/// `spec.phase`.
+fn next_side(
+    scale_set: &input::Object,
+    around: &Surroundings,
+) -> Option<crate::core::status::NextSide> {
+    let from = around.next(scale_set.namespace())?;
+    let listener_phase = match around.view(scale_set) {
+        ListenerView::Found { listener, .. } => listener.phase.clone(),
+        _ => None,
+    };
+    Some(crate::core::status::NextSide {
+        from,
+        unobserved: crate::core::next::observed_generation_behind(
+            scale_set.meta.generation,
+            observed_generation(scale_set),
+        ),
+        scale_set_phase: phase_of(scale_set),
+        listener_phase,
     })
 }
 
@@ -1219,6 +1308,7 @@ fn scale_set_row(plan: &Plan, scale_set: &input::Object, around: &Surroundings) 
             creation_timestamp: scale_set.meta.creation_timestamp.as_deref(),
             deletion: deletion.as_ref(),
             version_check: version_check.as_ref(),
+            next: around.next(scale_set.namespace()).is_some(),
         },
         plan.now(),
     )
@@ -2165,6 +2255,72 @@ mod tests {
         }
     }
 
+    /// Issue 33: a dump's controller on a canary image (its chart label says 0.14.2) over an
+    /// EphemeralRunnerSet CRD with the revision fields runs the next release: its set is judged
+    /// so, with why; a stopped listener (`spec.phase: Stopped`, which the dump can hold where the
+    /// test bed's CRD prunes it) switches the scale set off; the same controller on a 0.14.2 image
+    /// is 0.14.2.
+    #[test]
+    fn a_dumps_canary_controller_over_the_revision_crd_judges_as_next() {
+        let (ars, ers) = example();
+        let ns = ars["metadata"]["namespace"].as_str().unwrap().to_string();
+        let controller = |image: &str| {
+            json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                   "metadata": {"name": "arc-gha-rs-controller", "namespace": "arc-systems",
+                                "labels": {"app.kubernetes.io/part-of": "gha-rs-controller",
+                                           "app.kubernetes.io/version": "0.14.2"}},
+                   "spec": {"replicas": 1, "template": {"spec": {"containers": [
+                       {"name": "manager", "image": format!("ghcr.io/actions/gha-runner-scale-set-controller:{image}")}]}}}})
+        };
+        let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "ephemeralrunnersets.actions.github.com"},
+            "spec": {"versions": [{"name": "v1alpha1", "schema": {"openAPIV3Schema": {"properties": {
+                "spec": {"properties": {"actionableRevision": {"type": "integer"}}}}}}}]}});
+        let listener = json!({"apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingListener",
+            "metadata": {"name": crate::core::status::listener::scale_set_listener_name(
+                "arc-runner-set", &ns, "", "https://github.com/my-org", true),
+                "namespace": "arc-systems"},
+            "spec": {"autoscalingRunnerSetNamespace": ns, "autoscalingRunnerSetName": "arc-runner-set",
+                     "ephemeralRunnerSetName": "arc-runner-set", "phase": "Stopped"}});
+        let items = [ars, ers, controller("canary-2ee6b3b"), crd, listener];
+        let s = status(&plan(&[], None), &items);
+        let row = &s.rows[0];
+        assert_eq!(row.ids.release.as_deref(), Some("next"), "{row:?}");
+        let from = row.ids.release_from.as_deref().unwrap();
+        assert!(
+            from.starts_with("controller Deployment arc-systems/arc-gha-rs-controller runs the next release: its image tag canary-2ee6b3b is a build of ARC's master"),
+            "{from}"
+        );
+        // The example's scale set has a new image its set has not got yet: the change that
+        // leaves Outdated, on its way (Propagating), the set said switched off meanwhile.
+        assert_eq!(row.state, State::Propagating, "{:?}", row.reasons);
+        let off = (row.reasons.iter())
+            .find(|r| r.code() == "SwitchedOff")
+            .unwrap_or_else(|| panic!("{:?}", row.reasons));
+        assert!(
+            off.to_string()
+                .contains("its listener has spec.phase Stopped and the set is kept at 0 replicas"),
+            "{off}"
+        );
+        // No version check of a canary build (`canary-` allows every label).
+        assert!(
+            !row.reasons
+                .iter()
+                .any(|r| r.code() == "DeletedByVersionCheck")
+        );
+        // A released image: judged as 0.14.2 (its version check refuses the unlabelled scale set).
+        let mut items = items;
+        items[2] = controller("0.14.2");
+        let s = status(&plan(&[], None), &items);
+        assert_eq!(s.rows[0].ids.release, None, "{:?}", s.rows[0]);
+        assert_eq!(
+            s.rows[0].state,
+            State::VersionRejected,
+            "{:?}",
+            s.rows[0].reasons
+        );
+    }
+
     #[test]
     fn a_dumps_controller_and_crds_tell_a_controller_newer_than_its_crds() {
         let (mut ars, ers) = example();
@@ -2501,7 +2657,7 @@ mod tests {
         };
         let judged = |flag: Option<&str>, extra: &[Value]| {
             let mut p = plan(&[], None);
-            p.arc_release = flag.map(|v| crate::core::release::release(v).unwrap());
+            p.arc_release = flag.map(|v| Target::parse(v).unwrap());
             let s = status(&p, &[items.clone(), extra.to_vec()].concat());
             assert!(s.errors.is_empty(), "{:?}", s.errors);
             let row = s.rows[0].clone();
@@ -2559,7 +2715,7 @@ mod tests {
         deleting[0]["metadata"]["deletionTimestamp"] = json!("2026-09-02T00:00:00Z");
         let s = status(
             &Plan {
-                arc_release: crate::core::release::release("0.13.1"),
+                arc_release: Target::parse("0.13.1"),
                 ..plan(&[], None)
             },
             &deleting,
@@ -2573,7 +2729,7 @@ mod tests {
         // A scale set without a set is rejected too.
         let s = status(
             &Plan {
-                arc_release: crate::core::release::release("0.11.0"),
+                arc_release: Target::parse("0.11.0"),
                 ..plan(&[], None)
             },
             &items[..1],

@@ -234,7 +234,7 @@ fn left_behind_plan(
 /// `diff`'s plan judging by `release` (`None`: each set by its own rule, else the running one).
 fn judging(plan: &Plan, release: Option<&'static ArcRelease>) -> diff::Plan {
     let mut p = plan.read.clone();
-    p.arc_release = release;
+    p.arc_release = release.map(Target::Release);
     p.arc_version = release.map(|r| r.version.to_string());
     p
 }

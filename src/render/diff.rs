@@ -215,7 +215,30 @@ fn write_revision_verdict(
             item.replaced.join(", ")
         )?;
     }
+    write_next(item, out)?;
     write_note(item, out)
+}
+
+/// Judged by the next release: where that was stated (or why the controller was recognised as
+/// running it), and its Outdated lifecycle: whether the change leaves it (ARC #4660).
+fn write_next(item: &ScaleSetDiff, out: &mut dyn Write) -> io::Result<()> {
+    if let (Some("next"), Some(from)) = (item.release.as_deref(), &item.release_from) {
+        writeln!(
+            out,
+            "  judged by the next release (ARC's master after 0.14.2): {from}"
+        )?;
+    }
+    match &item.outdated {
+        Some(o) if o.leaves => writeln!(
+            out,
+            "  switched off (Outdated): this change leaves Outdated: the runner spec or its metadata changes (outdatedRunnerSpecCorrected, ARC #4660), so ARC starts the scale set again"
+        ),
+        Some(_) => writeln!(
+            out,
+            "  switched off (Outdated): this change does not leave Outdated: only a change of the runner spec or its metadata does (outdatedRunnerSpecCorrected, ARC #4660); minRunners and maxRunners only reach the stopped listener"
+        ),
+        None => Ok(()),
+    }
 }
 
 /// A verdict line with the impact's clause, when the item has one.

@@ -581,6 +581,7 @@ mod tests {
             deletion: None,
             spec_hash: None,
             values_hash: None,
+            phase: None,
         };
         let pod = PodFacts {
             namespace: "arc-systems".into(),
@@ -613,6 +614,7 @@ mod tests {
                 version: Some("0.14.2".into()),
                 watch_namespace: None,
                 listener_image: None,
+                image_tag: None,
             }]),
             crds: Vec::new(),
         };

@@ -174,6 +174,10 @@ pub struct ScaleSetDiff {
     /// What else a reader should know (what ARC waits for, an ambiguous pairing).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) note: Option<String>,
+    /// The next release, a scale set switched off by the Outdated lifecycle: whether the change
+    /// leaves it ([`crate::core::next::corrected_with`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) outdated: Option<OutdatedVerdict>,
     /// The file the desired object came from, for annotations.
     #[serde(skip)]
     pub(crate) desired_file: Option<String>,
@@ -184,6 +188,16 @@ pub struct ScaleSetDiff {
 }
 
 /// One difference between the live and the desired AutoscalingRunnerSet in a hashed field.
+/// A scale set switched off by the next release's Outdated lifecycle (ARC #4652/#4660: its
+/// AutoscalingRunnerSet or set in phase Outdated, or its listener's `spec.phase` Stopped) and
+/// whether the change judged leaves it: `outdatedRunnerSpecCorrected`, a change of the runner
+/// spec or its metadata under Semantic equality; `minRunners`/`maxRunners` never do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct OutdatedVerdict {
+    pub(crate) leaves: bool,
+}
+
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ScaleSetDifference {
@@ -297,6 +311,7 @@ impl ScaleSetDiff {
             paired_by: None,
             replaced: Vec::new(),
             note: None,
+            outdated: None,
             desired_file: None,
             specs: None,
         }

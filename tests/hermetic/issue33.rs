@@ -126,3 +126,71 @@ fn a_controller_render_in_the_files_judges_diff_as_it_judges_status() {
     assert_eq!(r["items"][0]["release"], d["release"], "{r:#}");
     assert_eq!(r["items"][0]["state"], "VersionRejected", "{r:#}");
 }
+
+const REVISION_DUMP: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/examples/actionable-revision/scale-set-dump.yaml"
+);
+
+/// `--arc-version next` (ARC's master after 0.14.2) is taken by diff and status: diff judges the
+/// set named like its scale set by the revision rule and says so; a 0.14 set (`<scale set>-xxxxx`)
+/// is not the one the next release uses; status judges by the next release's version check (its
+/// `build.Version` taken as 0.15.0), which refuses a scale set without a version label.
+#[test]
+fn next_is_an_arc_version_of_diff_and_status() {
+    let (code, it) = item(&["diff", "--live", REVISION_DUMP, "--arc-version", "next"]);
+    assert!(code == 0 || code == 1, "{it:#}");
+    assert_eq!(it["mechanism"], "ActionableRevision", "{it:#}");
+    assert_eq!(it["release"], "next", "{it:#}");
+    assert_eq!(it["releaseFrom"], "--arc-version next", "{it:#}");
+    assert!(it.get("outdated").is_none(), "{it:#}");
+
+    let (code, it) = item(&["diff", "-f", DUMP, "--arc-version", "next"]);
+    assert_eq!(code, 2, "{it:#}");
+    let error = it["error"].as_str().unwrap();
+    assert!(
+        error.contains("the next release gets the EphemeralRunnerSet named arc-runner-set"),
+        "{error}"
+    );
+
+    let (code, out, err) = run(&[
+        "status",
+        "-f",
+        REVISION_DUMP,
+        "--arc-version",
+        "next",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    let row = &r["items"][0];
+    assert_eq!(row["state"], "VersionRejected", "{row:#}");
+    assert_eq!(row["release"], "next", "{row:#}");
+    assert_eq!(row["releaseFrom"], "--arc-version next", "{row:#}");
+    let message = row["reasons"][0]["message"].as_str().unwrap();
+    assert!(message.starts_with("ARC next (--arc-version)"), "{message}");
+
+    // The shipped 0.14.2 dump: its set arc-runner-set-x7k2p is left behind (and its 0.14.2 label
+    // refused by the next release's version check, which comes first).
+    let (code, out, err) = run(&["status", "-f", DUMP, "--arc-version", "next", "-o", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    let row = &r["items"][0];
+    assert_eq!(row["name"], "arc-runner-set-x7k2p", "{row:#}");
+    let codes: Vec<&str> = (row["reasons"].as_array().unwrap().iter())
+        .map(|r| r["reason"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        codes[..2],
+        ["DeletedByVersionCheck", "LeftBehindByNext"],
+        "{row:#}"
+    );
+    assert!(
+        row["reasons"][1]["message"]
+            .as_str()
+            .unwrap()
+            .contains("the next release gets the EphemeralRunnerSet named like AutoscalingRunnerSet arc-runners/arc-runner-set"),
+        "{row:#}"
+    );
+}

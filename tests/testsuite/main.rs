@@ -32,6 +32,7 @@ mod issue14_cluster;
 mod kubectl_plugin;
 mod layouts;
 mod migrate_cluster;
+mod next_cluster;
 mod oracle_faithful;
 mod rbac_cluster;
 mod recycle_loop;

@@ -21,6 +21,7 @@ pub mod manifest;
 pub mod marshal;
 pub mod migrate;
 pub mod names;
+pub mod next;
 pub mod owner;
 pub mod pairing;
 pub mod quantity;

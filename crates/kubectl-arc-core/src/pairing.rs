@@ -66,6 +66,23 @@ pub struct Pairing {
     pub ambiguous: bool,
 }
 
+impl Pairing {
+    /// The next release's choice: `AutoscalingRunnerSetReconciler.Reconcile` (2ee6b3b8, ARC
+    /// #4516) gets the set by the scale set's own name, whichever is newest, so the set named
+    /// `scale_set` among those paired (`name_of` an index) becomes the chosen one and the others
+    /// stay beside it; unchanged when none is named so.
+    pub fn named_like(mut self, scale_set: &str, name_of: impl Fn(usize) -> String) -> Pairing {
+        let Some(at) = self.replaced.iter().position(|&i| name_of(i) == scale_set) else {
+            return self;
+        };
+        let own = self.replaced.remove(at);
+        self.replaced.insert(0, self.chosen);
+        self.chosen = own;
+        self.ambiguous = false;
+        self
+    }
+}
+
 /// Whether an owner reference points at an AutoscalingRunnerSet of ARC's group.
 fn owned_by_scale_set(api_version: &str, kind: &str) -> bool {
     kind == "AutoscalingRunnerSet" && api_version.split('/').next() == Some(crate::arc::GROUP)
@@ -360,5 +377,25 @@ mod tests {
             4,
             "every rule decided some: {decided_by:?}"
         );
+    }
+
+    /// The next release uses the set named like its scale set even when a 0.14 set
+    /// (`<scale set>-xxxxx`) is newer (ARC #4516).
+    #[test]
+    fn the_next_release_takes_the_set_named_like_its_scale_set() {
+        let names = ["runners", "runners-x7k2p"];
+        let p = Pairing {
+            chosen: 1,
+            by: PairedBy::OwnerUid,
+            replaced: vec![0],
+            ambiguous: true,
+        };
+        let named = p.clone().named_like("runners", |i| names[i].to_string());
+        assert_eq!(
+            (named.chosen, named.replaced, named.ambiguous),
+            (0, vec![1], false)
+        );
+        let unchanged = p.named_like("other", |i| names[i].to_string());
+        assert_eq!((unchanged.chosen, unchanged.replaced), (1, vec![0]));
     }
 }

@@ -30,6 +30,28 @@ it again from the AutoscalingRunnerSet. What clears it: update the runner image 
 AutoscalingRunnerSet's template (for example `helm upgrade` with a current \
 ghcr.io/actions/actions-runner); a set created again with the old image turns Outdated again";
 
+/// [`StatusReason::SwitchedOff`]: the next release's Outdated lifecycle (#4649/#4652/#4660).
+fn switched_off(
+    f: &mut Formatter<'_>,
+    scale_set_outdated: bool,
+    listener_stopped: bool,
+) -> fmt::Result {
+    f.write_str(
+        "switched off (the next release's Outdated lifecycle): a runner exited with code 7, its runner version is too old for GitHub",
+    )?;
+    if scale_set_outdated {
+        f.write_str("; the AutoscalingRunnerSet is in status.phase Outdated")?;
+    }
+    f.write_str(if listener_stopped {
+        "; its listener has spec.phase Stopped and the set is kept at 0 replicas (reconcileOutdated)"
+    } else {
+        "; ARC stops its listener (spec.phase Stopped) and keeps the set at 0 replicas (reconcileOutdated)"
+    })?;
+    f.write_str(
+        ". It leaves Outdated only when the runner spec changes: the AutoscalingRunnerSet's template or spec.ephemeralRunnerMetadata, compared with Semantic equality (outdatedRunnerSpecCorrected, ARC #4660); a change of minRunners or maxRunners (or runnerGroup, runnerScaleSetName) reaches the stopped listener and does not start it (propagateToStoppedListener). Update the runner image in the template; `kubectl arc diff --arc-version next` says whether a change leaves it",
+    )
+}
+
 fn runners_word(n: usize) -> &'static str {
     if n == 1 { "runner" } else { "runners" }
 }
@@ -109,6 +131,7 @@ impl Display for StatusReason {
             | StatusReason::SpecChangeDeferred { .. }
             | StatusReason::Outdated
             | StatusReason::OutdatedExplanation
+            | StatusReason::SwitchedOff { .. }
             | StatusReason::RecycleLoop { .. }
             | StatusReason::LegacyAnnotation
             | StatusReason::RevisionNotAcknowledged { .. }
@@ -118,6 +141,7 @@ impl Display for StatusReason {
             | StatusReason::RunnersBusy { .. }
             | StatusReason::RunnersUnregistered { .. }
             | StatusReason::RunnersOutdated { .. }
+            | StatusReason::RunnersStaleOutdated { .. }
             | StatusReason::RunnersDeleting { .. }
             | StatusReason::WaitingForController
             | StatusReason::RunnersUndecodable { .. } => cleanup(f, self),
@@ -129,6 +153,7 @@ impl Display for StatusReason {
             | StatusReason::ReplacementWaitsForJobs { .. }
             | StatusReason::SpecHashMatches { .. }
             | StatusReason::OldSet { .. }
+            | StatusReason::LeftBehindByNext { .. }
             | StatusReason::SpecHashUnknown { .. }
             | StatusReason::ScaleSetDeleting
             | StatusReason::ScaleSetOutdated { .. }
@@ -206,6 +231,10 @@ fn set_and_revision(f: &mut Formatter<'_>, reason: &StatusReason) -> fmt::Result
         ),
         StatusReason::Outdated => f.write_str(OUTDATED_SHORT),
         StatusReason::OutdatedExplanation => f.write_str(OUTDATED_EXPLANATION),
+        StatusReason::SwitchedOff {
+            scale_set_outdated,
+            listener_stopped,
+        } => switched_off(f, *scale_set_outdated, *listener_stopped),
         StatusReason::RecycleLoop {
             scale_set,
             paths,
@@ -274,6 +303,16 @@ fn cleanup(f: &mut Formatter<'_>, reason: &StatusReason) -> fmt::Result {
             group,
             " in phase Outdated (runner exited with code 7: runner version too old)",
         ),
+        StatusReason::RunnersStaleOutdated {
+            runners: group,
+            applied,
+        } => write!(
+            f,
+            "{} {} in phase Outdated made for a revision older than the applied {applied} (actions.github.com/actionable-revision; none counts as 0): their report is about a spec that is gone, so ARC deletes them and they do not hold the set Outdated (staleOutdated, ARC #4644) ({})",
+            group.count,
+            runners_word(group.count),
+            Names(group)
+        ),
         StatusReason::RunnersDeleting { runners: group } => runners(
             f,
             group,
@@ -334,6 +373,10 @@ fn set_lifecycle(f: &mut Formatter<'_>, reason: &StatusReason) -> fmt::Result {
         StatusReason::OldSet { newest } => write!(
             f,
             "an old set of its scale set (the newest is {newest}): ARC deletes it once it has replaced it; busy runners finish their job first"
+        ),
+        StatusReason::LeftBehindByNext { scale_set } => write!(
+            f,
+            "made by ARC 0.14 or older ({ANNOTATION_RUNNER_SPEC_HASH}) and not named like its scale set: the next release gets the EphemeralRunnerSet named like AutoscalingRunnerSet {scale_set} and creates it (AutoscalingRunnerSetReconciler.Reconcile at 2ee6b3b8, ARC #4516), and leaves this one running with its runners, which no listener scales down; delete it once none of its runners is busy (`kubectl arc upgrade-plan --to next`)"
         ),
         StatusReason::SpecHashUnknown { release, error } => write!(
             f,
@@ -1020,6 +1063,12 @@ mod tests {
                 "OldSet",
             ),
             (
+                StatusReason::LeftBehindByNext {
+                    scale_set: "a/b".into(),
+                },
+                "LeftBehindByNext",
+            ),
+            (
                 StatusReason::SpecHashUnknown {
                     release: "0.14.2".into(),
                     error: "x".into(),
@@ -1071,6 +1120,13 @@ mod tests {
             (StatusReason::Outdated, "Outdated"),
             (StatusReason::OutdatedExplanation, "OutdatedExplanation"),
             (
+                StatusReason::SwitchedOff {
+                    scale_set_outdated: true,
+                    listener_stopped: true,
+                },
+                "SwitchedOff",
+            ),
+            (
                 StatusReason::RecycleLoop {
                     scale_set: "a/b".into(),
                     paths: vec![],
@@ -1116,6 +1172,13 @@ mod tests {
             (
                 StatusReason::RunnersOutdated { runners: e.clone() },
                 "RunnersOutdated",
+            ),
+            (
+                StatusReason::RunnersStaleOutdated {
+                    runners: e.clone(),
+                    applied: 2,
+                },
+                "RunnersStaleOutdated",
             ),
             (
                 StatusReason::RunnersDeleting { runners: e.clone() },
@@ -1368,6 +1431,7 @@ mod tests {
                 | StatusReason::SpecChangeDeferred { .. }
                 | StatusReason::Outdated
                 | StatusReason::OutdatedExplanation
+                | StatusReason::SwitchedOff { .. }
                 | StatusReason::RecycleLoop { .. }
                 | StatusReason::LegacyAnnotation
                 | StatusReason::RevisionNotAcknowledged { .. }
@@ -1377,6 +1441,7 @@ mod tests {
                 | StatusReason::RunnersBusy { .. }
                 | StatusReason::RunnersUnregistered { .. }
                 | StatusReason::RunnersOutdated { .. }
+                | StatusReason::RunnersStaleOutdated { .. }
                 | StatusReason::RunnersDeleting { .. }
                 | StatusReason::WaitingForController
                 | StatusReason::RunnersUndecodable { .. }
@@ -1388,6 +1453,7 @@ mod tests {
                 | StatusReason::ReplacementWaitsForJobs { .. }
                 | StatusReason::SpecHashMatches { .. }
                 | StatusReason::OldSet { .. }
+                | StatusReason::LeftBehindByNext { .. }
                 | StatusReason::SpecHashUnknown { .. } => {}
                 StatusReason::ScaleSetDeleting
                 | StatusReason::ScaleSetOutdated { .. }

@@ -32,7 +32,8 @@ pub const NEXT_VERSION: &str = "0.15.0";
 /// 0.14's controller removes.
 pub const FINALIZER_0_14_SET: &str = "ephemeralrunner.actions.github.com/finalizer";
 
-/// The release an upgrade goes to: a released chart, or `next` (ARC's master after 0.14).
+/// The release an upgrade goes to: a released chart, or `next` (ARC's master after 0.14); also
+/// the release that judges a scale set in `diff` and `status` (`--arc-version`).
 #[derive(Debug, Clone, Copy)]
 pub enum Target {
     Release(&'static ArcRelease),
@@ -46,6 +47,23 @@ impl Target {
             return Some(Target::Next);
         }
         crate::release::release(s).map(Target::Release)
+    }
+
+    /// The released ARC, or `None` for `next`.
+    pub fn release(&self) -> Option<&'static ArcRelease> {
+        match self {
+            Target::Release(r) => Some(r),
+            Target::Next => None,
+        }
+    }
+
+    /// How its controllers turn a runner-spec change into new runners: `next` is the revision era
+    /// (ARC PR #4638, [`crate::release::Mechanism::ActionableRevision`]).
+    pub fn mechanism(&self) -> crate::release::Mechanism {
+        match self {
+            Target::Release(r) => r.mechanism,
+            Target::Next => crate::release::Mechanism::ActionableRevision,
+        }
     }
 
     /// `0.14.2`, or `next`.

@@ -35,6 +35,8 @@ struct SetEntry {
     replacement: Option<Replacement>,
     /// What its surroundings say (its listener, its scale set's deletion).
     around: Vec<super::StatusReason>,
+    /// The next release judges it: what it reads around the set.
+    next: Option<super::classify::NextSide>,
 }
 
 /// Live mode: one small record per runner, so events can be taken back.
@@ -43,6 +45,8 @@ struct RunnerRecord {
     state: RunnerState,
     runner_id: i64,
     spec_hash: u64,
+    /// The revision it was made for ([`crate::next::runner_revision`]).
+    revision: i64,
     extra: Option<Box<super::RunnerExtra>>,
     /// The Pods' read ([`Census::set_runner_pods`]) under which it was last seen changing: it is
     /// judged against Pods read after that only (0: seen in the first listing, after its Pods).
@@ -165,6 +169,7 @@ impl Census {
                         flips: 0,
                         replacement: None,
                         around: Vec::new(),
+                        next: None,
                     },
                 );
             }
@@ -222,6 +227,14 @@ impl Census {
         }
     }
 
+    /// Record that the next release judges the set, and what it reads around it (`None`: a
+    /// released one), replacing what was said before.
+    pub fn set_next(&mut self, key: &SetKey, next: Option<super::classify::NextSide>) {
+        if let Some(entry) = self.sets.get_mut(key) {
+            entry.next = next;
+        }
+    }
+
     /// Record what the set's surroundings say of it (its listener and the listener's Pod, its
     /// scale set's deletion), replacing what was said before.
     pub fn set_around(&mut self, key: &SetKey, reasons: Vec<super::StatusReason>) {
@@ -261,6 +274,7 @@ impl Census {
         let spec = runner.spec.unwrap_or("{}");
         let hash = text_hash(spec);
         let seen = if self.following { self.pods_read } else { 0 };
+        let revision = crate::next::runner_revision(runner.created_for_revision.as_deref());
         match &mut self.live {
             None => {
                 let key = set_key?;
@@ -273,6 +287,9 @@ impl Census {
                     stale,
                     runner.extra.as_ref(),
                 );
+                if runner.state == RunnerState::Outdated {
+                    entry.tally.add_outdated_revision(&runner.name, revision);
+                }
                 if let Some(pods) = self.runner_pods.as_ref().filter(|p| p.knows(&key.0)) {
                     let pod = pods.pods.get(&(key.0.clone(), runner.name.to_string()));
                     entry
@@ -294,6 +311,7 @@ impl Census {
                         state: runner.state,
                         runner_id: runner.runner_id,
                         spec_hash: hash,
+                        revision,
                         extra: runner.extra.clone().map(Box::new),
                         seen,
                     },
@@ -338,6 +356,9 @@ impl Census {
                         .unwrap_or("{}");
                     let stale = entry.staleness(layout, r.spec_hash, spec);
                     tally.add(name, r.state, r.runner_id, stale, r.extra.as_deref());
+                    if r.state == RunnerState::Outdated {
+                        tally.add_outdated_revision(name, r.revision);
+                    }
                     let pods = (self.runner_pods.as_ref())
                         .filter(|p| p.knows(&key.0) && r.seen < self.pods_read);
                     if let Some(pods) = pods {
@@ -379,6 +400,7 @@ impl Census {
                 recycle_loop: recycle_loop.as_ref(),
                 replacement: entry.replacement.as_ref(),
                 around: &entry.around,
+                next: entry.next.as_ref(),
             },
             now,
         ))

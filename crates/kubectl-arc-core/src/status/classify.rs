@@ -145,6 +145,23 @@ pub struct Context<'a> {
     /// Its listener and the listener's Pod, its scale set's deletion
     /// ([`super::listener::listener_reasons`]).
     pub around: &'a [StatusReason],
+    /// The next release judges the set ([`NextSide`]); `None`: a released one, or none known.
+    pub next: Option<&'a NextSide>,
+}
+
+/// What the next release reads around a set beyond its revisions ([`crate::next`]): its scale
+/// set's observed generation and phase, its listener's `spec.phase`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NextSide {
+    /// Where the next release was stated: `--arc-version next`, or the controller recognised as
+    /// running it and why ([`crate::next::recognised_as_next`]).
+    pub from: String,
+    /// [`crate::next::observed_generation_behind`] of its AutoscalingRunnerSet.
+    pub unobserved: Option<Unobserved>,
+    /// The AutoscalingRunnerSet's `status.phase`.
+    pub scale_set_phase: Option<String>,
+    /// Its listener's `spec.phase` (`None`: no listener read, or none written).
+    pub listener_phase: Option<String>,
 }
 
 /// The verdict on one set. `spec_error` is a failure to decode the set's runner spec (found when
@@ -161,6 +178,7 @@ pub fn classify(
         recycle_loop,
         replacement,
         around,
+        next,
     } = context;
     let created = facts.creation_timestamp.as_deref().and_then(unix_seconds);
     let mut reasons = Vec::new();
@@ -170,8 +188,9 @@ pub fn classify(
         Ok(r) => (Some(r.spec), Some(r.applied)),
         Err(_) => (None, None),
     };
-    let outdated_phase = facts.phase.as_deref() == Some("Outdated");
-
+    let outdated_phase = outdated_phase(facts, next);
+    let (tally, stale_outdated) = next_tally(facts, tally, next);
+    let tally = &*tally;
     let invalid = invalid_reason(facts, spec_error);
     let state = if facts.deleting {
         reasons.push(if facts.spec_hash_era {
@@ -213,6 +232,11 @@ pub fn classify(
         handshake_state(facts, tally, now, &mut reasons)
     };
     follow_up_reasons(state, tally, outdated_phase, &mut reasons);
+    reasons.extend(stale_outdated);
+    let state = match next {
+        Some(n) => next_state(state, n, outdated_phase, &mut reasons),
+        None => state,
+    };
     if tally.undecodable.count > 0 {
         reasons.push(StatusReason::RunnersUndecodable {
             runners: tally.undecodable.clone(),
@@ -235,7 +259,92 @@ pub fn classify(
             (Some(c), Some(n)) => Some(n - c),
             _ => None,
         },
-        ids: row_ids(facts, replacement),
+        ids: row_ids(facts, replacement, next),
+    }
+}
+
+/// Whether the set counts as Outdated: its `status.phase`, and under the next release also its
+/// scale set's phase or its listener stopped ([`crate::next::switched_off`]).
+fn outdated_phase(facts: &SetFacts, next: Option<&NextSide>) -> bool {
+    match next {
+        Some(n) => crate::next::switched_off(
+            n.scale_set_phase.as_deref(),
+            facts.phase.as_deref(),
+            n.listener_phase.as_deref(),
+        ),
+        None => facts.phase.as_deref() == Some(crate::next::PHASE_OUTDATED),
+    }
+}
+
+/// The tally as the next release sees it: its `staleOutdated` runners (#4644, made for a revision
+/// older than the applied one) no longer counted among the Outdated ones that hold the set, and
+/// said as [`StatusReason::RunnersStaleOutdated`] when there are any. Unchanged for a set judged
+/// by a released ARC.
+fn next_tally<'a>(
+    facts: &SetFacts,
+    tally: &'a Tally,
+    next: Option<&NextSide>,
+) -> (std::borrow::Cow<'a, Tally>, Option<StatusReason>) {
+    let applied = match (next, &facts.revisions) {
+        (Some(_), Ok(r)) if !facts.spec_hash_era => r.applied,
+        _ => return (std::borrow::Cow::Borrowed(tally), None),
+    };
+    let (current, stale) = tally.current_outdated(applied);
+    let mut t = tally.clone();
+    t.outdated = current;
+    let said = (stale.count > 0).then_some(StatusReason::RunnersStaleOutdated {
+        runners: stale,
+        applied,
+    });
+    (std::borrow::Cow::Owned(t), said)
+}
+
+/// The state under the next release: the Outdated lifecycle (#4652/#4660) said as
+/// [`StatusReason::SwitchedOff`] in place of the released releases' Outdated reasons, and an
+/// AutoscalingRunnerSet whose latest generation is not observed (#4636) keeps a set that is
+/// otherwise Synced or Stale Pending ([`StatusReason::ObservedGenerationBehind`]).
+fn next_state(
+    state: State,
+    next: &NextSide,
+    outdated_phase: bool,
+    reasons: &mut Vec<StatusReason>,
+) -> State {
+    if outdated_phase {
+        let at = reasons.iter().position(|r| {
+            matches!(
+                r,
+                StatusReason::Outdated | StatusReason::OutdatedExplanation
+            )
+        });
+        reasons.retain(|r| {
+            !matches!(
+                r,
+                StatusReason::Outdated | StatusReason::OutdatedExplanation
+            )
+        });
+        let off = StatusReason::SwitchedOff {
+            scale_set_outdated: next.scale_set_phase.as_deref()
+                == Some(crate::next::PHASE_OUTDATED),
+            listener_stopped: next.listener_phase.as_deref()
+                == Some(crate::next::LISTENER_PHASE_STOPPED),
+        };
+        reasons.insert(at.unwrap_or(reasons.len()).min(reasons.len()), off);
+    }
+    let Some(u) = next.unobserved else {
+        return state;
+    };
+    let said = reasons
+        .iter()
+        .any(|r| matches!(r, StatusReason::ObservedGenerationBehind { .. }));
+    if !said {
+        reasons.push(StatusReason::ObservedGenerationBehind {
+            generation: u.generation,
+            observed: u.observed,
+        });
+    }
+    match state {
+        State::Synced | State::Stale => State::Pending,
+        other => other,
     }
 }
 
@@ -294,6 +403,12 @@ fn hash_era_state(
             });
             State::Draining
         }
+        Some(Replacement::LeftBehind { scale_set }) => {
+            reasons.push(StatusReason::LeftBehindByNext {
+                scale_set: scale_set.clone(),
+            });
+            State::SpecHash
+        }
         None => {
             reasons.push(StatusReason::SpecHash);
             State::SpecHash
@@ -344,8 +459,20 @@ fn handshake_state(
 
 /// What the row of a set is and what judges it ([`super::RowIds`]): its scale set (ARC's label
 /// `actions.github.com/scale-set-name`, else the one that judged it), the release and hashes of
-/// ARC up to 0.14, the integrity hash.
-fn row_ids(facts: &SetFacts, replacement: Option<&Replacement>) -> super::RowIds {
+/// ARC up to 0.14, the integrity hash; `next` and where it was stated when the next release
+/// judges it.
+fn row_ids(
+    facts: &SetFacts,
+    replacement: Option<&Replacement>,
+    next: Option<&NextSide>,
+) -> super::RowIds {
+    if let Some(n) = next {
+        return super::RowIds {
+            release: Some("next".to_string()),
+            release_from: Some(n.from.clone()),
+            ..row_ids(facts, replacement, None)
+        };
+    }
     let (judged_by, release, desired) = match replacement {
         Some(Replacement::Judged {
             scale_set,
@@ -366,6 +493,7 @@ fn row_ids(facts: &SetFacts, replacement: Option<&Replacement>) -> super::RowIds
             .cloned()
             .or(judged_by),
         release,
+        release_from: None,
         runner_spec_hash: facts.runner_spec_hash.clone(),
         desired_runner_spec_hash: desired,
         integrity_hash: facts.integrity_hash.clone(),
@@ -517,13 +645,17 @@ pub struct WithoutSet<'a> {
     /// [`StatusReason::DeletedByVersionCheck`] of the scale set, when the release that judges it
     /// does not allow its `app.kubernetes.io/version`.
     pub version_check: Option<&'a StatusReason>,
+    /// The next release judges it: an Outdated scale set without a set is rebuilt
+    /// (`outdatedRunnerSpecCorrected` counts a missing set as corrected, ARC #4660).
+    pub next: bool,
 }
 
 /// The row of an AutoscalingRunnerSet for which ARC's `listEphemeralRunnerSets` finds no set (a
 /// scale set just installed): Deleting while it is deleted; Outdated when its `status.phase` is
 /// (ARC 0.14's `Reconcile` then deletes its listener and sets, `cleanUpResources`, and makes none
 /// until the scale set's `Hash()` differs from its `actions.github.com/change-hash` annotation,
-/// when it resets the phase to Pending); Invalid when ARC cannot build its set (the checks of
+/// when it resets the phase to Pending; the next release's `outdatedRunnerSpecCorrected` counts a
+/// missing set as corrected and rebuilds it, so under `next` the row goes on as below); Invalid when ARC cannot build its set (the checks of
 /// [`crate::desired::check_builds`], as for an existing one), else Registering until the
 /// `runner-scale-set-id` annotation is there, then Creating until the set is. `now` is the clock
 /// in Unix seconds.
@@ -540,6 +672,7 @@ pub fn scale_set_without_set(
         creation_timestamp,
         deletion,
         version_check,
+        next,
     } = scale_set;
     let row = |state: State, reasons: Vec<StatusReason>| SetStatus {
         age_seconds: match (now, creation_timestamp.and_then(unix_seconds)) {
@@ -579,7 +712,7 @@ pub fn scale_set_without_set(
     if let Some(check) = version_check {
         return row(State::VersionRejected, vec![check.clone()]);
     }
-    if phase == Some("Outdated") {
+    if phase == Some(crate::next::PHASE_OUTDATED) && !next {
         return row(
             State::Outdated,
             vec![StatusReason::ScaleSetOutdated {
@@ -641,6 +774,10 @@ pub enum Replacement {
     },
     /// An old set, not the newest of its scale set (`newest`).
     Old { newest: String },
+    /// The next release judges the scale set (`namespace/name`), and this set of ARC up to 0.14
+    /// is not named like it: the next release gets the set by the scale set's own name and
+    /// leaves this one running.
+    LeftBehind { scale_set: String },
 }
 
 /// Whether the desired runner spec has reached the set.

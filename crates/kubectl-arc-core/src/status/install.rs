@@ -145,6 +145,10 @@ pub struct CrdFacts {
     /// The marks of this CRD it lacks, oldest first.
     #[serde(skip)]
     pub missing: Vec<CrdMark>,
+    /// The EphemeralRunnerSet CRD declares `spec.actionableRevision` (ARC PR #4638: the
+    /// revision era, written by no release up to 0.14.2).
+    #[serde(skip)]
+    pub revision_fields: bool,
 }
 
 impl CrdFacts {
@@ -180,6 +184,8 @@ impl CrdFacts {
             name: name.to_string(),
             release,
             missing,
+            revision_fields: plural == "ephemeralrunnersets"
+                && declares(schema, "spec.actionableRevision"),
         })
     }
 }
@@ -200,6 +206,10 @@ pub struct ControllerFacts {
     /// which the chart sets to the manager's own image), else that container's image.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub listener_image: Option<String>,
+    /// The tag of its `manager` (or first) container's image: a build of ARC's master
+    /// ([`crate::next::next_build`]) where the chart's label says a release.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image_tag: Option<String>,
 }
 
 /// The version two versions name, as numbers (`v0.14.2` and `0.14.2` alike; `None` when it is
@@ -300,13 +310,31 @@ pub fn controller_version(
     if let Some(v) = label {
         return Some(v.to_string());
     }
+    manager_image_tag(containers)
+}
+
+/// The tag of the `manager` (or first) container's image ([`image_tag`]).
+pub fn manager_image_tag(containers: &[(&str, Option<&str>)]) -> Option<String> {
     let (_, image) = containers
         .iter()
         .find(|(name, _)| *name == "manager")
         .or(containers.first())?;
-    let image = image.as_deref()?.split('@').next()?;
-    let tag = image.rsplit_once(':')?.1;
-    (!tag.contains('/')).then(|| tag.to_string())
+    image_tag(image.as_deref()?).map(str::to_string)
+}
+
+/// The release a controller runs, as `status` and `diff` judge with it: `next` when its image
+/// tag is a build of ARC's master and the installed CRDs are the revision era's
+/// ([`crate::next::recognised_as_next`], with why), else its version when a release of the table.
+pub fn controller_target(
+    version: Option<&str>,
+    image_tag: Option<&str>,
+    revision_crd: bool,
+) -> Option<(crate::upgrade::Target, Option<String>)> {
+    if let Some(why) = crate::next::recognised_as_next(image_tag, revision_crd) {
+        return Some((crate::upgrade::Target::Next, Some(why)));
+    }
+    let r = release::release(version?)?;
+    Some((crate::upgrade::Target::Release(r), None))
 }
 
 impl ControllerFacts {
@@ -387,6 +415,7 @@ impl ControllerFacts {
                 meta.get("name").and_then(Value::as_str).unwrap_or("")
             ),
             version: controller_version(label("app.kubernetes.io/version"), &containers),
+            image_tag: manager_image_tag(&containers),
             watch_namespace,
             listener_image,
         })
@@ -646,18 +675,21 @@ mod tests {
                 version: Some("0.14.0".into()),
                 watch_namespace: None,
                 listener_image: None,
+                image_tag: None,
             },
             ControllerFacts {
                 name: "b/old".into(),
                 version: Some("0.13.1".into()),
                 watch_namespace: None,
                 listener_image: None,
+                image_tag: None,
             },
             ControllerFacts {
                 name: "c/unknown".into(),
                 version: None,
                 watch_namespace: None,
                 listener_image: None,
+                image_tag: None,
             },
         ];
         let reasons = install_reasons(&two, &crds);
@@ -674,6 +706,7 @@ mod tests {
             version: Some(version.into()),
             watch_namespace: None,
             listener_image: None,
+            image_tag: None,
         };
         let said = crds_look_older(&controller("0.14.2"), false, 3, 0).expect("said");
         let text = said.to_string();
@@ -702,6 +735,7 @@ mod tests {
             version: Some("0.14.2".into()),
             watch_namespace: watch.map(str::to_string),
             listener_image: None,
+            image_tag: None,
         };
         let all = [
             c("a/other", Some("other")),

@@ -113,6 +113,9 @@ pub struct ListenerFacts {
     /// its scale set's `ListenerSpecHash()` and values hash when ARC (up to 0.14) made it.
     pub spec_hash: Option<String>,
     pub values_hash: Option<String>,
+    /// `spec.phase`: `Stopped` when the next release's `reconcileOutdated` switched the scale
+    /// set off (ARC #4652); absent before it, or where the CRD lacks the field.
+    pub phase: Option<String>,
 }
 
 impl ListenerFacts {
@@ -129,6 +132,8 @@ impl ListenerFacts {
             ephemeral_runner_set_name: Option<String>,
             #[serde(default)]
             image: Option<String>,
+            #[serde(default)]
+            phase: Option<String>,
         }
         #[derive(Deserialize)]
         struct Obj {
@@ -144,6 +149,7 @@ impl ListenerFacts {
             autoscaling_runner_set_name: None,
             ephemeral_runner_set_name: None,
             image: None,
+            phase: None,
         });
         let annotation = |k: &str| {
             o.metadata
@@ -153,6 +159,7 @@ impl ListenerFacts {
                 .cloned()
         };
         Ok(ListenerFacts {
+            phase: spec.phase.clone(),
             spec_hash: annotation(crate::arc::ANNOTATION_RUNNER_SPEC_HASH),
             values_hash: annotation(crate::replacement::ANNOTATION_VALUES_HASH),
             chart_version: o

@@ -658,6 +658,7 @@ fn the_version_check_of_the_judging_release_gives_the_set_a_state_of_its_own() {
         creation_timestamp: None,
         deletion: None,
         version_check: Some(&check),
+        next: false,
     };
     let row = scale_set_without_set(Layout::arc(), scale_set, None);
     assert_eq!(row.state, State::VersionRejected);
@@ -690,6 +691,7 @@ fn a_scale_set_stuck_in_deletion_without_sets_is_deleting_with_its_finalizer() {
         creation_timestamp: None,
         deletion: Some(&d),
         version_check: None,
+        next: false,
     };
     let row = scale_set_without_set(Layout::arc(), scale_set, None);
     assert_eq!(row.state, State::Deleting);
@@ -708,6 +710,18 @@ fn a_scale_set_stuck_in_deletion_without_sets_is_deleting_with_its_finalizer() {
         "{}",
         row.reasons[0]
     );
+    // The next release counts a missing set as corrected (outdatedRunnerSpecCorrected, ARC
+    // #4660): it makes the set again, so the row goes on as for any registered scale set.
+    let row = scale_set_without_set(
+        Layout::arc(),
+        WithoutSet {
+            next: true,
+            ..outdated
+        },
+        None,
+    );
+    assert_ne!(row.state, State::Outdated, "{:?}", row.reasons);
+    assert!(!codes(&row.reasons).contains(&"ScaleSetOutdated"));
 }
 
 /// Issue 30.10: a listener on an older image than the controller Deployment that makes it (both
@@ -812,6 +826,7 @@ fn arcs_own_listener_is_found_by_its_name_and_the_others_are_orphaned() {
         version: Some(version.into()),
         watch_namespace: None,
         listener_image: None,
+        image_tag: None,
     };
     let key = ("arc-runners", "arc-runner-set");
     let new = OwnListener::of(key, "", url, Some(&controller("0.14.2")), Some("0.9.3"));

@@ -181,9 +181,14 @@ pub struct RowIds {
     /// The AutoscalingRunnerSet's name (same namespace).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scale_set: Option<String>,
-    /// ARC up to 0.14: the release whose `RunnerSetSpecHash()` judged the set.
+    /// ARC up to 0.14: the release whose `RunnerSetSpecHash()` judged the set; `next` when the
+    /// next release judged it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub release: Option<String>,
+    /// Where the next release was stated (`--arc-version next`, or the controller Deployment
+    /// recognised as running it, and why).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub release_from: Option<String>,
     /// The set's `actions.github.com/runner-spec-hash` annotation.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub runner_spec_hash: Option<String>,
@@ -201,6 +206,7 @@ impl Default for RowIds {
             kind: crate::arc::KIND_EPHEMERAL_RUNNER_SET,
             scale_set: None,
             release: None,
+            release_from: None,
             runner_spec_hash: None,
             desired_runner_spec_hash: None,
             integrity_hash: None,
@@ -322,6 +328,15 @@ pub enum StatusReason {
     Outdated,
     /// `status.phase` is Outdated: what ARC does meanwhile, and what clears it.
     OutdatedExplanation,
+    /// The next release (#4652/#4660): the scale set is switched off by the Outdated lifecycle
+    /// (its set or, `scale_set_outdated`, its AutoscalingRunnerSet in phase Outdated; its
+    /// listener's `spec.phase` Stopped when `listener_stopped`), and only a change of the runner
+    /// spec or its metadata leaves it (`outdatedRunnerSpecCorrected`). Said in place of
+    /// [`StatusReason::Outdated`] and [`StatusReason::OutdatedExplanation`].
+    SwitchedOff {
+        scale_set_outdated: bool,
+        listener_stopped: bool,
+    },
     /// The integrity-hash recycle loop of the set's scale set ([`RecycleLoop`]).
     RecycleLoop {
         scale_set: String,
@@ -353,6 +368,9 @@ pub enum StatusReason {
     RunnersUnregistered { runners: Examples },
     /// Runners in phase Outdated (exit code 7).
     RunnersOutdated { runners: Examples },
+    /// The next release (#4644): Outdated runners made for a revision older than `applied`
+    /// (`staleOutdated`): ARC deletes them, and they do not hold the set Outdated.
+    RunnersStaleOutdated { runners: Examples, applied: i64 },
     /// Runners with a deletionTimestamp.
     RunnersDeleting { runners: Examples },
     /// A cleanup is requested and no runner blocks it: ARC's EphemeralRunnerSet controller has
@@ -386,6 +404,11 @@ pub enum StatusReason {
     /// Draining: an old set of the scale set, whose newest set is `newest`; ARC deletes it (its
     /// busy runners finish their job first).
     OldSet { newest: String },
+    /// The next release judges the scale set (`namespace/name`) and this set of ARC up to 0.14 is
+    /// not named like it: `AutoscalingRunnerSetReconciler.Reconcile` (2ee6b3b8, ARC #4516) gets
+    /// the set by the scale set's own name and creates it, and leaves this one running (the row
+    /// is [`State::SpecHash`]: nothing settles it by itself).
+    LeftBehindByNext { scale_set: String },
     /// ARC up to 0.14, and the hash cannot be computed (the release, and why).
     SpecHashUnknown { release: String, error: String },
     /// An AutoscalingRunnerSet without a set is being deleted.
@@ -623,6 +646,7 @@ impl StatusReason {
             StatusReason::SpecChangeDeferred { .. } => "SpecChangeDeferred",
             StatusReason::Outdated => "Outdated",
             StatusReason::OutdatedExplanation => "OutdatedExplanation",
+            StatusReason::SwitchedOff { .. } => "SwitchedOff",
             StatusReason::RecycleLoop { .. } => "RecycleLoop",
             StatusReason::LegacyAnnotation => "LegacyAnnotation",
             StatusReason::RevisionNotAcknowledged { .. } => "RevisionNotAcknowledged",
@@ -632,6 +656,7 @@ impl StatusReason {
             StatusReason::RunnersBusy { .. } => "RunnersBusy",
             StatusReason::RunnersUnregistered { .. } => "RunnersUnregistered",
             StatusReason::RunnersOutdated { .. } => "RunnersOutdated",
+            StatusReason::RunnersStaleOutdated { .. } => "RunnersStaleOutdated",
             StatusReason::RunnersDeleting { .. } => "RunnersDeleting",
             StatusReason::WaitingForController => "WaitingForController",
             StatusReason::RunnersUndecodable { .. } => "RunnersUndecodable",
@@ -643,6 +668,7 @@ impl StatusReason {
             StatusReason::ReplacementWaitsForJobs { .. } => "ReplacementWaitsForJobs",
             StatusReason::SpecHashMatches { .. } => "SpecHashMatches",
             StatusReason::OldSet { .. } => "OldSet",
+            StatusReason::LeftBehindByNext { .. } => "LeftBehindByNext",
             StatusReason::SpecHashUnknown { .. } => "SpecHashUnknown",
             StatusReason::ScaleSetDeleting => "ScaleSetDeleting",
             StatusReason::ScaleSetOutdated { .. } => "ScaleSetOutdated",

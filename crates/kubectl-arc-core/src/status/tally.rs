@@ -34,6 +34,10 @@ pub struct Tally {
     pub unregistered: Examples,
     /// Runners in phase Outdated.
     pub outdated: Examples,
+    /// The same, by the revision each was made for (`actions.github.com/actionable-revision`,
+    /// [`crate::next::runner_revision`]): the next release holds the set Outdated only for those
+    /// not older than the applied revision ([`Tally::current_outdated`]).
+    pub outdated_by_revision: std::collections::BTreeMap<i64, Examples>,
     /// Runners being deleted.
     pub deleting: Examples,
     /// Runners whose spec cannot be decoded with ARC's Go types (and the first error).
@@ -60,6 +64,35 @@ pub struct Tally {
 }
 
 impl Tally {
+    /// An Outdated runner made for `revision` ([`Tally::outdated_by_revision`]).
+    pub(super) fn add_outdated_revision(&mut self, name: &str, revision: i64) {
+        self.outdated_by_revision
+            .entry(revision)
+            .or_default()
+            .add(name);
+    }
+
+    /// The Outdated runners split as the next release's `newEphemeralRunnersByStates` splits them
+    /// against the applied revision (#4644): those that hold the set Outdated, and the
+    /// `staleOutdated` ones it deletes ([`crate::next::stale_outdated`]).
+    pub fn current_outdated(&self, applied: i64) -> (Examples, Examples) {
+        let (mut current, mut stale) = (Examples::default(), Examples::default());
+        for (revision, runners) in &self.outdated_by_revision {
+            let to = if crate::next::stale_outdated(*revision, applied) {
+                &mut stale
+            } else {
+                &mut current
+            };
+            to.count += runners.count;
+            for name in &runners.names {
+                if to.names.len() < EXAMPLES {
+                    to.names.push(name.clone());
+                }
+            }
+        }
+        (current, stale)
+    }
+
     /// A runner against its Pod (`None`: no Pod of its name; `Some(why)`: there, `why` its
     /// Unschedulable message when it cannot be scheduled), as ARC's EphemeralRunner controller
     /// sees it (`Reconcile`, 0.14.2): a runner that is not done and has no Pod waits out its

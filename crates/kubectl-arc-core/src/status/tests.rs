@@ -613,3 +613,102 @@ fn runners_counted_running_that_run_no_pod_are_runners_not_running() {
     let row = row_of(&[lost], &[("lost", None)], 0);
     assert_eq!(row.state, State::Synced, "{:?}", row.reasons);
 }
+
+fn codes(reasons: &[StatusReason]) -> Vec<&'static str> {
+    reasons.iter().map(StatusReason::code).collect()
+}
+
+/// An Outdated runner made for `revision` (`None`: before ARC #4644, no annotation).
+fn outdated_runner(name: &str, revision: Option<&str>) -> String {
+    let mut r: Value =
+        serde_json::from_str(&runner(name, "a", json!({"phase": "Outdated"}))).unwrap();
+    if let Some(rev) = revision {
+        r["metadata"]["annotations"] = json!({"actions.github.com/actionable-revision": rev});
+    }
+    r.to_string()
+}
+
+/// Issue 33, the next release: an AutoscalingRunnerSet whose latest generation is not observed
+/// keeps a Synced set Pending (ARC #4636); under a released one it does not.
+#[test]
+fn under_next_an_unobserved_generation_keeps_a_synced_set_pending() {
+    let key = ("arc".to_string(), "runners".to_string());
+    for (next, want) in [(None, State::Synced), (Some(()), State::Pending)] {
+        let mut c = Census::new(Layout::arc(), false);
+        c.upsert_set(set(json!(2), json!(2), json!({})));
+        c.set_next(
+            &key,
+            next.map(|_| NextSide {
+                unobserved: crate::next::observed_generation_behind(Some(3), None),
+                ..NextSide::default()
+            }),
+        );
+        let row = c.status(&key, None).unwrap();
+        assert_eq!(row.state, want, "{:?}", row.reasons);
+        if next.is_some() {
+            assert_eq!(codes(&row.reasons), ["ObservedGenerationBehind"]);
+            assert!(row.reasons[0].to_string().contains("generation 3"));
+        }
+    }
+}
+
+/// Issue 33, the next release: an Outdated set is switched off, said with what leaves it (the
+/// runner spec, not minRunners/maxRunners, ARC #4660); its Outdated runners made for a revision
+/// older than the applied one are staleOutdated (ARC #4644) and not among those that hold it.
+#[test]
+fn under_next_an_outdated_set_is_switched_off_and_stale_outdated_runners_are_told_apart() {
+    let key = ("arc".to_string(), "runners".to_string());
+    let mut c = Census::new(Layout::arc(), false);
+    c.upsert_set(set(
+        json!(2),
+        json!(2),
+        json!({"status": {"phase": "Outdated"}}),
+    ));
+    c.set_next(
+        &key,
+        Some(NextSide {
+            scale_set_phase: Some("Outdated".into()),
+            listener_phase: Some("Stopped".into()),
+            ..NextSide::default()
+        }),
+    );
+    for (name, rev) in [
+        ("r-old", Some("1")),
+        ("r-legacy", None),
+        ("r-now", Some("2")),
+    ] {
+        c.add_runner(&RunnerFacts::from_json(&outdated_runner(name, rev)).unwrap());
+    }
+    let row = c.status(&key, None).unwrap();
+    assert_eq!(row.state, State::Outdated, "{:?}", row.reasons);
+    assert_eq!(
+        codes(&row.reasons),
+        ["SwitchedOff", "RunnersOutdated", "RunnersStaleOutdated"]
+    );
+    let said: Vec<String> = row.reasons.iter().map(ToString::to_string).collect();
+    assert!(
+        said[0].contains("spec.phase Stopped") && said[0].contains("minRunners or maxRunners"),
+        "{}",
+        said[0]
+    );
+    assert!(
+        said[1].starts_with("1 runner") && said[1].contains("r-now"),
+        "{}",
+        said[1]
+    );
+    assert!(
+        said[2].starts_with(
+            "2 runners in phase Outdated made for a revision older than the applied 2"
+        ),
+        "{}",
+        said[2]
+    );
+    assert!(said[2].contains("r-legacy"), "{}", said[2]);
+    // The same set judged by a released ARC: the Outdated reasons of before, every runner counted.
+    c.set_next(&key, None);
+    let row = c.status(&key, None).unwrap();
+    assert_eq!(
+        codes(&row.reasons),
+        ["Outdated", "RunnersOutdated", "OutdatedExplanation"]
+    );
+}
