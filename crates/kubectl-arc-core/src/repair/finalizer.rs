@@ -141,6 +141,7 @@ mod tests {
                 version: Some("0.14.2".into()),
                 watch_namespace: None,
                 listener_image: None,
+                image_tag: None,
             },
             ready,
             strategy: Some(UpdateStrategy::Immediate),

@@ -283,6 +283,7 @@ mod tests {
                 version: Some("0.14.2".into()),
                 watch_namespace: None,
                 listener_image: Some(image.into()),
+                image_tag: None,
             },
             ready,
             strategy: Some(strategy),
@@ -300,6 +301,7 @@ mod tests {
             deletion: None,
             spec_hash: Some("a".into()),
             values_hash: None,
+            phase: None,
         }
     }
 
