@@ -129,7 +129,7 @@ pub(crate) fn judge(item: &mut ScaleSetDiff, stated: &Stated, sides: &Sides<'_>)
             _ => item.recycle = Some(false),
         }
         if let Some(from) = stated.next() {
-            judged_as_next(item, sides, from);
+            judged_as_next(item, stated, sides, from);
         }
         return;
     }
@@ -139,16 +139,33 @@ pub(crate) fn judge(item: &mut ScaleSetDiff, stated: &Stated, sides: &Sides<'_>)
         Mechanism::RunnerSpecHash => runner_spec_hash(item, stated, sides),
     }
     if let Some(from) = stated.next() {
-        judged_as_next(item, sides, from);
+        judged_as_next(item, stated, sides, from);
     }
 }
 
 /// The next release's verdict beyond the revision rule ([`crate::core::next`]): a set of ARC up
 /// to 0.14 (`<scale set>-xxxxx`) is not the one it uses, and a scale set switched off by the
 /// Outdated lifecycle leaves it only when its runner spec or that spec's metadata changes.
-fn judged_as_next(item: &mut ScaleSetDiff, sides: &Sides<'_>, from: String) {
+///
+/// The version check comes first, as at the top of `AutoscalingRunnerSetReconciler.Reconcile`
+/// (2ee6b3b8): the next release as `--arc-version next` names it checks the label against its
+/// `build.Version` ([`Target::version_check`]); a controller recognised as a build of master
+/// runs a `canary-<sha>` or `dev` build, which `v1alpha1.IsVersionAllowed` lets keep every label.
+fn judged_as_next(item: &mut ScaleSetDiff, stated: &Stated, sides: &Sides<'_>, from: String) {
     item.release = Some("next".to_string());
     item.release_from = Some(from);
+    if matches!(stated.flag, Some(Target::Next)) {
+        let label = (sides.desired.meta.labels)
+            .get(crate::core::release::LABEL_VERSION)
+            .map(String::as_str);
+        let check = Target::Next.version_check(label);
+        if !check.allowed {
+            item.recycle = Some(true);
+            item.error = None;
+            item.deleted_by_version_check = Some(check);
+            return;
+        }
+    }
     if !item.replaced.is_empty() {
         // Not replaced: the next release never deletes them (seen with 2ee6b3b8's controllers).
         item.note = Some(format!(

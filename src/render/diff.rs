@@ -154,7 +154,8 @@ fn write_release_verdict(
     for line in &words.details {
         writeln!(out, "  {line}")?;
     }
-    if !item.differences.is_empty() {
+    // Not for the revision era itself (its version check deleting the scale set).
+    if !item.differences.is_empty() && item.mechanism != Some(Mechanism::ActionableRevision) {
         writeln!(
             out,
             "  a revision-era ARC would judge it by Go's Semantic equality: {}",
@@ -249,6 +250,30 @@ pub(crate) fn with_impact(verdict: &str, item: &ScaleSetDiff) -> String {
     }
 }
 
+/// The words of a scale set the judging release's version check deletes, whatever its
+/// mechanism: `details` so far, then the rule.
+fn deleted_words(
+    item: &ScaleSetDiff,
+    check: &crate::core::release::VersionCheck,
+    id: &str,
+    mut details: Vec<String>,
+) -> ReleaseWords {
+    let release = item.release.as_deref().unwrap_or(check.release);
+    details.push(check.rule.to_string());
+    let label = crate::core::release::LABEL_VERSION;
+    let why = match &check.label {
+        Some(l) => format!("its {label} label {l} is not allowed"),
+        None => format!("it has no {label} label"),
+    };
+    ReleaseWords {
+        verdict: format!(
+            "deleted: ARC {release} deletes AutoscalingRunnerSet {id}: {why}; its sets, runners, listener and scale-set registration go with it"
+        ),
+        details,
+        title: format!("ARC {release} deletes scale set {id}"),
+    }
+}
+
 /// A verdict in the words of a release whose mechanism is a hash: the first line, and what
 /// follows it.
 pub(crate) struct ReleaseWords {
@@ -263,6 +288,16 @@ pub(crate) struct ReleaseWords {
 pub(crate) fn release_words(item: &ScaleSetDiff) -> Option<ReleaseWords> {
     let id = format!("{}/{}", item.namespace, item.name);
     let recycle = item.recycle?;
+    if let (Some(check), Some(Mechanism::ActionableRevision)) =
+        (&item.deleted_by_version_check, item.mechanism)
+    {
+        // The next release's version check (the hash era's is said below, with its hashes).
+        let mut details = Vec::new();
+        if let Some(from) = &item.release_from {
+            details.push(format!("ARC {}: {from}", check.release));
+        }
+        return Some(deleted_words(item, check, &id, details));
+    }
     match item.mechanism? {
         Mechanism::RunnerSpecHash => {
             let hashes = item.runner_spec_hash.as_ref()?;
@@ -275,19 +310,11 @@ pub(crate) fn release_words(item: &ScaleSetDiff) -> Option<ReleaseWords> {
             if let Some(line) = item.impact.as_ref().and_then(super::impact::strategy_line) {
                 details.push(line);
             }
+            if let Some(check) = &item.deleted_by_version_check {
+                return Some(deleted_words(item, check, &id, details));
+            }
             let title;
-            let verdict = if let Some(check) = &item.deleted_by_version_check {
-                title = format!("ARC {release} deletes scale set {id}");
-                details.push(check.rule.to_string());
-                let label = crate::core::release::LABEL_VERSION;
-                let why = match &check.label {
-                    Some(l) => format!("its {label} label {l} is not allowed"),
-                    None => format!("it has no {label} label"),
-                };
-                format!(
-                    "deleted: ARC {release} deletes AutoscalingRunnerSet {id}: {why}; its sets, runners, listener and scale-set registration go with it"
-                )
-            } else if recycle {
+            let verdict = if recycle {
                 title = format!("ARC {release} will replace the runners of scale set {id}");
                 format!(
                     "replaced: ARC {release} will replace {} with a new EphemeralRunnerSet (runner-spec-hash {current} -> {})",

@@ -145,8 +145,35 @@ fn next_is_an_arc_version_of_diff_and_status() {
     assert_eq!(it["releaseFrom"], "--arc-version next", "{it:#}");
     assert!(it.get("outdated").is_none(), "{it:#}");
 
+    // The shipped 0.14.2 dump: the next release's version check comes first in `Reconcile`, so
+    // diff says the scale set is deleted, as status does below.
     let (code, it) = item(&["diff", "-f", DUMP, "--arc-version", "next"]);
+    assert_eq!(code, 1, "{it:#}");
+    assert_eq!(it["deletedByVersionCheck"]["label"], "0.14.2", "{it:#}");
+    assert_eq!(it["deletedByVersionCheck"]["release"], "next", "{it:#}");
+    assert!(it.get("error").is_none(), "{it:#}");
+    // Relabelled as the next release's chart labels it (0.15.0): kept, and its 0.14 set
+    // (`<scale set>-xxxxx`) is not the one the next release uses.
+    let relabelled = std::env::temp_dir().join(format!("issue33-next-{}.yaml", std::process::id()));
+    let text = std::fs::read_to_string(DUMP).unwrap();
+    std::fs::write(
+        &relabelled,
+        text.replace(
+            "app.kubernetes.io/version: 0.14.2",
+            "app.kubernetes.io/version: 0.15.0",
+        ),
+    )
+    .unwrap();
+    let (code, it) = item(&[
+        "diff",
+        "-f",
+        relabelled.to_str().unwrap(),
+        "--arc-version",
+        "next",
+    ]);
+    std::fs::remove_file(&relabelled).unwrap();
     assert_eq!(code, 2, "{it:#}");
+    assert!(it.get("deletedByVersionCheck").is_none(), "{it:#}");
     let error = it["error"].as_str().unwrap();
     assert!(
         error.contains("the next release gets the EphemeralRunnerSet named arc-runner-set"),
