@@ -54,9 +54,12 @@ if [ ! -x "$base_bin" ]; then
   src="$cache/src-$base"
   rm -rf "$src" && mkdir -p "$src"
   git archive "$base" | tar -x -C "$src"
-  # The same target directory: the dependencies are built once for both.
-  (cd "$src" && CARGO_TARGET_DIR="$root/target" cargo build --release --quiet --locked)
-  cp "$root/target/release/kubectl-arc" "$base_bin"
+  # A target directory of its own: cargo names a workspace's package by its path within the
+  # workspace, so in the work tree's target directory the base's build and the work tree's would
+  # share one fingerprint, and whichever was built last looks fresh to the other (a binary of one
+  # commit measured as the other's). Built once, then kept in $cache.
+  (cd "$src" && CARGO_TARGET_DIR="$cache/target-base" cargo build --release --quiet --locked)
+  cp "$cache/target-base/release/kubectl-arc" "$base_bin"
   rm -rf "$src"
 fi
 if [ -n "${HEAD_BIN:-}" ]; then
@@ -65,6 +68,10 @@ if [ -n "${HEAD_BIN:-}" ]; then
 else
   cargo build --release --quiet --locked
   head_bin="$root/target/release/kubectl-arc"
+fi
+if cmp -s "$base_bin" "$head_bin"; then
+  echo "bench-impact: the work tree's binary is the base's ($base_bin): nothing to compare (touch the work tree's sources if an older build made it look fresh)" >&2
+  exit 1
 fi
 also_bin=${ALSO_BIN:-}
 [ -z "$also_bin" ] || [ -x "$also_bin" ] || { echo "bench-impact: ALSO_BIN=$also_bin is not an executable" >&2; exit 1; }
