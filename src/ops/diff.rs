@@ -907,6 +907,10 @@ async fn complete_from_cluster(plan: &Plan, world: &mut World) -> Result<()> {
     let client = &conn.client;
     let namespace = plan.scope.namespace_or(&conn.default_namespace);
     let scope = (!plan.scope.all_namespaces).then_some(namespace.as_str());
+    if plan.files.is_empty() {
+        // The sets of the cluster are judged: their runners are listed meanwhile.
+        world.runners.prefetch(client, scope);
+    }
     // The controller's release and arguments, where the caller may list Deployments (the read
     // role may not).
     let mut controllers = impact::Controllers::read(client).await;
