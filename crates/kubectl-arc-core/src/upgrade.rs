@@ -508,10 +508,15 @@ impl WrongOrder {
 }
 
 /// The fields the next release writes besides 0.14.2's: the revision fields of ARC PR #4638's
-/// EphemeralRunnerSet CRD (`../shared/arc/crds/revision/`).
-pub const NEXT_MARKS: [(&str, &str); 2] = [
+/// EphemeralRunnerSet CRD (`../shared/arc/crds/revision/`), the AutoscalingRunnerSet's
+/// `status.observedGeneration` (#4636: `Reconcile` keeps the scale set Pending while it is behind
+/// `metadata.generation`, so a CRD that prunes it holds every scale set Pending) and the
+/// listener's `spec.phase` (#4652: `reconcileOutdated` writes `Stopped`; [`crate::next`]).
+pub const NEXT_MARKS: [(&str, &str); 4] = [
     ("ephemeralrunnersets", "spec.actionableRevision"),
     ("ephemeralrunnersets", "status.appliedActionableRevision"),
+    ("autoscalingrunnersets", "status.observedGeneration"),
+    ("autoscalinglisteners", "spec.phase"),
 ];
 
 /// The fields the next release writes that an installed CRD lacks: 0.14.2's
