@@ -401,6 +401,19 @@ async fn a_canary_controller_over_the_revision_crds_is_recognised_as_next() {
         !reasons.contains(&"DeletedByVersionCheck".to_string()),
         "{row:#}"
     );
+    // The test bed's revision CRDs are #4638's: they lack the scale set's observed generation and
+    // the listener's phase, which the next release writes; status says so (the Pending above is
+    // what ARC itself would keep showing on these CRDs).
+    let crds = (row["reasons"].as_array().unwrap().iter())
+        .find(|x| x["reason"] == "CrdsBehindController")
+        .unwrap_or_else(|| panic!("{row:#}"));
+    let message = crds["message"].as_str().unwrap();
+    assert!(message.contains("runs ARC next"), "{message}");
+    assert!(
+        message.contains("status.observedGeneration (next)"),
+        "{message}"
+    );
+    assert!(message.contains("spec.phase (next)"), "{message}");
     // The 0.14 set, newer than the one named like the scale set, is left behind all the same.
     let old = item(&r, "runners-x7k2p");
     assert_eq!(old["state"], "SpecHash", "{old:#}");

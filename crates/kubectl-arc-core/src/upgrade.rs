@@ -507,39 +507,13 @@ impl WrongOrder {
     }
 }
 
-/// The fields the next release writes besides 0.14.2's: the revision fields of ARC PR #4638's
-/// EphemeralRunnerSet CRD (`../shared/arc/crds/revision/`), the AutoscalingRunnerSet's
-/// `status.observedGeneration` (#4636: `Reconcile` keeps the scale set Pending while it is behind
-/// `metadata.generation`, so a CRD that prunes it holds every scale set Pending) and the
-/// listener's `spec.phase` (#4652: `reconcileOutdated` writes `Stopped`; [`crate::next`]).
-pub const NEXT_MARKS: [(&str, &str); 4] = [
-    ("ephemeralrunnersets", "spec.actionableRevision"),
-    ("ephemeralrunnersets", "status.appliedActionableRevision"),
-    ("autoscalingrunnersets", "status.observedGeneration"),
-    ("autoscalinglisteners", "spec.phase"),
-];
+pub use crate::status::install::NEXT_MARKS;
 
 /// The fields the next release writes that an installed CRD lacks: 0.14.2's
 /// ([`crate::status::install::missing_for`]) and [`NEXT_MARKS`] (`since: "next"`).
 pub fn next_missing(crd: &serde_json::Value) -> Vec<crate::status::install::MissingField> {
-    use crate::status::install::{CrdFacts, MissingField, crd_schema, declares, missing_for};
-    let Some(facts) = CrdFacts::from_crd(crd) else {
-        return Vec::new();
-    };
-    let mut missing = missing_for("0.14.2", std::slice::from_ref(&facts));
-    let plural = facts.name.strip_suffix(".actions.github.com").unwrap_or("");
-    if let Some(schema) = crd_schema(crd) {
-        for (_, path) in NEXT_MARKS.iter().filter(|(p, _)| *p == plural) {
-            if !declares(schema, path) {
-                missing.push(MissingField {
-                    crd: facts.name.clone(),
-                    field: path.to_string(),
-                    since: "next".to_string(),
-                });
-            }
-        }
-    }
-    missing
+    use crate::status::install::{CrdFacts, next_missing_for};
+    CrdFacts::from_crd(crd).map_or_else(Vec::new, |facts| next_missing_for(&[facts]))
 }
 
 #[cfg(test)]

@@ -94,6 +94,18 @@ pub const CRD_MARKS: &[CrdMark] = &[
     mark("0.14.0", "ephemeralrunnersets", "status.phase"),
 ];
 
+/// The fields the next release writes besides 0.14.2's: the revision fields of ARC PR #4638's
+/// EphemeralRunnerSet CRD (`../shared/arc/crds/revision/`), the AutoscalingRunnerSet's
+/// `status.observedGeneration` (#4636: `Reconcile` keeps the scale set Pending while it is behind
+/// `metadata.generation`, so a CRD that prunes it holds every scale set Pending) and the
+/// listener's `spec.phase` (#4652: `reconcileOutdated` writes `Stopped`; [`crate::next`]).
+pub const NEXT_MARKS: [(&str, &str); 4] = [
+    ("ephemeralrunnersets", "spec.actionableRevision"),
+    ("ephemeralrunnersets", "status.appliedActionableRevision"),
+    ("autoscalingrunnersets", "status.observedGeneration"),
+    ("autoscalinglisteners", "spec.phase"),
+];
+
 /// The position of a release among [`release::releases`], for ordering; `None` when unknown.
 fn rank(version: &str) -> Option<usize> {
     let r = release::release(version)?;
@@ -149,6 +161,9 @@ pub struct CrdFacts {
     /// revision era, written by no release up to 0.14.2).
     #[serde(skip)]
     pub revision_fields: bool,
+    /// The fields of [`NEXT_MARKS`] of this CRD it lacks.
+    #[serde(skip)]
+    pub next_missing: Vec<&'static str>,
 }
 
 impl CrdFacts {
@@ -180,12 +195,17 @@ impl CrdFacts {
                     .map_or("0.9.0", |r| r.version)
             }
         };
+        let next_missing = (NEXT_MARKS.iter())
+            .filter(|(p, path)| *p == plural && !declares(schema, path))
+            .map(|(_, path)| *path)
+            .collect();
         Some(CrdFacts {
             name: name.to_string(),
             release,
             missing,
             revision_fields: plural == "ephemeralrunnersets"
                 && declares(schema, "spec.actionableRevision"),
+            next_missing,
         })
     }
 }
@@ -423,16 +443,25 @@ impl ControllerFacts {
 }
 
 /// [`super::StatusReason::CrdsBehindController`] for each controller whose release writes fields
-/// the installed CRDs lack.
+/// the installed CRDs lack. A controller recognised as a build of ARC's master
+/// ([`crate::next::recognised_as_next`]; its chart label still says 0.14.2) writes 0.14.2's
+/// fields and [`NEXT_MARKS`].
 pub fn install_reasons(
     controllers: &[ControllerFacts],
     crds: &[CrdFacts],
 ) -> Vec<super::StatusReason> {
+    let revision_crd = crds.iter().any(|c| c.revision_fields);
     controllers
         .iter()
         .filter_map(|c| {
-            let version = c.version.as_deref()?;
-            let missing = missing_for(version, crds);
+            let next = crate::next::recognised_as_next(c.image_tag.as_deref(), revision_crd);
+            let (version, missing) = match next {
+                Some(_) => ("next", next_missing_for(crds)),
+                None => {
+                    let version = c.version.as_deref()?;
+                    (version, missing_for(version, crds))
+                }
+            };
             (!missing.is_empty()).then(|| super::StatusReason::CrdsBehindController {
                 controller: c.name.clone(),
                 version: version.to_string(),
@@ -440,6 +469,20 @@ pub fn install_reasons(
             })
         })
         .collect()
+}
+
+/// The fields the next release writes that the installed `crds` lack: 0.14.2's and
+/// [`NEXT_MARKS`] (`since: "next"`).
+pub fn next_missing_for(crds: &[CrdFacts]) -> Vec<MissingField> {
+    let mut missing = missing_for("0.14.2", crds);
+    for c in crds {
+        missing.extend(c.next_missing.iter().map(|field| MissingField {
+            crd: c.name.clone(),
+            field: field.to_string(),
+            since: "next".to_string(),
+        }));
+    }
+    missing
 }
 
 /// [`super::StatusReason::CrdsLookOlder`]: no ARC CRD was read (`crds_read` false: a dump without
@@ -697,6 +740,54 @@ mod tests {
         let text = reasons[0].to_string();
         assert!(text.starts_with("controller Deployment a/new runs ARC 0.14.0, but the installed CRDs lack what it writes: ephemeralrunnersets.actions.github.com lacks spec.ephemeralRunnerMetadata (0.14.0), status.phase (0.14.0): "), "{text}");
         assert!(text.contains("Helm does not upgrade CRDs"), "{text}");
+    }
+
+    /// A controller recognised as a build of master (its chart label still 0.14.2) over #4638's
+    /// CRDs: it writes the ARS's observed generation and the listener's phase, which they lack;
+    /// over CRDs declaring those too, nothing is said. A 0.14.2 release over the same CRDs says
+    /// nothing either (it writes none of next's fields).
+    #[test]
+    fn a_master_build_is_judged_by_the_next_release_fields() {
+        let with = |plural: &str, extra: &[&str]| {
+            let mut paths: Vec<&str> = marks_up_to(plural, "0.14.2");
+            paths.extend_from_slice(extra);
+            CrdFacts::from_crd(&crd(plural, &paths)).unwrap()
+        };
+        let revision = [
+            "spec.actionableRevision",
+            "status.appliedActionableRevision",
+        ];
+        let pr_4638 = vec![
+            with("ephemeralrunnersets", &revision),
+            with("autoscalingrunnersets", &[]),
+            with("autoscalinglisteners", &[]),
+        ];
+        let controller = |tag: &str| ControllerFacts {
+            name: "arc-systems/c".into(),
+            version: Some("0.14.2".into()),
+            watch_namespace: None,
+            listener_image: None,
+            image_tag: Some(tag.into()),
+        };
+        let reasons = install_reasons(&[controller("canary-2ee6b3b")], &pr_4638);
+        let [
+            super::super::StatusReason::CrdsBehindController {
+                version, missing, ..
+            },
+        ] = reasons.as_slice()
+        else {
+            panic!("{reasons:?}")
+        };
+        assert_eq!(version, "next");
+        let fields: Vec<&str> = missing.iter().map(|m| m.field.as_str()).collect();
+        assert_eq!(fields, ["status.observedGeneration", "spec.phase"]);
+        assert!(install_reasons(&[controller("0.14.2")], &pr_4638).is_empty());
+        let next = vec![
+            with("ephemeralrunnersets", &revision),
+            with("autoscalingrunnersets", &["status.observedGeneration"]),
+            with("autoscalinglisteners", &["spec.phase"]),
+        ];
+        assert!(install_reasons(&[controller("canary-2ee6b3b")], &next).is_empty());
     }
 
     #[test]
