@@ -1,46 +1,10 @@
 //! The guarded writes `repair` makes besides a runner's delete: a merge patch of an object's
 //! metadata (annotations, finalizers) that carries the resourceVersion read (409 Conflict when
-//! anything wrote it since), sent with Strict field validation; and a get of one object, Pods
-//! included. Cluster layer.
+//! anything wrote it since), sent with Strict field validation. Cluster layer.
 
 use kube::Client;
 
-use super::{ApiError, ApiErrorKind, RawObject, arc_path, object_from_cluster, retry};
-use crate::input::Object;
-
-/// The collection path of `plural` in `namespace`: core Pods, else ARC's resources.
-pub(crate) fn resource_path(plural: &str, namespace: Option<&str>) -> String {
-    match (plural, namespace) {
-        ("pods", Some(ns)) => format!("/api/v1/namespaces/{ns}/pods"),
-        ("pods", None) => "/api/v1/pods".to_string(),
-        _ => arc_path(plural, namespace),
-    }
-}
-
-/// Get `plural`/`namespace`/`name` as an [`Object`] of `kind`; `None` when it does not exist.
-pub(crate) async fn get_object(
-    client: &Client,
-    kind: &str,
-    plural: &str,
-    namespace: &str,
-    name: &str,
-) -> Result<Option<Object>, ApiError> {
-    let failed = |e| ApiError::new(e, "get", plural, Some(namespace), Some(name));
-    let req = kube::core::Request::new(resource_path(plural, Some(namespace)))
-        .get(name, &kube::api::GetParams::default())
-        .map_err(|e| failed(kube::Error::BuildRequest(e)))?;
-    match retry::read_with_retry(retry::ReadRetry::default(), || {
-        client.request::<RawObject>(req.clone())
-    })
-    .await
-    {
-        Ok(o) => Ok(Some(object_from_cluster(kind, o))),
-        Err(e) => match failed(e) {
-            e if e.kind() == ApiErrorKind::NotFound => Ok(None),
-            e => Err(e),
-        },
-    }
-}
+use super::ApiError;
 
 /// Merge `metadata` (annotations, finalizers) into `plural`/`namespace`/`name` only if it is
 /// still at `resource_version` (the patch carries it: 409 Conflict otherwise), with Strict field
@@ -64,7 +28,7 @@ pub(crate) async fn patch_metadata_if_unchanged(
     let mut metadata = metadata;
     metadata["resourceVersion"] = resource_version.into();
     let body = serde_json::json!({ "metadata": metadata });
-    let req = kube::core::Request::new(resource_path(plural, Some(namespace)))
+    let req = kube::core::Request::new(super::resource_path(plural, Some(namespace)))
         .patch(name, &params, &kube::api::Patch::Merge(&body))
         .map_err(|e| failed(kube::Error::BuildRequest(e)))?;
     client

@@ -217,7 +217,7 @@ pub(crate) async fn get_crd(
     }
 }
 
-/// One ARC object of `kind`, `None` when it does not exist.
+/// One ARC object (or Pod) of `kind`, `None` when it does not exist.
 pub(crate) async fn get_object(
     client: &Client,
     kind: &str,
@@ -439,6 +439,15 @@ pub(crate) fn arc_path(plural: &str, namespace: Option<&str>) -> String {
     }
 }
 
+/// The collection path of `plural` in `namespace`: core Pods, else ARC's resources.
+pub(crate) fn resource_path(plural: &str, namespace: Option<&str>) -> String {
+    match (plural, namespace) {
+        ("pods", Some(ns)) => format!("/api/v1/namespaces/{ns}/pods"),
+        ("pods", None) => "/api/v1/pods".to_string(),
+        _ => arc_path(plural, namespace),
+    }
+}
+
 /// How many objects a list page asks for.
 pub(crate) const PAGE_SIZE: u32 = 500;
 
@@ -523,7 +532,7 @@ async fn list_query_each<T: serde::de::DeserializeOwned, E: From<ApiError>>(
     }
 }
 
-/// Get one ARC object; `None` when it does not exist.
+/// Get one ARC object (or Pod); `None` when it does not exist.
 pub(crate) async fn get(
     client: &Client,
     plural: &str,
@@ -531,7 +540,7 @@ pub(crate) async fn get(
     name: &str,
 ) -> Result<Option<RawObject>, ApiError> {
     let failed = |e| ApiError::new(e, "get", plural, Some(namespace), Some(name));
-    let req = kube::core::Request::new(arc_path(plural, Some(namespace)))
+    let req = kube::core::Request::new(resource_path(plural, Some(namespace)))
         .get(name, &kube::api::GetParams::default())
         .map_err(|e| failed(kube::Error::BuildRequest(e)))?;
     match retry::read_with_retry(retry::ReadRetry::default(), || {
@@ -588,7 +597,7 @@ pub(crate) async fn delete_if_unchanged(
         }),
         ..kube::api::DeleteParams::default()
     };
-    let req = kube::core::Request::new(guarded::resource_path(plural, Some(namespace)))
+    let req = kube::core::Request::new(resource_path(plural, Some(namespace)))
         .delete(name, &params)
         .map_err(|e| failed(kube::Error::BuildRequest(e)))?;
     client

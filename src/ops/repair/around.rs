@@ -43,7 +43,7 @@ impl Source<'_> {
     async fn get(&self, kind: &str, plural: &str, key: &str) -> Result<Option<Object>, String> {
         let (ns, name) = key.split_once('/').unwrap_or(("", key));
         if let Some(client) = self.client {
-            return cluster::guarded::get_object(client, kind, plural, ns, name)
+            return cluster::get_object(client, kind, plural, ns, name)
                 .await
                 .map_err(|e| format!("cannot read it: {e}"));
         }

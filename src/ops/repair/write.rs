@@ -59,23 +59,10 @@ impl Writer<'_> {
             return (RepairResult::WouldWrite, None);
         };
         let metadata = serde_json::json!({ "annotations": self.annotations(code) });
-        let answer = cluster::guarded::patch_metadata_if_unchanged(
-            client,
-            plural,
-            o.namespace(),
-            o.name(),
-            rv,
-            metadata.clone(),
-            server,
-        )
-        .await;
-        let after = match answer {
+        let after = match patch_checked((client, server), o, plural, rv, metadata).await {
             Ok(after) => after,
-            Err(e) => return api_refusal(e, "patch", plural),
+            Err(outcome) => return outcome,
         };
-        if let Some(failed) = unheld(&after, &metadata) {
-            return failed;
-        }
         // The API server's dry run persists nothing: the object is still at the version read.
         let answered = after
             .pointer("/metadata/resourceVersion")
@@ -117,24 +104,37 @@ impl Writer<'_> {
             "annotations": self.annotations(code),
             "finalizers": keep,
         });
-        let answer = cluster::guarded::patch_metadata_if_unchanged(
-            client,
-            plural,
-            o.namespace(),
-            o.name(),
-            rv,
-            metadata.clone(),
-            server,
-        )
-        .await;
-        match answer {
-            Ok(after) => match unheld(&after, &metadata) {
-                Some(failed) => failed,
-                None if server => (RepairResult::WouldWrite, None),
-                None => (RepairResult::Written, None),
-            },
-            Err(e) => api_refusal(e, "patch", plural),
+        match patch_checked((client, server), o, plural, rv, metadata).await {
+            Ok(_) if server => (RepairResult::WouldWrite, None),
+            Ok(_) => (RepairResult::Written, None),
+            Err(outcome) => outcome,
         }
+    }
+}
+
+/// Merge `metadata` into `o` at `rv` (guarded), and check that the answer holds it: the object
+/// as the API server stored it, or the repair's outcome when refused or not held.
+async fn patch_checked(
+    (client, server): (&kube::Client, bool),
+    o: &Object,
+    plural: &str,
+    rv: &str,
+    metadata: Value,
+) -> Result<Value, Outcome> {
+    let answer = cluster::guarded::patch_metadata_if_unchanged(
+        client,
+        plural,
+        o.namespace(),
+        o.name(),
+        rv,
+        metadata.clone(),
+        server,
+    )
+    .await;
+    let after = answer.map_err(|e| api_refusal(e, "patch", plural))?;
+    match unheld(&after, &metadata) {
+        Some(failed) => Err(failed),
+        None => Ok(after),
     }
 }
 
