@@ -22,6 +22,7 @@ pub mod marshal;
 pub mod migrate;
 pub mod names;
 pub mod next;
+pub mod object;
 pub mod owner;
 pub mod pairing;
 pub mod quantity;

@@ -1,4 +1,5 @@
-//! What status reads of an EphemeralRunnerSet and of a runner: facts from the objects' JSON text.
+//! What status reads of an EphemeralRunnerSet and of a runner: facts from the one [`Object`] (or
+//! an object's JSON text).
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
@@ -7,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use crate::object::Object;
 use crate::arc::{
     ANNOTATION_ACTIONABLE_REVISION, ANNOTATION_INTEGRITY_HASH, ANNOTATION_RUNNER_SPEC_HASH,
 };
@@ -148,6 +150,23 @@ struct ObjectText<'a> {
     status: Option<&'a RawValue>,
 }
 
+impl<'a> ObjectText<'a> {
+    /// The parts of `object` as [`ObjectText`] reads them from the whole text: its metadata read
+    /// from the metadata text (`None` when Go would not decode it: the caller reads the whole
+    /// text for the error), `spec` and `status` as they are.
+    fn of(object: &'a Object) -> Option<ObjectText<'a>> {
+        let metadata = match &object.metadata {
+            None => MetaText::default(),
+            Some(raw) => serde_json::from_str(raw.get()).ok()?,
+        };
+        Some(ObjectText {
+            metadata,
+            spec: object.spec.as_deref(),
+            status: object.status.as_deref(),
+        })
+    }
+}
+
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct SetSpecText<'a> {
@@ -220,6 +239,20 @@ impl SetFacts {
     pub fn from_json(text: &str) -> Result<SetFacts, String> {
         let obj: ObjectText = serde_json::from_str(text)
             .map_err(|e| format!("not an EphemeralRunnerSet object: {e}"))?;
+        Ok(SetFacts::from_parts(obj))
+    }
+
+    /// [`SetFacts::from_json`] of the one [`Object`], read from its parts: its metadata text, its
+    /// `spec` and `status` as they are, never the whole object written out and read again. The
+    /// same facts, and the same error for an object whose metadata Go would not decode.
+    pub fn from_object(object: &Object) -> Result<SetFacts, String> {
+        match ObjectText::of(object) {
+            Some(obj) => Ok(SetFacts::from_parts(obj)),
+            None => SetFacts::from_json(&object.json()),
+        }
+    }
+
+    fn from_parts(obj: ObjectText<'_>) -> SetFacts {
         let meta = obj.metadata;
         let mut problems = Vec::new();
         let spec_missing = obj.spec.is_none();
@@ -283,7 +316,7 @@ impl SetFacts {
                 .map(str::to_string),
             finalizers: meta.finalizers.clone().unwrap_or_default(),
         });
-        Ok(SetFacts {
+        SetFacts {
             deletion,
             integrity_hash,
             spec_hash_era,
@@ -305,7 +338,7 @@ impl SetFacts {
             status_written,
             runner_spec,
             revision_writer: revision_writer(meta.managed_fields.as_deref().unwrap_or(&[])),
-        })
+        }
     }
 }
 
@@ -431,6 +464,22 @@ impl<'a> RunnerFacts<'a> {
     pub fn from_json(text: &'a str) -> Result<RunnerFacts<'a>, String> {
         let obj: ObjectText<'a> = serde_json::from_str(text)
             .map_err(|e| format!("not an EphemeralRunner object: {e}"))?;
+        Ok(RunnerFacts::from_parts(obj))
+    }
+
+    /// [`RunnerFacts::from_json`] of the one [`Object`], from its parts (as
+    /// [`SetFacts::from_object`]), borrowing its spec. An object whose metadata Go would not
+    /// decode gives the error `from_json` gives.
+    pub fn from_object(object: &'a Object) -> Result<RunnerFacts<'a>, String> {
+        match ObjectText::of(object) {
+            Some(obj) => Ok(RunnerFacts::from_parts(obj)),
+            None => Err(RunnerFacts::from_json(&object.json()).err().unwrap_or_else(|| {
+                "not an EphemeralRunner object: its metadata does not decode".to_string()
+            })),
+        }
+    }
+
+    fn from_parts(obj: ObjectText<'a>) -> RunnerFacts<'a> {
         let status: Value = match obj.status {
             Some(raw) => serde_json::from_str(raw.get()).unwrap_or(Value::Null),
             None => Value::Null,
@@ -482,7 +531,7 @@ impl<'a> RunnerFacts<'a> {
                 }),
             }
         });
-        Ok(RunnerFacts {
+        RunnerFacts {
             extra,
             namespace: obj.metadata.namespace.unwrap_or(Cow::Borrowed("")),
             name: obj.metadata.name.unwrap_or(Cow::Borrowed("")),
@@ -491,6 +540,6 @@ impl<'a> RunnerFacts<'a> {
             runner_id: runners::runner_id(&view),
             spec: obj.spec.map(RawValue::get),
             created_for_revision,
-        })
+        }
     }
 }

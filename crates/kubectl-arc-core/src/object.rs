@@ -1,0 +1,386 @@
+//! One object, from a file, standard input or the cluster: its kind, the metadata kubectl-arc
+//! reads, its `spec` and `status` as Go-compatible JSON text, and where it came from.
+//!
+//! The model is kube-core's `object.rs` (an object as the API machinery sees it) over the
+//! unstructured text the commands read: the CLI crate's `input` reads files into it, its cluster
+//! layer reads the API server into it, and the core's facts read it. The metadata checks are Go's
+//! decoder into `ObjectMeta` (k8s.io/apimachinery `pkg/apis/meta/v1/types.go`), which kubectl runs
+//! on every object it reads.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::arc;
+use crate::manifest;
+use crate::written::{Spelling, Written, pointer_step};
+
+/// Where an object was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// A manifest file: its path as given, the document (from 1, when the file has several) and
+    /// the item indexes of enclosing `List`s.
+    File {
+        path: String,
+        document: Option<usize>,
+        items: Vec<usize>,
+    },
+    /// Standard input (`-f -`).
+    Stdin {
+        document: Option<usize>,
+        items: Vec<usize>,
+    },
+    /// The API server.
+    Cluster,
+}
+
+impl Origin {
+    /// The file's path, when the object came from a named file.
+    pub fn file(&self) -> Option<&str> {
+        match self {
+            Origin::File { path, .. } => Some(path),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (label, document, items) = match self {
+            Origin::File {
+                path,
+                document,
+                items,
+            } => (path.as_str(), document, items),
+            Origin::Stdin { document, items } => ("<stdin>", document, items),
+            Origin::Cluster => return f.write_str("cluster"),
+        };
+        f.write_str(label)?;
+        if let Some(d) = document {
+            write!(f, "#{d}")?;
+        }
+        for i in items {
+            write!(f, "[{i}]")?;
+        }
+        Ok(())
+    }
+}
+
+/// A controller owner reference (`metadata.ownerReferences[]` with `controller: true`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OwnerRef {
+    pub api_version: String,
+    pub kind: String,
+    pub name: String,
+    pub uid: String,
+}
+
+impl OwnerRef {
+    /// The controller among `owner_references` (the field's JSON), by the core's one rule
+    /// ([`crate::owner::controller_ref`], `metav1.GetControllerOf`).
+    pub fn controller_of(owner_references: Option<&Value>) -> Option<OwnerRef> {
+        crate::owner::controller_ref(owner_references).map(|c| {
+            let s = |f: Option<&str>| f.unwrap_or("").to_string();
+            OwnerRef {
+                api_version: s(c.api_version()),
+                kind: s(c.kind()),
+                name: s(c.name()),
+                uid: s(c.uid()),
+            }
+        })
+    }
+
+    /// Whether it is an owner of ARC's `kind` ([`crate::owner::is_arc_owner`]).
+    pub fn is_arc(&self, kind: &str) -> bool {
+        crate::owner::is_arc_owner(&self.api_version, &self.kind, kind)
+    }
+}
+
+/// The parts of `metadata` kubectl-arc reads.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Meta {
+    pub namespace: Option<String>,
+    pub name: Option<String>,
+    pub generate_name: Option<String>,
+    pub uid: Option<String>,
+    pub resource_version: Option<String>,
+    pub generation: Option<i64>,
+    pub creation_timestamp: Option<String>,
+    pub deletion_timestamp: Option<String>,
+    pub labels: BTreeMap<String, String>,
+    pub annotations: BTreeMap<String, String>,
+    /// The controller owner reference, if any.
+    pub controller: Option<OwnerRef>,
+}
+
+/// One object, from a file or the cluster.
+#[derive(Debug, Clone)]
+pub struct Object {
+    pub origin: Origin,
+    pub api_version: String,
+    pub kind: String,
+    pub meta: Meta,
+    /// `metadata` as JSON text (as read; for a cluster object, as kube-rs writes `ObjectMeta`).
+    pub metadata: Option<Box<RawValue>>,
+    /// `spec` as Go-compatible JSON text (numbers as Go writes them), `None` when absent or null.
+    pub spec: Option<Box<RawValue>>,
+    /// `status`, likewise.
+    pub status: Option<Box<RawValue>>,
+    /// The YAML spellings kubectl rewrote on the way to JSON (`1.0`, `0x10`, `yes`), by JSON
+    /// pointer from the object's root: the text diff shows values as written.
+    pub spellings: Vec<Spelling>,
+    /// Why this object must not be used although it was read (a metadata field of the wrong type,
+    /// a namespace that contradicts `-n`, a scalar kubectl reads otherwise): reported as the
+    /// object's error, while the other objects are used.
+    pub problem: Option<String>,
+}
+
+impl Object {
+    /// `namespace/name` (the namespace as resolved by [`resolve_namespaces`] for file objects).
+    pub fn key(&self) -> (String, String) {
+        (
+            self.meta.namespace.clone().unwrap_or_default(),
+            self.meta.name.clone().unwrap_or_default(),
+        )
+    }
+
+    pub fn name(&self) -> &str {
+        self.meta.name.as_deref().unwrap_or("")
+    }
+
+    pub fn namespace(&self) -> &str {
+        self.meta.namespace.as_deref().unwrap_or("")
+    }
+
+    /// Whether this is one of ARC's `actions.github.com/v1alpha1` objects of `kind`.
+    pub fn is_arc(&self, kind: &str) -> bool {
+        self.kind == kind && self.api_version == arc::API_VERSION
+    }
+
+    /// Its controller, when that is ARC's `kind` (an EphemeralRunnerSet of a runner, an
+    /// AutoscalingRunnerSet of a set): whose object this is, by the core's one owner rule
+    /// ([`crate::owner::is_arc_owner`] of [`crate::owner::controller_ref`]).
+    pub fn owner(&self, kind: &str) -> Option<&OwnerRef> {
+        (self.meta.controller.as_ref()).filter(|c| c.is_arc(kind))
+    }
+
+    /// Whether the object belongs to ARC's API group (any version).
+    pub fn in_arc_group(&self) -> bool {
+        self.api_version.split('/').next() == Some(arc::GROUP)
+    }
+
+    /// `Kind ns/name`, and where it came from unless the cluster: how reports name an object.
+    pub fn describe(&self) -> String {
+        let (ns, name) = self.key();
+        match self.origin {
+            Origin::Cluster => format!("{} {ns}/{name}", self.kind),
+            ref origin => format!("{} {ns}/{name} ({origin})", self.kind),
+        }
+    }
+
+    /// The whole object as JSON text (apiVersion, kind, metadata, spec, status), for the decoders
+    /// that read whole objects.
+    pub fn json(&self) -> String {
+        let mut out = format!(
+            "{{\"apiVersion\":{},\"kind\":{}",
+            Value::String(self.api_version.clone()),
+            Value::String(self.kind.clone())
+        );
+        for (key, part) in [
+            ("metadata", &self.metadata),
+            ("spec", &self.spec),
+            ("status", &self.status),
+        ] {
+            if let Some(part) = part {
+                out.push_str(&format!(",\"{key}\":{}", part.get()));
+            }
+        }
+        out.push('}');
+        out
+    }
+
+    /// Give an object without one its namespace, in `meta` and in the metadata text.
+    pub fn set_namespace(&mut self, namespace: &str) {
+        self.meta.namespace = Some(namespace.to_string());
+        let mut metadata: serde_json::Map<String, Value> = self
+            .metadata
+            .as_ref()
+            .and_then(|m| serde_json::from_str(m.get()).ok())
+            .unwrap_or_default();
+        metadata.insert("namespace".into(), Value::String(namespace.to_string()));
+        self.metadata = RawValue::from_string(manifest::go_json(&Value::Object(metadata))).ok();
+    }
+
+    /// The raw JSON text of `spec.<field>`, when `spec` is an object holding it.
+    pub fn spec_field(&self, field: &str) -> Result<Option<&RawValue>, String> {
+        let Some(spec) = &self.spec else {
+            return Ok(None);
+        };
+        let map: BTreeMap<String, &RawValue> =
+            serde_json::from_str(spec.get()).map_err(|e| format!("spec is not an object: {e}"))?;
+        Ok(map.get(field).copied().filter(|r| r.get() != "null"))
+    }
+
+    /// What `spec` (or its `field`) wrote, with the YAML spellings laid on it, for showing its
+    /// values as written.
+    pub fn written_spec(&self, field: Option<&str>) -> Written {
+        let Some(spec) = &self.spec else {
+            return Written::Unknown;
+        };
+        let mut written = Written::from_json(spec.get());
+        let mut prefix = "/spec".to_string();
+        if let Some(field) = field {
+            written = written.take(field);
+            pointer_step(&mut prefix, field);
+        }
+        written.spell(&prefix, &self.spellings);
+        written
+    }
+
+    /// What the pairing rule ([`crate::pairing`]) needs of an EphemeralRunnerSet.
+    pub fn pairing_set(&self) -> crate::pairing::RunnerSet<'_> {
+        use crate::pairing::{LABEL_SCALE_SET_NAME, LABEL_SCALE_SET_NAMESPACE};
+        crate::pairing::RunnerSet {
+            namespace: self.namespace(),
+            name: self.name(),
+            owner: self.meta.controller.as_ref().map(|c| {
+                (
+                    c.api_version.as_str(),
+                    c.kind.as_str(),
+                    c.name.as_str(),
+                    c.uid.as_str(),
+                )
+            }),
+            label_name: self
+                .meta
+                .labels
+                .get(LABEL_SCALE_SET_NAME)
+                .map(String::as_str),
+            label_namespace: self
+                .meta
+                .labels
+                .get(LABEL_SCALE_SET_NAMESPACE)
+                .map(String::as_str),
+            creation_timestamp: self.meta.creation_timestamp.as_deref(),
+            deleting: self.meta.deletion_timestamp.is_some(),
+        }
+    }
+
+    /// An object read from a manifest. A `metadata` field of the wrong type makes it a problem
+    /// object (kubectl refuses it), never a silently defaulted one.
+    pub fn from_manifest(value: &Value, origin: Origin, problem: Option<String>) -> Object {
+        let text = |v: &Value| v.as_str().map(str::to_string);
+        let kind = value.get("kind").and_then(Value::as_str).unwrap_or("");
+        let api_version = value
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let (meta, meta_problem) = match meta_of(value.get("metadata")) {
+            Ok(meta) => (meta, None),
+            Err(e) => (
+                // The name and namespace, where readable, still say which object it is.
+                Meta {
+                    namespace: value.pointer("/metadata/namespace").and_then(text),
+                    name: value.pointer("/metadata/name").and_then(text),
+                    ..Meta::default()
+                },
+                Some(e),
+            ),
+        };
+        let part = |key: &str| {
+            value
+                .get(key)
+                .filter(|v| !v.is_null())
+                .and_then(|v| RawValue::from_string(manifest::go_json(v)).ok())
+        };
+        Object {
+            origin,
+            api_version: api_version.to_string(),
+            kind: kind.to_string(),
+            meta,
+            metadata: part("metadata"),
+            spec: part("spec"),
+            status: part("status"),
+            spellings: Vec::new(),
+            problem: problem.or(meta_problem),
+        }
+    }
+}
+
+/// The Go type of a JSON value, for messages that say what kubectl's decoder refuses.
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// The metadata fields kubectl-arc reads, with the type checks Go's decoder into `ObjectMeta`
+/// makes (`json: cannot unmarshal bool into Go struct field ObjectMeta.metadata.namespace of type
+/// string`). `null` is Go's zero value, as in Go.
+fn meta_of(metadata: Option<&Value>) -> Result<Meta, String> {
+    let Some(metadata) = metadata.filter(|m| !m.is_null()) else {
+        return Ok(Meta::default());
+    };
+    let Value::Object(m) = metadata else {
+        return Err(format!(
+            "metadata is a {}, not an object: kubectl refuses this object",
+            json_type(metadata)
+        ));
+    };
+    let string = |field: &str| -> Result<Option<String>, String> {
+        match m.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(other) => Err(format!(
+                "metadata.{field}: {other} is a {} where Kubernetes wants a string: kubectl refuses this object{} (quote it)",
+                json_type(other),
+                if other.is_boolean() {
+                    " (YAML 1.1 reads y, yes, on, n, no, off as booleans)"
+                } else {
+                    ""
+                }
+            )),
+        }
+    };
+    let string_map = |field: &str| -> Result<BTreeMap<String, String>, String> {
+        match m.get(field) {
+            None | Some(Value::Null) => Ok(BTreeMap::new()),
+            Some(Value::Object(entries)) => entries
+                .iter()
+                .map(|(k, v)| match v {
+                    Value::String(s) => Ok((k.clone(), s.clone())),
+                    Value::Null => Ok((k.clone(), String::new())),
+                    other => Err(format!(
+                        "metadata.{field}[{k:?}]: {other} is a {} where Kubernetes wants a string: kubectl refuses this object (quote it)",
+                        json_type(other)
+                    )),
+                })
+                .collect(),
+            Some(other) => Err(format!(
+                "metadata.{field} is a {}, not a map of strings: kubectl refuses this object",
+                json_type(other)
+            )),
+        }
+    };
+    let controller = OwnerRef::controller_of(m.get("ownerReferences"));
+    Ok(Meta {
+        namespace: string("namespace")?,
+        name: string("name")?,
+        generate_name: string("generateName")?,
+        uid: string("uid")?,
+        resource_version: string("resourceVersion")?,
+        generation: m.get("generation").and_then(Value::as_i64),
+        creation_timestamp: string("creationTimestamp")?,
+        deletion_timestamp: string("deletionTimestamp")?,
+        labels: string_map("labels")?,
+        annotations: string_map("annotations")?,
+        controller,
+    })
+}
