@@ -543,3 +543,70 @@ impl<'a> RunnerFacts<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod from_object_tests {
+    use super::*;
+    use crate::object::Origin;
+    use serde_json::json;
+
+    fn object(value: &Value) -> Object {
+        Object::from_manifest(value, Origin::Cluster, None)
+    }
+
+    /// Sets and runners shaped as ARC writes them, and as it never would: each read from the
+    /// object's parts gives what its whole text gives, errors included.
+    fn cases() -> Vec<Value> {
+        let meta = json!({
+            "name": "s", "namespace": "ns", "uid": "u", "resourceVersion": "7",
+            "creationTimestamp": "2026-01-01T00:00:00Z",
+            "labels": {"actions.github.com/scale-set-name": "a"},
+            "annotations": {ANNOTATION_INTEGRITY_HASH: "h", ANNOTATION_ACTIONABLE_REVISION: "3"},
+            "ownerReferences": [{"apiVersion": "actions.github.com/v1alpha1",
+                "kind": "AutoscalingRunnerSet", "name": "a", "uid": "x", "controller": true}],
+            "finalizers": ["f"],
+            "managedFields": [{"manager": "m", "time": "2026-01-01T00:00:01Z",
+                "fieldsV1": {"f:spec": {"f:actionableRevision": {}}}}],
+        });
+        vec![
+            json!({"metadata": meta, "spec": {"actionableRevision": 4, "replicas": 2,
+                "ephemeralRunnerSpec": {"githubConfigUrl": "u"}},
+                "status": {"appliedActionableRevision": 3, "phase": "Running",
+                "currentReplicas": 1, "pendingEphemeralRunners": 1,
+                "runningEphemeralRunners": 0, "failedEphemeralRunners": 0,
+                "failures": {"p": "2026-01-01T00:00:02Z"}, "reason": "r"}}),
+            json!({"metadata": {"name": "d", "deletionTimestamp": "2026-01-01T00:00:00Z"}}),
+            json!({"metadata": {"name": "bad"}, "spec": {"actionableRevision": "x"},
+                "status": {"phase": 3}}),
+            json!({"metadata": {"name": 3}}),
+            json!({"metadata": {"annotations": {"a": 1}}, "spec": []}),
+            json!({"metadata": "x"}),
+            json!({}),
+        ]
+    }
+
+    #[test]
+    fn set_facts_from_the_parts_are_the_facts_of_the_text() {
+        for case in cases() {
+            let o = object(&case);
+            assert_eq!(
+                SetFacts::from_object(&o),
+                SetFacts::from_json(&o.json()),
+                "{case}"
+            );
+        }
+    }
+
+    #[test]
+    fn runner_facts_from_the_parts_are_the_facts_of_the_text() {
+        for case in cases() {
+            let o = object(&case);
+            let text = o.json();
+            assert_eq!(
+                RunnerFacts::from_object(&o),
+                RunnerFacts::from_json(&text),
+                "{case}"
+            );
+        }
+    }
+}
