@@ -180,6 +180,21 @@ impl Object {
         }
     }
 
+    /// `T` read from the object's `metadata`, `spec` and `status` as from its whole JSON text,
+    /// without writing the object out: a view's fields borrow the parts' text. `apiVersion` and
+    /// `kind` are not offered (no view reads them). Its errors name no line or column, so a
+    /// caller that shows the error reads [`Object::json`] instead when this fails.
+    pub fn read_parts<'a, T: serde::Deserialize<'a>>(&'a self) -> Result<T, serde_json::Error> {
+        use serde::de::value::MapDeserializer;
+        let parts = [
+            ("metadata", self.metadata.as_deref()),
+            ("spec", self.spec.as_deref()),
+            ("status", self.status.as_deref()),
+        ];
+        let present = parts.into_iter().filter_map(|(k, v)| Some((k, v?)));
+        T::deserialize(MapDeserializer::<_, serde_json::Error>::new(present))
+    }
+
     /// The whole object as JSON text (apiVersion, kind, metadata, spec, status), for the decoders
     /// that read whole objects.
     pub fn json(&self) -> String {

@@ -30,8 +30,16 @@ pub struct ControllerSeen {
 impl ControllerSeen {
     /// From a Deployment's JSON text; `None` when it is not ARC's controller.
     pub fn from_deployment(text: &str) -> Option<ControllerSeen> {
-        let facts = ControllerFacts::from_deployment(text)?;
-        let d: serde_json::Value = serde_json::from_str(text).ok()?;
+        ControllerSeen::from_value(&serde_json::from_str(text).ok()?)
+    }
+
+    /// [`ControllerSeen::from_deployment`] of the one [`crate::object::Object`], from its parts.
+    pub fn from_object(object: &crate::object::Object) -> Option<ControllerSeen> {
+        ControllerSeen::from_value(&object.read_parts::<serde_json::Value>().ok()?)
+    }
+
+    fn from_value(d: &serde_json::Value) -> Option<ControllerSeen> {
+        let facts = ControllerFacts::from_deployment_value(d)?;
         let containers = d.pointer("/spec/template/spec/containers")?.as_array()?;
         let manager = (containers.iter())
             .find(|c| c["name"] == "manager")

@@ -8,10 +8,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::object::Object;
 use crate::arc::{
     ANNOTATION_ACTIONABLE_REVISION, ANNOTATION_INTEGRITY_HASH, ANNOTATION_RUNNER_SPEC_HASH,
 };
+use crate::object::Object;
 use crate::revision::{RevisionError, Revisions};
 use crate::runners::{self, RunnerState};
 
@@ -473,9 +473,11 @@ impl<'a> RunnerFacts<'a> {
     pub fn from_object(object: &'a Object) -> Result<RunnerFacts<'a>, String> {
         match ObjectText::of(object) {
             Some(obj) => Ok(RunnerFacts::from_parts(obj)),
-            None => Err(RunnerFacts::from_json(&object.json()).err().unwrap_or_else(|| {
-                "not an EphemeralRunner object: its metadata does not decode".to_string()
-            })),
+            None => Err(RunnerFacts::from_json(&object.json())
+                .err()
+                .unwrap_or_else(|| {
+                    "not an EphemeralRunner object: its metadata does not decode".to_string()
+                })),
         }
     }
 

@@ -361,7 +361,17 @@ impl ControllerFacts {
     /// Read a Deployment object's JSON (`None` when it is not ARC's controller, or has no
     /// replica wanted: `spec.replicas` 0 and none ready).
     pub fn from_deployment(text: &str) -> Option<ControllerFacts> {
-        let d: Value = serde_json::from_str(text).ok()?;
+        ControllerFacts::from_deployment_value(&serde_json::from_str(text).ok()?)
+    }
+
+    /// [`ControllerFacts::from_deployment`] of the one [`Object`] (a Deployment), read from its
+    /// parts.
+    pub fn from_object(object: &crate::object::Object) -> Option<ControllerFacts> {
+        ControllerFacts::from_deployment_value(&object.read_parts::<Value>().ok()?)
+    }
+
+    /// [`ControllerFacts::from_deployment`] of a Deployment already read.
+    pub fn from_deployment_value(d: &Value) -> Option<ControllerFacts> {
         let meta = d.get("metadata")?;
         let labels = meta.get("labels").and_then(Value::as_object);
         let label = |k: &str| labels.and_then(|l| l.get(k)).and_then(Value::as_str);

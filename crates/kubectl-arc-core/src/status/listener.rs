@@ -6,6 +6,7 @@
 //! controllers/actions.github.com/autoscalingrunnerset_controller.go and
 //! autoscalinglistener_controller.go).
 
+use crate::object::Object;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -62,12 +63,29 @@ impl Meta {
 /// The deletion of an object of any kind, from its JSON text (`None`: not being deleted, or not
 /// an object).
 pub fn deletion_of(text: &str) -> Option<Deletion> {
-    #[derive(Deserialize)]
-    struct Obj {
-        #[serde(default)]
-        metadata: Meta,
-    }
-    serde_json::from_str::<Obj>(text).ok()?.metadata.deletion()
+    serde_json::from_str::<MetaOnly>(text)
+        .ok()?
+        .metadata
+        .deletion()
+}
+
+/// [`deletion_of`] the one [`Object`], from its metadata text.
+pub fn deletion_of_object(object: &Object) -> Option<Deletion> {
+    object.read_parts::<MetaOnly>().ok()?.metadata.deletion()
+}
+
+#[derive(Deserialize)]
+struct MetaOnly {
+    #[serde(default)]
+    metadata: Meta,
+}
+
+#[derive(Deserialize)]
+struct PodText {
+    #[serde(default)]
+    metadata: Meta,
+    #[serde(default)]
+    status: Option<Value>,
 }
 
 /// The controller of ARC that removes a finalizer of ARC's, by the finalizer's name (the
@@ -89,6 +107,28 @@ pub fn finalizer_controller(finalizer: &str, kind: &str) -> Option<&'static str>
         }
         _ => return None,
     })
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ListenerSpecText {
+    #[serde(default)]
+    autoscaling_runner_set_namespace: Option<String>,
+    #[serde(default)]
+    autoscaling_runner_set_name: Option<String>,
+    #[serde(default)]
+    ephemeral_runner_set_name: Option<String>,
+    #[serde(default)]
+    image: Option<String>,
+    #[serde(default)]
+    phase: Option<String>,
+}
+#[derive(Deserialize)]
+struct ListenerText {
+    #[serde(default)]
+    metadata: Meta,
+    #[serde(default)]
+    spec: Option<ListenerSpecText>,
 }
 
 /// What status reads of an AutoscalingListener.
@@ -121,30 +161,22 @@ pub struct ListenerFacts {
 impl ListenerFacts {
     /// Read an AutoscalingListener from its JSON text.
     pub fn from_json(text: &str) -> Result<ListenerFacts, String> {
-        #[derive(Deserialize)]
-        #[serde(rename_all = "camelCase")]
-        struct Spec {
-            #[serde(default)]
-            autoscaling_runner_set_namespace: Option<String>,
-            #[serde(default)]
-            autoscaling_runner_set_name: Option<String>,
-            #[serde(default)]
-            ephemeral_runner_set_name: Option<String>,
-            #[serde(default)]
-            image: Option<String>,
-            #[serde(default)]
-            phase: Option<String>,
-        }
-        #[derive(Deserialize)]
-        struct Obj {
-            #[serde(default)]
-            metadata: Meta,
-            #[serde(default)]
-            spec: Option<Spec>,
-        }
-        let o: Obj = serde_json::from_str(text)
+        let o: ListenerText = serde_json::from_str(text)
             .map_err(|e| format!("not an AutoscalingListener object: {e}"))?;
-        let spec = o.spec.unwrap_or(Spec {
+        Ok(ListenerFacts::from_view(o))
+    }
+
+    /// [`ListenerFacts::from_json`] of the one [`Object`], read from its parts
+    /// ([`Object::read_parts`]); the whole text only for the error of one Go would not decode.
+    pub fn from_object(object: &Object) -> Result<ListenerFacts, String> {
+        match object.read_parts::<ListenerText>() {
+            Ok(o) => Ok(ListenerFacts::from_view(o)),
+            Err(_) => ListenerFacts::from_json(&object.json()),
+        }
+    }
+
+    fn from_view(o: ListenerText) -> ListenerFacts {
+        let spec = o.spec.unwrap_or(ListenerSpecText {
             autoscaling_runner_set_namespace: None,
             autoscaling_runner_set_name: None,
             ephemeral_runner_set_name: None,
@@ -158,7 +190,7 @@ impl ListenerFacts {
                 .and_then(|a| a.get(k))
                 .cloned()
         };
-        Ok(ListenerFacts {
+        ListenerFacts {
             phase: spec.phase.clone(),
             spec_hash: annotation(crate::arc::ANNOTATION_RUNNER_SPEC_HASH),
             values_hash: annotation(crate::replacement::ANNOTATION_VALUES_HASH),
@@ -178,7 +210,7 @@ impl ListenerFacts {
             ),
             ephemeral_runner_set: spec.ephemeral_runner_set_name.unwrap_or_default(),
             image: spec.image,
-        })
+        }
     }
 }
 
@@ -210,14 +242,21 @@ impl PodFacts {
     /// Read a Pod from its JSON text; `container` is the container to look at (the listener's),
     /// else the first.
     pub fn from_json(text: &str, container: &str) -> Result<PodFacts, String> {
-        #[derive(Deserialize)]
-        struct Obj {
-            #[serde(default)]
-            metadata: Meta,
-            #[serde(default)]
-            status: Option<Value>,
+        let o: PodText =
+            serde_json::from_str(text).map_err(|e| format!("not a Pod object: {e}"))?;
+        Ok(PodFacts::from_view(o, container))
+    }
+
+    /// [`PodFacts::from_json`] of the one [`Object`], read from its parts
+    /// ([`Object::read_parts`]); the whole text only for the error of one Go would not decode.
+    pub fn from_object(object: &Object, container: &str) -> Result<PodFacts, String> {
+        match object.read_parts::<PodText>() {
+            Ok(o) => Ok(PodFacts::from_view(o, container)),
+            Err(_) => PodFacts::from_json(&object.json(), container),
         }
-        let o: Obj = serde_json::from_str(text).map_err(|e| format!("not a Pod object: {e}"))?;
+    }
+
+    fn from_view(o: PodText, container: &str) -> PodFacts {
         let status = o.status.unwrap_or(Value::Null);
         let s = |v: &Value, p: &str| v.pointer(p).and_then(Value::as_str).map(str::to_string);
         let statuses = status
@@ -247,7 +286,7 @@ impl PodFacts {
                     None => reason,
                 }
             });
-        Ok(PodFacts {
+        PodFacts {
             deletion: o.metadata.deletion(),
             namespace: o.metadata.namespace.unwrap_or_default(),
             name: o.metadata.name.unwrap_or_default(),
@@ -260,7 +299,7 @@ impl PodFacts {
             running: c.pointer("/state/running").is_some_and(Value::is_object),
             restarts: c.get("restartCount").and_then(Value::as_i64).unwrap_or(0),
             unschedulable,
-        })
+        }
     }
 }
 

@@ -873,3 +873,71 @@ fn arcs_own_listener_is_found_by_its_name_and_the_others_are_orphaned() {
         ]
     );
 }
+
+/// Every view read from an Object's parts gives what its whole text gives: listeners, Pods,
+/// deletions and controllers, as ARC and the kubelet write them and malformed.
+#[test]
+fn views_from_an_objects_parts_are_the_views_of_its_text() {
+    use crate::object::{Object, Origin};
+    use crate::repair::listener::ControllerSeen;
+    use crate::status::install::ControllerFacts;
+    let cases = [
+        json!({"metadata": {"name": "l", "namespace": "arc-systems",
+            "labels": {"app.kubernetes.io/version": "0.14.1"},
+            "annotations": {"actions.github.com/runner-spec-hash": "h"},
+            "deletionTimestamp": "2026-01-01T00:00:00Z", "finalizers": ["f"]},
+            "spec": {"autoscalingRunnerSetNamespace": "ns", "autoscalingRunnerSetName": "a",
+            "ephemeralRunnerSetName": "a-x", "image": "i", "phase": "Stopped"},
+            "status": {"phase": "Running", "containerStatuses": [{"name": "listener",
+            "restartCount": 3, "state": {"waiting": {"reason": "CrashLoopBackOff"}}}],
+            "conditions": [{"type": "PodScheduled", "status": "False", "message": "m"}]}}),
+        json!({"metadata": {"name": "c", "namespace": "arc-systems",
+            "labels": {"app.kubernetes.io/name": "gha-rs-controller",
+            "app.kubernetes.io/version": "0.14.1"}},
+            "spec": {"replicas": 1, "template": {"spec": {"containers": [{"name": "manager",
+            "image": "ghcr.io/actions/gha-runner-scale-set-controller:0.14.1",
+            "args": ["--update-strategy=eventual"]}]}}},
+            "status": {"readyReplicas": 1}}),
+        json!({"metadata": {"name": 3}, "spec": [], "status": "x"}),
+        json!({"metadata": "x"}),
+        json!({"spec": {"image": 1}}),
+        json!({}),
+    ];
+    let (mut controllers, mut deletions) = (0, 0);
+    for case in cases {
+        let o = Object::from_manifest(&case, Origin::Cluster, None);
+        let text = o.json();
+        controllers += usize::from(ControllerSeen::from_object(&o).is_some());
+        deletions += usize::from(super::listener::deletion_of_object(&o).is_some());
+        assert_eq!(
+            ListenerFacts::from_object(&o),
+            ListenerFacts::from_json(&text),
+            "{case}"
+        );
+        assert_eq!(
+            PodFacts::from_object(&o, "listener"),
+            PodFacts::from_json(&text, "listener"),
+            "{case}"
+        );
+        assert_eq!(
+            super::listener::deletion_of_object(&o),
+            super::listener::deletion_of(&text),
+            "{case}"
+        );
+        assert_eq!(
+            ControllerFacts::from_object(&o),
+            ControllerFacts::from_deployment(&text),
+            "{case}"
+        );
+        assert_eq!(
+            ControllerSeen::from_object(&o),
+            ControllerSeen::from_deployment(&text),
+            "{case}"
+        );
+    }
+    assert_eq!(
+        (controllers, deletions),
+        (1, 1),
+        "the cases read a controller and a deletion"
+    );
+}
