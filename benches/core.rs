@@ -139,7 +139,12 @@ fn thread_cpu_time() -> Duration {
 /// One benchmark: calibrate like Go's `b.Loop` (grow the count until a run takes the target
 /// time), print `count` timed samples, each with the per-operation allocation figures.
 fn run(o: &Options, name: &str, f: &mut dyn FnMut()) {
-    if o.filter.as_deref().is_some_and(|p| !name.contains(p)) {
+    // A filter names benchmarks by substring, or exactly when it ends with `$` (`DiffFilesJSON$`).
+    let selected = |p: &str| match p.strip_suffix('$') {
+        Some(exact) => name == exact,
+        None => name.contains(p),
+    };
+    if o.filter.as_deref().is_some_and(|p| !selected(p)) {
         return;
     }
     if !o.bench {

@@ -338,7 +338,7 @@ fn as_written(v: &Value, json: &str, yaml: Option<&str>) -> Option<(String, Vec<
             Value::Float(f) => *f == 0.0,
             Value::String(s) => s.is_empty(),
             Value::Quantity(q) => **q == Quantity::default(),
-            Value::IntOrString(x) => *x == Default::default(),
+            Value::IntOrString(x) => **x == Default::default(),
             _ => false,
         };
         return zero.then(spelled);

@@ -200,6 +200,61 @@ pub fn complete(x: &mut Value, s: &Structural) {
     default(x, Some(s));
 }
 
+/// Whether [`complete`] would change `x`: a null [`prune_non_nullable_nulls_without_defaults`]
+/// drops, or a value [`default`] sets (an absent or disallowed null property with a default, a
+/// disallowed null under `additionalProperties` or `items` with one).
+pub fn completes(x: &Value, s: &Structural) -> bool {
+    prunes(x, Some(s)) || defaults(x, Some(s))
+}
+
+fn prunes(x: &Value, s: Option<&Structural>) -> bool {
+    match x {
+        Value::Object(map) => map.iter().any(|(k, v)| {
+            let schema = s.and_then(|s| s.for_field(k));
+            (is_non_nullable_null(v, schema) && schema.is_some_and(|s| s.default.is_none()))
+                || prunes(v, schema)
+        }),
+        Value::Array(items) => {
+            let schema = s.and_then(|s| s.items.as_deref());
+            items.iter().any(|item| prunes(item, schema))
+        }
+        _ => false,
+    }
+}
+
+fn defaults(x: &Value, s: Option<&Structural>) -> bool {
+    let Some(s) = s else { return false };
+    match x {
+        Value::Object(map) => {
+            let sets = s.properties.iter().any(|(k, prop)| {
+                prop.default.is_some()
+                    && map
+                        .get(k)
+                        .is_none_or(|v| is_non_nullable_null(v, Some(prop)))
+            });
+            sets || map.iter().any(|(k, v)| {
+                if let Some(prop) = s.properties.get(k) {
+                    defaults(v, Some(prop))
+                } else if let Some(ap) = s.additional_properties.as_deref() {
+                    (is_non_nullable_null(v, Some(ap)) && ap.default.is_some())
+                        || defaults(v, Some(ap))
+                } else {
+                    false
+                }
+            })
+        }
+        Value::Array(items) => {
+            let schema = s.items.as_deref();
+            items.iter().any(|item| {
+                schema
+                    .is_some_and(|sc| is_non_nullable_null(item, Some(sc)) && sc.default.is_some())
+                    || defaults(item, schema)
+            })
+        }
+        _ => false,
+    }
+}
+
 /// A number the API server refuses at an int-or-string node: the field, as the server's
 /// validation names it (`spec.template.spec.containers[0].resources.limits.cpu`), the number, and
 /// what the server says first.
@@ -337,6 +392,16 @@ pub fn stored_spec(spec_json: &str, root: &Structural) -> Result<String, Vec<Not
         return Ok(spec_json.to_string());
     };
     let mut object = Value::Object(serde_json::Map::from_iter([("spec".to_string(), spec)]));
+    if !completes(&object, root) {
+        // Nothing to prune or default: the text is what the server stores (it is Go's
+        // encoding/json text already, which writing the value again gives back unchanged).
+        let refused = int_or_string_refusals(&object, root, "", "");
+        return if refused.is_empty() {
+            Ok(spec_json.to_string())
+        } else {
+            Err(refused)
+        };
+    }
     complete(&mut object, root);
     let refused = int_or_string_refusals(&object, root, "", "");
     if !refused.is_empty() {
@@ -544,6 +609,67 @@ mod tests {
             x,
             json!({"ports": [null, {"protocol": "TCP"}], "maybe": null,
                 "outer": {"inner": "i"}, "byName": {}, "unknown": null})
+        );
+    }
+
+    /// `completes` tells, without changing it, whether `complete` changes a value: every
+    /// combination of present, absent, null and set fields of the pod-like schema.
+    #[test]
+    fn completes_says_whether_complete_changes_the_value() {
+        let s = pod();
+        let options: Vec<(&str, Vec<Option<Value>>)> = vec![
+            (
+                "ports",
+                vec![
+                    None,
+                    Some(json!([])),
+                    Some(json!([null])),
+                    Some(json!([{"protocol": "UDP"}])),
+                    Some(json!([{"protocol": null}])),
+                    Some(json!([{}])),
+                ],
+            ),
+            (
+                "byName",
+                vec![
+                    None,
+                    Some(json!({"a": null})),
+                    Some(json!({"a": {"optional": true}})),
+                    Some(json!({"a": {}})),
+                ],
+            ),
+            ("maybe", vec![None, Some(json!(null)), Some(json!("x"))]),
+            ("plain", vec![None, Some(json!(null)), Some(json!("p"))]),
+            (
+                "outer",
+                vec![
+                    None,
+                    Some(json!(null)),
+                    Some(json!({"inner": "x"})),
+                    Some(json!({"inner": null})),
+                ],
+            ),
+            ("unknown", vec![None, Some(json!(null))]),
+        ];
+        let total: usize = options.iter().map(|(_, o)| o.len()).product();
+        let (mut changed, mut unchanged) = (0, 0);
+        for mut n in 0..total {
+            let mut map = serde_json::Map::new();
+            for (field, choices) in &options {
+                if let Some(v) = &choices[n % choices.len()] {
+                    map.insert(field.to_string(), v.clone());
+                }
+                n /= choices.len();
+            }
+            let x = Value::Object(map);
+            let mut y = x.clone();
+            complete(&mut y, &s);
+            assert_eq!(completes(&x, &s), y != x, "{x}");
+            if y != x { changed += 1 } else { unchanged += 1 }
+        }
+        assert!(
+            changed > 0 && unchanged > 0,
+            "{changed} changed, {unchanged} not"
         );
     }
 

@@ -212,6 +212,19 @@ fn scan_string(b: &[u8], start: usize) -> Result<usize, DecodeError> {
     Err(syntax(b.len(), "unexpected end of JSON input"))
 }
 
+/// The offset after the string starting at `start` in text already checked ([`scan_string`]
+/// checked its escapes): only a backslash and the closing quote matter.
+fn skip_valid_string(b: &[u8], start: usize) -> usize {
+    let mut i = start + 1;
+    loop {
+        match b[i] {
+            b'"' => return i + 1,
+            b'\\' => i += 2,
+            _ => i += 1,
+        }
+    }
+}
+
 fn scan_number(b: &[u8], start: usize) -> Result<usize, DecodeError> {
     let mut i = start;
     let digits = |i: &mut usize| {
@@ -299,29 +312,52 @@ impl<'a> Reader<'a> {
     }
 
     /// Skip the next value entirely.
+    ///
+    /// The text is valid JSON (checked before any reader is made), so inside an object or an
+    /// array only the quotes and the brackets matter: every other byte (numbers, literals,
+    /// commas, colons, white space) is stepped over without being told apart, and a string's
+    /// escapes only so far as to find its closing quote.
     pub fn skip_value(&mut self) {
         self.ws();
+        let b = self.b;
+        let mut i = self.i;
+        match b[i] {
+            b'{' | b'[' => {}
+            b'"' => {
+                self.i = skip_valid_string(b, i);
+                return;
+            }
+            b'-' | b'0'..=b'9' => {
+                self.i = scan_number(b, i).expect("validated");
+                return;
+            }
+            b't' | b'n' => {
+                self.i = i + 4;
+                return;
+            }
+            b'f' => {
+                self.i = i + 5;
+                return;
+            }
+            _ => unreachable!("validated JSON"),
+        }
         let mut depth = 0usize;
         loop {
-            match self.b[self.i] {
-                b'"' => self.i = scan_string(self.b, self.i).expect("validated"),
+            match b[i] {
+                b'"' => i = skip_valid_string(b, i),
                 b'{' | b'[' => {
                     depth += 1;
-                    self.i += 1;
+                    i += 1;
                 }
                 b'}' | b']' => {
                     depth -= 1;
-                    self.i += 1;
+                    i += 1;
+                    if depth == 0 {
+                        self.i = i;
+                        return;
+                    }
                 }
-                b',' | b':' => self.i += 1,
-                c if is_ws(c) => self.i += 1,
-                b'-' | b'0'..=b'9' => self.i = scan_number(self.b, self.i).expect("validated"),
-                b't' | b'n' => self.i += 4,
-                b'f' => self.i += 5,
-                _ => unreachable!("validated JSON"),
-            }
-            if depth == 0 {
-                return;
+                _ => i += 1,
             }
         }
     }
