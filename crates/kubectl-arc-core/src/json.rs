@@ -743,6 +743,11 @@ fn to_serde<'a>(
             let text = r.number();
             // What kubectl stores, and the text Go writes of it.
             let (value, go) = if let Ok(n) = text.parse::<i64>() {
+                // JSON's grammar has no `+` and no leading zero: an integer's text is Go's,
+                // but for `-0`.
+                if text != "-0" {
+                    return Ok(Value::from(n));
+                }
                 (Value::from(n), n.to_string())
             } else {
                 match text.parse::<f64>() {

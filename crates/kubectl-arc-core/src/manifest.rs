@@ -258,7 +258,10 @@ pub fn go_json(value: &Value) -> String {
 fn write_go_json(value: &Value, out: &mut String) {
     match value {
         Value::Number(n) => match (n.as_i64(), n.as_f64()) {
-            (Some(i), _) => out.push_str(&i.to_string()),
+            (Some(i), _) => {
+                use std::fmt::Write as _;
+                let _ = write!(out, "{i}");
+            }
             // An integer beyond int64 is a float64 once kubectl has read it (sigs.k8s.io/json's
             // int-preserving decode), and is stored so: 12345678901234567890 as 12345678901234567000.
             (None, Some(f)) => out.push_str(&go_float(f)),
@@ -276,21 +279,31 @@ fn write_go_json(value: &Value, out: &mut String) {
             out.push(']');
         }
         Value::Object(map) => {
-            // encoding/json writes a map's keys sorted (a FieldsV1 keeps these exact bytes).
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            // encoding/json writes a map's keys sorted (a FieldsV1 keeps these exact bytes); what
+            // kubectl and the API server print is sorted already, and is written as it stands.
             out.push('{');
-            for (i, (k, v)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                crate::goyaml::go_json_string(k, out);
-                out.push(':');
-                write_go_json(v, out);
+            if map.keys().is_sorted() {
+                write_entries(map.iter(), out);
+            } else {
+                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                write_entries(entries.into_iter(), out);
             }
             out.push('}');
         }
         other => out.push_str(&other.to_string()),
+    }
+}
+
+/// The entries of an object, in the order given, as encoding/json writes them.
+fn write_entries<'a>(entries: impl Iterator<Item = (&'a String, &'a Value)>, out: &mut String) {
+    for (i, (k, v)) in entries.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        crate::goyaml::go_json_string(k, out);
+        out.push(':');
+        write_go_json(v, out);
     }
 }
 
