@@ -1,17 +1,20 @@
 //! Which ARC release judges a scale set, and its verdict: the rule of that release's mechanism
 //! (`crate::core::replacement`) applied to the objects `diff` paired.
 //!
-//! The release is picked by one rule, [`judging_release`] (also `status`'s): `--arc-version`,
-//! else the controller Deployment's, else the AutoscalingRunnerSet's chart label (with the sets'
-//! own release named as the alternative when it differs), else the sets' own release (their
-//! label, or the release whose `RunnerSetSpecHash()` of the live AutoscalingRunnerSet equals the
-//! newest set's `runner-spec-hash`), else the newest release.
+//! The release is picked by the core's one release rule, [`replacement::judging`] (also
+//! `status`'s, through [`judging_release`]): `--arc-version`, else the controller Deployment's,
+//! else the AutoscalingRunnerSet's chart label (with the sets' own release named as the
+//! alternative when it differs), else the sets' own release (their label, or the release whose
+//! `RunnerSetSpecHash()` of the live AutoscalingRunnerSet equals the newest set's
+//! `runner-spec-hash`), else the newest release. Whether that release replaces the set is the
+//! core's one replacement rule, [`replacement::replaces`]; this file gathers the evidence of both
+//! from the objects and says the verdict in the report.
 
 use std::collections::BTreeMap;
 
 use crate::core::arc;
 use crate::core::release::{self, ArcRelease, Mechanism};
-use crate::core::replacement::{self, ANNOTATION_VALUES_HASH, ListenerSide};
+use crate::core::replacement::{self, ANNOTATION_VALUES_HASH, Evidence, ListenerSide, Verdict};
 use crate::core::upgrade::Target;
 use crate::input::Object;
 use crate::report::diff::{Alternative, HashPair, ScaleSetDiff, ScaleSetDifference, Specs};
@@ -134,7 +137,11 @@ pub(crate) fn judge(item: &mut ScaleSetDiff, stated: &Stated, sides: &Sides<'_>)
         return;
     }
     match mechanism {
-        Mechanism::ActionableRevision => item.recycle = item.semantic_drift,
+        Mechanism::ActionableRevision => {
+            item.recycle = replacement::replaces(Verdict::ActionableRevision {
+                semantic_drift: item.semantic_drift,
+            })
+        }
         Mechanism::IntegrityHash => integrity(item, sides),
         Mechanism::RunnerSpecHash => runner_spec_hash(item, stated, sides),
     }
@@ -248,12 +255,17 @@ fn integrity(item: &mut ScaleSetDiff, sides: &Sides<'_>) {
         desired: desired.clone(),
         stored: None,
     };
-    let mut recycle = current.as_deref() != Some(desired.as_str());
+    let verdict = |stored| Verdict::IntegrityHash {
+        desired,
+        annotation: current.as_deref(),
+        stored,
+    };
+    let mut recycle = replacement::replaces(verdict(None)) == Some(true);
     // The ARS controller is satisfied: whether the set's own controller is too.
     if let (false, Some(annotation), Some(set)) = (recycle, current.as_deref(), set) {
         match stored_integrity(sides.layout, set, annotation) {
             Ok(stored) => {
-                recycle = stored != annotation;
+                recycle = replacement::replaces(verdict(Some(&stored))) == Some(true);
                 pair.stored = Some(stored);
             }
             Err(why) => {
@@ -365,8 +377,12 @@ fn runner_spec_hash(item: &mut ScaleSetDiff, stated: &Stated, sides: &Sides<'_>)
         _ => None,
     };
     let matches = detection.as_ref().map(|d| d.matches.clone());
-    let own = own_release(set, sides, detection.as_ref());
-    let Some(judging) = judging_release(stated, scale_set_label(sides), own) else {
+    let evidence = Evidence {
+        set_label: set_label(set),
+        set_hash: set_hash(set, sides, detection.as_ref()),
+        ..evidence(stated, scale_set_label(sides))
+    };
+    let Some(judging) = replacement::judging(evidence) else {
         return;
     };
     let judge_by = judging.release;
@@ -540,7 +556,7 @@ fn scale_set_changes(
 /// release's `RunnerSetSpecHash()` of it, the hash its first set will carry. Nothing is recycled.
 fn new_scale_set(item: &mut ScaleSetDiff, stated: &Stated, sides: &Sides<'_>) {
     item.recycle = Some(false);
-    let Some(judging) = judging_release(stated, scale_set_label(sides), None) else {
+    let Some(judging) = replacement::judging(evidence(stated, scale_set_label(sides))) else {
         return;
     };
     item.release = Some(judging.release.version.to_string());
@@ -569,21 +585,19 @@ fn scale_set_label(sides: &Sides<'_>) -> Option<(&'static ArcRelease, String)> {
         })
 }
 
-/// The release that made the newest set: its own `app.kubernetes.io/version` label, else the
-/// newest release whose hash of the live AutoscalingRunnerSet equals its `runner-spec-hash`.
-fn own_release(
+/// The release that made the newest set by its own `app.kubernetes.io/version` label.
+fn set_label(set: &Object) -> Option<(&'static ArcRelease, String)> {
+    let r = release::release(set.meta.labels.get(LABEL_VERSION)?)?;
+    Some((r, format!("label {LABEL_VERSION} of {}", set.describe())))
+}
+
+/// The release that made the newest set by its hash: the newest release whose hash of the live
+/// AutoscalingRunnerSet equals its `runner-spec-hash`.
+fn set_hash(
     set: &Object,
     sides: &Sides<'_>,
     detection: Option<&replacement::Detection>,
 ) -> Option<(&'static ArcRelease, String)> {
-    if let Some(r) = set
-        .meta
-        .labels
-        .get(LABEL_VERSION)
-        .and_then(|v| release::release(v))
-    {
-        return Some((r, format!("label {LABEL_VERSION} of {}", set.describe())));
-    }
     let m = detection.map(|d| &d.matches).filter(|m| !m.is_empty())?;
     let live = sides.live.map(Object::describe).unwrap_or_default();
     Some((
@@ -627,56 +641,31 @@ fn runner_spec_hash_error(
 /// The chart's (and ARC's) label naming a release.
 const LABEL_VERSION: &str = "app.kubernetes.io/version";
 
-/// The release whose rule judges a scale set of ARC up to 0.14, where that was read, and the
-/// release its sets were made by when that one may still be running instead.
-#[derive(Debug, Clone)]
-pub(crate) struct Judging {
-    pub(crate) release: &'static ArcRelease,
-    pub(crate) from: String,
-    /// The sets' own release, named when the scale set is judged by its chart label and the
-    /// sets say another release made them: the controller may still run that one.
-    pub(crate) alternative: Option<(&'static ArcRelease, String)>,
+pub(crate) use crate::core::replacement::Judging;
+
+/// The evidence of the release rule ([`replacement::judging`]) that the run states and the scale
+/// set's chart label gives: `--arc-version`, the controller's release, the label.
+fn evidence(stated: &Stated, scale_set_label: Option<(&'static ArcRelease, String)>) -> Evidence {
+    Evidence {
+        flag: stated.flag_release(),
+        controller: stated.controller_release(),
+        scale_set_label,
+        set_label: None,
+        set_hash: None,
+    }
 }
 
-/// The one rule that picks the release judging a scale set of ARC up to 0.14, for `diff` and
-/// `status`: `--arc-version`; else the running controller's (its Deployment's label, when read);
-/// else the AutoscalingRunnerSet's chart label (`app.kubernetes.io/version`: the charts move
-/// with the controller, and a controller refuses a scale set labelled by another minor release,
-/// so the label names the controller that keeps it), with the sets' own release as the
-/// alternative when they say another; else the sets' own release; else the newest. `None` when
-/// no release of the runner-spec-hash era is known.
+/// The one release rule ([`replacement::judging`]) over what `status` reads: the run's
+/// statement, the scale set's chart label and the set's own label (`own`).
 pub(crate) fn judging_release(
     stated: &Stated,
     scale_set_label: Option<(&'static ArcRelease, String)>,
     own: Option<(&'static ArcRelease, String)>,
 ) -> Option<Judging> {
-    let judging = |release, from| Judging {
-        release,
-        from,
-        alternative: None,
-    };
-    if let Some(r) = stated.flag_release() {
-        return Some(judging(r, "--arc-version".to_string()));
-    }
-    if let Some((r, from)) = stated.controller_release() {
-        return Some(judging(r, from));
-    }
-    if let Some((r, from)) = scale_set_label {
-        let alternative = own.filter(|(o, _)| o.version != r.version);
-        return Some(Judging {
-            release: r,
-            from,
-            alternative,
-        });
-    }
-    if let Some((r, from)) = own {
-        return Some(judging(r, from));
-    }
-    let newest = replacement::newest_hash_release()?;
-    Some(judging(
-        newest,
-        "the newest release, as nothing says which".to_string(),
-    ))
+    replacement::judging(Evidence {
+        set_label: own,
+        ..evidence(stated, scale_set_label)
+    })
 }
 
 /// What the listener's hash of a set of ARC up to 0.14 is compared with: the AutoscalingListener

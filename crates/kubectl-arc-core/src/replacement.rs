@@ -135,10 +135,143 @@ pub fn runner_set_verdict(
 ) -> Result<HashVerdict, SpecHashError> {
     let desired = spec_hash::runner_set_spec_hash(release, desired_spec_json)?;
     Ok(HashVerdict {
-        recycle: set_annotation != Some(desired.as_str()),
+        recycle: replaces(Verdict::RunnerSpecHash {
+            desired: &desired,
+            annotation: set_annotation,
+        }) == Some(true),
         current: set_annotation.map(str::to_string),
         desired,
     })
+}
+
+/// What a release's mechanism compares to decide whether it replaces (or cleans up) the set:
+/// the evidence of the verdict ([`replaces`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict<'a> {
+    /// ARC up to 0.14.2: `RunnerSetSpecHash()` of the desired AutoscalingRunnerSet and the newest
+    /// set's `actions.github.com/runner-spec-hash` annotation (`None`: it has none).
+    RunnerSpecHash {
+        desired: &'a str,
+        annotation: Option<&'a str>,
+    },
+    /// The integrity-hash era (ARC PR #4516): the hash of the runner spec the AutoscalingRunnerSet
+    /// controller builds in memory, the set's `actions.github.com/integrity-hash` annotation, and
+    /// `ephemeralRunnerSetIntegrityHash` of the spec as stored (`None`: not computed).
+    IntegrityHash {
+        desired: &'a str,
+        annotation: Option<&'a str>,
+        stored: Option<&'a str>,
+    },
+    /// The revision era (ARC PR #4638): whether the desired runner spec differs semantically from
+    /// the set's (`None`: not known).
+    ActionableRevision { semantic_drift: Option<bool> },
+}
+
+/// The one replacement rule: whether the judging release's mechanism replaces the set (or
+/// recycles its idle and pending runners), `None` when its evidence does not say.
+///
+/// - Runner-spec hash (`(*AutoscalingRunnerSetReconciler).Reconcile` in
+///   `autoscalingrunnerset_controller.go`, every tag from gha-runner-scale-set-0.9.0 to 0.14.2):
+///   `latestRunnerSet.Annotations[annotationKeyRunnerSpecHash] !=
+///   autoscalingRunnerSet.RunnerSetSpecHash()` makes a new EphemeralRunnerSet (a missing
+///   annotation is the empty string, which no hash equals).
+/// - Integrity hash (ARC 2ee6b3b8): the AutoscalingRunnerSet controller patches the set when the
+///   hash of the runner spec it builds differs from the annotation; else the EphemeralRunnerSet
+///   controller cleans up when the annotation is not `ephemeralRunnerSetIntegrityHash` of the
+///   spec as stored.
+/// - Revision (ARC #4638): `spec.actionableRevision` is bumped on Semantic drift
+///   (`apiequality.Semantic.DeepEqual` of `newEphemeralRunnerSet`'s spec and the stored one).
+pub fn replaces(verdict: Verdict<'_>) -> Option<bool> {
+    match verdict {
+        Verdict::RunnerSpecHash {
+            desired,
+            annotation,
+        } => Some(annotation != Some(desired)),
+        Verdict::IntegrityHash {
+            desired,
+            annotation,
+            stored,
+        } => match (annotation, stored) {
+            (a, _) if a != Some(desired) => Some(true),
+            (Some(a), Some(stored)) => Some(stored != a),
+            _ => Some(false),
+        },
+        Verdict::ActionableRevision { semantic_drift } => semantic_drift,
+    }
+}
+
+/// What says which release judges a scale set of ARC up to 0.14, each with where it was read:
+/// the evidence of the release rule ([`judging`]).
+#[derive(Debug, Clone, Default)]
+pub struct Evidence {
+    /// `--arc-version`: the release whose rule judges every scale set.
+    pub flag: Option<&'static ArcRelease>,
+    /// The running controller's release (its Deployment's `app.kubernetes.io/version`).
+    pub controller: Option<(&'static ArcRelease, String)>,
+    /// The AutoscalingRunnerSet's chart label (`app.kubernetes.io/version`).
+    pub scale_set_label: Option<(&'static ArcRelease, String)>,
+    /// The release that made the newest set, by its own `app.kubernetes.io/version` label.
+    pub set_label: Option<(&'static ArcRelease, String)>,
+    /// The release that made the newest set, by its hash: the newest release whose
+    /// `RunnerSetSpecHash()` of the live AutoscalingRunnerSet equals its `runner-spec-hash`
+    /// ([`detect`]).
+    pub set_hash: Option<(&'static ArcRelease, String)>,
+}
+
+/// The release whose rule judges a scale set of ARC up to 0.14, where that was read, and the
+/// release its sets were made by when that one may still be running instead.
+#[derive(Debug, Clone)]
+pub struct Judging {
+    pub release: &'static ArcRelease,
+    pub from: String,
+    /// The sets' own release, named when the scale set is judged by its chart label and the
+    /// sets say another release made them: the controller may still run that one.
+    pub alternative: Option<(&'static ArcRelease, String)>,
+}
+
+/// The one release rule, for `diff`, `status`, the forecast and `upgrade-plan`: `--arc-version`;
+/// else the running controller's; else the AutoscalingRunnerSet's chart label (the charts move
+/// with the controller, and a controller refuses a scale set labelled by another minor release,
+/// `v1alpha1.IsVersionAllowed` at the top of `Reconcile`, so the label names the controller that
+/// keeps it), with the sets' own release as the alternative when they say another; else the sets'
+/// own release (their label, else their hash); else the newest release. `None` when no release of
+/// the runner-spec-hash era is known.
+pub fn judging(evidence: Evidence) -> Option<Judging> {
+    let Evidence {
+        flag,
+        controller,
+        scale_set_label,
+        set_label,
+        set_hash,
+    } = evidence;
+    let judging = |release, from| Judging {
+        release,
+        from,
+        alternative: None,
+    };
+    if let Some(r) = flag {
+        return Some(judging(r, "--arc-version".to_string()));
+    }
+    if let Some((r, from)) = controller {
+        return Some(judging(r, from));
+    }
+    let own = set_label.or(set_hash);
+    if let Some((r, from)) = scale_set_label {
+        let alternative = own.filter(|(o, _)| o.version != r.version);
+        return Some(Judging {
+            release: r,
+            from,
+            alternative,
+        });
+    }
+    if let Some((r, from)) = own {
+        return Some(judging(r, from));
+    }
+    let newest = newest_hash_release()?;
+    Some(judging(
+        newest,
+        "the newest release, as nothing says which".to_string(),
+    ))
 }
 
 /// Whether the listener is recreated: the listener's own hash and values-hash annotations when
@@ -226,5 +359,80 @@ mod tests {
         );
         assert_eq!(versions_text(&["0.12.1"]), "0.12.1");
         assert_eq!(versions_text(&[]), "");
+    }
+
+    #[test]
+    fn the_release_rule_takes_the_flag_the_controller_the_label_the_set_then_the_newest() {
+        let r = |v: &str| release::release(v).unwrap();
+        let from = |v: &str| Some((r(v), format!("from {v}")));
+        let all = Evidence {
+            flag: Some(r("0.9.0")),
+            controller: from("0.10.0"),
+            scale_set_label: from("0.11.0"),
+            set_label: from("0.12.0"),
+            set_hash: from("0.13.0"),
+        };
+        let pick = |e: Evidence| judging(e).map(|j| (j.release.version, j.from));
+        assert_eq!(pick(all.clone()), Some(("0.9.0", "--arc-version".into())));
+        let e = Evidence { flag: None, ..all };
+        assert_eq!(pick(e.clone()), Some(("0.10.0", "from 0.10.0".into())));
+        let e = Evidence {
+            controller: None,
+            ..e
+        };
+        let j = judging(e.clone()).unwrap();
+        assert_eq!(
+            (j.release.version, j.from.as_str()),
+            ("0.11.0", "from 0.11.0")
+        );
+        // The set's own label comes before its hash, as the alternative too.
+        assert_eq!(j.alternative.map(|(a, _)| a.version), Some("0.12.0"));
+        let same = Evidence {
+            set_label: from("0.11.0"),
+            ..e.clone()
+        };
+        assert!(judging(same).unwrap().alternative.is_none());
+        let e = Evidence {
+            scale_set_label: None,
+            ..e
+        };
+        assert_eq!(pick(e.clone()), Some(("0.12.0", "from 0.12.0".into())));
+        let e = Evidence {
+            set_label: None,
+            ..e
+        };
+        assert_eq!(pick(e), Some(("0.13.0", "from 0.13.0".into())));
+        assert_eq!(
+            pick(Evidence::default()),
+            Some(("0.14.2", "the newest release, as nothing says which".into()))
+        );
+    }
+
+    #[test]
+    fn each_mechanism_replaces_by_its_own_evidence() {
+        let hash = |annotation| Verdict::RunnerSpecHash {
+            desired: "595bdbd674",
+            annotation,
+        };
+        assert_eq!(replaces(hash(Some("595bdbd674"))), Some(false));
+        assert_eq!(replaces(hash(Some("7d9f8b6c5"))), Some(true));
+        assert_eq!(replaces(hash(None)), Some(true), "no annotation is \"\"");
+        let integrity = |annotation, stored| Verdict::IntegrityHash {
+            desired: "1234",
+            annotation,
+            stored,
+        };
+        assert_eq!(replaces(integrity(Some("9"), None)), Some(true));
+        assert_eq!(replaces(integrity(None, None)), Some(true));
+        assert_eq!(replaces(integrity(Some("1234"), None)), Some(false));
+        assert_eq!(replaces(integrity(Some("1234"), Some("1234"))), Some(false));
+        // The set's own controller has not caught up: it still cleans up.
+        assert_eq!(replaces(integrity(Some("1234"), Some("5678"))), Some(true));
+        for drift in [None, Some(true), Some(false)] {
+            let v = Verdict::ActionableRevision {
+                semantic_drift: drift,
+            };
+            assert_eq!(replaces(v), drift);
+        }
     }
 }

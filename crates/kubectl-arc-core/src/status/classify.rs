@@ -349,7 +349,8 @@ fn next_state(
 }
 
 /// The state of a set made by ARC 0.14 or older (no revisions): whether its scale set replaces it,
-/// as the judging release's `RunnerSetSpecHash()` says, or whether it is an old set draining.
+/// as the judging release's `RunnerSetSpecHash()` says by the one replacement rule
+/// ([`crate::replacement::replaces`]), or whether it is an old set draining.
 fn hash_era_state(
     facts: &SetFacts,
     tally: &Tally,
@@ -364,7 +365,11 @@ fn hash_era_state(
             desired: Ok(desired),
         }) => {
             let current = facts.runner_spec_hash.clone().unwrap_or_default();
-            if *desired == current {
+            let verdict = crate::replacement::Verdict::RunnerSpecHash {
+                desired,
+                annotation: facts.runner_spec_hash.as_deref(),
+            };
+            if crate::replacement::replaces(verdict) != Some(true) {
                 reasons.push(StatusReason::SpecHashMatches {
                     release: release.clone(),
                     hash: current,
