@@ -26,7 +26,7 @@ use crate::core::status::install::{
 };
 use crate::core::status::listener::{
     AUTOSCALING_LISTENERS, COMPONENT_LISTENER, KIND_AUTOSCALING_LISTENER, LABEL_COMPONENT,
-    LISTENER_CONTAINER, OwnListener, behind_controller, controller_of, deletion_of,
+    LISTENER_CONTAINER, OwnListener, behind_controller, controller_of, deletion_of_object,
     finalizers_left, listener_reasons, orphaned_listeners,
 };
 use crate::core::status::{
@@ -279,7 +279,7 @@ impl Surroundings {
                 out.listeners = Some(
                     objects
                         .iter()
-                        .filter_map(|o| ListenerFacts::from_json(&o.json()).ok())
+                        .filter_map(|o| ListenerFacts::from_object(o).ok())
                         .collect(),
                 );
             }
@@ -310,7 +310,7 @@ impl Surroundings {
                     out.pods.insert(
                         ns,
                         pods.iter()
-                            .filter_map(|p| PodFacts::from_json(&p.json(), LISTENER_CONTAINER).ok())
+                            .filter_map(|p| PodFacts::from_object(p, LISTENER_CONTAINER).ok())
                             .collect(),
                     );
                 }
@@ -344,7 +344,7 @@ impl Surroundings {
             match cluster::list_deployments(client, selector).await {
                 Ok(found) => {
                     for d in found {
-                        if let Some(c) = ControllerFacts::from_deployment(&d.json())
+                        if let Some(c) = ControllerFacts::from_object(&d)
                             && names.insert(c.name.clone())
                         {
                             controllers.push(c);
@@ -533,14 +533,14 @@ impl Surroundings {
         let listeners: Vec<ListenerFacts> = objects
             .iter()
             .filter(|o| o.is_arc(KIND_AUTOSCALING_LISTENER) && o.problem.is_none())
-            .filter_map(|o| ListenerFacts::from_json(&o.json()).ok())
+            .filter_map(|o| ListenerFacts::from_object(o).ok())
             .collect();
         let mut pods: HashMap<String, Vec<PodFacts>> = HashMap::new();
         for o in objects
             .iter()
             .filter(|o| o.kind == "Pod" && o.api_version == "v1" && o.problem.is_none())
         {
-            if let Ok(p) = PodFacts::from_json(&o.json(), LISTENER_CONTAINER) {
+            if let Ok(p) = PodFacts::from_object(o, LISTENER_CONTAINER) {
                 pods.entry(p.namespace.clone()).or_default().push(p);
             }
         }
@@ -552,7 +552,7 @@ impl Surroundings {
         let controllers = (!deployments.is_empty()).then(|| {
             deployments
                 .iter()
-                .filter_map(|o| ControllerFacts::from_deployment(&o.json()))
+                .filter_map(|o| ControllerFacts::from_object(o))
                 .collect()
         });
         let crds = objects
@@ -713,7 +713,7 @@ fn attach_surroundings(scale_sets: &[input::Object], census: &mut Census, around
                     .chain(&replaced)
                     .map(|k| k.1.clone())
                     .collect();
-                let deletion = deletion_of(&a.json());
+                let deletion = deletion_of_object(a);
                 let scale_set = ScaleSetFacts::new(
                     a.key(),
                     a.meta
@@ -796,7 +796,7 @@ fn runner_pods_of(pods: &[input::Object], namespaces: Option<HashSet<String>>) -
                     == Some("True")
             })
             .filter_map(|p| {
-                let facts = PodFacts::from_json(&p.json(), "runner").ok()?;
+                let facts = PodFacts::from_object(p, "runner").ok()?;
                 Some(((facts.namespace, facts.name), facts.unschedulable))
             })
             .collect(),
@@ -1294,7 +1294,7 @@ fn without_sets<'a>(
 fn scale_set_row(plan: &Plan, scale_set: &input::Object, around: &Surroundings) -> SetStatus {
     let key = scale_set.key();
     let phase = phase_of(scale_set);
-    let deletion = deletion_of(&scale_set.json());
+    let deletion = deletion_of_object(scale_set);
     let version_check = around.version_check(scale_set);
     crate::core::status::scale_set_without_set(
         plan.layout,
@@ -1344,13 +1344,13 @@ fn consume(
 ) -> Result<(Census, HashSet<SetKey>)> {
     let mut seen = HashSet::new();
     for set in sets {
-        let facts = SetFacts::from_json(&set.json())
+        let facts = SetFacts::from_object(&set)
             .map_err(|e| anyhow::anyhow!("an EphemeralRunnerSet in the list: {e}"))?;
         seen.insert(census.upsert_set(facts));
     }
     for runner in runners {
         // A runner whose facts cannot be read cannot belong to any set: skip it.
-        if let Ok(runner) = RunnerFacts::from_json(&runner.json()) {
+        if let Ok(runner) = RunnerFacts::from_object(&runner) {
             census.add_runner(&runner);
         }
     }
@@ -1563,7 +1563,7 @@ async fn follow_events(
                 match event? {
                     Event::Applied(o) => set_applied(&o, plan, &mut census, &mut w, shown)?,
                     Event::Deleted(o) => {
-                        if let Ok(facts) = SetFacts::from_json(&o.json()) {
+                        if let Ok(facts) = SetFacts::from_object(&o) {
                             let key = (facts.namespace, facts.name);
                             census.remove_set(&key);
                             shown.deleted(plan, &key, shell)?;
@@ -1590,7 +1590,7 @@ async fn follow_events(
             event = runners_watch.next() => {
                 match event? {
                     Event::Applied(o) => {
-                        if let Ok(runner) = RunnerFacts::from_json(&o.json())
+                        if let Ok(runner) = RunnerFacts::from_object(&o)
                             && let Some(key) = census.add_runner(&runner)
                         {
                             w.dirty.insert(key);
@@ -1640,7 +1640,7 @@ fn set_applied(
     w: &mut Watched,
     shown: &mut Follow<'_>,
 ) -> Result<()> {
-    let facts = SetFacts::from_json(&o.json())
+    let facts = SetFacts::from_object(o)
         .map_err(|e| anyhow::anyhow!("an EphemeralRunnerSet event: {e}"))?;
     let key = (facts.namespace.clone(), facts.name.clone());
     if plan.selects(&key) || w.adopted.contains(&key) {
@@ -1820,7 +1820,7 @@ fn sort_dump(
             continue;
         }
         if set {
-            match SetFacts::from_json(&obj.json()) {
+            match SetFacts::from_object(&obj) {
                 Ok(mut facts) => {
                     // A dump without the namespace's runners says nothing of them: the counts
                     // in the set's status are not judged against runners it does not hold.

@@ -19,7 +19,7 @@ use crate::core::repair::{Decision, RunnerSeen};
 use crate::core::status::install::{CONTROLLER_SELECTORS, ControllerFacts, reconciler_of};
 use crate::core::status::listener::{
     AUTOSCALING_LISTENERS, KIND_AUTOSCALING_LISTENER, LISTENER_CONTAINER, ListenerFacts, PodFacts,
-    controller_of, deletion_of, pod_problem,
+    controller_of, deletion_of_object, pod_problem,
 };
 use crate::core::status::{SetStatus, StatusReason};
 use crate::input::Object;
@@ -91,7 +91,7 @@ impl Source<'_> {
         };
         let mut names = HashSet::new();
         Ok((deployments.iter())
-            .filter_map(|d| ControllerSeen::from_deployment(&d.json()))
+            .filter_map(ControllerSeen::from_object)
             .filter(|c| names.insert(c.facts.name.clone()))
             .collect())
     }
@@ -114,7 +114,7 @@ impl Source<'_> {
                 .collect(),
         };
         Ok((objects.iter())
-            .filter_map(|o| ListenerFacts::from_json(&o.json()).ok())
+            .filter_map(|o| ListenerFacts::from_object(o).ok())
             .collect())
     }
 }
@@ -244,7 +244,7 @@ impl Run<'_> {
     fn running_and_pending(&self, row: &SetStatus) -> i64 {
         (self.read.sets.iter())
             .find(|s| s.namespace() == row.namespace && s.name() == row.name)
-            .and_then(|s| crate::core::status::SetFacts::from_json(&s.json()).ok())
+            .and_then(|s| crate::core::status::SetFacts::from_object(s).ok())
             .and_then(|f| f.counters)
             .map_or(0, |c| c.running + c.pending)
     }
@@ -268,7 +268,7 @@ impl Run<'_> {
             }
             Err(why) => return Err((format!("AutoscalingListener {key}"), why)),
         };
-        let facts = ListenerFacts::from_json(&o.json())
+        let facts = ListenerFacts::from_object(&o)
             .map_err(|e| (format!("AutoscalingListener {key}"), e))?;
         // The controller status finds for the scale set's listener ([`controller_of`]).
         let (ns, home) = (facts.scale_set.0.clone(), facts.namespace.clone());
@@ -328,7 +328,7 @@ impl Run<'_> {
             }
             Err(why) => return Some(refused(r, format!("Pod {key}"), why)),
         };
-        let facts = match PodFacts::from_json(&pod.json(), LISTENER_CONTAINER) {
+        let facts = match PodFacts::from_object(&pod, LISTENER_CONTAINER) {
             Ok(f) => f,
             Err(e) => return Some(refused(r, format!("Pod {key}"), e)),
         };
@@ -391,7 +391,7 @@ impl Run<'_> {
                         (r.owner(arc::KIND_EPHEMERAL_RUNNER_SET))
                             .is_some_and(|o| o.name == row.name)
                     })
-                    .filter(|r| deletion_of(&r.json()).is_some_and(|d| !d.finalizers.is_empty()))
+                    .filter(|r| deletion_of_object(r).is_some_and(|d| !d.finalizers.is_empty()))
                     .collect();
                 for runner in held {
                     let key = format!("{}/{}", runner.namespace(), runner.name());
@@ -450,7 +450,7 @@ impl Run<'_> {
             Ok(c) => c,
             Err(why) => return refused(r, format!("{kind} {}/{}", o.namespace(), o.name()), why),
         };
-        let deletion = deletion_of(&o.json()).unwrap_or_default();
+        let deletion = deletion_of_object(o).unwrap_or_default();
         let held = Held {
             kind,
             name: format!("{}/{}", o.namespace(), o.name()),
@@ -542,7 +542,7 @@ impl Run<'_> {
                 Ok(p) => usize::from(p.is_some()),
                 Err(why) => return Some(refused(r, format!("{kind} {key}"), why)),
             };
-            let facts = ListenerFacts::from_json(&o.json()).ok()?;
+            let facts = ListenerFacts::from_object(&o).ok()?;
             let guarded = Guarded {
                 what: format!("its Pod {key}"),
                 left,

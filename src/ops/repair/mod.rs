@@ -342,7 +342,7 @@ async fn counters_repair(
     set: &Object,
     runners: &[&Value],
 ) -> Option<Repair> {
-    let facts = crate::core::status::SetFacts::from_json(&set.json()).ok()?;
+    let facts = crate::core::status::SetFacts::from_object(set).ok()?;
     let written = facts.counters.filter(|_| !facts.deleting)?;
     let listed = counters_to_write(written, runners.iter().copied())?;
     let evidence = format!(
