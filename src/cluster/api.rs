@@ -10,37 +10,19 @@
 
 use serde_json::Value;
 
-use super::watch::{Scope, Watcher};
+use super::preflight::ControllerArgs;
+pub(crate) use super::resource::Resource;
+use super::resource::Scope;
+use super::watch::Watcher;
 use super::write::{Decision, Guarded, ObjectText, WriteOptions};
-use super::{ApiError, RawObject, arc_path, object_from_cluster};
-use crate::core::arc;
+use super::{ApiError, RawObject, RunnerRead, object_of};
 use crate::input::Object;
 
-/// One of ARC's resources (`actions.github.com/v1alpha1`): its kind and its plural.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Resource {
-    pub(crate) kind: &'static str,
-    pub(crate) plural: &'static str,
-}
-
-impl Resource {
-    pub(crate) const EPHEMERAL_RUNNER_SETS: Resource = Resource {
-        kind: arc::KIND_EPHEMERAL_RUNNER_SET,
-        plural: arc::EPHEMERAL_RUNNER_SETS,
-    };
-    pub(crate) const AUTOSCALING_RUNNER_SETS: Resource = Resource {
-        kind: arc::KIND_AUTOSCALING_RUNNER_SET,
-        plural: arc::AUTOSCALING_RUNNER_SETS,
-    };
-    pub(crate) const EPHEMERAL_RUNNERS: Resource = Resource {
-        kind: arc::KIND_EPHEMERAL_RUNNER,
-        plural: arc::EPHEMERAL_RUNNERS,
-    };
-}
-
-/// What the operations ask of a source of ARC's objects.
+/// What the operations ask of a source of ARC's objects and of the Pods, Deployments and CRDs
+/// around them: the one door through which an operation reads the cluster.
 pub(crate) trait ArcApi {
-    /// The object `namespace/name` of `resource`; `None` when there is none.
+    /// The object `namespace/name` of `resource` (the namespace is ignored for a cluster-scoped
+    /// resource); `None` when there is none.
     async fn get(
         &self,
         resource: Resource,
@@ -80,6 +62,14 @@ pub(crate) trait ArcApi {
         Ok(out)
     }
 
+    /// The EphemeralRunners in `namespace` (all namespaces when `None`) as the impact forecast
+    /// reads them ([`RunnerRead`]).
+    async fn list_runners(&self, namespace: Option<&str>) -> Result<Vec<RunnerRead>, ApiError>;
+
+    /// ARC's controller Deployments and their manager arguments
+    /// ([`super::preflight::controller_args`]); `Ok(None)` when Deployments cannot be listed.
+    async fn controller_args(&self) -> anyhow::Result<Option<Vec<ControllerArgs>>>;
+
     /// After a namespace-scoped read found nothing: an error when the namespace itself does not
     /// exist ([`super::check_namespace`]).
     async fn check_namespace(&self, namespace: &str) -> anyhow::Result<()>;
@@ -87,7 +77,7 @@ pub(crate) trait ArcApi {
     /// The changes to what `query` selects of `resource` from `resource_version` (a list's;
     /// empty: the current state of every object first), as [`Object`]s like the lists give, on a
     /// watch that survives disconnections ([`Watcher`]). A source with no history to follow (a
-    /// dump) refuses.
+    /// dump) gives what a list of `query` gives, then [`super::watch::Event::End`].
     fn watch(
         &self,
         resource: Resource,
@@ -115,7 +105,7 @@ impl ArcApi for kube::Client {
         namespace: &str,
         name: &str,
     ) -> Result<Option<Object>, ApiError> {
-        super::get_object(self, resource.kind, resource.plural, namespace, name).await
+        super::get_resource(self, resource, Some(namespace), name).await
     }
 
     async fn list_each<E: From<ApiError>>(
@@ -124,11 +114,29 @@ impl ArcApi for kube::Client {
         query: &Scope,
         mut each: impl FnMut(Object) -> Result<(), E>,
     ) -> Result<String, E> {
-        let path = arc_path(resource.plural, query.namespace.as_deref());
+        let cluster_wide;
+        let query = if resource.namespaced || query.namespace.is_none() {
+            query
+        } else {
+            cluster_wide = Scope {
+                namespace: None,
+                ..query.clone()
+            };
+            &cluster_wide
+        };
+        let path = resource.path(query.namespace.as_deref());
         super::list_query_each(self, &path, resource.plural, query, |raw: RawObject| {
-            each(object_from_cluster(resource.kind, raw))
+            each(object_of(resource, raw))
         })
         .await
+    }
+
+    async fn list_runners(&self, namespace: Option<&str>) -> Result<Vec<RunnerRead>, ApiError> {
+        super::list_runners(self, namespace).await
+    }
+
+    async fn controller_args(&self) -> anyhow::Result<Option<Vec<ControllerArgs>>> {
+        super::preflight::controller_args(self).await
     }
 
     async fn check_namespace(&self, namespace: &str) -> anyhow::Result<()> {

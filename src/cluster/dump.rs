@@ -7,21 +7,27 @@
 //! (`core::selector`, as the API server's `labels.Parse` reads it) and by the field selectors an
 //! object's metadata answers (`metadata.name`, `metadata.namespace`), in the dump's order (a
 //! `kubectl get -o yaml` dump is in the API server's). Objects kubectl would refuse are listed
-//! with their problem, for the operation to report. A guarded patch is decided on the dump's
+//! with their problem, for the operation to report. Besides ARC's objects a dump answers for the
+//! Pods, Deployments and CRDs it holds (a `-f` of `kubectl get pods,deployments -o yaml` too): the
+//! runner list is read from its EphemeralRunners, the controller arguments from its Deployments
+//! by the rule the API server's lists go through ([`super::preflight::add_controllers`]), and a
+//! watch gives what a list gives, then its end. A guarded patch is decided on the dump's
 //! object and, with `--dry-run=client`, answered with what the merge patch would make; any other
 //! write is refused, nothing sent.
 
 use std::io::Read;
 use std::path::PathBuf;
 
-use super::ApiError;
 use super::api::{ArcApi, Resource, object_text};
-use super::watch::{Scope, Watcher};
+use super::preflight::{ControllerArgs, add_controllers};
+use super::resource::Scope;
+use super::watch::Watcher;
 use super::write::{
     Decision, DryRun, Guarded, ObjectText, Outcome, WriteError, WriteOptions, client_dry_run,
 };
-use crate::core::arc;
+use super::{ApiError, RunnerRead};
 use crate::core::selector::Selector;
+use crate::core::status::install::CONTROLLER_SELECTORS;
 use crate::input::{self, Object};
 
 /// The objects of a dump.
@@ -33,8 +39,9 @@ pub(crate) struct Dump {
 impl Dump {
     /// Read the `-f` arguments (`stdin` for `-`), an object without a namespace taking
     /// `namespace` (an explicit `-n` when `explicit`, whose contradiction is the object's problem).
-    /// Only ARC's objects of `resources` are kept: the dump answers nothing else, and the rest
-    /// of a dump (AutoscalingRunnerSets, Pods, a chart's RBAC) is dropped as it is read.
+    /// Only the objects of `resources` are kept: the dump answers nothing else, and the rest
+    /// of a dump (AutoscalingRunnerSets, Pods, a chart's RBAC, unless asked for) is dropped as it
+    /// is read. A Pod or Deployment without a namespace is in `namespace`, as kubectl puts it.
     /// Returns the dump and the files that could not be read (the others are still used).
     pub(crate) fn read(
         paths: &[PathBuf],
@@ -43,13 +50,55 @@ impl Dump {
         explicit: bool,
         resources: &[Resource],
     ) -> (Dump, Vec<String>) {
-        let keep = |o: &Object| {
-            o.api_version == arc::API_VERSION && resources.iter().any(|r| r.kind == o.kind)
-        };
+        let keep = |o: &Object| resources.iter().any(|r| r.is_of(o));
         let inputs = input::read_only(paths, stdin, &keep);
         let mut objects = inputs.objects;
         input::resolve_namespaces(&mut objects, namespace, explicit);
+        // ARC's objects are resolved above (with kubectl's check of an explicit `-n`); the other
+        // namespaced kinds kept take the namespace where they have none.
+        for o in objects.iter_mut().filter(|o| !o.in_arc_group()) {
+            let namespaced = resources.iter().any(|r| r.is_of(o) && r.namespaced);
+            if namespaced && o.meta.namespace.is_none() {
+                o.set_namespace(namespace);
+            }
+        }
         (Dump { objects }, inputs.errors)
+    }
+
+    /// [`ArcApi::list_each`]: the objects of `resource` that `query` selects, to `each` in the
+    /// dump's order.
+    fn select<E: From<ApiError>>(
+        &self,
+        resource: Resource,
+        query: &Scope,
+        mut each: impl FnMut(Object) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let labels = match &query.label_selector {
+            Some(s) => {
+                Some(Selector::parse(s).map_err(|e| bad_query(resource, query, e.to_string()))?)
+            }
+            None => None,
+        };
+        let fields = match &query.field_selector {
+            Some(s) => field_terms(s).map_err(|e| bad_query(resource, query, e))?,
+            None => Vec::new(),
+        };
+        for o in self.of_resource(resource) {
+            let in_namespace = !resource.namespaced
+                || (query.namespace.as_deref()).is_none_or(|ns| o.namespace() == ns);
+            let labelled = labels.as_ref().is_none_or(|s| s.matches(&o.meta.labels));
+            let fielded = fields.iter().all(|&(field, equal, value)| {
+                let have = match field {
+                    "metadata.name" => o.name(),
+                    _ => o.namespace(),
+                };
+                (have == value) == equal
+            });
+            if in_namespace && labelled && fielded {
+                each(o.clone())?;
+            }
+        }
+        Ok(())
     }
 
     /// A dump of objects already read (their namespaces resolved).
@@ -58,9 +107,7 @@ impl Dump {
     }
 
     fn of_resource(&self, resource: Resource) -> impl Iterator<Item = &Object> {
-        self.objects
-            .iter()
-            .filter(move |o| o.kind == resource.kind && o.api_version == arc::API_VERSION)
+        self.objects.iter().filter(move |o| resource.is_of(o))
     }
 }
 
@@ -104,7 +151,10 @@ impl ArcApi for Dump {
     ) -> Result<Option<Object>, ApiError> {
         Ok(self
             .of_resource(resource)
-            .find(|o| o.namespace() == namespace && o.meta.name.as_deref() == Some(name))
+            .find(|o| {
+                (!resource.namespaced || o.namespace() == namespace)
+                    && o.meta.name.as_deref() == Some(name)
+            })
             .cloned())
     }
 
@@ -112,35 +162,9 @@ impl ArcApi for Dump {
         &self,
         resource: Resource,
         query: &Scope,
-        mut each: impl FnMut(Object) -> Result<(), E>,
+        each: impl FnMut(Object) -> Result<(), E>,
     ) -> Result<String, E> {
-        let labels = match &query.label_selector {
-            Some(s) => {
-                Some(Selector::parse(s).map_err(|e| bad_query(resource, query, e.to_string()))?)
-            }
-            None => None,
-        };
-        let fields = match &query.field_selector {
-            Some(s) => field_terms(s).map_err(|e| bad_query(resource, query, e))?,
-            None => Vec::new(),
-        };
-        for o in self.of_resource(resource) {
-            let in_namespace = query
-                .namespace
-                .as_deref()
-                .is_none_or(|ns| o.namespace() == ns);
-            let labelled = labels.as_ref().is_none_or(|s| s.matches(&o.meta.labels));
-            let fielded = fields.iter().all(|&(field, equal, value)| {
-                let have = match field {
-                    "metadata.name" => o.name(),
-                    _ => o.namespace(),
-                };
-                (have == value) == equal
-            });
-            if in_namespace && labelled && fielded {
-                each(o.clone())?;
-            }
-        }
+        self.select(resource, query, each)?;
         Ok(String::new())
     }
 
@@ -149,18 +173,49 @@ impl ArcApi for Dump {
         Ok(())
     }
 
+    async fn list_runners(&self, namespace: Option<&str>) -> Result<Vec<RunnerRead>, ApiError> {
+        let runners = self.of_resource(Resource::EPHEMERAL_RUNNERS);
+        Ok(runners
+            .filter(|o| namespace.is_none_or(|ns| o.namespace() == ns))
+            .map(RunnerRead::from)
+            .collect())
+    }
+
+    async fn controller_args(&self) -> anyhow::Result<Option<Vec<ControllerArgs>>> {
+        let mut found = Vec::new();
+        for selector in CONTROLLER_SELECTORS {
+            let listed = self
+                .list(Resource::DEPLOYMENTS, None, Some(selector))
+                .await?;
+            let deployments = listed.iter().map(|o| {
+                o.read_parts().map_err(|e| {
+                    anyhow::anyhow!(
+                        "{}: Deployment {}/{} cannot be read: {e}",
+                        o.origin,
+                        o.namespace(),
+                        o.name()
+                    )
+                })
+            });
+            add_controllers(&mut found, deployments.collect::<anyhow::Result<Vec<_>>>()?);
+        }
+        Ok(Some(found))
+    }
+
     fn watch(
         &self,
         resource: Resource,
         query: Scope,
         _resource_version: String,
     ) -> Result<Watcher, ApiError> {
-        Err(ApiError::invalid(
-            "watch",
-            resource.plural,
-            query.namespace.as_deref(),
-            "files have no changes to follow: a watch needs a cluster".to_string(),
-        ))
+        // The listing is all a dump knows (no resourceVersion to start from, no changes after).
+        let mut listing = Vec::new();
+        let each = |o| {
+            listing.push(o);
+            Ok::<_, ApiError>(())
+        };
+        self.select(resource, &query, each)?;
+        Ok(Watcher::of_listing(listing))
     }
 
     async fn guarded_patch<D>(
@@ -214,6 +269,7 @@ impl ArcApi for Dump {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cluster::watch::Event;
     use serde_json::{Value, json};
 
     fn run<T>(f: impl Future<Output = T>) -> T {
@@ -250,17 +306,190 @@ mod tests {
     }
 
     #[test]
-    fn a_dump_has_no_changes_to_watch() {
-        let e = example()
-            .watch(
-                Resource::EPHEMERAL_RUNNER_SETS,
-                Scope::default(),
-                String::new(),
-            )
-            .err()
-            .expect("a dump refuses a watch");
-        assert_eq!(e.code(), Some(400));
-        assert!(format!("{e}").contains("a watch needs a cluster"), "{e}");
+    fn a_dumps_watch_gives_its_listing_then_the_end() {
+        let d = example();
+        let query = Scope {
+            label_selector: Some("team=red".into()),
+            ..Scope::default()
+        };
+        let mut watch = (d.watch(SETS, query, String::new())).expect("a dump's watch");
+        let mut seen = Vec::new();
+        loop {
+            match run(watch.next()).unwrap() {
+                Event::Applied(o) => seen.push(format!("{}/{}", o.namespace(), o.name())),
+                Event::End => break,
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(
+            seen,
+            ["ci/a", "other/a"],
+            "what the list gives, in its order"
+        );
+        watch.resume_from("12".into());
+        assert!(
+            matches!(run(watch.next()), Ok(Event::End)),
+            "and it stays ended"
+        );
+        let bad = Scope {
+            field_selector: Some("status.phase=Running".into()),
+            ..Scope::default()
+        };
+        let e = d.watch(SETS, bad, String::new()).err().expect("refused");
+        assert_eq!(e.code(), Some(400), "as the list refuses it");
+    }
+
+    /// A dump of `items` kept as every resource the commands read.
+    fn around(items: Vec<Value>) -> Dump {
+        let text = json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string();
+        let every = [
+            Resource::EPHEMERAL_RUNNER_SETS,
+            Resource::EPHEMERAL_RUNNERS,
+            Resource::AUTOSCALING_LISTENERS,
+            Resource::PODS,
+            Resource::DEPLOYMENTS,
+            Resource::CUSTOM_RESOURCE_DEFINITIONS,
+        ];
+        let (dump, errors) = Dump::read(&["-".into()], &mut text.as_bytes(), "ci", false, &every);
+        assert!(errors.is_empty(), "{errors:?}");
+        dump
+    }
+
+    fn controller(ns: &str, name: &str, labels: Value, args: Value) -> Value {
+        json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": name, "namespace": ns, "labels": labels,
+                "annotations": {"meta.helm.sh/release-name": "arc"}},
+            "spec": {"selector": {}, "template": {"spec": {"containers": [
+                {"name": "sidecar", "image": "busybox"},
+                {"name": "manager", "image": "ghcr.io/actions/gha-runner-scale-set-controller:0.12.1",
+                 "args": args}]}}}})
+    }
+
+    #[test]
+    fn a_dump_answers_for_pods_deployments_and_crds() {
+        let pod = json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "a-1", "labels": {"actions-ephemeral-runner": "True"}}});
+        let elsewhere = json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "b-1", "namespace": "other"}});
+        let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "ephemeralrunnersets.actions.github.com"},
+            "spec": {"group": "actions.github.com"}});
+        let listener = json!({"apiVersion": "actions.github.com/v1alpha1",
+            "kind": "AutoscalingListener", "metadata": {"name": "l", "namespace": "arc-systems"}});
+        let deploy = controller(
+            "arc-systems",
+            "arc-gha-rs-controller",
+            json!({"app.kubernetes.io/part-of": "gha-rs-controller"}),
+            json!(["--update-strategy=eventual"]),
+        );
+        let d = around(vec![pod, elsewhere, crd, listener, deploy]);
+        let pods = Resource::PODS;
+        let got = run(d.get(pods, "ci", "a-1"))
+            .unwrap()
+            .expect("the Pod took -n's namespace");
+        assert_eq!((got.api_version.as_str(), got.kind.as_str()), ("v1", "Pod"));
+        assert_eq!(
+            names(&run(d.list(pods, None, None)).unwrap()),
+            ["ci/a-1", "other/b-1"]
+        );
+        let selected = run(d.list(pods, None, Some("actions-ephemeral-runner=True"))).unwrap();
+        assert_eq!(names(&selected), ["ci/a-1"]);
+        assert!(run(d.get(pods, "ci", "b-1")).unwrap().is_none());
+        // Cluster-scoped: found whatever namespace is asked, and listed in any.
+        let crds = Resource::CUSTOM_RESOURCE_DEFINITIONS;
+        let crd = run(d.get(crds, "ci", "ephemeralrunnersets.actions.github.com")).unwrap();
+        assert_eq!(
+            crd.expect("the CRD").namespace(),
+            "",
+            "no namespace given to it"
+        );
+        assert_eq!(run(d.list(crds, Some("ci"), None)).unwrap().len(), 1);
+        let listeners = run(d.list(Resource::AUTOSCALING_LISTENERS, None, None)).unwrap();
+        assert_eq!(names(&listeners), ["arc-systems/l"]);
+        let deployments = run(d.list(Resource::DEPLOYMENTS, Some("arc-systems"), None)).unwrap();
+        assert_eq!(names(&deployments), ["arc-systems/arc-gha-rs-controller"]);
+        assert!(
+            run(d.list(Resource::DEPLOYMENTS, Some("ci"), None))
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_dumps_runners_are_its_ephemeral_runners() {
+        let runner = |ns: &str, name: &str| {
+            json!({"apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunner",
+                "metadata": {"name": name, "namespace": ns,
+                    "deletionTimestamp": "2026-01-02T03:04:05Z",
+                    "ownerReferences": [{"apiVersion": "actions.github.com/v1alpha1",
+                        "kind": "EphemeralRunnerSet", "name": "a", "uid": "u", "controller": true}]},
+                "spec": {"big": true}, "status": {"phase": "Running"}})
+        };
+        let d = around(vec![
+            runner("ci", "a-1"),
+            runner("other", "a-2"),
+            set(None, "a", "red"),
+        ]);
+        let all = run(d.list_runners(None)).unwrap();
+        let keys: Vec<_> = all
+            .iter()
+            .map(|r| format!("{}/{}", r.namespace, r.name))
+            .collect();
+        assert_eq!(keys, ["ci/a-1", "other/a-2"]);
+        let ci = run(d.list_runners(Some("ci"))).unwrap();
+        assert_eq!(ci.len(), 1);
+        let r = &ci[0];
+        assert_eq!(r.controller.as_ref().map(|c| c.name.as_str()), Some("a"));
+        assert_eq!(
+            r.deletion_timestamp.as_deref(),
+            Some("2026-01-02T03:04:05Z")
+        );
+        assert_eq!(
+            r.status.as_ref().map(|s| s.get()),
+            Some(r#"{"phase":"Running"}"#)
+        );
+    }
+
+    #[test]
+    fn a_dumps_controller_arguments_are_read_by_the_clusters_rule() {
+        let by_part = controller(
+            "arc-systems",
+            "arc-gha-rs-controller",
+            json!({"app.kubernetes.io/part-of": "gha-rs-controller", "app.kubernetes.io/name": "gha-rs-controller"}),
+            json!(["--update-strategy=eventual"]),
+        );
+        let by_name = controller(
+            "other",
+            "second",
+            json!({"app.kubernetes.io/name": "gha-rs-controller"}),
+            json!([]),
+        );
+        let not_arc = controller("ci", "web", json!({"app": "web"}), json!(["--x"]));
+        let d = around(vec![by_name.clone(), not_arc, by_part.clone()]);
+        let found = run(d.controller_args()).unwrap().expect("read");
+        // The same answer as the rule over the API server's two lists, selector by selector.
+        let typed = |v: &Value| serde_json::from_value(v.clone()).unwrap();
+        let mut expected = Vec::new();
+        crate::cluster::preflight::add_controllers(&mut expected, [typed(&by_part)]);
+        crate::cluster::preflight::add_controllers(
+            &mut expected,
+            [typed(&by_name), typed(&by_part)],
+        );
+        assert_eq!(found, expected);
+        let at: Vec<_> = found.iter().map(|c| c.at.as_str()).collect();
+        assert_eq!(
+            at,
+            [
+                "controller Deployment arc-systems/arc-gha-rs-controller",
+                "controller Deployment other/second"
+            ]
+        );
+        assert_eq!(found[0].args, ["--update-strategy=eventual"]);
+        assert_eq!(found[0].helm_release.as_deref(), Some("arc"));
+        assert_eq!(found[0].image_tag.as_deref(), Some("0.12.1"));
+        assert_eq!(found[0].version.as_deref(), Some("0.12.1"));
+        // No Deployment in the dump: none found (not unreadable).
+        assert_eq!(run(example().controller_args()).unwrap(), Some(Vec::new()));
     }
 
     #[test]

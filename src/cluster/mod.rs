@@ -13,6 +13,7 @@ pub(crate) mod names;
 pub(crate) mod no_answer;
 pub(crate) mod preflight;
 pub(crate) mod ratelimit;
+mod resource;
 pub(crate) mod retry;
 mod runner_table;
 pub(crate) mod watch;
@@ -150,19 +151,7 @@ pub(crate) async fn list_pods_in(
     namespace: Option<&str>,
     selector: Option<&str>,
 ) -> Result<Vec<crate::input::Object>, ApiError> {
-    let mut out = Vec::new();
-    let path = match namespace {
-        Some(ns) => format!("/api/v1/namespaces/{ns}/pods"),
-        None => "/api/v1/pods".to_string(),
-    };
-    list_pages_each(client, &path, "pods", namespace, selector, |o| {
-        let mut object = object_from_cluster("Pod", o);
-        object.api_version = "v1".to_string();
-        out.push(object);
-        Ok::<_, ApiError>(())
-    })
-    .await?;
-    Ok(out)
+    api::ArcApi::list(client, resource::Resource::PODS, namespace, selector).await
 }
 
 /// The Deployments in every namespace that `selector` selects, as [`crate::input::Object`]s of
@@ -171,22 +160,13 @@ pub(crate) async fn list_deployments(
     client: &Client,
     selector: &str,
 ) -> Result<Vec<crate::input::Object>, ApiError> {
-    let mut out = Vec::new();
-    list_pages_each(
+    api::ArcApi::list(
         client,
-        "/apis/apps/v1/deployments",
-        "deployments",
+        resource::Resource::DEPLOYMENTS,
         None,
         Some(selector),
-        |o| {
-            let mut object = object_from_cluster("Deployment", o);
-            object.api_version = "apps/v1".to_string();
-            out.push(object);
-            Ok::<_, ApiError>(())
-        },
     )
-    .await?;
-    Ok(out)
+    .await
 }
 
 /// The CustomResourceDefinition `name`, as an [`crate::input::Object`] (its `spec` holds the
@@ -195,9 +175,26 @@ pub(crate) async fn get_crd(
     client: &Client,
     name: &str,
 ) -> Result<Option<crate::input::Object>, ApiError> {
-    let plural = "customresourcedefinitions";
-    let failed = |e| ApiError::new(e, "get", plural, None, Some(name));
-    let req = kube::core::Request::new("/apis/apiextensions.k8s.io/v1/customresourcedefinitions")
+    get_resource(
+        client,
+        resource::Resource::CUSTOM_RESOURCE_DEFINITIONS,
+        None,
+        name,
+    )
+    .await
+}
+
+/// The object `name` of `resource` in `namespace` (ignored for a cluster-scoped resource), as
+/// [`object_of`] gives it; `None` when it does not exist.
+pub(crate) async fn get_resource(
+    client: &Client,
+    resource: resource::Resource,
+    namespace: Option<&str>,
+    name: &str,
+) -> Result<Option<crate::input::Object>, ApiError> {
+    let namespace = namespace.filter(|_| resource.namespaced);
+    let failed = |e| ApiError::new(e, "get", resource.plural, namespace, Some(name));
+    let req = kube::core::Request::new(resource.path(namespace))
         .get(name, &kube::api::GetParams::default())
         .map_err(|e| failed(kube::Error::BuildRequest(e)))?;
     match retry::read_with_retry(retry::ReadRetry::default(), || {
@@ -205,11 +202,7 @@ pub(crate) async fn get_crd(
     })
     .await
     {
-        Ok(o) => {
-            let mut object = object_from_cluster("CustomResourceDefinition", o);
-            object.api_version = "apiextensions.k8s.io/v1".to_string();
-            Ok(Some(object))
-        }
+        Ok(o) => Ok(Some(object_of(resource, o))),
         Err(e) => match failed(e) {
             e if e.kind() == ApiErrorKind::NotFound => Ok(None),
             e => Err(e),
@@ -675,6 +668,16 @@ pub(crate) fn object_from_cluster(kind: &str, raw: RawObject) -> Object {
         spellings: Vec::new(),
         problem: None,
     }
+}
+
+/// An object of `resource` read from the cluster ([`object_from_cluster`], its apiVersion the
+/// resource's).
+pub(crate) fn object_of(resource: resource::Resource, raw: RawObject) -> Object {
+    let mut object = object_from_cluster(resource.kind, raw);
+    if object.api_version != resource.api_version {
+        object.api_version = resource.api_version.to_string();
+    }
+    object
 }
 
 /// `metav1.Time` as the API server writes it.

@@ -256,41 +256,48 @@ pub(crate) async fn controller_args(client: &Client) -> Result<Option<Vec<Contro
                     .context("cannot list Deployments to look for ARC's controller"));
             }
         };
-        for d in list.items {
-            let at = format!(
-                "controller Deployment {}/{}",
-                d.metadata.namespace.as_deref().unwrap_or(""),
-                d.metadata.name.as_deref().unwrap_or("")
-            );
-            if found.iter().any(|c| c.at == at) {
-                continue;
-            }
-            let containers = d
-                .spec
-                .as_ref()
-                .and_then(|s| s.template.spec.as_ref())
-                .map(|s| s.containers.as_slice())
-                .unwrap_or_default();
-            let manager =
-                (containers.iter().find(|c| c.name == "manager")).or_else(|| containers.first());
-            found.push(ControllerArgs {
-                at,
-                version: controller_version(&d),
-                image_tag: manager
-                    .and_then(|c| c.image.as_deref())
-                    .and_then(crate::core::status::install::image_tag)
-                    .map(str::to_string),
-                args: manager.and_then(|c| c.args.clone()).unwrap_or_default(),
-                namespace: d.metadata.namespace.clone().unwrap_or_default(),
-                name: d.metadata.name.clone().unwrap_or_default(),
-                helm_release: helm_release(
-                    d.metadata.annotations.as_ref(),
-                    d.metadata.labels.as_ref(),
-                ),
-            });
-        }
+        add_controllers(&mut found, list.items);
     }
     Ok(Some(found))
+}
+
+/// Add the ARC controller Deployments `deployments` (one selector's list) to `found`, each once
+/// (the first selector that lists it wins): the one rule both sources of
+/// [`super::api::ArcApi::controller_args`] apply, the API server's lists and a dump's.
+pub(crate) fn add_controllers(
+    found: &mut Vec<ControllerArgs>,
+    deployments: impl IntoIterator<Item = Deployment>,
+) {
+    for d in deployments {
+        let at = format!(
+            "controller Deployment {}/{}",
+            d.metadata.namespace.as_deref().unwrap_or(""),
+            d.metadata.name.as_deref().unwrap_or("")
+        );
+        if found.iter().any(|c| c.at == at) {
+            continue;
+        }
+        let containers = d
+            .spec
+            .as_ref()
+            .and_then(|s| s.template.spec.as_ref())
+            .map(|s| s.containers.as_slice())
+            .unwrap_or_default();
+        let manager =
+            (containers.iter().find(|c| c.name == "manager")).or_else(|| containers.first());
+        found.push(ControllerArgs {
+            at,
+            version: controller_version(&d),
+            image_tag: manager
+                .and_then(|c| c.image.as_deref())
+                .and_then(crate::core::status::install::image_tag)
+                .map(str::to_string),
+            args: manager.and_then(|c| c.args.clone()).unwrap_or_default(),
+            namespace: d.metadata.namespace.clone().unwrap_or_default(),
+            name: d.metadata.name.clone().unwrap_or_default(),
+            helm_release: helm_release(d.metadata.annotations.as_ref(), d.metadata.labels.as_ref()),
+        });
+    }
 }
 
 /// The ARC release a controller Deployment runs

@@ -1,7 +1,9 @@
-//! Watches that reconnect, and the query a list or a watch makes.
+//! Watches: a live one that reconnects, or a dump's listing followed by its end.
 //!
-//! Cluster layer. (Lists, page by page, are the [`super::api::ArcApi`]'s.) [`Watcher`] is a
-//! `?watch=1` stream (kube-rs `request_events`) that resumes from the last resourceVersion it saw
+//! Cluster layer. (Lists, page by page, are the [`super::api::ArcApi`]'s; the query a list or a
+//! watch makes, [`Scope`], is [`super::resource`]'s.) [`Watcher`] is what
+//! [`super::api::ArcApi::watch`] gives: a live watch on the API server ([`Live`]), or the objects
+//! of a dump then [`Event::End`]. [`Live`] is a `?watch=1` stream (kube-rs `request_events`) that resumes from the last resourceVersion it saw
 //! (bookmarks keep it fresh), backs off on transport errors, and tells the caller to list again
 //! when the server answers 410 Gone, as client-go's reflector does.
 
@@ -14,20 +16,14 @@ use kube::Client;
 use kube::api::WatchParams;
 use serde_json::Value;
 
-use super::api::Resource;
-use super::{ApiError, ApiErrorKind, RawObject, arc_path, object_from_cluster};
+use std::collections::VecDeque;
+
+use super::resource::Resource;
+pub(crate) use super::resource::Scope;
+use super::{ApiError, ApiErrorKind, RawObject, object_of};
 use crate::input::Object;
 
-/// What a list or a watch is restricted to.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Scope {
-    /// `None`: all namespaces.
-    pub(crate) namespace: Option<String>,
-    pub(crate) label_selector: Option<String>,
-    pub(crate) field_selector: Option<String>,
-}
-
-/// What a watch reports: objects as the lists give them ([`object_from_cluster`]).
+/// What a watch reports: objects as the lists give them ([`super::object_of`]).
 #[derive(Debug)]
 pub(crate) enum Event {
     /// The object was added or modified: its new state.
@@ -39,17 +35,69 @@ pub(crate) enum Event {
     Relist,
     /// The stream broke and is being re-opened (why, for a log line).
     Reconnecting(String),
+    /// Nothing more will come: a dump's watch, after its listing (a live watch never ends).
+    End,
+}
+
+/// A watch as [`super::api::ArcApi::watch`] gives it: live on the API server, or a dump's
+/// listing then [`Event::End`].
+pub(crate) struct Watcher(Source);
+
+enum Source {
+    Live(Box<Live>),
+    /// The objects still to give, as [`Event::Applied`].
+    Listing(VecDeque<Object>),
+}
+
+impl Watcher {
+    /// A live watch of `resource` in `scope` from `resource_version` ([`Live::new`]).
+    pub(crate) fn new(
+        client: Client,
+        resource: Resource,
+        scope: Scope,
+        resource_version: String,
+    ) -> Watcher {
+        Watcher(Source::Live(Box::new(Live::new(
+            client,
+            resource,
+            scope,
+            resource_version,
+        ))))
+    }
+
+    /// A watch that gives `objects` (a listing), each as [`Event::Applied`], then
+    /// [`Event::End`] (again at every later call).
+    pub(crate) fn of_listing(objects: Vec<Object>) -> Watcher {
+        Watcher(Source::Listing(objects.into()))
+    }
+
+    /// Resume after a relist (a listing never asks for one: nothing to do).
+    pub(crate) fn resume_from(&mut self, resource_version: String) {
+        match &mut self.0 {
+            Source::Live(live) => live.resume_from(resource_version),
+            Source::Listing(_) => {}
+        }
+    }
+
+    /// The next event ([`Live::next`]; a listing's next object, else [`Event::End`]).
+    /// Cancel-safe.
+    pub(crate) async fn next(&mut self) -> Result<Event, ApiError> {
+        match &mut self.0 {
+            Source::Live(live) => live.next().await,
+            Source::Listing(left) => Ok(left.pop_front().map_or(Event::End, Event::Applied)),
+        }
+    }
 }
 
 type EventStream = BoxStream<'static, Result<kube::core::WatchEvent<Value>, kube::Error>>;
 
-/// A watch on one resource that survives disconnections.
+/// A watch on one resource of the API server that survives disconnections.
 ///
-/// [`Watcher::next`] is cancel-safe, so two watchers can share a `tokio::select!`: the request
+/// [`Live::next`] is cancel-safe, so two watchers can share a `tokio::select!`: the request
 /// that opens the stream and the back-off before a reconnection are kept in the watcher, not in
 /// the `next` future, so an event on the other watcher never aborts an open half-way (which, on a
 /// busy cluster, could keep this one from ever opening) or skips the back-off.
-pub(crate) struct Watcher {
+pub(crate) struct Live {
     client: Client,
     resource: Resource,
     plural: &'static str,
@@ -65,16 +113,11 @@ pub(crate) struct Watcher {
     failures: u32,
 }
 
-impl Watcher {
+impl Live {
     /// Watch `resource` in `scope` from `resource_version` (from a list; empty: the current state
     /// of every object first). Through [`super::api::ArcApi::watch`].
-    pub(crate) fn new(
-        client: Client,
-        resource: Resource,
-        scope: Scope,
-        resource_version: String,
-    ) -> Watcher {
-        Watcher {
+    fn new(client: Client, resource: Resource, scope: Scope, resource_version: String) -> Live {
+        Live {
             client,
             resource,
             plural: resource.plural,
@@ -89,7 +132,7 @@ impl Watcher {
     }
 
     /// Resume after a relist.
-    pub(crate) fn resume_from(&mut self, resource_version: String) {
+    fn resume_from(&mut self, resource_version: String) {
         self.resource_version = resource_version;
         self.stream = None;
         self.opening = None;
@@ -105,7 +148,7 @@ impl Watcher {
         if let Some(f) = &self.scope.field_selector {
             params = params.fields(f);
         }
-        let req = kube::core::Request::new(arc_path(self.plural, self.scope.namespace.as_deref()))
+        let req = kube::core::Request::new(self.resource.path(self.scope.namespace.as_deref()))
             .watch(&params, &self.resource_version)
             .map_err(kube::Error::BuildRequest);
         tracing::debug!(plural = self.plural, resource_version = %self.resource_version, "watching");
@@ -126,7 +169,7 @@ impl Watcher {
     /// The next event. Errors are final (Forbidden, a missing CRD); transport errors reconnect
     /// (after a back-off, reported as [`Event::Reconnecting`] when they happen).
     /// Cancel-safe: the open request and the back-off deadline live in `self`.
-    pub(crate) async fn next(&mut self) -> Result<Event, ApiError> {
+    async fn next(&mut self) -> Result<Event, ApiError> {
         loop {
             if let Some(at) = self.retry_at {
                 tokio::time::sleep_until(at).await;
@@ -236,7 +279,7 @@ impl Watcher {
                 None,
             )
         })?;
-        let object = object_from_cluster(self.resource.kind, raw);
+        let object = object_of(self.resource, raw);
         if let Some(rv) = &object.meta.resource_version {
             self.resource_version = rv.clone();
         }

@@ -918,6 +918,8 @@ async fn wait_for_acknowledgement(
                 Event::Deleted(o) => acks.deleted(&value_of(&o)),
                 Event::Relist => watch.resume_from(String::new()),
                 Event::Reconnecting(why) => shell.status(why)?,
+                // Nothing more will come (a dump's watch): what is not acknowledged never will be.
+                Event::End => break,
             },
             _ = tokio::time::sleep_until(deadline.unwrap_or(far)), if deadline.is_some() => {
                 timed_out = true;

@@ -7,6 +7,7 @@ use std::collections::{BTreeSet, HashMap};
 use serde_json::Value;
 
 use crate::cluster::RunnerRead;
+use crate::cluster::api::ArcApi;
 use crate::cluster::preflight::ControllerArgs;
 use crate::core::arc;
 use crate::core::impact::{
@@ -232,8 +233,8 @@ impl Controllers {
 impl Controllers {
     /// The cluster's controller Deployments, or why they could not be read (the read role may
     /// not list Deployments).
-    pub(crate) async fn read(client: &kube::Client) -> Controllers {
-        match crate::cluster::preflight::controller_args(client).await {
+    pub(crate) async fn read<A: ArcApi>(api: &A) -> Controllers {
+        match api.controller_args().await {
             Ok(Some(found)) => Controllers::Read(found),
             Ok(None) => Controllers::Unread(
                 "the controller Deployment cannot be listed (forbidden)".to_string(),
@@ -250,7 +251,7 @@ impl Runners {
         let (client, ns) = (client.clone(), namespace.map(str::to_string));
         let scope = ns.clone();
         let listing =
-            tokio::spawn(async move { crate::cluster::list_runners(&client, ns.as_deref()).await });
+            tokio::spawn(async move { ArcApi::list_runners(&client, ns.as_deref()).await });
         self.prefetch = Prefetch(Some((scope, listing)));
     }
 
@@ -258,9 +259,9 @@ impl Runners {
     /// paged list across namespaces when `across` (`-A`) and several are needed, else one per
     /// namespace. A caller who may not list them leaves them unknown
     /// (`runnersKnown: false`).
-    pub(crate) async fn list(
+    pub(crate) async fn list<A: ArcApi>(
         &mut self,
-        client: &kube::Client,
+        api: &A,
         needed: &BTreeSet<String>,
         across: bool,
     ) {
@@ -286,7 +287,7 @@ impl Runners {
             needed.iter().map(|ns| Some(ns.as_str())).collect()
         };
         for ns in listings {
-            let Ok(runners) = crate::cluster::list_runners(client, ns).await else {
+            let Ok(runners) = api.list_runners(ns).await else {
                 continue;
             };
             match ns {

@@ -1584,6 +1584,8 @@ async fn follow_events(
                         sets_watch.resume_from(g.sets_version);
                     }
                     Event::Reconnecting(why) => shell.status(why)?,
+                    // A live watch never ends (only a dump's does, and follow needs a cluster).
+                    Event::End => {}
                 }
                 flush_at.get_or_insert_with(soon);
             }
@@ -1609,6 +1611,8 @@ async fn follow_events(
                         runners_watch.resume_from(g.runners_version);
                     }
                     Event::Reconnecting(why) => shell.status(why)?,
+                    // A live watch never ends (only a dump's does, and follow needs a cluster).
+                    Event::End => {}
                 }
                 flush_at.get_or_insert_with(soon);
             }

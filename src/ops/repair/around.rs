@@ -9,6 +9,7 @@
 
 use std::collections::HashSet;
 
+use crate::cluster::api::{ArcApi, Resource};
 use crate::cluster::{self, ApiErrorKind};
 use crate::core::arc;
 use crate::core::repair::finalizer::{Guarded, Held, arc_finalizers, remove_finalizers};
@@ -99,15 +100,9 @@ impl Source<'_> {
     /// The AutoscalingListeners in every namespace.
     async fn listeners(&self) -> Result<Vec<ListenerFacts>, String> {
         let objects = match self.client {
-            Some(client) => cluster::list_objects(
-                client,
-                KIND_AUTOSCALING_LISTENER,
-                AUTOSCALING_LISTENERS,
-                None,
-                None,
-            )
-            .await
-            .map_err(|e| format!("the listeners cannot be listed: {e}"))?,
+            Some(client) => ArcApi::list(client, Resource::AUTOSCALING_LISTENERS, None, None)
+                .await
+                .map_err(|e| format!("the listeners cannot be listed: {e}"))?,
             None => (self.dump.iter())
                 .filter(|o| o.kind == KIND_AUTOSCALING_LISTENER)
                 .cloned()
