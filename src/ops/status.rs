@@ -1553,7 +1553,6 @@ async fn follow_events(
     )?;
     let mut flush_at: Option<tokio::time::Instant> = None;
     let far = || tokio::time::Instant::now() + Duration::from_secs(86400 * 365);
-    // Events are folded in as they come; rows are printed at most every 100 ms.
     let soon = || tokio::time::Instant::now() + Duration::from_millis(100);
     loop {
         let flush_deadline = flush_at.unwrap_or_else(far);
@@ -1584,8 +1583,7 @@ async fn follow_events(
                         sets_watch.resume_from(g.sets_version);
                     }
                     Event::Reconnecting(why) => shell.status(why)?,
-                    // A live watch never ends (only a dump's does, and follow needs a cluster).
-                    Event::End => {}
+                    Event::End => {} // a live watch's never comes
                 }
                 flush_at.get_or_insert_with(soon);
             }
@@ -1611,8 +1609,7 @@ async fn follow_events(
                         runners_watch.resume_from(g.runners_version);
                     }
                     Event::Reconnecting(why) => shell.status(why)?,
-                    // A live watch never ends (only a dump's does, and follow needs a cluster).
-                    Event::End => {}
+                    Event::End => {} // a live watch's never comes
                 }
                 flush_at.get_or_insert_with(soon);
             }
