@@ -41,8 +41,8 @@ fn dumped_runner_pods(objects: &[input::Object]) -> Option<RunnerPods> {
 
 /// A dump's objects sorted out by [`sort_dump`].
 struct DumpSorted {
-    /// The runners' JSON text.
-    runners: Vec<String>,
+    /// The runners.
+    runners: Vec<input::Object>,
     scale_sets: Vec<input::Object>,
     /// Every set of the dump, selected or not.
     set_objects: Vec<input::Object>,
@@ -89,7 +89,7 @@ fn sort_dump(
             continue;
         }
         if set {
-            match SetFacts::from_json(&obj.json()) {
+            match SetFacts::from_object(&obj) {
                 Ok(mut facts) => {
                     // A dump without the namespace's runners says nothing of them: the counts
                     // in the set's status are not judged against runners it does not hold.
@@ -109,7 +109,7 @@ fn sort_dump(
             }
             set_objects.push(obj);
         } else {
-            runners.push(obj.json());
+            runners.push(obj);
         }
     }
     DumpSorted {
@@ -142,8 +142,8 @@ pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Re
         scale_sets,
         set_objects,
     } = sort_dump(objects, plan, &names, &mut census, &mut errors);
-    for text in &runners {
-        if let Ok(r) = RunnerFacts::from_json(text) {
+    for runner in &runners {
+        if let Ok(r) = RunnerFacts::from_object(runner) {
             census.add_runner(&r);
         }
     }

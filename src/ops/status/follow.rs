@@ -347,7 +347,7 @@ async fn follow_events(
                 match event? {
                     Event::Applied(o) => set_applied(&o, plan, &mut census, &mut w, shown)?,
                     Event::Deleted(o) => {
-                        if let Ok(facts) = SetFacts::from_json(&o.json()) {
+                        if let Ok(facts) = SetFacts::from_object(&o) {
                             let key = (facts.namespace, facts.name);
                             census.remove_set(&key);
                             shown.deleted(plan, &key, shell)?;
@@ -375,7 +375,7 @@ async fn follow_events(
             event = runners_watch.next() => {
                 match event? {
                     Event::Applied(o) => {
-                        if let Ok(runner) = RunnerFacts::from_json(&o.json())
+                        if let Ok(runner) = RunnerFacts::from_object(&o)
                             && let Some(key) = census.add_runner(&runner)
                         {
                             w.dirty.insert(key);
@@ -426,7 +426,7 @@ fn set_applied(
     w: &mut Watched,
     shown: &mut Follow<'_>,
 ) -> Result<()> {
-    let facts = SetFacts::from_json(&o.json())
+    let facts = SetFacts::from_object(&o)
         .map_err(|e| anyhow::anyhow!("an EphemeralRunnerSet event: {e}"))?;
     let key = (facts.namespace.clone(), facts.name.clone());
     if plan.selects(&key) || w.adopted.contains(&key) {

@@ -81,7 +81,7 @@ pub(super) fn runner_pods_of(
                     == Some("True")
             })
             .filter_map(|p| {
-                let facts = PodFacts::from_json(&p.json(), "runner").ok()?;
+                let facts = PodFacts::from_object(p, "runner").ok()?;
                 Some(((facts.namespace, facts.name), facts.unschedulable))
             })
             .collect(),
@@ -174,13 +174,13 @@ fn consume(
 ) -> Result<(Census, HashSet<SetKey>)> {
     let mut seen = HashSet::new();
     for set in sets {
-        let facts = SetFacts::from_json(&set.json())
+        let facts = SetFacts::from_object(&set)
             .map_err(|e| anyhow::anyhow!("an EphemeralRunnerSet in the list: {e}"))?;
         seen.insert(census.upsert_set(facts));
     }
     for runner in runners {
         // A runner whose facts cannot be read cannot belong to any set: skip it.
-        if let Ok(runner) = RunnerFacts::from_json(&runner.json()) {
+        if let Ok(runner) = RunnerFacts::from_object(&runner) {
             census.add_runner(&runner);
         }
     }

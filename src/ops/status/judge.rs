@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use serde::Deserialize;
 
 use crate::core::arc;
-use crate::core::status::listener::{deletion_of, finalizers_left, listener_reasons};
+use crate::core::status::listener::{deletion_of_object, finalizers_left, listener_reasons};
 use crate::core::status::{
     Census, DesiredSpec, ListenerView, Replacement, ScaleSetFacts, SetFacts, SetKey, SetStatus,
     Unobserved,
@@ -37,7 +37,7 @@ pub(super) fn attach_surroundings(
                     .chain(&replaced)
                     .map(|k| k.1.clone())
                     .collect();
-                let deletion = deletion_of(&a.json());
+                let deletion = deletion_of_object(a);
                 let scale_set = ScaleSetFacts::new(
                     a.key(),
                     a.meta
@@ -395,7 +395,7 @@ pub(super) fn scale_set_row(
 ) -> SetStatus {
     let key = scale_set.key();
     let phase = phase_of(scale_set);
-    let deletion = deletion_of(&scale_set.json());
+    let deletion = deletion_of_object(scale_set);
     let version_check = around.version_check(scale_set);
     crate::core::status::scale_set_without_set(
         plan.layout,

@@ -68,7 +68,7 @@ impl Surroundings {
                 out.listeners = Some(
                     objects
                         .iter()
-                        .filter_map(|o| ListenerFacts::from_json(&o.json()).ok())
+                        .filter_map(|o| ListenerFacts::from_object(o).ok())
                         .collect(),
                 );
             }
@@ -99,7 +99,7 @@ impl Surroundings {
                     out.pods.insert(
                         ns,
                         pods.iter()
-                            .filter_map(|p| PodFacts::from_json(&p.json(), LISTENER_CONTAINER).ok())
+                            .filter_map(|p| PodFacts::from_object(p, LISTENER_CONTAINER).ok())
                             .collect(),
                     );
                 }
@@ -133,7 +133,7 @@ impl Surroundings {
             match cluster::list_deployments(client, selector).await {
                 Ok(found) => {
                     for d in found {
-                        if let Some(c) = ControllerFacts::from_deployment(&d.json())
+                        if let Some(c) = ControllerFacts::from_object(&d)
                             && names.insert(c.name.clone())
                         {
                             controllers.push(c);
@@ -322,14 +322,14 @@ impl Surroundings {
         let listeners: Vec<ListenerFacts> = objects
             .iter()
             .filter(|o| o.is_arc(KIND_AUTOSCALING_LISTENER) && o.problem.is_none())
-            .filter_map(|o| ListenerFacts::from_json(&o.json()).ok())
+            .filter_map(|o| ListenerFacts::from_object(o).ok())
             .collect();
         let mut pods: HashMap<String, Vec<PodFacts>> = HashMap::new();
         for o in objects
             .iter()
             .filter(|o| o.kind == "Pod" && o.api_version == "v1" && o.problem.is_none())
         {
-            if let Ok(p) = PodFacts::from_json(&o.json(), LISTENER_CONTAINER) {
+            if let Ok(p) = PodFacts::from_object(o, LISTENER_CONTAINER) {
                 pods.entry(p.namespace.clone()).or_default().push(p);
             }
         }
@@ -341,7 +341,7 @@ impl Surroundings {
         let controllers = (!deployments.is_empty()).then(|| {
             deployments
                 .iter()
-                .filter_map(|o| ControllerFacts::from_deployment(&o.json()))
+                .filter_map(|o| ControllerFacts::from_object(o))
                 .collect()
         });
         let crds = objects
@@ -447,7 +447,7 @@ impl Surroundings {
 
 /// An installed CRD as the installation check judges it ([`CrdFacts::from_crd`]).
 fn crd_facts(crd: &input::Object) -> Option<CrdFacts> {
-    CrdFacts::from_crd(&serde_json::from_str(&crd.json()).ok()?)
+    CrdFacts::from_crd(&crd.read_parts::<serde_json::Value>().ok()?)
 }
 
 /// The warning of a read the caller may not make (or that failed otherwise): the resource, the
