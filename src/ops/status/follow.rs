@@ -18,6 +18,7 @@ use super::surroundings::Surroundings;
 use super::{Plan, with_rows};
 use crate::cluster::api::{ArcApi, Resource};
 use crate::cluster::watch::Event;
+use crate::core::status::wait::{self, Verdict};
 use crate::core::status::{Census, RunnerFacts, SetFacts, SetKey, SetStatus, State, StatusReason};
 use crate::input;
 use crate::report::Outcome;
@@ -192,13 +193,13 @@ impl<'s> Follow<'s> {
     /// `--wait`: over when every set has settled (exit 0), or when waiting cannot help (exit 1).
     fn verdict(&mut self, shell: &mut Shell<'_>) -> Result<Option<Outcome>> {
         let rows = self.sorted();
-        let ending = if rows.iter().all(settled) {
-            Ending::Settled
-        } else if let Some(stuck) = cannot_progress(&rows) {
-            Ending::Stuck(stuck)
-        } else {
-            self.sink.waiting(&rows, shell)?;
-            return Ok(None);
+        let ending = match wait::verdict(&rows) {
+            Verdict::Settled => Ending::Settled,
+            Verdict::Stuck(stuck) => Ending::Stuck(stuck),
+            Verdict::Waiting => {
+                self.sink.waiting(&rows, shell)?;
+                return Ok(None);
+            }
         };
         self.sink.end(rows, &ending, shell)?;
         Ok(Some(ending.outcome()))
@@ -207,14 +208,9 @@ impl<'s> Follow<'s> {
     /// `--timeout` passed: the rows, and the sets still waited for.
     pub(crate) fn timed_out(&mut self, after: Duration, shell: &mut Shell<'_>) -> Result<Outcome> {
         let rows = self.sorted();
-        let waiting: Vec<String> = rows
-            .iter()
-            .filter(|r| !settled(r))
-            .map(where_it_stands)
-            .collect();
         let ending = Ending::TimedOut {
             after,
-            waiting,
+            waiting: wait::still_waiting(&rows),
             total: self.rows.len(),
         };
         self.sink.end(rows, &ending, shell)?;
@@ -477,49 +473,4 @@ async fn reread_surroundings(
     w.around = Surroundings::read(client, plan).await;
     rejudge(&w.scale_sets, census, &w.around);
     w.dirty.extend(census.keys().cloned().collect::<Vec<_>>());
-}
-
-/// What `--wait` waits for: [`SetStatus::settled`].
-pub(crate) fn settled(row: &SetStatus) -> bool {
-    row.settled()
-}
-
-/// A set's state and its first reason, for a message about waiting: `ns/name is Pending (...)`.
-pub(crate) fn where_it_stands(row: &SetStatus) -> String {
-    let reason = row.reasons.first().map(|x| format!(" ({x})"));
-    format!(
-        "{}/{} is {}{}",
-        row.namespace,
-        row.name,
-        row.state,
-        reason.unwrap_or_default()
-    )
-}
-
-/// The sets whose state waiting cannot change (only a person can), said with their reasons: `--wait`
-/// fails at once on them instead of waiting for its timeout (or forever).
-pub(crate) fn cannot_progress(rows: &[SetStatus]) -> Option<String> {
-    let stuck: Vec<String> = rows
-        .iter()
-        .filter(|r| {
-            matches!(
-                r.state,
-                State::Outdated
-                    | State::Invalid
-                    | State::Legacy
-                    | State::SpecHash
-                    | State::RecycleLoop
-                    | State::ListenerFailing
-                    | State::RunnersFailed
-                    | State::VersionRejected
-            )
-        })
-        .map(where_it_stands)
-        .collect();
-    (!stuck.is_empty()).then(|| {
-        format!(
-            "waiting cannot help: {}",
-            crate::report::name_a_few(&stuck, 3)
-        )
-    })
 }

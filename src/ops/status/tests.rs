@@ -4,7 +4,6 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::follow::{cannot_progress, settled};
 use super::judge::{runner_scale_set_id, unobserved};
 use super::surroundings::Surroundings;
 use super::*;
@@ -49,23 +48,6 @@ fn status(plan: &Plan, items: &[Value]) -> Snapshot {
 
 fn states(s: &Snapshot) -> Vec<(String, State)> {
     s.rows.iter().map(|r| (r.name.clone(), r.state)).collect()
-}
-
-fn row(name: &str, state: State) -> SetStatus {
-    SetStatus {
-        namespace: "ci".into(),
-        name: name.into(),
-        spec_revision: Some(1),
-        applied_revision: Some(1),
-        state,
-        runners: RunnerCounts::default(),
-        reasons: Vec::new(),
-        phase: None,
-        spec_revision_written_by: None,
-        creation_timestamp: None,
-        age_seconds: None,
-        ids: Default::default(),
-    }
 }
 
 /// The scale set's wanted spec reaches the set it owns, found as ARC finds it: its change not
@@ -151,39 +133,6 @@ fn runners_count_on_their_set_and_a_bad_object_is_an_error_beside_the_others() {
     assert_eq!(s.errors.len(), 1, "{:?}", s.errors);
     assert!(s.errors[0].contains("bad"), "{:?}", s.errors);
     assert_eq!(s.outcome(), Outcome::Failed);
-}
-
-#[test]
-fn wait_settles_on_synced_or_deleting_and_gives_up_on_what_only_a_person_fixes() {
-    assert!(settled(&row("a", State::Synced)));
-    assert!(settled(&row("a", State::Deleting)));
-    for state in [State::Pending, State::Stale, State::Propagating] {
-        assert!(!settled(&row("a", state)), "{state:?}");
-    }
-    let waiting = [row("a", State::Pending), row("b", State::Propagating)];
-    assert_eq!(cannot_progress(&waiting), None);
-    let stuck = [
-        row("a", State::Pending),
-        row("b", State::Outdated),
-        row("c", State::Invalid),
-    ];
-    // What a person must fix fails at once too; what ARC fixes by itself is waited for.
-    for state in [
-        State::ListenerFailing,
-        State::RunnersFailed,
-        State::VersionRejected,
-    ] {
-        assert!(cannot_progress(&[row("x", state)]).is_some(), "{state:?}");
-    }
-    assert_eq!(cannot_progress(&[row("x", State::ListenerDown)]), None);
-    assert!(!settled(&row("x", State::ListenerDown)));
-    let why = cannot_progress(&stuck).unwrap();
-    assert!(why.starts_with("waiting cannot help: "), "{why}");
-    assert!(
-        why.contains("ci/b is Outdated") && why.contains("ci/c is Invalid"),
-        "{why}"
-    );
-    assert!(!why.contains("ci/a"), "{why}");
 }
 
 #[test]
