@@ -10,7 +10,7 @@ use anyhow::{Result, bail};
 use clap::Args;
 
 use super::{ColorChoice, Env, KubeFlags, Outcome, Shell, parse_duration};
-use crate::ops::follow::Follow;
+use crate::ops::status::follow::Follow;
 use crate::ops::status::{Files, Request, Snapshot};
 use crate::render::emit::{self, Output};
 use crate::render::follow::{FleetShown, Printer, ShowOptions, write_status};

@@ -16,8 +16,8 @@ use futures::stream::FuturesUnordered;
 
 use crate::core::status::SetStatus;
 use crate::ops::fleet::{context_failure, in_context};
-use crate::ops::follow::{Follow, FollowSink};
 use crate::ops::status::Request;
+use crate::ops::status::follow::{Follow, FollowSink};
 use crate::report::Outcome;
 use crate::report::fleet::{ContextError, ContextSummary, Counts, FleetItem, FleetReport};
 use crate::shell::Shell;

@@ -17,7 +17,6 @@ pub(crate) mod diff;
 pub(crate) mod fleet;
 pub(crate) mod fleet_diff;
 pub(crate) mod fleet_follow;
-pub(crate) mod follow;
 pub(crate) mod impact;
 pub(crate) mod migrate;
 pub(crate) mod release;

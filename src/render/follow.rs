@@ -1,7 +1,7 @@
 //! What `status --watch` and `status --wait` print as the census changes: `--watch` a row again
 //! when what it shows changes (a deleted set's last row as Deleted), `--wait` one updating line of
 //! counts on a terminal or a line per real change in a log, then the table and the verdict. The
-//! operation decides which rows changed and when waiting ends ([`crate::ops::follow`]); the
+//! operation decides which rows changed and when waiting ends ([`crate::ops::status::follow`]); the
 //! [`Printer`] only prints.
 
 use std::cell::RefCell;
@@ -11,7 +11,7 @@ use std::time::Duration;
 use anyhow::Result;
 
 use crate::core::status::{SetStatus, State};
-use crate::ops::follow::{Ending, FollowSink};
+use crate::ops::status::follow::{Ending, FollowSink};
 use crate::render::emit::{self, Output};
 use crate::render::status::{
     StatusReport, TableOptions, Widths, visible, write_json_line, write_reasons, write_rows,
@@ -87,7 +87,7 @@ pub(crate) fn resource_of(row: &SetStatus) -> &'static str {
     }
 }
 
-/// How `--watch` and `--wait` show what the operation ([`crate::ops::follow::Follow`]) hands
+/// How `--watch` and `--wait` show what the operation ([`crate::ops::status::follow::Follow`]) hands
 /// them: the rows in the output's format, progress lines, the final table and message.
 pub(crate) struct Printer<'a> {
     show: &'a ShowOptions,

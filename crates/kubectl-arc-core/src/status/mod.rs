@@ -36,6 +36,7 @@ mod listener_tests;
 pub mod tally;
 #[cfg(test)]
 mod tests;
+pub mod wait;
 
 pub use census::*;
 pub use classify::*;
