@@ -9,7 +9,7 @@ use anyhow::{Result, bail};
 use clap::Args;
 
 use super::{ColorChoice, Contexts, Env, KubeFlags, Shell, parse_duration};
-use crate::cluster::write::DryRun;
+use crate::core::go::params::DryRun;
 use crate::ops::Throttle;
 use crate::ops::bump::{BumpPlan, bump};
 use crate::ops::rollout::{RolloutPlan, roll};
@@ -64,7 +64,7 @@ pub(crate) struct BumpArgs {
     pub(crate) reason: Option<String>,
     /// none: write; client: decide and report only; server: the API server validates and persists
     /// nothing. kubectl's rule: `--dry-run` alone is `--dry-run=client`, and a value needs `=`.
-    #[arg(long, value_enum, value_name = "MODE", default_value_t = DryRun::None, num_args = 0..=1,
+    #[arg(long, value_name = "MODE", value_parser = super::args::dry_run_parser(), default_value = "none", num_args = 0..=1,
           require_equals = true, default_missing_value = "client")]
     pub(crate) dry_run: DryRun,
     /// Wait until ARC acknowledges: status.appliedActionableRevision >= the new revision.

@@ -9,7 +9,7 @@ use anyhow::{Result, bail};
 use clap::Args;
 
 use super::{Contexts, Env, KubeFlags, Shell};
-use crate::cluster::write::DryRun;
+use crate::core::go::params::DryRun;
 use crate::core::migrate::UnverifiablePolicy;
 use crate::ops::Throttle;
 use crate::ops::migrate::{MigratePlan, Source, migrate};
@@ -78,7 +78,7 @@ pub(crate) struct MigrateArgs {
     pub(crate) files: Vec<PathBuf>,
     /// none: write; client: decide and report only; server: the API server validates and persists
     /// nothing. kubectl's rule: `--dry-run` alone is `--dry-run=client`, and a value needs `=`.
-    #[arg(long, value_enum, value_name = "MODE", default_value_t = DryRun::None, num_args = 0..=1,
+    #[arg(long, value_name = "MODE", value_parser = super::args::dry_run_parser(), default_value = "none", num_args = 0..=1,
           require_equals = true, default_missing_value = "client")]
     pub(crate) dry_run: DryRun,
     /// Output format.

@@ -4,6 +4,7 @@
 //! hands a report to a renderer. Output goes only through the writers passed in: data to `out`,
 //! diagnostics to `err`.
 
+pub(crate) mod args;
 pub(crate) mod bump;
 pub mod completion;
 pub(crate) mod completion_install;

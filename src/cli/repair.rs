@@ -6,7 +6,7 @@ use anyhow::Result;
 use clap::Args;
 
 use super::{KubeFlags, Shell};
-use crate::cluster::write::DryRun;
+use crate::core::go::params::DryRun;
 use crate::ops::repair::Plan;
 use crate::render::emit::{self, Output};
 
@@ -58,7 +58,7 @@ pub(crate) struct RepairArgs {
     #[arg(short = 'A', long)]
     pub(crate) all_namespaces: bool,
     /// Decide without writing (client), or let the API server check each write and persist nothing (server).
-    #[arg(long, value_enum, value_name = "MODE", default_value_t = DryRun::None, num_args = 0..=1,
+    #[arg(long, value_name = "MODE", value_parser = super::args::dry_run_parser(), default_value = "none", num_args = 0..=1,
           default_missing_value = "client")]
     pub(crate) dry_run: DryRun,
     /// Decide from a dump instead of the cluster (with --dry-run=client; repeatable; - for stdin).
