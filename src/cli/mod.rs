@@ -7,7 +7,6 @@
 pub(crate) mod args;
 pub(crate) mod bump;
 pub mod completion;
-pub(crate) mod completion_install;
 pub(crate) mod diff;
 pub(crate) mod migrate;
 pub(crate) mod repair;
