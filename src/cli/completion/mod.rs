@@ -28,7 +28,8 @@ use clap::{Arg, Args, CommandFactory as _, FromArgMatches as _, ValueEnum};
 use clap_complete::engine::{ArgValueCompleter, CompletionCandidate, PathCompleter};
 use clap_complete::env::{EnvCompleter, Shells};
 
-use super::{Cli, EXIT_ERROR, EXIT_OK, KubeFlags, parse_duration};
+use super::args::{KubeFlags, parse_duration};
+use super::{Cli, EXIT_ERROR, EXIT_OK};
 use crate::cluster::{self, ConnectOptions, names};
 use crate::core::arc;
 use crate::core::layout::Layout;
