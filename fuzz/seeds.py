@@ -57,7 +57,7 @@ ARS_COPIED = ["githubConfigUrl", "githubConfigSecret", "proxy", "githubServerTLS
 realistic_ars = {k: realistic[k] for k in ARS_COPIED if k in realistic}
 realistic_ars["template"] = {k: realistic[k] for k in ("metadata", "spec") if k in realistic}
 
-# Small documents with the Go quirks the unit tests pin (crates/kubectl-arc-core/src/{value,legacy_hash}.rs).
+# Small documents with the Go quirks the unit tests pin (crates/kubectl-arc-core/src/go/{value,legacy_hash}.rs).
 WORKED = ('{"githubConfigUrl":"https://github.com/my-org","githubConfigSecret":"gh-secret",'
           '"runnerScaleSetId":3,"metadata":{"labels":{"app":"runner"}},"spec":{"restartPolicy":'
           '"Never","serviceAccountName":"runner-sa","containers":[{"name":"runner","image":'
@@ -131,7 +131,7 @@ manifest_seeds = [("scale-set-dump.yaml", dump_text),
 for path in sorted(glob.glob(os.path.join(ROOT, "tests/badinput/*"))):
     name = os.path.basename(path)
     # Kubeconfigs are not manifests; the billion-laughs document is bounded by go-yaml's aliasing
-    # budget (crates/kubectl-arc-core/src/manifest/yaml.rs) but costs time per run, which would starve the fuzzer
+    # budget (crates/kubectl-arc-core/src/go/manifest/yaml.rs) but costs time per run, which would starve the fuzzer
     # (tests/bad_input.rs covers it).
     if os.path.isdir(path) or name.startswith("kubeconfig") or name == "billion-laughs.yaml":
         continue

@@ -8,13 +8,17 @@ use std::time::Duration;
 use anyhow::{Result, bail};
 use clap::Args;
 
-use super::{ColorChoice, Contexts, Env, KubeFlags, Shell, parse_duration};
-use crate::cluster::write::DryRun;
+use super::args::{
+    Contexts, ContextsHelp, Format, FormatHelp, KubeFlags, SelectedContexts, checked_scope,
+    parse_duration,
+};
+use super::{ColorChoice, Env, Shell};
+use crate::core::go::params::DryRun;
 use crate::ops::Throttle;
 use crate::ops::bump::{BumpPlan, bump};
 use crate::ops::rollout::{RolloutPlan, roll};
 use crate::render::bump::write_bump_table;
-use crate::render::emit::{self, Output};
+use crate::render::emit;
 use crate::render::rollout::write_rollout_table;
 use crate::report::bump::{BumpReport, WaitTimeout};
 
@@ -64,7 +68,7 @@ pub(crate) struct BumpArgs {
     pub(crate) reason: Option<String>,
     /// none: write; client: decide and report only; server: the API server validates and persists
     /// nothing. kubectl's rule: `--dry-run` alone is `--dry-run=client`, and a value needs `=`.
-    #[arg(long, value_enum, value_name = "MODE", default_value_t = DryRun::None, num_args = 0..=1,
+    #[arg(long, value_name = "MODE", value_parser = super::args::dry_run_parser(), default_value = "none", num_args = 0..=1,
           require_equals = true, default_missing_value = "client")]
     pub(crate) dry_run: DryRun,
     /// Wait until ARC acknowledges: status.appliedActionableRevision >= the new revision.
@@ -73,9 +77,8 @@ pub(crate) struct BumpArgs {
     /// With --wait: give up after this long (exit 1), e.g. 30s, 10m. Default: wait forever.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "wait")]
     pub(crate) timeout: Option<Duration>,
-    /// Output format.
-    #[arg(short = 'o', long, value_name = "FORMAT", default_value = "table", value_parser = emit::OutputParser { formats: emit::TABLE_FORMATS, defaults: &["table"] })]
-    pub(crate) output: Output,
+    #[command(flatten)]
+    pub(crate) format: Format<Help>,
     /// Tables without their header line.
     #[arg(long)]
     pub(crate) no_headers: bool,
@@ -88,24 +91,32 @@ pub(crate) struct BumpArgs {
     pub(crate) request_id: Option<String>,
     /// Client-side sets written per second (0: unlimited), so `--all -A` on a large cluster does
     /// not flood the API server.
-    #[arg(long, default_value_t = 50.0, value_parser = super::parse_qps)]
+    #[arg(long, default_value_t = 50.0, value_parser = super::args::parse_qps)]
     pub(crate) qps: f64,
     /// Client-side burst.
     #[arg(long, default_value_t = 100)]
     pub(crate) burst: u32,
-    /// Bump in these kubeconfig contexts one after the other, in the order given (the first is
-    /// the canary), comma-separated: names, globs (* and ?), !PATTERN to leave some out. Every
-    /// context is dry-run first; the writes stop at the first context that fails (docs/fleet.md).
-    #[arg(
-        long,
-        value_name = "PATTERN",
-        value_delimiter = ',',
-        conflicts_with = "all_contexts"
-    )]
-    pub(crate) contexts: Vec<String>,
-    /// Every context of the kubeconfig, in name order, as --contexts does.
-    #[arg(long)]
-    pub(crate) all_contexts: bool,
+    #[command(flatten)]
+    pub(crate) contexts: Contexts<Help>,
+}
+
+/// The words of bump's shared flags ([`super::args`]). Its `-l` comes before `-A` in its help and
+/// `-l` conflicts with names and `--all`, so it declares both itself.
+#[derive(Debug)]
+pub(crate) struct Help;
+
+impl FormatHelp for Help {
+    const OUTPUT: &'static str = "Output format";
+    const DEFAULT: &'static [&'static str] = &["table"];
+    const FORMATS: &'static [&'static str] = emit::TABLE_FORMATS;
+}
+
+impl ContextsHelp for Help {
+    const CONTEXTS: &'static str = "Bump in these kubeconfig contexts one after the other, in the order given (the first is the canary), comma-separated: names, globs (* and ?), !PATTERN to leave some out. Every context is dry-run first; the writes stop at the first context that fails (docs/fleet.md)";
+    const CONTEXTS_CONFLICT_WITH: &'static [&'static str] = &["all_contexts"];
+    const ALL_CONTEXTS: &'static str =
+        "Every context of the kubeconfig, in name order, as --contexts does";
+    const ALL_CONTEXTS_CONFLICT_WITH: &'static [&'static str] = &[];
 }
 
 pub(crate) fn run(
@@ -115,11 +126,11 @@ pub(crate) fn run(
     shell: &mut Shell<'_>,
 ) -> Result<u8> {
     let plan = validate(kube, &args)?;
-    let kube = match super::contexts_of(kube, &args.contexts, args.all_contexts)? {
-        Contexts::Several(contexts) => {
+    let kube = match args.contexts.of(kube)? {
+        SelectedContexts::Several(contexts) => {
             return run_contexts(kube, &args, &plan, &contexts, env.seed, shell);
         }
-        Contexts::One(kube) => *kube,
+        SelectedContexts::One(kube) => *kube,
     };
     let kube = &kube;
     let report = bump(&plan, &kube.connect_options(), env.seed, shell)?;
@@ -130,7 +141,7 @@ pub(crate) fn run(
     let resource = "ephemeralrunnerset.actions.github.com";
     if !emit::structured(
         &report,
-        &args.output,
+        &args.format.output,
         resource,
         args.no_headers,
         shell.out(),
@@ -177,7 +188,7 @@ fn run_contexts(
     let resource = "ephemeralrunnerset.actions.github.com";
     if !emit::structured(
         &rollout.document(Some(&id)),
-        &args.output,
+        &args.format.output,
         resource,
         args.no_headers,
         shell.out(),
@@ -200,7 +211,7 @@ fn run_contexts(
         }
         shell.set_context(None);
     }
-    super::say_rollout(&rollout, shell)?;
+    super::rollout::say_rollout(&rollout, shell)?;
     if resumable || rollout.stopped_at().is_some() {
         shell.hint(format_args!(
             "to finish this request without bumping any set twice, run the same command again with --request-id {id}"
@@ -214,7 +225,7 @@ fn validate(kube: &KubeFlags, args: &BumpArgs) -> Result<BumpPlan> {
     if args.names.is_empty() && !args.all && args.selector.is_none() {
         bail!("name the sets to bump: NAME..., --all or -l SELECTOR");
     }
-    let scope = super::checked_scope(
+    let scope = checked_scope(
         kube,
         args.all_namespaces,
         "EphemeralRunnerSet name",

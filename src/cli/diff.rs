@@ -7,13 +7,15 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use clap::Args;
 
-use super::{ColorChoice, Env, KubeFlags, Shell};
+use super::args::{
+    ContextsHelp, Fleet, Format, FormatHelp, Judging, JudgingHelp, KubeFlags, Scope, ScopeHelp,
+};
+use super::{ColorChoice, Env, Shell};
 use crate::ops::diff::{Diff, FailOn, Plan};
 use crate::render::diff::{TextOptions, write_text};
 use crate::render::emit::{self, Output};
 
 #[derive(Debug, Args)]
-#[command(group(clap::ArgGroup::new("fleet").args(["contexts", "all_contexts"])))]
 #[command(
     long_about = "Show the drift between each AutoscalingRunnerSet's desired runner spec and its \
 EphemeralRunnerSet's spec.ephemeralRunnerSpec, exactly as ARC's controller computes it.\n\n\
@@ -64,12 +66,8 @@ helm template arc-runners $chart -n arc-runners -f values.yaml \\\n    \
 pub(crate) struct DiffArgs {
     /// AutoscalingRunnerSet names (default: every one in scope).
     pub(crate) names: Vec<String>,
-    /// Every namespace.
-    #[arg(short = 'A', long)]
-    pub(crate) all_namespaces: bool,
-    /// Label selector (e.g. app=runners,tier!=gpu).
-    #[arg(short = 'l', long, value_name = "SELECTOR")]
-    pub(crate) selector: Option<String>,
+    #[command(flatten)]
+    pub(crate) scope: Scope<Help>,
     /// What would be applied: a manifest file, directory or - for stdin (repeatable), e.g. a Helm
     /// render. Its AutoscalingRunnerSets are the desired side; EphemeralRunnerSets in it are live.
     #[arg(short = 'f', long = "filename", value_name = "FILE")]
@@ -86,9 +84,8 @@ pub(crate) struct DiffArgs {
     /// wrong namespace or context would make every scale set new.
     #[arg(long)]
     pub(crate) allow_empty_live: bool,
-    /// Output format.
-    #[arg(short = 'o', long, value_name = "FORMAT", default_value = "text", value_parser = emit::OutputParser { formats: &["json", "yaml", "github", "name", "jsonpath", "custom-columns"], defaults: &["text"] })]
-    pub(crate) output: Output,
+    #[command(flatten)]
+    pub(crate) format: Format<Help>,
     /// When the exit status is 1: recycle (a scale set's runners are replaced or recycled), jobs
     /// (only when work in flight is hit: new jobs held back by running ones, as
     /// --update-strategy=eventual or the later eras' deferral hold them), never. Errors exit 2
@@ -113,42 +110,43 @@ pub(crate) struct DiffArgs {
     /// When to colour the text output (NO_COLOR is honoured for auto).
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub(crate) color: ColorChoice,
-    /// The k8s.io/api layout of the ARC controller's build (v0.35, v0.36 or v0.37).
-    #[arg(long, value_name = "VERSION", default_value = "v0.36")]
-    pub(crate) layout: String,
-    /// The ARC release whose rule judges every scale set (0.9.0 to 0.14.2, or next: ARC's master
-    /// after 0.14.2; an upgrade to it: which sets it replaces by itself). By default the
-    /// controller Deployment's app.kubernetes.io/version (next when its image is a canary/dev
-    /// build over the revision CRDs), else the release whose runner-spec hash the objects carry,
-    /// else their own label.
-    #[arg(long, value_name = "VERSION")]
-    pub(crate) arc_version: Option<String>,
-    /// Compare in these kubeconfig contexts, comma-separated: names, globs (* and ?), !PATTERN to
-    /// leave some out; each context's part after a `# context NAME` line (docs/fleet.md).
-    #[arg(long, value_name = "PATTERN", value_delimiter = ',', conflicts_with_all = ["all_contexts", "local", "live"])]
-    pub(crate) contexts: Vec<String>,
-    /// Compare in every context of the kubeconfig, in name order.
-    #[arg(long, conflicts_with_all = ["local", "live"])]
-    pub(crate) all_contexts: bool,
-    /// With --contexts or --all-contexts: read at most N contexts at once.
-    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..), requires = "fleet")]
-    pub(crate) parallel: u16,
-    /// Not a flag: the contexts `--contexts`/`--all-contexts` selected, when more than one
-    /// ([`resolve_contexts`]).
-    #[arg(skip)]
-    pub(crate) selected: Vec<String>,
+    #[command(flatten)]
+    pub(crate) judging: Judging<Help>,
+    #[command(flatten)]
+    pub(crate) fleet: Fleet<Help>,
 }
 
-/// `--contexts`/`--all-contexts` resolved against the kubeconfig before the command runs, as
-/// for status: one context selected is `--context NAME` (the one-context run, byte for byte);
-/// several are kept in `args.selected` for the fleet run.
-pub(crate) fn resolve_contexts(kube: &mut KubeFlags, args: &mut DiffArgs) -> Result<()> {
-    super::resolve_selection(
-        kube,
-        &mut args.contexts,
-        &mut args.all_contexts,
-        &mut args.selected,
-    )
+/// The words of diff's shared flags ([`super::args`]).
+#[derive(Debug)]
+pub(crate) struct Help;
+
+impl ScopeHelp for Help {
+    const ALL_NAMESPACES: &'static str = "Every namespace";
+    const SELECTOR: &'static str = "Label selector (e.g. app=runners,tier!=gpu)";
+}
+
+impl FormatHelp for Help {
+    const OUTPUT: &'static str = "Output format";
+    const DEFAULT: &'static [&'static str] = &["text"];
+    const FORMATS: &'static [&'static str] = &[
+        "json",
+        "yaml",
+        "github",
+        "name",
+        "jsonpath",
+        "custom-columns",
+    ];
+}
+
+impl JudgingHelp for Help {
+    const ARC_VERSION: &'static str = "The ARC release whose rule judges every scale set (0.9.0 to 0.14.2, or next: ARC's master after 0.14.2; an upgrade to it: which sets it replaces by itself). By default the controller Deployment's app.kubernetes.io/version (next when its image is a canary/dev build over the revision CRDs), else the release whose runner-spec hash the objects carry, else their own label";
+}
+
+impl ContextsHelp for Help {
+    const CONTEXTS: &'static str = "Compare in these kubeconfig contexts, comma-separated: names, globs (* and ?), !PATTERN to leave some out; each context's part after a `# context NAME` line (docs/fleet.md)";
+    const CONTEXTS_CONFLICT_WITH: &'static [&'static str] = &["all_contexts", "local", "live"];
+    const ALL_CONTEXTS: &'static str = "Compare in every context of the kubeconfig, in name order";
+    const ALL_CONTEXTS_CONFLICT_WITH: &'static [&'static str] = &["local", "live"];
 }
 
 pub(crate) fn run(
@@ -158,12 +156,12 @@ pub(crate) fn run(
     shell: &mut Shell<'_>,
 ) -> Result<u8> {
     let plan = validate(kube, &args)?;
-    if args.selected.len() > 1 {
+    if args.fleet.is_several() {
         return run_fleet(&args, &plan, env, shell);
     }
     let diff = match crate::ops::diff::run(&plan, &mut env.stdin) {
         Ok(diff) => diff,
-        Err(e) if matches!(args.output, Output::Github) => {
+        Err(e) if matches!(args.format.output, Output::Github) => {
             // The workflow step shows why the check failed, not only its exit code.
             let error = crate::render::github::InputError::of(&format!("{e:#}"), &inputs(&args));
             let report = crate::ops::diff::empty_report(&plan);
@@ -193,16 +191,12 @@ pub(crate) fn run(
 /// `--contexts`/`--all-contexts` with several contexts: the files read once, every context
 /// compared, one report; a context's failure on stderr after it (exit 2 if any failed).
 fn run_fleet(args: &DiffArgs, plan: &Plan, env: &mut Env, shell: &mut Shell<'_>) -> Result<u8> {
-    if matches!(args.output, Output::Github) {
+    if matches!(args.format.output, Output::Github) {
         bail!(
             "-o github annotates the files of one change: it cannot be used with --contexts/--all-contexts (give --context NAME, or -o json)"
         );
     }
-    let fleet = crate::ops::fleet::Fleet {
-        contexts: args.selected.clone(),
-        parallel: usize::from(args.parallel),
-    };
-    let run = crate::ops::fleet_diff::run(plan, &fleet, &mut env.stdin)?;
+    let run = crate::ops::fleet_diff::run(plan, &args.fleet.fleet(), &mut env.stdin)?;
     shell.verdict(run.outcome.code());
     let text = TextOptions {
         context: args.unified,
@@ -211,7 +205,7 @@ fn run_fleet(args: &DiffArgs, plan: &Plan, env: &mut Env, shell: &mut Shell<'_>)
     };
     crate::render::fleet::write_fleet_diff(
         &run.report,
-        &args.output,
+        &args.format.output,
         text,
         args.no_headers,
         shell.out(),
@@ -225,14 +219,10 @@ fn run_fleet(args: &DiffArgs, plan: &Plan, env: &mut Env, shell: &mut Shell<'_>)
 /// Everything diff checks before it reads a file or contacts the cluster, and the plan it makes:
 /// the namespace of objects that name none is `-n`, else the kubeconfig context's, else `default`.
 fn validate(kube: &KubeFlags, args: &DiffArgs) -> Result<Plan> {
-    let layout = super::layout_arg(&args.layout)?;
-    let scope = super::checked_scope(
-        kube,
-        args.all_namespaces,
-        "AutoscalingRunnerSet name",
-        &args.names,
-        args.selector.as_deref(),
-    )?;
+    let layout = args.judging.layout()?;
+    let scope = args
+        .scope
+        .checked(kube, "AutoscalingRunnerSet name", &args.names)?;
     if args.local && args.files.is_empty() && args.live.is_empty() {
         bail!(
             "--local compares only what files give: give the objects with -f FILE (a render, or a dump of both kinds) and/or --live FILE"
@@ -242,11 +232,7 @@ fn validate(kube: &KubeFlags, args: &DiffArgs) -> Result<Plan> {
     if reads_stdin(&args.files) && reads_stdin(&args.live) {
         bail!("-f - and --live - cannot both read standard input");
     }
-    let arc_release = args
-        .arc_version
-        .as_deref()
-        .map(super::arc_version_arg)
-        .transpose()?;
+    let arc_release = args.judging.target()?;
     let connect = kube.connect_options();
     let file_namespace = scope.file_namespace(&connect);
     Ok(Plan {
@@ -256,11 +242,11 @@ fn validate(kube: &KubeFlags, args: &DiffArgs) -> Result<Plan> {
         files: args.files.clone(),
         live: args.live.clone(),
         local: args.local,
-        arc_version: args.arc_version.clone(),
+        arc_version: args.judging.arc_version.clone(),
         allow_empty_live: args.allow_empty_live,
         arc_release,
         connect,
-        keep_specs: args.output == Output::Default,
+        keep_specs: args.format.output == Output::Default,
         fail_on: args.fail_on,
     })
 }
@@ -268,7 +254,7 @@ fn validate(kube: &KubeFlags, args: &DiffArgs) -> Result<Plan> {
 /// The report in the chosen format.
 fn write(args: &DiffArgs, diff: &Diff, shell: &mut Shell<'_>) -> Result<()> {
     let report = &diff.report;
-    match &args.output {
+    match &args.format.output {
         Output::Github => {
             let inputs = inputs(args);
             let errors: Vec<_> = (diff.errors.iter())

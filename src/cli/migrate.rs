@@ -8,13 +8,16 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use clap::Args;
 
-use super::{Contexts, Env, KubeFlags, Shell};
-use crate::cluster::write::DryRun;
+use super::args::{
+    Contexts, ContextsHelp, Format, FormatHelp, KubeFlags, Scope, ScopeHelp, SelectedContexts,
+};
+use super::{Env, Shell};
+use crate::core::go::params::DryRun;
 use crate::core::migrate::UnverifiablePolicy;
 use crate::ops::Throttle;
 use crate::ops::migrate::{MigratePlan, Source, migrate};
 use crate::ops::rollout::{RolloutPlan, roll};
-use crate::render::emit::{self, Output};
+use crate::render::emit;
 use crate::render::migrate::write_table;
 use crate::render::rollout::write_rollout_table;
 
@@ -67,23 +70,18 @@ kubectl arc migrate --dry-run=client -f dump.yaml"
 pub(crate) struct MigrateArgs {
     /// EphemeralRunnerSet names (default: every one in scope).
     pub(crate) names: Vec<String>,
-    /// Every namespace.
-    #[arg(short = 'A', long)]
-    pub(crate) all_namespaces: bool,
-    /// Label selector.
-    #[arg(short = 'l', long, value_name = "SELECTOR")]
-    pub(crate) selector: Option<String>,
+    #[command(flatten)]
+    pub(crate) scope: Scope<Help>,
     /// A dump of EphemeralRunnerSets and EphemeralRunners to decide on offline (needs --dry-run=client).
     #[arg(short = 'f', long = "filename", value_name = "FILE")]
     pub(crate) files: Vec<PathBuf>,
     /// none: write; client: decide and report only; server: the API server validates and persists
     /// nothing. kubectl's rule: `--dry-run` alone is `--dry-run=client`, and a value needs `=`.
-    #[arg(long, value_enum, value_name = "MODE", default_value_t = DryRun::None, num_args = 0..=1,
+    #[arg(long, value_name = "MODE", value_parser = super::args::dry_run_parser(), default_value = "none", num_args = 0..=1,
           require_equals = true, default_missing_value = "client")]
     pub(crate) dry_run: DryRun,
-    /// Output format.
-    #[arg(short = 'o', long, value_name = "FORMAT", default_value = "table", value_parser = emit::OutputParser { formats: emit::TABLE_FORMATS, defaults: &["table"] })]
-    pub(crate) output: Output,
+    #[command(flatten)]
+    pub(crate) format: Format<Help>,
     /// Tables without their header line.
     #[arg(long)]
     pub(crate) no_headers: bool,
@@ -94,19 +92,36 @@ pub(crate) struct MigrateArgs {
     #[arg(long)]
     pub(crate) force: bool,
     /// Client-side requests per second (0: unlimited).
-    #[arg(long, default_value_t = 50.0, value_parser = super::parse_qps)]
+    #[arg(long, default_value_t = 50.0, value_parser = super::args::parse_qps)]
     pub(crate) qps: f64,
     /// Client-side burst.
     #[arg(long, default_value_t = 100)]
     pub(crate) burst: u32,
-    /// Migrate in these kubeconfig contexts one after the other, in the order given (the first
-    /// is the canary), comma-separated: names, globs (* and ?), !PATTERN to leave some out. Every
-    /// context is dry-run first; the writes stop at the first context that fails (docs/fleet.md).
-    #[arg(long, value_name = "PATTERN", value_delimiter = ',', conflicts_with_all = ["all_contexts", "files"])]
-    pub(crate) contexts: Vec<String>,
-    /// Every context of the kubeconfig, in name order, as --contexts does.
-    #[arg(long, conflicts_with = "files")]
-    pub(crate) all_contexts: bool,
+    #[command(flatten)]
+    pub(crate) contexts: Contexts<Help>,
+}
+
+/// The words of migrate's shared flags ([`super::args`]).
+#[derive(Debug)]
+pub(crate) struct Help;
+
+impl ScopeHelp for Help {
+    const ALL_NAMESPACES: &'static str = "Every namespace";
+    const SELECTOR: &'static str = "Label selector";
+}
+
+impl FormatHelp for Help {
+    const OUTPUT: &'static str = "Output format";
+    const DEFAULT: &'static [&'static str] = &["table"];
+    const FORMATS: &'static [&'static str] = emit::TABLE_FORMATS;
+}
+
+impl ContextsHelp for Help {
+    const CONTEXTS: &'static str = "Migrate in these kubeconfig contexts one after the other, in the order given (the first is the canary), comma-separated: names, globs (* and ?), !PATTERN to leave some out. Every context is dry-run first; the writes stop at the first context that fails (docs/fleet.md)";
+    const CONTEXTS_CONFLICT_WITH: &'static [&'static str] = &["all_contexts", "files"];
+    const ALL_CONTEXTS: &'static str =
+        "Every context of the kubeconfig, in name order, as --contexts does";
+    const ALL_CONTEXTS_CONFLICT_WITH: &'static [&'static str] = &["files"];
 }
 
 pub(crate) fn run(
@@ -116,11 +131,11 @@ pub(crate) fn run(
     shell: &mut Shell<'_>,
 ) -> Result<u8> {
     let plan = validate(kube, &args)?;
-    let kube = match super::contexts_of(kube, &args.contexts, args.all_contexts)? {
-        Contexts::Several(contexts) => {
+    let kube = match args.contexts.of(kube)? {
+        SelectedContexts::Several(contexts) => {
             return run_contexts(kube, &args, &plan, &contexts, env, shell);
         }
-        Contexts::One(kube) => *kube,
+        SelectedContexts::One(kube) => *kube,
     };
     let kube = &kube;
     let report = migrate(
@@ -137,7 +152,7 @@ pub(crate) fn run(
     let resource = "ephemeralrunnerset.actions.github.com";
     if !emit::structured(
         &report,
-        &args.output,
+        &args.format.output,
         resource,
         args.no_headers,
         shell.out(),
@@ -181,7 +196,7 @@ fn run_contexts(
     let resource = "ephemeralrunnerset.actions.github.com";
     if !emit::structured(
         &rollout.document(None),
-        &args.output,
+        &args.format.output,
         resource,
         args.no_headers,
         shell.out(),
@@ -198,19 +213,15 @@ fn run_contexts(
         }
         shell.set_context(None);
     }
-    super::say_rollout(&rollout, shell)?;
+    super::rollout::say_rollout(&rollout, shell)?;
     Ok(rollout.outcome().code())
 }
 
 /// What migrate checks of its arguments before it reads or contacts anything.
 fn validate(kube: &KubeFlags, args: &MigrateArgs) -> Result<MigratePlan> {
-    let scope = super::checked_scope(
-        kube,
-        args.all_namespaces,
-        "EphemeralRunnerSet name",
-        &args.names,
-        args.selector.as_deref(),
-    )?;
+    let scope = args
+        .scope
+        .checked(kube, "EphemeralRunnerSet name", &args.names)?;
     let source = if args.files.is_empty() {
         Source::Cluster
     } else if args.dry_run != DryRun::Client {

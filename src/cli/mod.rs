@@ -2,26 +2,26 @@
 //!
 //! Each command turns its arguments into a plan, runs it through the core and the cluster layer and
 //! hands a report to a renderer. Output goes only through the writers passed in: data to `out`,
-//! diagnostics to `err`.
+//! diagnostics to `err`. This module parses and dispatches; the flags several commands share are
+//! declared once in [`args`], each command's own in its module.
 
+pub(crate) mod args;
 pub(crate) mod bump;
 pub mod completion;
-pub(crate) mod completion_install;
 pub(crate) mod diff;
 pub(crate) mod migrate;
 pub(crate) mod repair;
+pub(crate) mod rollout;
 pub(crate) mod status;
 pub(crate) mod upgrade_plan;
 pub(crate) mod version;
 
 use std::ffi::OsString;
 use std::io::Write;
-use std::path::PathBuf;
-use std::time::Duration;
 
-use clap::{Args, CommandFactory as _, Parser, Subcommand};
+use clap::{CommandFactory as _, Parser, Subcommand};
 
-use crate::cluster::ConnectOptions;
+use args::{Connecting, KubeFlags};
 
 pub use crate::report::EXIT_ERROR;
 pub(crate) use crate::report::{EXIT_OK, Outcome, name_a_few};
@@ -50,92 +50,6 @@ pub struct Cli {
     /// None: `kubectl arc` alone prints the help, as `kubectl` alone does.
     #[command(subcommand)]
     pub(crate) command: Option<Command>,
-}
-
-// kubectl's global flags: the commands that read a kubeconfig take them (`Connecting`), and so
-// does `kubectl arc` itself, before the command. `version` and `completion` read no kubeconfig and
-// do not list them. (Plain comments: clap makes a flattened struct's doc comment the command's
-// help, which would replace each command's long help.)
-#[derive(Debug, Clone, Default, Args)]
-#[command(next_help_heading = "Kubectl options")]
-pub(crate) struct KubeFlags {
-    /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
-    #[arg(long, value_name = "PATH")]
-    pub(crate) kubeconfig: Option<PathBuf>,
-    /// The kubeconfig context to use.
-    #[arg(long, value_name = "NAME")]
-    pub(crate) context: Option<String>,
-    /// The kubeconfig cluster to use.
-    #[arg(long, value_name = "NAME")]
-    pub(crate) cluster: Option<String>,
-    /// The kubeconfig user to use.
-    #[arg(long, value_name = "NAME")]
-    pub(crate) user: Option<String>,
-    /// The namespace (default: the context's namespace).
-    #[arg(short = 'n', long, value_name = "NS")]
-    pub(crate) namespace: Option<String>,
-    /// Username to impersonate.
-    #[arg(long = "as", value_name = "USER")]
-    pub(crate) as_user: Option<String>,
-    /// Group to impersonate (repeatable).
-    #[arg(long = "as-group", value_name = "GROUP")]
-    pub(crate) as_group: Vec<String>,
-    /// How long to wait for one request to the server (e.g. 10s, 1m; 0 means no limit).
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
-    pub(crate) request_timeout: Option<Duration>,
-    /// Log verbosity on stderr (0-9, like kubectl; 6 and up log each request).
-    #[arg(short = 'v', long = "v", value_name = "LEVEL", default_value_t = 0)]
-    pub(crate) verbosity: u8,
-    /// Not a flag: `KUBECONFIG` and the home directory, from the injected [`Env`].
-    #[arg(skip)]
-    pub(crate) env: crate::cluster::KubeEnv,
-}
-
-impl KubeFlags {
-    pub(crate) fn connect_options(&self) -> ConnectOptions {
-        ConnectOptions {
-            kubeconfig: self.kubeconfig.clone(),
-            context: self.context.clone(),
-            cluster: self.cluster.clone(),
-            user: self.user.clone(),
-            impersonate: self.as_user.clone(),
-            impersonate_groups: self.as_group.clone(),
-            request_timeout: self.request_timeout.filter(|d| !d.is_zero()),
-            env: self.env.clone(),
-        }
-    }
-
-    /// These flags (typed after the command) over `before` (typed before it): a flag given after
-    /// wins, `--as-group`s add up.
-    pub(crate) fn over(self, before: &KubeFlags) -> KubeFlags {
-        let before = before.clone();
-        KubeFlags {
-            kubeconfig: self.kubeconfig.or(before.kubeconfig),
-            context: self.context.or(before.context),
-            cluster: self.cluster.or(before.cluster),
-            user: self.user.or(before.user),
-            namespace: self.namespace.or(before.namespace),
-            as_user: self.as_user.or(before.as_user),
-            as_group: before.as_group.into_iter().chain(self.as_group).collect(),
-            request_timeout: self.request_timeout.or(before.request_timeout),
-            verbosity: if self.verbosity != 0 {
-                self.verbosity
-            } else {
-                before.verbosity
-            },
-            env: before.env,
-        }
-    }
-}
-
-// A command that reads a kubeconfig: its own arguments, then kubectl's global flags. (A plain
-// comment, as for `KubeFlags`.)
-#[derive(Debug, Args)]
-pub(crate) struct Connecting<A: Args> {
-    #[command(flatten)]
-    pub(crate) args: A,
-    #[command(flatten)]
-    pub(crate) kube: KubeFlags,
 }
 
 #[derive(Debug, Subcommand)]
@@ -209,88 +123,6 @@ pub fn verbosity_from_args(args: &[OsString]) -> u8 {
         }
     }
     level
-}
-
-/// The longest duration Go's `time.Duration` holds (int64 nanoseconds, about 292 years): kubectl
-/// refuses longer ones, and a deadline must stay within what the clock can add.
-pub(crate) const MAX_DURATION: Duration = Duration::new(9_223_372_036, 854_775_807);
-
-/// kubectl's duration syntax: Go's `time.ParseDuration` (`30s`, `2m`, `1h30m`, `250ms`, `1.5h`;
-/// units `ns`, `us`, `µs`, `ms`, `s`, `m`, `h`), or bare seconds as `--request-timeout` takes them
-/// (`5`). Empty, negative, unknown units and anything beyond [`MAX_DURATION`] are errors, never a
-/// panic: every number goes through `Duration::try_from_secs_f64` and checked additions.
-pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
-    const EXAMPLES: &str = "examples: 30s, 2m, 1h30m, 250ms";
-    // clap's message already quotes the value: these say what is wrong with it.
-    let too_long = || "too long: at most 2562047h (Go's time.Duration, as in kubectl)".to_string();
-    if s.is_empty() {
-        return Err(format!("empty: not a duration ({EXAMPLES})"));
-    }
-    if s.starts_with('-') {
-        return Err("a duration cannot be negative".to_string());
-    }
-    let body = s.strip_prefix('+').unwrap_or(s);
-    let is_number = |c: char| c.is_ascii_digit() || c == '.';
-    let amount = |number: &str, seconds_per_unit: f64| -> Result<Duration, String> {
-        let n: f64 = number
-            .parse()
-            .map_err(|_| format!("not a duration ({EXAMPLES})"))?;
-        Duration::try_from_secs_f64(n * seconds_per_unit).map_err(|_| too_long())
-    };
-    let total = if !body.is_empty() && body.chars().all(is_number) {
-        // Bare seconds, as client-go reads --request-timeout.
-        amount(body, 1.0)?
-    } else {
-        let mut total = Duration::ZERO;
-        let mut rest = body;
-        loop {
-            let (number, tail) = rest.split_at(rest.find(|c| !is_number(c)).unwrap_or(rest.len()));
-            let (unit, tail) = tail.split_at(tail.find(is_number).unwrap_or(tail.len()));
-            if number.is_empty() {
-                return Err(format!("not a duration ({EXAMPLES})"));
-            }
-            let seconds_per_unit = match unit {
-                "h" => 3600.0,
-                "m" => 60.0,
-                "s" => 1.0,
-                "ms" => 1e-3,
-                "us" | "µs" | "μs" => 1e-6,
-                "ns" => 1e-9,
-                _ => {
-                    return Err(format!(
-                        "unknown unit {unit:?} (use h, m, s, ms, us or ns; {EXAMPLES})"
-                    ));
-                }
-            };
-            total = total
-                .checked_add(amount(number, seconds_per_unit)?)
-                .ok_or_else(too_long)?;
-            if tail.is_empty() {
-                break total;
-            }
-            rest = tail;
-        }
-    };
-    if total > MAX_DURATION {
-        return Err(too_long());
-    }
-    Ok(total)
-}
-
-/// `--qps`: client-side requests per second, `0` for no limit. Negative, NaN, infinite and values
-/// so small that one request would wait beyond [`MAX_DURATION`] are refused.
-pub(crate) fn parse_qps(s: &str) -> Result<f64, String> {
-    let qps: f64 = s
-        .trim()
-        .parse()
-        .map_err(|_| "not a number (e.g. 50, 0.5; 0 for no limit)".to_string())?;
-    if !qps.is_finite() || qps < 0.0 {
-        return Err("requests per second must be a finite number >= 0 (0 for no limit)".into());
-    }
-    if qps > 0.0 && qps < 1.0 / MAX_DURATION.as_secs_f64() {
-        return Err("too small: one request would wait for centuries".into());
-    }
-    Ok(qps)
 }
 
 /// Parse `args` and run the command in `env`, writing data to `out` and diagnostics to `err`
@@ -383,12 +215,12 @@ fn run(
     let (result, flags) = match command {
         Command::Diff(mut c) => {
             let mut k = kube(c.kube, shell);
-            diff::resolve_contexts(&mut k, &mut c.args)?;
+            c.args.fleet.resolve(&mut k)?;
             (diff::run(&k, c.args, env, shell), k)
         }
         Command::Status(mut c) => {
             let mut k = kube(c.kube, shell);
-            status::resolve_contexts(&mut k, &mut c.args)?;
+            c.args.fleet.resolve(&mut k)?;
             (status::run(&k, c.args, env, shell), k)
         }
         Command::Bump(c) => {
@@ -401,7 +233,7 @@ fn run(
         }
         Command::UpgradePlan(mut c) => {
             let mut k = kube(c.kube, shell);
-            upgrade_plan::resolve_contexts(&mut k, &mut c.args)?;
+            c.args.fleet.resolve(&mut k)?;
             (upgrade_plan::run(&k, c.args, env, shell), k)
         }
         Command::Repair(c) => {
@@ -494,172 +326,6 @@ impl Write for PipeWatch<'_> {
     }
 }
 
-/// What every command checks of its scope before it reads anything: `-A` excludes `-n`, the
-/// namespace and each object name (`what`: "EphemeralRunnerSet name") are valid Kubernetes
-/// names, and the label selector parses. The scope every operation takes.
-pub(crate) fn checked_scope(
-    kube: &KubeFlags,
-    all_namespaces: bool,
-    what: &'static str,
-    names: &[String],
-    selector: Option<&str>,
-) -> anyhow::Result<crate::ops::Scope> {
-    use anyhow::Context as _;
-    if all_namespaces && kube.namespace.is_some() {
-        anyhow::bail!("-A/--all-namespaces and -n/--namespace cannot be used together");
-    }
-    if let Some(ns) = &kube.namespace {
-        crate::core::names::check_namespace(ns)?;
-    }
-    for name in names {
-        crate::core::names::check_object_name(what, name)?;
-    }
-    let selector = selector
-        .map(|s| crate::core::selector::Selector::parse(s).map(|parsed| (s.to_string(), parsed)))
-        .transpose()
-        .context("-l/--selector")?;
-    Ok(crate::ops::Scope {
-        namespace: kube.namespace.clone(),
-        all_namespaces,
-        names: names.to_vec(),
-        selector,
-    })
-}
-
-/// `--contexts PATTERN,...` / `--all-contexts` (`patterns` empty) against the kubeconfig's
-/// contexts (read, not contacted), `None` when neither is given. A pattern that matches nothing,
-/// or `--context`, `--cluster` or `--user` beside them, is a usage error.
-pub(crate) fn selected_contexts(
-    kube: &KubeFlags,
-    patterns: &[String],
-    all: bool,
-) -> anyhow::Result<Option<Vec<String>>> {
-    if !all && patterns.is_empty() {
-        return Ok(None);
-    }
-    if let Some(c) = &kube.context {
-        anyhow::bail!(
-            "--context {c} and --contexts/--all-contexts cannot be used together: name it among --contexts"
-        );
-    }
-    if kube.cluster.is_some() || kube.user.is_some() {
-        anyhow::bail!(
-            "--cluster and --user name one context's cluster or user: they cannot be used with --contexts/--all-contexts"
-        );
-    }
-    Ok(Some(crate::ops::fleet::select(
-        &kube.connect_options(),
-        patterns,
-    )?))
-}
-
-/// `--contexts`/`--all-contexts` resolved before a reading command (status, diff) runs: one
-/// context selected is `--context NAME` (the one-context run, byte for byte, its errors naming
-/// that context's server); several are kept in `selected` for the fleet run.
-pub(crate) fn resolve_selection(
-    kube: &mut KubeFlags,
-    patterns: &mut Vec<String>,
-    all: &mut bool,
-    selected: &mut Vec<String>,
-) -> anyhow::Result<()> {
-    let Some(mut contexts) = selected_contexts(kube, patterns, *all)? else {
-        return Ok(());
-    };
-    if contexts.len() == 1 {
-        kube.context = contexts.pop();
-        patterns.clear();
-        *all = false;
-    } else {
-        *selected = contexts;
-    }
-    Ok(())
-}
-
-/// What `--contexts`/`--all-contexts` leave a command with.
-pub(crate) enum Contexts {
-    /// No pattern, or one context selected: the flags to run with (that context as `--context`,
-    /// so the run is `--context NAME`'s byte for byte).
-    One(Box<KubeFlags>),
-    /// Several contexts, in the order they were selected.
-    Several(Vec<String>),
-}
-
-/// [`selected_contexts`], as one context's flags or several contexts.
-pub(crate) fn contexts_of(
-    kube: &KubeFlags,
-    patterns: &[String],
-    all: bool,
-) -> anyhow::Result<Contexts> {
-    Ok(match selected_contexts(kube, patterns, all)? {
-        Some(contexts) if contexts.len() > 1 => Contexts::Several(contexts),
-        Some(mut one) => Contexts::One(Box::new(KubeFlags {
-            context: one.pop(),
-            ..kube.clone()
-        })),
-        None => Contexts::One(Box::new(kube.clone())),
-    })
-}
-
-/// Where a run over several contexts ended, after each context's own lines: nothing written
-/// anywhere because the dry run failed somewhere, or the context the writes stopped at and those
-/// they did not reach.
-pub(crate) fn say_rollout<R: crate::report::rollout::ContextReport>(
-    rollout: &crate::report::rollout::Rollout<R>,
-    shell: &mut Shell<'_>,
-) -> std::io::Result<()> {
-    use crate::report::rollout::{Phase, StageResult};
-    match rollout.phase {
-        Phase::CheckFailed => {
-            let failed: Vec<String> = rollout
-                .stages
-                .iter()
-                .filter(|s| s.result != StageResult::Succeeded)
-                .map(|s| s.context.clone())
-                .collect();
-            shell.error(format_args!(
-                "nothing was written in any context: the dry run before the writes failed in {}",
-                name_a_few(&failed, 5)
-            ))
-        }
-        Phase::Written => match rollout.stopped_at() {
-            Some(stopped) if !rollout.not_reached().is_empty() => shell.error(format_args!(
-                "stopped at context {}: nothing was written in {} (not reached)",
-                stopped.context,
-                name_a_few(&rollout.not_reached(), 5)
-            )),
-            _ => Ok(()),
-        },
-        Phase::DryRun => Ok(()),
-    }
-}
-
-/// `--layout`: one of the shipped k8s.io/api layouts.
-pub(crate) fn layout_arg(name: &str) -> anyhow::Result<&'static crate::core::layout::Layout> {
-    use crate::core::layout::Layout;
-    Layout::find(name).ok_or_else(|| {
-        anyhow::anyhow!(
-            "--layout {name}: unknown k8s.io/api layout (supported: {})",
-            Layout::shipped_versions().collect::<Vec<_>>().join(", ")
-        )
-    })
-}
-
-/// `--arc-version VERSION`: a release of the table (`0.14.2`, `v0.14.2`,
-/// `gha-runner-scale-set-0.14.2`) or `next` (ARC's master after 0.14.2); anything else is a usage
-/// error listing what is known.
-pub(crate) fn arc_version_arg(version: &str) -> anyhow::Result<crate::core::upgrade::Target> {
-    crate::core::upgrade::Target::parse(version).ok_or_else(|| {
-        let known: Vec<&str> = crate::core::release::releases()
-            .iter()
-            .map(|r| r.version)
-            .collect();
-        anyhow::anyhow!(
-            "--arc-version {version:?}: not an ARC release kubectl-arc knows (known: {}, and next: ARC's master after 0.14.2)",
-            known.join(", ")
-        )
-    })
-}
-
 /// A single-threaded runtime for the commands that talk to a cluster.
 pub(crate) use crate::ops::runtime;
 
@@ -689,84 +355,6 @@ mod tests {
         assert_eq!(v(&["diff", "-v4"]), 4);
         assert_eq!(v(&["diff", "--v=2"]), 2);
         assert_eq!(v(&["diff", "--", "-v=9"]), 0);
-    }
-
-    #[test]
-    fn durations_like_kubectl() {
-        assert_eq!(parse_duration("30s").unwrap(), Duration::from_secs(30));
-        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
-        assert_eq!(parse_duration("5").unwrap(), Duration::from_secs(5));
-        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
-        assert!(parse_duration("soon").is_err());
-        assert!(parse_duration("3d").is_err());
-        // Go's time.ParseDuration spellings.
-        assert_eq!(parse_duration("1h30m").unwrap(), Duration::from_secs(5400));
-        assert_eq!(parse_duration("1.5h").unwrap(), Duration::from_secs(5400));
-        assert_eq!(
-            parse_duration("2m3.5s").unwrap(),
-            Duration::from_millis(123_500)
-        );
-        assert_eq!(
-            parse_duration("1500us").unwrap(),
-            Duration::from_micros(1500)
-        );
-        assert_eq!(parse_duration("7µs").unwrap(), Duration::from_micros(7));
-        assert_eq!(parse_duration("10ns").unwrap(), Duration::from_nanos(10));
-        assert_eq!(parse_duration("+5s").unwrap(), Duration::from_secs(5));
-        assert_eq!(parse_duration("0").unwrap(), Duration::ZERO);
-        assert_eq!(
-            parse_duration("2562047h").unwrap(),
-            Duration::from_secs(2562047 * 3600)
-        );
-    }
-
-    /// Issue 14: `--request-timeout 99999999999999999999s` panicked in `Duration::from_secs_f64`.
-    #[test]
-    fn hostile_durations_are_errors_not_panics() {
-        for s in [
-            "99999999999999999999s",
-            "99999999999999999999",
-            "2562048h",
-            "9223372037s",
-            "1h2562047h",
-            &"9".repeat(400),
-            &format!("{}s", "9".repeat(400)),
-            "-1s",
-            "-0",
-            "",
-            "s",
-            ".",
-            ".s",
-            "1..5s",
-            "NaN",
-            "nan",
-            "inf",
-            "infs",
-            "1e9s",
-            "5 s",
-            "5\0s",
-            "\u{0}",
-        ] {
-            let e = parse_duration(s).expect_err(s);
-            assert!(!e.is_empty(), "{s:?}");
-        }
-        assert!(parse_duration("-1s").unwrap_err().contains("negative"));
-        assert!(
-            parse_duration("99999999999999999999s")
-                .unwrap_err()
-                .contains("too long")
-        );
-        assert!(parse_duration("").unwrap_err().contains("empty"));
-    }
-
-    #[test]
-    fn qps_values() {
-        assert_eq!(parse_qps("50").unwrap(), 50.0);
-        assert_eq!(parse_qps("0").unwrap(), 0.0);
-        assert_eq!(parse_qps("0.5").unwrap(), 0.5);
-        for s in ["-1", "NaN", "inf", "-inf", "1e-300", "", "fast", "1e999"] {
-            assert!(parse_qps(s).is_err(), "{s:?}");
-        }
     }
 
     #[test]

@@ -5,8 +5,9 @@
 use anyhow::Result;
 use clap::Args;
 
-use super::{KubeFlags, Shell};
-use crate::cluster::write::DryRun;
+use super::Shell;
+use super::args::{Format, FormatHelp, KubeFlags, checked_scope};
+use crate::core::go::params::DryRun;
 use crate::ops::repair::Plan;
 use crate::render::emit::{self, Output};
 
@@ -58,7 +59,7 @@ pub(crate) struct RepairArgs {
     #[arg(short = 'A', long)]
     pub(crate) all_namespaces: bool,
     /// Decide without writing (client), or let the API server check each write and persist nothing (server).
-    #[arg(long, value_enum, value_name = "MODE", default_value_t = DryRun::None, num_args = 0..=1,
+    #[arg(long, value_name = "MODE", value_parser = super::args::dry_run_parser(), default_value = "none", num_args = 0..=1,
           default_missing_value = "client")]
     pub(crate) dry_run: DryRun,
     /// Decide from a dump instead of the cluster (with --dry-run=client; repeatable; - for stdin).
@@ -70,9 +71,18 @@ pub(crate) struct RepairArgs {
     /// The request id written in annotation kubectl-arc/repair-id on every object written (default: a new one).
     #[arg(long, value_name = "ID", value_parser = super::bump::parse_request_id)]
     pub(crate) request_id: Option<String>,
-    /// Output format: text (default), json, yaml.
-    #[arg(short = 'o', long, value_name = "FORMAT", default_value = "text", value_parser = emit::OutputParser { formats: &["json", "yaml"], defaults: &["text"] })]
-    pub(crate) output: Output,
+    #[command(flatten)]
+    pub(crate) format: Format<Help>,
+}
+
+/// The words of repair's `-o` ([`super::args`]); its `-A` stands alone (no `-l`).
+#[derive(Debug)]
+pub(crate) struct Help;
+
+impl FormatHelp for Help {
+    const OUTPUT: &'static str = "Output format: text (default), json, yaml";
+    const DEFAULT: &'static [&'static str] = &["text"];
+    const FORMATS: &'static [&'static str] = &["json", "yaml"];
 }
 
 pub(crate) fn run(
@@ -81,7 +91,7 @@ pub(crate) fn run(
     env: &mut super::Env,
     shell: &mut Shell<'_>,
 ) -> Result<u8> {
-    let scope = super::checked_scope(kube, args.all_namespaces, "name", &args.names, None)?;
+    let scope = checked_scope(kube, args.all_namespaces, "name", &args.names, None)?;
     if !args.files.is_empty() && args.dry_run != DryRun::Client {
         anyhow::bail!(
             "-f decides from a dump: add --dry-run=client (a dump cannot be written back)"
@@ -100,7 +110,7 @@ pub(crate) fn run(
     let report = crate::ops::repair::run(&plan, &mut env.stdin)?;
     let code = report.outcome().code();
     shell.verdict(code);
-    match &args.output {
+    match &args.format.output {
         Output::Default => crate::render::repair::write_text(&report, shell.out())?,
         other => {
             emit::structured(

@@ -9,10 +9,14 @@ use std::time::Duration;
 use anyhow::{Result, bail};
 use clap::Args;
 
-use super::{ColorChoice, Env, KubeFlags, Outcome, Shell, parse_duration};
+use super::args::{
+    ContextsHelp, Fleet, Format, FormatHelp, Judging, JudgingHelp, KubeFlags, Scope, ScopeHelp,
+    parse_duration,
+};
+use super::{ColorChoice, Env, Outcome, Shell};
 use crate::ops::status::follow::Follow;
 use crate::ops::status::{Files, Request, Snapshot};
-use crate::render::emit::{self, Output};
+use crate::render::emit::Output;
 use crate::render::follow::{FleetShown, Printer, ShowOptions, write_status};
 use crate::render::status::TableOptions;
 
@@ -75,23 +79,17 @@ kubectl arc status -f dump.yaml\n\n  \
 # Before upgrading the controller: what ARC 0.13.1 would do to each set (VersionRejected: deleted)\n  \
 kubectl arc status -A --arc-version 0.13.1"
 )]
-#[command(group(clap::ArgGroup::new("fleet").args(["contexts", "all_contexts"])))]
 pub(crate) struct StatusArgs {
     /// EphemeralRunnerSet names (default: every one in scope).
     pub(crate) names: Vec<String>,
-    /// Every namespace.
-    #[arg(short = 'A', long)]
-    pub(crate) all_namespaces: bool,
-    /// Label selector on EphemeralRunnerSets (e.g. app=runners,tier!=gpu).
-    #[arg(short = 'l', long, value_name = "SELECTOR")]
-    pub(crate) selector: Option<String>,
+    #[command(flatten)]
+    pub(crate) scope: Scope<Help>,
     /// A dump (file, directory or - for stdin, repeatable) of EphemeralRunnerSets and their
     /// EphemeralRunners, instead of the cluster.
     #[arg(short = 'f', long = "filename", value_name = "FILE")]
     pub(crate) files: Vec<PathBuf>,
-    /// Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=SPEC.
-    #[arg(short = 'o', long, value_name = "FORMAT", default_value = "table", value_parser = emit::OutputParser { formats: &["wide", "json", "yaml", "name", "jsonpath", "custom-columns"], defaults: &["table"] })]
-    pub(crate) output: Output,
+    #[command(flatten)]
+    pub(crate) format: Format<Help>,
     /// Tables without their header line.
     #[arg(long)]
     pub(crate) no_headers: bool,
@@ -108,42 +106,39 @@ pub(crate) struct StatusArgs {
     /// When to colour the table (NO_COLOR is honoured for auto).
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub(crate) color: ColorChoice,
-    /// The k8s.io/api layout of the ARC controller's build (v0.35, v0.36 or v0.37).
-    #[arg(long, value_name = "VERSION", default_value = "v0.36")]
-    pub(crate) layout: String,
-    /// The ARC release whose rule judges every set (0.9.0 to 0.14.2, or next: ARC's master after
-    /// 0.14.2), as diff takes it: its RunnerSetSpecHash() and its version check; next adds its
-    /// observed generation, Outdated lifecycle and staleOutdated runners. By default the release
-    /// of the controller Deployment that reconciles the namespace (next when its image is a
-    /// canary/dev build over the revision CRDs), else the scale set's app.kubernetes.io/version.
-    #[arg(long, value_name = "VERSION")]
-    pub(crate) arc_version: Option<String>,
-    /// Read these kubeconfig contexts, comma-separated: names, globs (* and ?), !PATTERN to
-    /// leave some out; one table with a CONTEXT column (docs/fleet.md).
-    #[arg(long, value_name = "PATTERN", value_delimiter = ',', conflicts_with_all = ["all_contexts", "files"])]
-    pub(crate) contexts: Vec<String>,
-    /// Read every context of the kubeconfig, in name order.
-    #[arg(long, conflicts_with_all = ["files"])]
-    pub(crate) all_contexts: bool,
-    /// With --contexts or --all-contexts: read at most N contexts at once.
-    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..), requires = "fleet")]
-    pub(crate) parallel: u16,
-    /// Not a flag: the contexts `--contexts`/`--all-contexts` selected, when more than one
-    /// ([`resolve_contexts`]).
-    #[arg(skip)]
-    pub(crate) selected: Vec<String>,
+    #[command(flatten)]
+    pub(crate) judging: Judging<Help>,
+    #[command(flatten)]
+    pub(crate) fleet: Fleet<Help>,
 }
 
-/// `--contexts`/`--all-contexts` resolved against the kubeconfig before the command runs: one
-/// context selected is `--context NAME` (today's output, byte for byte, and its errors name that
-/// context's server); several are kept in `args.selected` for the fleet run.
-pub(crate) fn resolve_contexts(kube: &mut KubeFlags, args: &mut StatusArgs) -> Result<()> {
-    super::resolve_selection(
-        kube,
-        &mut args.contexts,
-        &mut args.all_contexts,
-        &mut args.selected,
-    )
+/// The words of status's shared flags ([`super::args`]).
+#[derive(Debug)]
+pub(crate) struct Help;
+
+impl ScopeHelp for Help {
+    const ALL_NAMESPACES: &'static str = "Every namespace";
+    const SELECTOR: &'static str =
+        "Label selector on EphemeralRunnerSets (e.g. app=runners,tier!=gpu)";
+}
+
+impl FormatHelp for Help {
+    const OUTPUT: &'static str =
+        "Output format: table, wide, json, yaml, name, jsonpath=TEMPLATE, custom-columns=SPEC";
+    const DEFAULT: &'static [&'static str] = &["table"];
+    const FORMATS: &'static [&'static str] =
+        &["wide", "json", "yaml", "name", "jsonpath", "custom-columns"];
+}
+
+impl JudgingHelp for Help {
+    const ARC_VERSION: &'static str = "The ARC release whose rule judges every set (0.9.0 to 0.14.2, or next: ARC's master after 0.14.2), as diff takes it: its RunnerSetSpecHash() and its version check; next adds its observed generation, Outdated lifecycle and staleOutdated runners. By default the release of the controller Deployment that reconciles the namespace (next when its image is a canary/dev build over the revision CRDs), else the scale set's app.kubernetes.io/version";
+}
+
+impl ContextsHelp for Help {
+    const CONTEXTS: &'static str = "Read these kubeconfig contexts, comma-separated: names, globs (* and ?), !PATTERN to leave some out; one table with a CONTEXT column (docs/fleet.md)";
+    const CONTEXTS_CONFLICT_WITH: &'static [&'static str] = &["all_contexts", "files"];
+    const ALL_CONTEXTS: &'static str = "Read every context of the kubeconfig, in name order";
+    const ALL_CONTEXTS_CONFLICT_WITH: &'static [&'static str] = &["files"];
 }
 
 pub(crate) fn run(
@@ -153,19 +148,19 @@ pub(crate) fn run(
     shell: &mut Shell<'_>,
 ) -> Result<u8> {
     let request = validate(kube, &args, env)?;
-    if args.selected.len() > 1 {
-        let contexts = args.selected.clone();
+    if args.fleet.is_several() {
+        let contexts = args.fleet.selected.clone();
         if args.watch || args.wait {
             return follow_fleet(&args, request, contexts, shell);
         }
         return run_fleet(&args, request, contexts, shell);
     }
     let show = ShowOptions {
-        output: args.output.clone(),
+        output: args.format.output.clone(),
         table: TableOptions {
-            wide: args.output == Output::Wide,
+            wide: args.format.output == Output::Wide,
             no_headers: args.no_headers,
-            namespace_column: args.all_namespaces || !args.files.is_empty(),
+            namespace_column: args.scope.all_namespaces || !args.files.is_empty(),
             color: shell.color(args.color),
         },
         no_headers: args.no_headers,
@@ -209,12 +204,12 @@ fn run_fleet(
 ) -> Result<u8> {
     let fleet = crate::ops::fleet::Fleet {
         contexts,
-        parallel: usize::from(args.parallel),
+        parallel: usize::from(args.fleet.parallel),
     };
     let show = ShowOptions {
-        output: args.output.clone(),
+        output: args.format.output.clone(),
         table: TableOptions {
-            wide: args.output == Output::Wide,
+            wide: args.format.output == Output::Wide,
             no_headers: args.no_headers,
             namespace_column: true,
             color: shell.color(args.color),
@@ -244,9 +239,9 @@ fn follow_fleet(
     shell: &mut Shell<'_>,
 ) -> Result<u8> {
     let show = ShowOptions {
-        output: args.output.clone(),
+        output: args.format.output.clone(),
         table: TableOptions {
-            wide: args.output == Output::Wide,
+            wide: args.format.output == Output::Wide,
             no_headers: args.no_headers,
             namespace_column: true,
             color: shell.color(args.color),
@@ -294,24 +289,16 @@ fn follow_fleet(
 
 /// Everything status checks before it reads a file or contacts the cluster.
 fn validate(kube: &KubeFlags, args: &StatusArgs, env: &Env) -> Result<Request> {
-    let layout = super::layout_arg(&args.layout)?;
-    let scope = super::checked_scope(
-        kube,
-        args.all_namespaces,
-        "EphemeralRunnerSet name",
-        &args.names,
-        args.selector.as_deref(),
-    )?;
-    if args.all_namespaces && !args.names.is_empty() {
+    let layout = args.judging.layout()?;
+    let scope = args
+        .scope
+        .checked(kube, "EphemeralRunnerSet name", &args.names)?;
+    if args.scope.all_namespaces && !args.names.is_empty() {
         bail!(
             "names are looked up in one namespace: use -n NAMESPACE with names, not -A/--all-namespaces"
         );
     }
-    let arc_release = args
-        .arc_version
-        .as_deref()
-        .map(super::arc_version_arg)
-        .transpose()?;
+    let arc_release = args.judging.target()?;
     Ok(Request {
         layout,
         scope,

@@ -7,12 +7,12 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
-use super::{Env, KubeFlags, Shell};
+use super::args::{ContextsHelp, Fleet, Format, FormatHelp, KubeFlags, Scope, ScopeHelp};
+use super::{Env, Shell};
 use crate::ops::upgrade::Plan;
 use crate::render::emit::{self, Output};
 
 #[derive(Debug, Args)]
-#[command(group(clap::ArgGroup::new("fleet").args(["contexts", "all_contexts"])))]
 #[command(
     long_about = "Plan an upgrade of ARC to the release --to: every step in the order that loses no \
 scale set, and what the new controller does to each scale set.\n\n\
@@ -52,42 +52,37 @@ pub(crate) struct UpgradePlanArgs {
     /// The ARC release to upgrade to (0.9.0 to 0.14.2), or next (ARC's master after 0.14.2).
     #[arg(long, value_name = "RELEASE", required = true)]
     pub(crate) to: String,
-    /// Plan for the scale sets of every namespace.
-    #[arg(short = 'A', long)]
-    pub(crate) all_namespaces: bool,
-    /// Only the scale sets matching this label selector.
-    #[arg(short = 'l', long, value_name = "SELECTOR")]
-    pub(crate) selector: Option<String>,
+    #[command(flatten)]
+    pub(crate) scope: Scope<Help>,
     /// Read the installation from a dump instead of the cluster (repeatable; - for stdin).
     #[arg(short = 'f', long = "filename", value_name = "FILE")]
     pub(crate) files: Vec<PathBuf>,
-    /// Plan in these kubeconfig contexts, comma-separated: names, globs (* and ?), !PATTERN to
-    /// leave some out (docs/fleet.md).
-    #[arg(long, value_name = "PATTERN", value_delimiter = ',', conflicts_with_all = ["all_contexts", "files"])]
-    pub(crate) contexts: Vec<String>,
-    /// Plan in every context of the kubeconfig, in name order.
-    #[arg(long, conflicts_with = "files")]
-    pub(crate) all_contexts: bool,
-    /// With --contexts or --all-contexts: read at most N contexts at once.
-    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..), requires = "fleet")]
-    pub(crate) parallel: u16,
-    /// Not a flag: the contexts `--contexts`/`--all-contexts` selected, when more than one.
-    #[arg(skip)]
-    pub(crate) selected: Vec<String>,
-    /// Output format: text (default), json, yaml.
-    #[arg(short = 'o', long, value_name = "FORMAT", default_value = "text", value_parser = emit::OutputParser { formats: &["json", "yaml"], defaults: &["text"] })]
-    pub(crate) output: Output,
+    #[command(flatten)]
+    pub(crate) fleet: Fleet<Help>,
+    #[command(flatten)]
+    pub(crate) format: Format<Help>,
 }
 
-/// `--contexts`/`--all-contexts` resolved against the kubeconfig: one context selected is
-/// `--context NAME`, several are kept for the fleet run.
-pub(crate) fn resolve_contexts(kube: &mut KubeFlags, args: &mut UpgradePlanArgs) -> Result<()> {
-    super::resolve_selection(
-        kube,
-        &mut args.contexts,
-        &mut args.all_contexts,
-        &mut args.selected,
-    )
+/// The words of upgrade-plan's shared flags ([`super::args`]).
+#[derive(Debug)]
+pub(crate) struct Help;
+
+impl ScopeHelp for Help {
+    const ALL_NAMESPACES: &'static str = "Plan for the scale sets of every namespace";
+    const SELECTOR: &'static str = "Only the scale sets matching this label selector";
+}
+
+impl ContextsHelp for Help {
+    const CONTEXTS: &'static str = "Plan in these kubeconfig contexts, comma-separated: names, globs (* and ?), !PATTERN to leave some out (docs/fleet.md)";
+    const CONTEXTS_CONFLICT_WITH: &'static [&'static str] = &["all_contexts", "files"];
+    const ALL_CONTEXTS: &'static str = "Plan in every context of the kubeconfig, in name order";
+    const ALL_CONTEXTS_CONFLICT_WITH: &'static [&'static str] = &["files"];
+}
+
+impl FormatHelp for Help {
+    const OUTPUT: &'static str = "Output format: text (default), json, yaml";
+    const DEFAULT: &'static [&'static str] = &["text"];
+    const FORMATS: &'static [&'static str] = &["json", "yaml"];
 }
 
 /// Check the arguments, plan, write the plan; the exit code.
@@ -98,12 +93,8 @@ pub(crate) fn run(
     shell: &mut Shell<'_>,
 ) -> Result<u8> {
     let plan = validate(kube, &args)?;
-    if args.selected.len() > 1 {
-        let fleet = crate::ops::fleet::Fleet {
-            contexts: args.selected.clone(),
-            parallel: usize::from(args.parallel),
-        };
-        let list = crate::ops::upgrade::run_fleet(&plan, &fleet)?;
+    if args.fleet.is_several() {
+        let list = crate::ops::upgrade::run_fleet(&plan, &args.fleet.fleet())?;
         for c in &list.contexts {
             if let Some(e) = &c.error {
                 shell.error(format_args!("context {}: {}", c.name, e.message))?;
@@ -111,7 +102,7 @@ pub(crate) fn run(
         }
         let code = list.outcome().code();
         shell.verdict(code);
-        match &args.output {
+        match &args.format.output {
             Output::Default => crate::render::upgrade::write_fleet_text(&list, false, shell.out())?,
             other => {
                 emit::structured(
@@ -131,7 +122,7 @@ pub(crate) fn run(
     }
     let code = report.outcome().code();
     shell.verdict(code);
-    match &args.output {
+    match &args.format.output {
         Output::Default => crate::render::upgrade::write_text(&report, shell.out())?,
         other => {
             emit::structured(
@@ -148,19 +139,15 @@ pub(crate) fn run(
 
 /// Everything checked before anything is read: the release, the scope, the files.
 fn validate(kube: &KubeFlags, args: &UpgradePlanArgs) -> Result<Plan> {
-    let to = super::arc_version_arg(&args.to)
+    let to = super::args::arc_version_arg(&args.to)
         .map_err(|e| anyhow::anyhow!("{}", e.to_string().replacen("--arc-version", "--to", 1)))?;
-    let scope = super::checked_scope(
-        kube,
-        args.all_namespaces,
-        "AutoscalingRunnerSet name",
-        &args.names,
-        args.selector.as_deref(),
-    )?;
+    let scope = args
+        .scope
+        .checked(kube, "AutoscalingRunnerSet name", &args.names)?;
     let connect = kube.connect_options();
     let file_namespace = scope.file_namespace(&connect);
     let read = crate::ops::diff::Plan {
-        layout: super::layout_arg("v0.36")?,
+        layout: super::args::layout_arg("v0.36")?,
         scope,
         file_namespace,
         files: Vec::new(),

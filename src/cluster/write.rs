@@ -17,17 +17,9 @@ use serde_json::Value;
 
 use super::{ApiError, ApiErrorKind, arc_path};
 
-/// How a command writes: for real, not at all, or through the API server's dry run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum DryRun {
-    /// Write.
-    #[default]
-    None,
-    /// Decide and report, send nothing.
-    Client,
-    /// Send with `dryRun=All`: the API server validates and answers, and persists nothing.
-    Server,
-}
+/// How a command writes, a plain parameter of the core (so that the reports carry it without
+/// naming this layer), named here too where the writes obey it.
+pub use crate::core::go::params::DryRun;
 
 /// An object as read for a decision: its exact JSON text and the parsed value.
 #[derive(Debug, Clone)]

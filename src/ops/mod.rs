@@ -30,7 +30,7 @@ use crate::cluster::write::{Breaker, Guarded, WriteError};
 use crate::shell::Shell;
 
 /// Which objects a command is about: kubectl's `-n`, `-A`, NAME... and `-l`, checked by
-/// `crate::cli::checked_scope` before anything is read. The same in every command.
+/// `crate::cli::args::checked_scope` before anything is read. The same in every command.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct Scope {
     /// `-n`, when given; else the kubeconfig context's namespace.

@@ -58,7 +58,7 @@ pub(super) fn bump_cells(item: &BumpItem, color: bool) -> Vec<Cell> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cluster::write::DryRun;
+    use crate::core::go::params::DryRun;
     use crate::report::Outcome;
     use crate::report::bump::{BumpItem, WaitTimeout};
 

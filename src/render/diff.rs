@@ -607,7 +607,7 @@ mod tests {
     use super::*;
     use crate::core::layout::Layout;
     use crate::core::recycle_loop::round_trip_of_autoscaling_runner_set;
-    use crate::core::written::Written;
+    use crate::core::written::{Written, pointer_step};
     use crate::report::diff::last_key;
 
     fn fixes(template_spec: &str) -> Vec<(String, String)> {
@@ -758,21 +758,24 @@ mod tests {
             "kind: EphemeralRunnerSet\nspec:\n  ephemeralRunnerSpec:\n    githubConfigUrl: https://github.com/o\n    runnerScaleSetId: 7\n    spec:\n{}",
             indent(set_spec, 6)
         );
-        let object = |text: &str| {
+        // Each object's spec (or a field of it) as the core reads a file: the JSON the API server
+        // would store, and what the file wrote, its YAML spellings laid on it.
+        let spec = |text: &str, field: Option<&str>| {
             let o = crate::manifest::parse(text, "t.yaml").unwrap().remove(0);
-            let mut object =
-                crate::input::Object::from_manifest(&o.value, crate::input::Origin::Cluster, None);
-            object.spellings = o.spellings;
-            object
+            let mut value = &o.value["spec"];
+            let mut pointer = "/spec".to_string();
+            if let Some(field) = field {
+                value = &value[field];
+                pointer_step(&mut pointer, field);
+            }
+            let json = crate::manifest::go_json(value);
+            let mut written = Written::from_json(&json);
+            written.spell(&pointer, &o.spellings);
+            (json, written)
         };
-        let (ars, ers) = (object(&ars), object(&ers));
-        let runner_spec = ers.spec_field("ephemeralRunnerSpec").unwrap().unwrap();
-        let result = crate::core::drift::drift(
-            l,
-            ars.spec.as_ref().unwrap().get(),
-            Some("7"),
-            Some(runner_spec.get()),
-        );
+        let (ars, ars_written) = spec(&ars, None);
+        let (runner_spec, ers_written) = spec(&ers, Some("ephemeralRunnerSpec"));
+        let result = crate::core::drift::drift(l, &ars, Some("7"), Some(&runner_spec));
         let item = ScaleSetDiff::from_drift(
             l,
             "ns".into(),
@@ -782,8 +785,8 @@ mod tests {
             result,
         )
         .with_written(|| {
-            let desired = crate::core::desired::written_runner_spec(l, ars.written_spec(None));
-            (desired, ers.written_spec(Some("ephemeralRunnerSpec")))
+            let desired = crate::core::desired::written_runner_spec(l, ars_written);
+            (desired, ers_written)
         });
         let report = DiffReport {
             api_version: "kubectl-arc/v1alpha1",

@@ -83,7 +83,7 @@ pub(super) fn migrate_cells(r: &MigrateRow) -> [String; 8] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cluster::write::DryRun;
+    use crate::core::go::params::DryRun;
     use crate::report::Outcome;
     use crate::report::migrate::Summary;
     use crate::report::migrate::{MigrateResult, MigrateRow};

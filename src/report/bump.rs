@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::cluster::write::DryRun;
+use crate::core::go::params::DryRun;
 use crate::report::Outcome;
 
 /// What happened to one set in a `bump`.

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::cluster::write::DryRun;
+use crate::core::go::params::DryRun;
 use crate::core::migrate::Verdict;
 use crate::report::Outcome;
 

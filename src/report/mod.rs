@@ -13,19 +13,6 @@ pub(crate) mod rollout;
 pub(crate) mod status;
 pub(crate) mod upgrade;
 
-use crate::cluster::write::DryRun;
-
-/// `dryRun` in the bump and migrate reports: the flag's own spelling.
-impl serde::Serialize for DryRun {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(match self {
-            DryRun::None => "none",
-            DryRun::Client => "client",
-            DryRun::Server => "server",
-        })
-    }
-}
-
 /// Exit code: success, or nothing to report (like `kubectl diff` with no differences).
 pub(crate) const EXIT_OK: u8 = 0;
 /// Exit code: drift found / some objects failed (like `kubectl diff` with differences).

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::cluster::write::DryRun;
+use crate::core::go::params::DryRun;
 use crate::core::repair::CronJobBesides;
 use crate::report::Outcome;
 

@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use crate::cluster::write::DryRun;
+use crate::core::go::params::DryRun;
 use crate::report::Outcome;
 use crate::report::bump::{BumpItem, BumpReport};
 use crate::report::fleet::ContextError;

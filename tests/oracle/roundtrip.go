@@ -175,7 +175,7 @@ func joinField(path, name string) string {
 	return path + "." + name
 }
 
-// joinKey mirrors kubectl-arc's push_key (crates/kubectl-arc-core/src/equality.rs).
+// joinKey mirrors kubectl-arc's push_key (crates/kubectl-arc-core/src/go/equality.rs).
 func joinKey(path, key string) string {
 	plain := key != ""
 	for _, c := range []byte(key) {

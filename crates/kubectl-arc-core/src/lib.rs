@@ -2,43 +2,40 @@
 //!
 //! Everything here takes data and returns data: no I/O, no clock, no tokio. Each shared rule names
 //! the Go function it mirrors, and differential tests compare it with the Go oracle (tests/oracle).
+//!
+//! Two halves, one folder each:
+//! - [`go`], the Go mirror: what Go's libraries and Kubernetes' apimachinery do to ARC's objects
+//!   (values and encoding/json, go-yaml's reader, quantities, go-spew with FNV, net/url, time,
+//!   the three equalities, the type layout, the API server's defaulting, manifests from files).
+//!   It knows nothing of ARC's rules.
+//! - [`arc`], ARC's rules over the mirror: its names, its releases and their hashes, replacement,
+//!   revisions, pairing, the desired set, status, impact, repair, upgrade, migrate, bump.
+//!
+//! The rules import the mirror, never the reverse, and no circle forms among the modules of
+//! either half (tests/hermetic/layers.rs).
 
 pub mod arc;
-pub mod bump;
-pub mod defaulting;
-pub mod desired;
-pub mod drift;
-pub mod equality;
-pub mod fleet;
-pub mod gotime;
-pub mod gourl;
-pub mod goyaml;
-pub mod impact;
-pub mod json;
-pub mod layout;
-pub mod legacy_hash;
-pub mod manifest;
-pub mod marshal;
-pub mod migrate;
-pub mod names;
-pub mod next;
-pub mod object;
-pub mod owner;
-pub mod pairing;
-pub mod quantity;
-pub mod reason;
-pub mod recycle_loop;
-pub mod release;
-pub mod repair;
-pub mod replacement;
-pub mod revision;
-pub mod runners;
-pub mod selector;
-pub mod spec_hash;
-pub mod status;
-pub mod upgrade;
-pub mod value;
-pub mod written;
+pub mod go;
+
+// Every module keeps the path it had before the two halves were folders (`kubectl_arc_core::json`,
+// `kubectl_arc_core::status`), so the command crate, the benches and the fuzz targets name them as
+// before.
+pub use arc::{
+    bump, desired, drift, fleet, impact, migrate, next, object, owner, pairing, reason,
+    recycle_loop, release, repair, replacement, revision, runners, spec_hash, status, upgrade,
+};
+pub use go::{
+    equality, gotime, gourl, goyaml, json, layout, legacy_hash, manifest, marshal, names, quantity,
+    selector, value, written,
+};
+
+/// [`go::defaulting`], the API server's structural defaulting, with the AutoscalingRunnerSet CRDs
+/// kubectl-arc ships for ARC's releases ([`arc::shipped`]) beside it, where they were before the
+/// halves were folders.
+pub mod defaulting {
+    pub use crate::arc::shipped::{shipped, shipped_text};
+    pub use crate::go::defaulting::*;
+}
 
 /// Test support: a file of the Go outputs recorded in `../shared/reference/verified/` (beside the
 /// repository in this project's CI, absent from a clone made elsewhere). `None`, said on stderr,

@@ -30,13 +30,19 @@ use serde_json::Value;
 
 use crate::drift::DriftError;
 use crate::layout::Layout;
-use crate::status::Unobserved;
 
 /// `AutoscalingRunnerSetPhaseOutdated` and `EphemeralRunnerSetPhaseOutdated`.
 pub const PHASE_OUTDATED: &str = "Outdated";
 
 /// `AutoscalingListenerPhaseStopped`, at the listener's `spec.phase` (#4652).
 pub const LISTENER_PHASE_STOPPED: &str = "Stopped";
+
+/// `metadata.generation` of an AutoscalingRunnerSet ahead of its `status.observedGeneration`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unobserved {
+    pub generation: i64,
+    pub observed: i64,
+}
 
 /// #4636, `AutoscalingRunnerSetReconciler.Reconcile`: `Generation > Status.ObservedGeneration`
 /// moves the scale set to Pending, and the observed generation catches up only at the end of a

@@ -1025,7 +1025,7 @@ mod tests {
         let docs = [
             "{}",
             WORKED_EXAMPLE,
-            include_str!("../../../tests/oracle/testdata/realistic-spec.json"),
+            include_str!("../../../../tests/oracle/testdata/realistic-spec.json"),
             // The leaked flag: a nil pointer as a slice's last element leaves the annotation
             // off for the next field; pointer fields nil and set; empty and nil collections.
             r#"{"spec":{"containers":[{"name":"a","env":[],"ports":null,"securityContext":{"privileged":false,"capabilities":{"add":[]}}}],"nodeSelector":{},"hostAliases":[{"ip":"1.2.3.4","hostnames":["a","b"]}]},"proxy":{"http":null}}"#,
@@ -1044,7 +1044,7 @@ mod tests {
             }
         }
         // Another layout object, even of a shipped version, is printed piece by piece.
-        let copy = Layout::from_json(include_str!("layouts/k8s-api-v0.36.2.json")).unwrap();
+        let copy = Layout::from_json(include_str!("../layouts/k8s-api-v0.36.2.json")).unwrap();
         assert_eq!(copy.k8s_api, l.k8s_api);
         assert!(Plan::of_shipped(&copy).is_none());
         let v = decode(&copy, copy.ephemeral_runner_spec, WORKED_EXAMPLE).unwrap();

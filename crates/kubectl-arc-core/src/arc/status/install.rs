@@ -349,12 +349,12 @@ pub fn controller_target(
     version: Option<&str>,
     image_tag: Option<&str>,
     revision_crd: bool,
-) -> Option<(crate::upgrade::Target, Option<String>)> {
+) -> Option<(crate::arc::target::Target, Option<String>)> {
     if let Some(why) = crate::next::recognised_as_next(image_tag, revision_crd) {
-        return Some((crate::upgrade::Target::Next, Some(why)));
+        return Some((crate::arc::target::Target::Next, Some(why)));
     }
     let r = release::release(version?)?;
-    Some((crate::upgrade::Target::Release(r), None))
+    Some((crate::arc::target::Target::Release(r), None))
 }
 
 impl ControllerFacts {

@@ -3,14 +3,34 @@
 //! Pure core. [`check_valid`] mirrors encoding/json's `checkValid` (the scanner that runs over the
 //! whole input before anything is decoded, with its nesting limit of 10000); [`Reader`] then walks
 //! input that is known to be valid, so it needs no error paths. [`unquote`] mirrors `unquote` in
-//! encoding/json's decode.go (invalid surrogates become U+FFFD).
+//! encoding/json's decode.go (invalid surrogates become U+FFFD). [`DecodeError`] is encoding/json's
+//! errors (`SyntaxError`, `UnmarshalTypeError`), of the reader and the typed decoder alike, as they
+//! are one package in Go.
 
 use std::borrow::Cow;
 use std::ops::Range;
 
+use crate::go::spelling::{Spelling, pointer_step};
 use crate::goyaml::go_float;
-use crate::value::DecodeError;
-use crate::written::{Spelling, pointer_step};
+
+/// Why a document does not decode into a Go value: Go's `json.Unmarshal` would return an error,
+/// so ARC's client would fail to read the object.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// Not JSON at all (Go's `SyntaxError`).
+    #[error("invalid JSON at byte {offset}: {msg}")]
+    Syntax { offset: usize, msg: String },
+    /// A JSON value of the wrong kind for the Go field (Go's `UnmarshalTypeError`).
+    #[error("{path}: cannot decode JSON {found} into Go type {go_type}")]
+    Type {
+        path: String,
+        found: &'static str,
+        go_type: String,
+    },
+    /// A custom `UnmarshalJSON` refused the value (a malformed quantity or time).
+    #[error("{path}: {msg}")]
+    Custom { path: String, msg: String },
+}
 
 /// encoding/json's `maxNestingDepth`.
 pub const MAX_NESTING_DEPTH: usize = 10000;

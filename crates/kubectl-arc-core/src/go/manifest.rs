@@ -8,7 +8,6 @@
 
 use serde_json::Value;
 
-use crate::arc;
 pub use crate::goyaml::go_float;
 use crate::written::Spelling;
 
@@ -51,10 +50,6 @@ impl ManifestObject {
         self.value
             .pointer("/metadata/namespace")
             .and_then(Value::as_str)
-    }
-    /// Whether this is one of ARC's `actions.github.com/v1alpha1` objects of `kind`.
-    pub fn is_arc(&self, kind: &str) -> bool {
-        self.kind() == kind && self.api_version() == arc::API_VERSION
     }
 }
 
@@ -834,7 +829,7 @@ mod tests {
     #[test]
     fn merges_and_tags_of_the_fuzz_seed() {
         let text =
-            include_str!("../../../fuzz/corpus/manifest_parse/seed-merges-and-refusals.yaml");
+            include_str!("../../../../fuzz/corpus/manifest_parse/seed-merges-and-refusals.yaml");
         let objs = parse(text, "seed").unwrap();
         assert!(objs[0].problem.is_none(), "{:?}", objs[0].problem);
         assert_eq!(

@@ -381,7 +381,7 @@ mod tests {
         );
         assert_no_loop(&container(r#","env":null,"resources":{}"#));
         assert_no_loop(include_str!(
-            "../../../tests/oracle/testdata/realistic-spec.json"
+            "../../../../tests/oracle/testdata/realistic-spec.json"
         ));
     }
 

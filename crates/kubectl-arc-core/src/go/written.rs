@@ -7,6 +7,7 @@
 //! ([`crate::render::display`]) show a value as written when its written form decodes to the
 //! very value compared, and as Go writes it otherwise.
 
+pub use crate::go::spelling::{Spelling, pointer_step};
 use crate::json::{Reader, Token, check_valid};
 
 /// A JSON value as raw tokens.
@@ -24,15 +25,6 @@ pub enum Written {
     /// Nothing is known (a field the input did not hold, or filled in by ARC).
     #[default]
     Unknown,
-}
-
-/// One YAML spelling kubectl rewrote: where (a JSON pointer from the object's root, `/spec/x/0`),
-/// what the file said, and the JSON kubectl made of it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Spelling {
-    pub pointer: String,
-    pub yaml: String,
-    pub json: String,
 }
 
 impl Written {
@@ -202,16 +194,6 @@ fn read(r: &mut Reader<'_>) -> Written {
             json: r.raw_value().to_string(),
             yaml: None,
         },
-    }
-}
-
-/// A JSON pointer step for `key` (`~` and `/` escaped).
-pub fn pointer_step(out: &mut String, key: &str) {
-    out.push('/');
-    if key.contains(['~', '/']) {
-        out.push_str(&key.replace('~', "~0").replace('/', "~1"));
-    } else {
-        out.push_str(key);
     }
 }
 

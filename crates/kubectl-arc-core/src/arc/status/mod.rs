@@ -285,12 +285,9 @@ pub fn human_duration(seconds: i64) -> String {
     format!("{}y", hours / 24 / 365)
 }
 
-/// `metadata.generation` of an AutoscalingRunnerSet ahead of its `status.observedGeneration`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Unobserved {
-    pub generation: i64,
-    pub observed: i64,
-}
+/// `metadata.generation` of an AutoscalingRunnerSet ahead of its `status.observedGeneration`
+/// (the next release's rule, [`crate::arc::next`]).
+pub use crate::arc::next::Unobserved;
 
 /// Why a set is in its state, as facts: the rules decide which apply, and
 /// [`crate::render::reason`] writes each as English (`status NAME`, `-o wide`) and as

@@ -112,9 +112,9 @@ pub struct Layout {
 
 /// The layouts shipped in the binary, newest supported first after ARC's own pin.
 const SHIPPED: &[(&str, &str)] = &[
-    ("v0.36.2", include_str!("layouts/k8s-api-v0.36.2.json")),
-    ("v0.35.10", include_str!("layouts/k8s-api-v0.35.10.json")),
-    ("v0.37.2", include_str!("layouts/k8s-api-v0.37.2.json")),
+    ("v0.36.2", include_str!("../layouts/k8s-api-v0.36.2.json")),
+    ("v0.35.10", include_str!("../layouts/k8s-api-v0.35.10.json")),
+    ("v0.37.2", include_str!("../layouts/k8s-api-v0.37.2.json")),
 ];
 
 /// The layouts of ARC's releases (gha-runner-scale-set 0.9.0 to 0.14.2): the oracle's reflection
@@ -128,23 +128,23 @@ const SHIPPED: &[(&str, &str)] = &[
 pub const RELEASE_SHIPPED: &[(&str, &str)] = &[
     (
         "arc-0.9.0-k8s-v0.28.4",
-        include_str!("layouts/arc-0.9.0-k8s-v0.28.4.json"),
+        include_str!("../layouts/arc-0.9.0-k8s-v0.28.4.json"),
     ),
     (
         "arc-0.11.0-k8s-v0.32.2",
-        include_str!("layouts/arc-0.11.0-k8s-v0.32.2.json"),
+        include_str!("../layouts/arc-0.11.0-k8s-v0.32.2.json"),
     ),
     (
         "arc-0.12.0-k8s-v0.32.3",
-        include_str!("layouts/arc-0.12.0-k8s-v0.32.3.json"),
+        include_str!("../layouts/arc-0.12.0-k8s-v0.32.3.json"),
     ),
     (
         "arc-0.13.0-k8s-v0.34.1",
-        include_str!("layouts/arc-0.13.0-k8s-v0.34.1.json"),
+        include_str!("../layouts/arc-0.13.0-k8s-v0.34.1.json"),
     ),
     (
         "arc-0.14.0-k8s-v0.35.2",
-        include_str!("layouts/arc-0.14.0-k8s-v0.35.2.json"),
+        include_str!("../layouts/arc-0.14.0-k8s-v0.35.2.json"),
     ),
 ];
 

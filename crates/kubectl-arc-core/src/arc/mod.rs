@@ -1,7 +1,35 @@
-//! ARC's names: API group, kinds, annotations and field paths of `actions.github.com/v1alpha1`.
+//! ARC's rules, built on the Go mirror ([`crate::go`]): its releases and their hashes, which
+//! release replaces a set and how, revisions, pairing, the desired set, status, impact, repair,
+//! upgrade, migrate and bump, and the English of their reasons.
 //!
-//! Mirrors the constants in ARC's `controllers/actions.github.com/resourcebuilder.go` and
-//! `apis/actions.github.com/v1alpha1`.
+//! Here too ARC's names: API group, kinds, annotations and field paths of
+//! `actions.github.com/v1alpha1`. They mirror the constants in ARC's
+//! `controllers/actions.github.com/resourcebuilder.go` and `apis/actions.github.com/v1alpha1`.
+
+pub mod bump;
+pub mod desired;
+pub mod drift;
+pub mod fleet;
+pub mod impact;
+pub mod migrate;
+pub mod next;
+pub mod object;
+pub mod owner;
+pub mod pairing;
+pub mod reason;
+pub mod recycle_loop;
+pub mod release;
+pub mod repair;
+pub mod replacement;
+pub mod revision;
+pub mod runners;
+pub mod shipped;
+pub mod spec_hash;
+pub mod status;
+pub mod target;
+pub mod upgrade;
+
+use crate::go::manifest::ManifestObject;
 
 /// The API group of ARC's scale-set resources.
 pub const GROUP: &str = "actions.github.com";
@@ -33,3 +61,10 @@ pub const ANNOTATION_RUNNER_SPEC_HASH: &str = "actions.github.com/runner-spec-ha
 pub const ANNOTATION_RUNNER_SCALE_SET_ID: &str = "runner-scale-set-id";
 /// Per-runner record of the ERS's `spec.actionableRevision` at creation (revision era).
 pub const ANNOTATION_ACTIONABLE_REVISION: &str = "actions.github.com/actionable-revision";
+
+impl ManifestObject {
+    /// Whether this is one of ARC's `actions.github.com/v1alpha1` objects of `kind`.
+    pub fn is_arc(&self, kind: &str) -> bool {
+        self.kind() == kind && self.api_version() == API_VERSION
+    }
+}

@@ -2,7 +2,7 @@
 //! 1.26+ runs to complete `kubectl arc <TAB>` (kubernetes/kubectl `pkg/cmd/plugin/plugin_completion.go`).
 //!
 //! Command layer. `kubectl-arc` answers as the completer when started under that name
-//! ([`super::completion::invoked_as_kubectl_completer`]), so the completer is a symbolic link to
+//! ([`super::invoked_as_kubectl_completer`]), so the completer is a symbolic link to
 //! it (a copy where there are no links: Windows). krew links one `bin` per plugin (krew issue 812),
 //! so from a krew install the link goes into krew's bin directory and points at krew's own
 //! `kubectl-arc` link there: a krew upgrade moves that link to the new version, and ours follows.
@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, Result};
 use clap::Args;
 
-use super::completion::{BIN, KUBECTL_COMPLETER, KUBECTL_SCRIPT};
-use super::{EXIT_ERROR, EXIT_OK};
+use super::{BIN, KUBECTL_COMPLETER, KUBECTL_SCRIPT};
+use crate::cli::{EXIT_ERROR, EXIT_OK};
 use crate::shell::{Env, Shell};
 
 #[derive(Debug, Args)]

@@ -496,7 +496,7 @@ mod tests {
                 .to_string(),
             r#"{"metadata":{"labels":{"x":"1"},"creationTimestamp":"2024-01-01T01:00:00+01:00"}}"#
                 .to_string(),
-            include_str!("../../../tests/oracle/testdata/realistic-spec.json").to_string(),
+            include_str!("../../../../tests/oracle/testdata/realistic-spec.json").to_string(),
         ];
         let values: Vec<Value> = docs
             .iter()

@@ -12,7 +12,10 @@
 //! `pkg/cmd/plugin/plugin_completion.go`: it runs `kubectl_complete-arc` with the words typed after
 //! `kubectl arc` (the last one being completed, empty for a new word), with the shell's stdin and
 //! stderr, and reads one candidate a line (`value<TAB>description`), then an optional `:<directive>`
-//! line holding cobra's `ShellCompDirective` bits.
+//! line holding cobra's `ShellCompDirective` bits. `completion install|uninstall` puts kubectl's
+//! completer on PATH ([`install`]).
+
+pub(crate) mod install;
 
 use std::ffi::{OsStr, OsString};
 use std::io::{self, Write};
@@ -25,7 +28,8 @@ use clap::{Arg, Args, CommandFactory as _, FromArgMatches as _, ValueEnum};
 use clap_complete::engine::{ArgValueCompleter, CompletionCandidate, PathCompleter};
 use clap_complete::env::{EnvCompleter, Shells};
 
-use super::{Cli, EXIT_ERROR, EXIT_OK, KubeFlags, parse_duration};
+use super::args::{KubeFlags, parse_duration};
+use super::{Cli, EXIT_ERROR, EXIT_OK};
 use crate::cluster::{self, ConnectOptions, names};
 use crate::core::arc;
 use crate::core::layout::Layout;
@@ -103,9 +107,9 @@ pub(crate) struct CompletionArgs {
 #[derive(Debug, clap::Subcommand)]
 pub(crate) enum CompletionAction {
     /// Put kubectl_complete-arc on PATH, for `kubectl arc <TAB>` (kubectl 1.26+).
-    Install(super::completion_install::InstallArgs),
+    Install(install::InstallArgs),
     /// Remove what `completion install` put on PATH.
-    Uninstall(super::completion_install::InstallArgs),
+    Uninstall(install::InstallArgs),
 }
 
 /// A completion script `kubectl arc completion` prints.
@@ -144,7 +148,7 @@ impl Shell {
 }
 
 pub(crate) fn run(args: CompletionArgs, env: &Env, ui: &mut crate::shell::Shell) -> Result<u8> {
-    use super::completion_install::{Action, run as install};
+    use self::install::{Action, run as install};
     match (args.action, args.shell) {
         (Some(CompletionAction::Install(a)), _) => install(Action::Install, a, env, ui),
         (Some(CompletionAction::Uninstall(a)), _) => install(Action::Uninstall, a, env, ui),

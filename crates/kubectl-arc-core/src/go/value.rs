@@ -12,6 +12,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+pub use crate::json::DecodeError;
 use crate::layout::{Kind, Layout, Special, TypeId};
 use crate::quantity::Quantity;
 
@@ -66,25 +67,6 @@ pub struct GoTime {
     pub nanos: u32,
     /// `loc` is `&localLoc` (process-dependent to print) rather than nil.
     pub local: bool,
-}
-
-/// Why a document does not decode into a Go value: Go's `json.Unmarshal` would return an error,
-/// so ARC's client would fail to read the object.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum DecodeError {
-    /// Not JSON at all (Go's `SyntaxError`).
-    #[error("invalid JSON at byte {offset}: {msg}")]
-    Syntax { offset: usize, msg: String },
-    /// A JSON value of the wrong kind for the Go field (Go's `UnmarshalTypeError`).
-    #[error("{path}: cannot decode JSON {found} into Go type {go_type}")]
-    Type {
-        path: String,
-        found: &'static str,
-        go_type: String,
-    },
-    /// A custom `UnmarshalJSON` refused the value (a malformed quantity or time).
-    #[error("{path}: {msg}")]
-    Custom { path: String, msg: String },
 }
 
 impl Value {
