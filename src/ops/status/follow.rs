@@ -422,7 +422,7 @@ fn set_applied(
     w: &mut Watched,
     shown: &mut Follow<'_>,
 ) -> Result<()> {
-    let facts = SetFacts::from_object(&o)
+    let facts = SetFacts::from_object(o)
         .map_err(|e| anyhow::anyhow!("an EphemeralRunnerSet event: {e}"))?;
     let key = (facts.namespace.clone(), facts.name.clone());
     if plan.selects(&key) || w.adopted.contains(&key) {

@@ -7,7 +7,6 @@ use serde_json::{Value, json};
 use super::judge::{runner_scale_set_id, unobserved};
 use super::surroundings::Surroundings;
 use super::*;
-use crate::core::runners::RunnerCounts;
 use crate::core::status::{SetFacts, State, Unobserved};
 
 /// The shipped example's scale set and set, as JSON values.
