@@ -706,7 +706,7 @@ fn restart_patch(stamp: &str, reason: Option<&str>) -> Decision {
 /// `--wait` for sets of ARC up to 0.14: until each restarted scale set's newest set is another
 /// than the one bumped (ARC replaced it), polling once a second.
 async fn wait_for_replacement(
-    client: &kube::Client,
+    api: &impl ArcApi,
     items: &mut [BumpItem],
     timeout: Option<Duration>,
     shell: &mut Shell<'_>,
@@ -729,14 +729,7 @@ async fn wait_for_replacement(
             let item = &items[i];
             let ns = item.namespace.clone();
             let scale_set = item.scale_set.clone().unwrap_or_default();
-            let sets = cluster::list_objects(
-                client,
-                arc::KIND_EPHEMERAL_RUNNER_SET,
-                arc::EPHEMERAL_RUNNER_SETS,
-                Some(&ns),
-                None,
-            )
-            .await?;
+            let sets = (api.list(Resource::EPHEMERAL_RUNNER_SETS, Some(&ns), None)).await?;
             let inputs: Vec<_> = sets.iter().map(crate::input::Object::pairing_set).collect();
             let scale = crate::core::pairing::ScaleSet {
                 namespace: &ns,
@@ -883,7 +876,7 @@ fn bumped(t: &Target, dry_run: DryRun, bump_id: &str, written: Guarded<BumpDecis
 /// On a terminal one line counts the acknowledged sets as they come; in a log each
 /// acknowledgement is a line of its own. A timeout names a few of the sets left and counts the rest.
 async fn wait_for_acknowledgement(
-    client: &kube::Client,
+    api: &impl ArcApi,
     items: &mut [BumpItem],
     timeout: Option<Duration>,
     shell: &mut Shell<'_>,
@@ -896,7 +889,7 @@ async fn wait_for_acknowledgement(
     shell.status(acks.announcement())?;
     shell.progress(format_args!("acknowledged 0/{total} EphemeralRunnerSets"))?;
     // An empty resourceVersion starts with the current state of every object, then changes.
-    let mut watch = client.watch(Resource::EPHEMERAL_RUNNER_SETS, acks.scope(), String::new())?;
+    let mut watch = api.watch(Resource::EPHEMERAL_RUNNER_SETS, acks.scope(), String::new())?;
     let deadline = timeout.map(|t| tokio::time::Instant::now() + t);
     let far = tokio::time::Instant::now() + Duration::from_secs(86400 * 365);
     let mut timed_out = false;

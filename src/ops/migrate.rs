@@ -866,8 +866,7 @@ mod tests {
 
     /// A set as the cluster lists it: through the cluster layer's one object model.
     fn candidate(v: &Value) -> Candidate {
-        let raw: cluster::RawObject = serde_json::from_value(v.clone()).unwrap();
-        let object = cluster::object_from_cluster(arc::KIND_EPHEMERAL_RUNNER_SET, raw);
+        let object = crate::cluster::tests::listed(Resource::EPHEMERAL_RUNNER_SETS, v);
         let plan = plan();
         candidate_of(&plan, &object).unwrap()
     }
