@@ -321,8 +321,8 @@ async fn targets<A: ArcApi>(
             field_selector: None,
         };
         api.list_each(Resource::EPHEMERAL_RUNNER_SETS, &query, |o| {
-            // The one object model; its JSON for the restart rule.
-            let json: Value = serde_json::from_str(&o.json()).unwrap_or(Value::Null);
+            // The one object model; its metadata and status for the restart rule.
+            let json = o.parts_value(&["metadata", "status"]);
             listed.push((
                 Target {
                     namespace: o.namespace().to_string(),
@@ -446,7 +446,8 @@ async fn resolve<A: ArcApi>(
         };
         if let Some(p) = crate::core::pairing::pair(scale_set, &inputs) {
             let set = &sets[p.chosen];
-            let json: Value = serde_json::from_str(&set.json()).unwrap_or(Value::Null);
+            // Its metadata and status: all the restart rule reads.
+            let json = set.parts_value(&["metadata", "status"]);
             if spec_hash_era(&json, ns, set.name()).is_some() {
                 return Ok(match Restart::of(&json) {
                     Some(restart) => Ok(Target {
@@ -1023,12 +1024,13 @@ impl Acknowledgements {
     }
 }
 
-/// `namespace/name` of a watched object.
-/// An event's object as the JSON value the acknowledgements read.
+/// An event's object as the JSON value the acknowledgements read (its metadata, spec and status:
+/// [`key_of`] and [`Revisions::from_object`] read nothing else).
 fn value_of(o: &crate::input::Object) -> Value {
-    serde_json::from_str(&o.json()).unwrap_or(Value::Null)
+    o.parts_value(&["metadata", "spec", "status"])
 }
 
+/// `namespace/name` of a watched object.
 fn key_of(v: &Value) -> (String, String) {
     let field = |p: &str| {
         v.pointer(p)

@@ -499,7 +499,7 @@ fn set_spec(layout: &Layout, ers: &Object) -> Option<GoValue> {
 }
 
 fn count_runner(layout: &Layout, spec: Option<&GoValue>, runner: &Object, c: &mut Candidate) {
-    let state = RunnerState::of(&serde_json::from_str(&runner.json()).unwrap_or(Value::Null));
+    let state = RunnerState::of_object(runner);
     let stale = match (spec, &runner.spec) {
         (Some(spec), Some(rs)) => match is_stale(layout, spec, rs.get()) {
             Ok(s) => s,

@@ -156,10 +156,7 @@ pub(super) async fn revision_crd(
     else {
         return false;
     };
-    serde_json::from_str(&crd.json())
-        .ok()
-        .and_then(|v| crate::core::status::install::CrdFacts::from_crd(&v))
-        .is_some_and(|f| f.revision_fields)
+    crate::core::status::install::CrdFacts::from_object(&crd).is_some_and(|f| f.revision_fields)
 }
 
 /// The paths given, for a message.

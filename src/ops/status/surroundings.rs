@@ -443,7 +443,7 @@ impl Surroundings {
 
 /// An installed CRD as the installation check judges it ([`CrdFacts::from_crd`]).
 fn crd_facts(crd: &input::Object) -> Option<CrdFacts> {
-    CrdFacts::from_crd(&crd.read_parts::<serde_json::Value>().ok()?)
+    CrdFacts::from_object(crd)
 }
 
 /// The warning of a read the caller may not make (or that failed otherwise): the resource, the
