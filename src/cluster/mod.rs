@@ -117,76 +117,9 @@ pub(crate) fn context_namespace(opts: &ConnectOptions) -> Option<String> {
         .filter(|ns| !ns.is_empty())
 }
 
-/// Every ARC object of `kind` (plural `plural`) in scope, as [`crate::input::Object`]s.
-pub(crate) async fn list_objects(
-    client: &Client,
-    kind: &str,
-    plural: &str,
-    namespace: Option<&str>,
-    selector: Option<&str>,
-) -> Result<Vec<crate::input::Object>, ApiError> {
-    let mut out = Vec::new();
-    let path = arc_path(plural, namespace);
-    list_pages_each(client, &path, plural, namespace, selector, |o| {
-        out.push(object_from_cluster(kind, o));
-        Ok::<_, ApiError>(())
-    })
-    .await?;
-    Ok(out)
-}
-
-/// Every Pod in `namespace` that `selector` selects, as [`crate::input::Object`]s of kind `Pod`
-/// and version `v1`, paginated as [`list_objects`].
-pub(crate) async fn list_pods(
-    client: &Client,
-    namespace: &str,
-    selector: Option<&str>,
-) -> Result<Vec<crate::input::Object>, ApiError> {
-    list_pods_in(client, Some(namespace), selector).await
-}
-
-/// [`list_pods`] in `namespace`, or in every namespace when `None`.
-pub(crate) async fn list_pods_in(
-    client: &Client,
-    namespace: Option<&str>,
-    selector: Option<&str>,
-) -> Result<Vec<crate::input::Object>, ApiError> {
-    api::ArcApi::list(client, resource::Resource::PODS, namespace, selector).await
-}
-
-/// The Deployments in every namespace that `selector` selects, as [`crate::input::Object`]s of
-/// kind `Deployment` and version `apps/v1`, paginated as [`list_objects`].
-pub(crate) async fn list_deployments(
-    client: &Client,
-    selector: &str,
-) -> Result<Vec<crate::input::Object>, ApiError> {
-    api::ArcApi::list(
-        client,
-        resource::Resource::DEPLOYMENTS,
-        None,
-        Some(selector),
-    )
-    .await
-}
-
-/// The CustomResourceDefinition `name`, as an [`crate::input::Object`] (its `spec` holds the
-/// schema); `None` when it is not installed.
-pub(crate) async fn get_crd(
-    client: &Client,
-    name: &str,
-) -> Result<Option<crate::input::Object>, ApiError> {
-    get_resource(
-        client,
-        resource::Resource::CUSTOM_RESOURCE_DEFINITIONS,
-        None,
-        name,
-    )
-    .await
-}
-
 /// The object `name` of `resource` in `namespace` (ignored for a cluster-scoped resource), as
 /// [`object_of`] gives it; `None` when it does not exist.
-pub(crate) async fn get_resource(
+async fn get_resource(
     client: &Client,
     resource: resource::Resource,
     namespace: Option<&str>,
@@ -208,19 +141,6 @@ pub(crate) async fn get_resource(
             e => Err(e),
         },
     }
-}
-
-/// One ARC object (or Pod) of `kind`, `None` when it does not exist.
-pub(crate) async fn get_object(
-    client: &Client,
-    kind: &str,
-    plural: &str,
-    namespace: &str,
-    name: &str,
-) -> Result<Option<crate::input::Object>, ApiError> {
-    Ok(get(client, plural, namespace, name)
-        .await?
-        .map(|o| object_from_cluster(kind, o)))
 }
 
 /// The server a connection would go to (`--cluster`, else the context's cluster, the context
@@ -298,7 +218,7 @@ pub(crate) async fn connect(opts: &ConnectOptions) -> Result<Connection> {
 /// An object as the API server sent it, with `spec` and `status` kept as the exact JSON text (so
 /// the Go-faithful decoder sees the bytes ARC's controller sees).
 #[derive(Debug, serde::Deserialize)]
-pub(crate) struct RawObject {
+struct RawObject {
     #[serde(default)]
     pub(crate) metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
     #[serde(default)]
@@ -386,8 +306,8 @@ impl From<&Object> for RunnerRead {
 
 /// The EphemeralRunners in `namespace` (all namespaces when `None`) as [`RunnerRead`]s: listed as
 /// a Table where the CRD's printer columns say every field the forecast reads
-/// ([`runner_table`]), else whole, paginated as [`list_objects`].
-pub(crate) async fn list_runners(
+/// ([`runner_table`]), else whole, paginated as every list ([`list_query_each`]).
+async fn list_runners(
     client: &Client,
     namespace: Option<&str>,
 ) -> Result<Vec<RunnerRead>, ApiError> {
@@ -447,7 +367,7 @@ pub(crate) const PAGE_SIZE: u32 = 500;
 /// List ARC objects of `plural` (in `namespace`, or all namespaces), following `continue` tokens
 /// page by page and handing each object to `each`, so memory stays bounded by one page. A failed
 /// list is an [`ApiError`] in the chain.
-pub(crate) async fn list_each(
+async fn list_each(
     client: &Client,
     plural: &str,
     namespace: Option<&str>,
@@ -526,7 +446,7 @@ async fn list_query_each<T: serde::de::DeserializeOwned, E: From<ApiError>>(
 }
 
 /// Get one ARC object (or Pod); `None` when it does not exist.
-pub(crate) async fn get(
+async fn get(
     client: &Client,
     plural: &str,
     namespace: &str,
@@ -554,7 +474,7 @@ pub(crate) async fn get(
 /// than "nothing found". Only a definite 404 on the namespace fails; a caller without permission
 /// to read namespaces (the least-privilege roles have none) or any other answer keeps the plain
 /// "nothing found" outcome.
-pub(crate) async fn check_namespace(client: &Client, namespace: &str) -> Result<()> {
+async fn check_namespace(client: &Client, namespace: &str) -> Result<()> {
     let req = match kube::core::Request::new("/api/v1/namespaces")
         .get(namespace, &kube::api::GetParams::default())
     {
@@ -634,7 +554,7 @@ pub(crate) async fn patch_status_if_unchanged(
 
 /// An object read from the cluster, as the one [`Object`] every source gives (its kind and
 /// version are the resource's).
-pub(crate) fn object_from_cluster(kind: &str, raw: RawObject) -> Object {
+fn object_from_cluster(kind: &str, raw: RawObject) -> Object {
     let metadata = serde_json::to_string(&raw.metadata)
         .ok()
         .and_then(|t| RawValue::from_string(t).ok());
@@ -672,7 +592,7 @@ pub(crate) fn object_from_cluster(kind: &str, raw: RawObject) -> Object {
 
 /// An object of `resource` read from the cluster ([`object_from_cluster`], its apiVersion the
 /// resource's).
-pub(crate) fn object_of(resource: resource::Resource, raw: RawObject) -> Object {
+fn object_of(resource: resource::Resource, raw: RawObject) -> Object {
     let mut object = object_from_cluster(resource.kind, raw);
     if object.api_version != resource.api_version {
         object.api_version = resource.api_version.to_string();
@@ -688,6 +608,12 @@ fn rfc3339(t: &k8s_openapi::jiff::Timestamp) -> String {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    /// `v` as a list of `resource` gives it: through the one object model the door reads into
+    /// ([`object_of`]), for the operations' tests.
+    pub(crate) fn listed(resource: resource::Resource, v: &serde_json::Value) -> Object {
+        object_of(resource, serde_json::from_value(v.clone()).unwrap())
+    }
 
     fn owner(kind: &str, name: &str, controller: Option<bool>) -> serde_json::Value {
         let mut r = serde_json::json!({"apiVersion": "actions.github.com/v1alpha1",

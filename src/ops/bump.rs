@@ -321,8 +321,8 @@ async fn targets<A: ArcApi>(
             field_selector: None,
         };
         api.list_each(Resource::EPHEMERAL_RUNNER_SETS, &query, |o| {
-            // The one object model; its JSON for the restart rule.
-            let json: Value = serde_json::from_str(&o.json()).unwrap_or(Value::Null);
+            // The one object model; its metadata and status for the restart rule.
+            let json = o.parts_value(&["metadata", "status"]);
             listed.push((
                 Target {
                     namespace: o.namespace().to_string(),
@@ -446,7 +446,8 @@ async fn resolve<A: ArcApi>(
         };
         if let Some(p) = crate::core::pairing::pair(scale_set, &inputs) {
             let set = &sets[p.chosen];
-            let json: Value = serde_json::from_str(&set.json()).unwrap_or(Value::Null);
+            // Its metadata and status: all the restart rule reads.
+            let json = set.parts_value(&["metadata", "status"]);
             if spec_hash_era(&json, ns, set.name()).is_some() {
                 return Ok(match Restart::of(&json) {
                     Some(restart) => Ok(Target {
@@ -706,7 +707,7 @@ fn restart_patch(stamp: &str, reason: Option<&str>) -> Decision {
 /// `--wait` for sets of ARC up to 0.14: until each restarted scale set's newest set is another
 /// than the one bumped (ARC replaced it), polling once a second.
 async fn wait_for_replacement(
-    client: &kube::Client,
+    api: &impl ArcApi,
     items: &mut [BumpItem],
     timeout: Option<Duration>,
     shell: &mut Shell<'_>,
@@ -729,14 +730,7 @@ async fn wait_for_replacement(
             let item = &items[i];
             let ns = item.namespace.clone();
             let scale_set = item.scale_set.clone().unwrap_or_default();
-            let sets = cluster::list_objects(
-                client,
-                arc::KIND_EPHEMERAL_RUNNER_SET,
-                arc::EPHEMERAL_RUNNER_SETS,
-                Some(&ns),
-                None,
-            )
-            .await?;
+            let sets = (api.list(Resource::EPHEMERAL_RUNNER_SETS, Some(&ns), None)).await?;
             let inputs: Vec<_> = sets.iter().map(crate::input::Object::pairing_set).collect();
             let scale = crate::core::pairing::ScaleSet {
                 namespace: &ns,
@@ -883,7 +877,7 @@ fn bumped(t: &Target, dry_run: DryRun, bump_id: &str, written: Guarded<BumpDecis
 /// On a terminal one line counts the acknowledged sets as they come; in a log each
 /// acknowledgement is a line of its own. A timeout names a few of the sets left and counts the rest.
 async fn wait_for_acknowledgement(
-    client: &kube::Client,
+    api: &impl ArcApi,
     items: &mut [BumpItem],
     timeout: Option<Duration>,
     shell: &mut Shell<'_>,
@@ -896,7 +890,7 @@ async fn wait_for_acknowledgement(
     shell.status(acks.announcement())?;
     shell.progress(format_args!("acknowledged 0/{total} EphemeralRunnerSets"))?;
     // An empty resourceVersion starts with the current state of every object, then changes.
-    let mut watch = client.watch(Resource::EPHEMERAL_RUNNER_SETS, acks.scope(), String::new())?;
+    let mut watch = api.watch(Resource::EPHEMERAL_RUNNER_SETS, acks.scope(), String::new())?;
     let deadline = timeout.map(|t| tokio::time::Instant::now() + t);
     let far = tokio::time::Instant::now() + Duration::from_secs(86400 * 365);
     let mut timed_out = false;
@@ -1030,12 +1024,13 @@ impl Acknowledgements {
     }
 }
 
-/// `namespace/name` of a watched object.
-/// An event's object as the JSON value the acknowledgements read.
+/// An event's object as the JSON value the acknowledgements read (its metadata, spec and status:
+/// [`key_of`] and [`Revisions::from_object`] read nothing else).
 fn value_of(o: &crate::input::Object) -> Value {
-    serde_json::from_str(&o.json()).unwrap_or(Value::Null)
+    o.parts_value(&["metadata", "spec", "status"])
 }
 
+/// `namespace/name` of a watched object.
 fn key_of(v: &Value) -> (String, String) {
     let field = |p: &str| {
         v.pointer(p)

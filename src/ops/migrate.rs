@@ -499,7 +499,7 @@ fn set_spec(layout: &Layout, ers: &Object) -> Option<GoValue> {
 }
 
 fn count_runner(layout: &Layout, spec: Option<&GoValue>, runner: &Object, c: &mut Candidate) {
-    let state = RunnerState::of(&serde_json::from_str(&runner.json()).unwrap_or(Value::Null));
+    let state = RunnerState::of_object(runner);
     let stale = match (spec, &runner.spec) {
         (Some(spec), Some(rs)) => match is_stale(layout, spec, rs.get()) {
             Ok(s) => s,
@@ -866,8 +866,7 @@ mod tests {
 
     /// A set as the cluster lists it: through the cluster layer's one object model.
     fn candidate(v: &Value) -> Candidate {
-        let raw: cluster::RawObject = serde_json::from_value(v.clone()).unwrap();
-        let object = cluster::object_from_cluster(arc::KIND_EPHEMERAL_RUNNER_SET, raw);
+        let object = crate::cluster::tests::listed(Resource::EPHEMERAL_RUNNER_SETS, v);
         let plan = plan();
         candidate_of(&plan, &object).unwrap()
     }

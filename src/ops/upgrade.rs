@@ -12,7 +12,7 @@ use anyhow::Result;
 
 use crate::cluster::preflight::ControllerArgs;
 use crate::core::release::{self, ArcRelease, LABEL_VERSION};
-use crate::core::status::install::{CrdFacts, missing_for};
+use crate::core::status::install::{CrdFacts, missing_for, next_missing_for};
 use crate::core::upgrade::{self, ChartAt, SetAction, StepInputs, Target, Verdict, WrongOrder};
 use crate::input::Object;
 use crate::ops::diff::{self, Installation};
@@ -358,10 +358,7 @@ fn set_plan(
 /// ARC's CRDs as installed against the fields `to` writes.
 fn crd_gaps(found: &Installation, to: Target) -> CrdGaps {
     let (crds, unread) = found.crds();
-    let facts: Vec<CrdFacts> = crds
-        .iter()
-        .filter_map(|o| CrdFacts::from_crd(&serde_json::from_str(&o.json()).ok()?))
-        .collect();
+    let facts: Vec<CrdFacts> = crds.iter().filter_map(CrdFacts::from_object).collect();
     CrdGaps {
         installed: facts
             .iter()
@@ -373,9 +370,9 @@ fn crd_gaps(found: &Installation, to: Target) -> CrdGaps {
         unread: unread.map(str::to_string),
         missing: match to {
             Target::Release(r) => missing_for(r.version, &facts),
-            Target::Next => (crds.iter())
-                .filter_map(|o| serde_json::from_str(&o.json()).ok())
-                .flat_map(|crd: serde_json::Value| upgrade::next_missing(&crd))
+            // Each CRD's own (`upgrade::next_missing` of each), from the facts read above.
+            Target::Next => (facts.iter())
+                .flat_map(|f| next_missing_for(std::slice::from_ref(f)))
                 .collect(),
         },
     }

@@ -10,6 +10,12 @@
 //! `--watch`/`--wait` (`ops::status::follow`, as
 //! ripgrep's printer implements its searcher's `Sink`) and nothing else.
 //!
+//! Of the cluster layer, `ops` reads objects only through its API (`cluster::api::ArcApi`, issue
+//! 31): that rule needs no check here, because the free read functions behind the API server's
+//! implementation (`get_resource`, `list_query_each`, `list_runners`, `check_namespace`,
+//! `object_of`) are private to the cluster layer, so the compiler refuses an operation that names
+//! them.
+//!
 //! Inside the core crate (issue 31), two halves: the Go mirror (`src/go/`) names nothing of ARC's
 //! rules (`src/arc/`); the rules import the mirror.
 //!

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 
+use crate::cluster::api::{ArcApi, Resource};
 use crate::cluster::{self};
 use crate::core::arc;
 use crate::core::pairing::{self};
@@ -137,7 +138,7 @@ pub(super) fn running_release(
 /// Whether the cluster's EphemeralRunnerSet CRD declares the revision fields (ARC #4638), read
 /// only when a controller runs a build of ARC's master; a CRD that cannot be read says no.
 pub(super) async fn revision_crd(
-    client: &kube::Client,
+    api: &impl ArcApi,
     controllers: &[crate::cluster::preflight::ControllerArgs],
 ) -> bool {
     let master = controllers.iter().any(|c| {
@@ -148,14 +149,14 @@ pub(super) async fn revision_crd(
     if !master {
         return false;
     }
-    let Ok(Some(crd)) = cluster::get_crd(client, "ephemeralrunnersets.actions.github.com").await
+    let crds = Resource::CUSTOM_RESOURCE_DEFINITIONS;
+    let Ok(Some(crd)) = api
+        .get(crds, "", "ephemeralrunnersets.actions.github.com")
+        .await
     else {
         return false;
     };
-    serde_json::from_str(&crd.json())
-        .ok()
-        .and_then(|v| crate::core::status::install::CrdFacts::from_crd(&v))
-        .is_some_and(|f| f.revision_fields)
+    crate::core::status::install::CrdFacts::from_object(&crd).is_some_and(|f| f.revision_fields)
 }
 
 /// The paths given, for a message.
@@ -529,7 +530,8 @@ pub(super) async fn complete_from_cluster(plan: &Plan, world: &mut World) -> Res
         live_scale_sets(client, plan, filter, &namespace, scope, world).await?;
     } else {
         // The installed CRD's defaults complete the render as the API server will.
-        match cluster::get_crd(client, crate::ops::defaults::ARS_CRD).await {
+        let crds = Resource::CUSTOM_RESOURCE_DEFINITIONS;
+        match client.get(crds, "", crate::ops::defaults::ARS_CRD).await {
             Ok(Some(crd)) => world.crds.cluster = Some(crd),
             Ok(None) => world.crds.cluster_missing = Some("not installed".to_string()),
             Err(e) => world.crds.cluster_missing = Some(e.to_string()),
@@ -547,19 +549,11 @@ pub(super) async fn complete_from_cluster(plan: &Plan, world: &mut World) -> Res
 /// all namespaces): their hash annotations say whether ARC makes each listener again. A caller
 /// who may not list them (the read role may not) gets no listing: `listenerRestart` is then
 /// judged from the live scale set, or left out.
-pub(super) async fn live_listeners(client: &kube::Client, world: &mut World) {
+pub(super) async fn live_listeners(api: &impl ArcApi, world: &mut World) {
     if world.desired.is_empty() {
         return;
     }
-    let Ok(listeners) = cluster::list_objects(
-        client,
-        KIND_AUTOSCALING_LISTENER,
-        AUTOSCALING_LISTENERS,
-        None,
-        None,
-    )
-    .await
-    else {
+    let Ok(listeners) = api.list(Resource::AUTOSCALING_LISTENERS, None, None).await else {
         return;
     };
     let known: BTreeSet<(String, String)> = world.listeners.iter().map(Object::key).collect();
@@ -568,44 +562,26 @@ pub(super) async fn live_listeners(client: &kube::Client, world: &mut World) {
         .extend(listeners.into_iter().filter(|l| !known.contains(&l.key())));
 }
 
-/// ARC's listener resource.
-pub(super) const AUTOSCALING_LISTENERS: &str = "autoscalinglisteners";
-
 /// No `-f`: the cluster's AutoscalingRunnerSets in scope are the desired side (each its own
 /// truth), as `kubectl get` finds them: by name, else listed with `-l`.
 pub(super) async fn live_scale_sets(
-    client: &kube::Client,
+    api: &impl ArcApi,
     plan: &Plan,
     filter: &Filter<'_>,
     namespace: &str,
     scope: Option<&str>,
     world: &mut World,
 ) -> Result<()> {
-    let ars_kind = arc::KIND_AUTOSCALING_RUNNER_SET;
+    let scale_sets = Resource::AUTOSCALING_RUNNER_SETS;
     let live = if plan.scope.names.is_empty() {
-        cluster::list_objects(
-            client,
-            ars_kind,
-            arc::AUTOSCALING_RUNNER_SETS,
-            scope,
-            plan.scope.selector_text(),
-        )
-        .await?
+        (api.list(scale_sets, scope, plan.scope.selector_text())).await?
     } else {
         let mut found = Vec::new();
         for name in &plan.scope.names {
-            match cluster::get_object(
-                client,
-                ars_kind,
-                arc::AUTOSCALING_RUNNER_SETS,
-                namespace,
-                name,
-            )
-            .await?
-            {
+            match api.get(scale_sets, namespace, name).await? {
                 Some(o) => found.push(o),
                 None => {
-                    cluster::check_namespace(client, namespace).await?;
+                    api.check_namespace(namespace).await?;
                     world.failed.push(ScaleSetDiff::failed(
                         namespace.to_string(),
                         name.clone(),
@@ -622,7 +598,7 @@ pub(super) async fn live_scale_sets(
         && world.failed.is_empty()
         && let Some(ns) = scope
     {
-        cluster::check_namespace(client, ns).await?;
+        api.check_namespace(ns).await?;
     }
     for o in live.into_iter().filter(|o| filter.selects(o)) {
         if o.spec.is_none() {
@@ -646,11 +622,10 @@ pub(super) async fn live_scale_sets(
 /// The EphemeralRunnerSets of every namespace a desired scale set without its set among the files
 /// lives in (or of all namespaces with `-A` and no `-f`); returns those namespaces.
 pub(super) async fn live_sets(
-    client: &kube::Client,
+    api: &impl ArcApi,
     plan: &Plan,
     world: &mut World,
 ) -> Result<BTreeSet<String>> {
-    let ers_kind = arc::KIND_EPHEMERAL_RUNNER_SET;
     let pairings = pair_all(world, false);
     let namespaces: BTreeSet<String> = world
         .desired
@@ -665,8 +640,7 @@ pub(super) async fn live_sets(
         namespaces.iter().map(|ns| Some(ns.as_str())).collect()
     };
     for ns in listed {
-        let sets =
-            cluster::list_objects(client, ers_kind, arc::EPHEMERAL_RUNNER_SETS, ns, None).await?;
+        let sets = (api.list(Resource::EPHEMERAL_RUNNER_SETS, ns, None)).await?;
         // Sets from files stay the live truth; the cluster adds the others.
         let known: BTreeSet<(String, String)> = world.live_sets.iter().map(Object::key).collect();
         world
@@ -685,13 +659,13 @@ pub(super) async fn live_sets(
 /// With `-f`: the live scale sets of the rendered ones (their uid and scale-set id), and a live
 /// side without any ARC object refused unless `--allow-empty-live` says it is meant.
 pub(super) async fn live_side_of_change(
-    client: &kube::Client,
+    api: &impl ArcApi,
     server: &str,
     plan: &Plan,
     namespaces: &BTreeSet<String>,
     world: &mut World,
 ) -> Result<()> {
-    let ars_kind = arc::KIND_AUTOSCALING_RUNNER_SET;
+    let scale_sets = Resource::AUTOSCALING_RUNNER_SETS;
     let wanted: BTreeSet<(String, String)> = world.desired.iter().map(Object::key).collect();
     for (ns, name) in wanted {
         if world
@@ -700,9 +674,7 @@ pub(super) async fn live_side_of_change(
         {
             continue;
         }
-        if let Some(o) =
-            cluster::get_object(client, ars_kind, arc::AUTOSCALING_RUNNER_SETS, &ns, &name).await?
-        {
+        if let Some(o) = api.get(scale_sets, &ns, &name).await? {
             world.live_scale_sets.insert((ns, name), o);
         }
     }
@@ -718,15 +690,7 @@ pub(super) async fn live_side_of_change(
         && world.live_scale_sets.is_empty()
     {
         for ns in namespaces {
-            let scale_sets = cluster::list_objects(
-                client,
-                ars_kind,
-                arc::AUTOSCALING_RUNNER_SETS,
-                Some(ns),
-                None,
-            )
-            .await?;
-            if !scale_sets.is_empty() {
+            if !api.list(scale_sets, Some(ns), None).await?.is_empty() {
                 return Ok(());
             }
         }

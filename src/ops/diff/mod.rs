@@ -13,7 +13,8 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::cluster::{self, ConnectOptions};
+use crate::cluster::ConnectOptions;
+use crate::cluster::api::{ArcApi, Resource};
 use crate::core::layout::Layout;
 use crate::input::Object;
 use crate::ops::Scope;
@@ -253,7 +254,7 @@ impl Installation {
 
     async fn read_crds(&mut self, client: &kube::Client) {
         for name in crate::core::status::install::ARC_CRDS {
-            match cluster::get_crd(client, name).await {
+            match (client.get(Resource::CUSTOM_RESOURCE_DEFINITIONS, "", name)).await {
                 Ok(Some(crd)) => self.crds.push(crd),
                 Ok(None) => {}
                 Err(e) => {

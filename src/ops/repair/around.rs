@@ -9,8 +9,8 @@
 
 use std::collections::HashSet;
 
+use crate::cluster::ApiErrorKind;
 use crate::cluster::api::{ArcApi, Resource};
-use crate::cluster::{self, ApiErrorKind};
 use crate::core::arc;
 use crate::core::repair::finalizer::{Guarded, Held, arc_finalizers, remove_finalizers};
 use crate::core::repair::listener::{
@@ -41,13 +41,13 @@ pub(super) struct Source<'a> {
 impl Source<'_> {
     /// `kind` `namespace/name` as read now; `Ok(None)`: it does not exist. From a dump that
     /// holds no object of that kind in that namespace: not known.
-    async fn get(&self, kind: &str, plural: &str, key: &str) -> Result<Option<Object>, String> {
+    async fn get(&self, resource: Resource, key: &str) -> Result<Option<Object>, String> {
         let (ns, name) = key.split_once('/').unwrap_or(("", key));
         if let Some(client) = self.client {
-            return cluster::get_object(client, kind, plural, ns, name)
-                .await
+            return (client.get(resource, ns, name).await)
                 .map_err(|e| format!("cannot read it: {e}"));
         }
+        let kind = resource.kind;
         let mut of_kind = (self.dump.iter()).filter(|o| o.kind == kind && o.namespace() == ns);
         match of_kind.clone().find(|o| o.name() == name) {
             Some(o) => Ok(Some(o.clone())),
@@ -64,7 +64,10 @@ impl Source<'_> {
             Some(client) => {
                 let mut all = Vec::new();
                 for selector in CONTROLLER_SELECTORS {
-                    match cluster::list_deployments(client, selector).await {
+                    match client
+                        .list(Resource::DEPLOYMENTS, None, Some(selector))
+                        .await
+                    {
                         Ok(found) => all.extend(found),
                         Err(e) if e.kind() == ApiErrorKind::Forbidden => {
                             return Err(format!(
@@ -249,11 +252,7 @@ impl Run<'_> {
         &mut self,
         key: &str,
     ) -> Result<(Object, ListenerFacts, Option<ControllerSeen>), (String, String)> {
-        let o = match self
-            .source
-            .get(KIND_AUTOSCALING_LISTENER, AUTOSCALING_LISTENERS, key)
-            .await
-        {
+        let o = match self.source.get(Resource::AUTOSCALING_LISTENERS, key).await {
             Ok(Some(o)) => o,
             Ok(None) => {
                 return Err((
@@ -312,7 +311,7 @@ impl Run<'_> {
             return None;
         }
         let r = planned("ListenerPodNotRunning", "DeleteListenerPod", "Pod", key);
-        let pod = match self.source.get("Pod", "pods", key).await {
+        let pod = match self.source.get(Resource::PODS, key).await {
             Ok(Some(o)) => o,
             Ok(None) => {
                 return Some(refused(
@@ -512,16 +511,14 @@ impl Run<'_> {
         key: &str,
     ) -> Option<Repair> {
         let scale_set = kind == arc::KIND_AUTOSCALING_RUNNER_SET;
-        let (kind, plural) = if scale_set {
-            (
-                arc::KIND_AUTOSCALING_RUNNER_SET,
-                arc::AUTOSCALING_RUNNER_SETS,
-            )
+        let resource = if scale_set {
+            Resource::AUTOSCALING_RUNNER_SETS
         } else {
-            (KIND_AUTOSCALING_LISTENER, AUTOSCALING_LISTENERS)
+            Resource::AUTOSCALING_LISTENERS
         };
+        let (kind, plural) = (resource.kind, resource.plural);
         let r = planned(code, "RemoveFinalizer", kind, key);
-        let o = match self.source.get(kind, plural, key).await {
+        let o = match self.source.get(resource, key).await {
             Ok(Some(o)) => o,
             Ok(None) => return None,
             Err(why) => return Some(refused(r, format!("{kind} {key}"), why)),
@@ -532,7 +529,7 @@ impl Run<'_> {
                 Err(why) => return Some(refused(r, format!("{kind} {key}"), why)),
             }
         } else {
-            let pod = self.source.get("Pod", "pods", key).await;
+            let pod = self.source.get(Resource::PODS, key).await;
             let left = match pod {
                 Ok(p) => usize::from(p.is_some()),
                 Err(why) => return Some(refused(r, format!("{kind} {key}"), why)),

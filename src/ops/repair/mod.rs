@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use anyhow::Result;
 use serde_json::Value;
 
+use crate::cluster::api::{ArcApi, Resource};
 use crate::cluster::{self, ApiErrorKind, ConnectOptions, write::DryRun};
 use crate::core::arc;
 use crate::core::repair::{
@@ -85,25 +86,13 @@ pub(crate) fn run(plan: &Plan, stdin: &mut dyn std::io::Read) -> Result<RepairRe
 }
 
 /// The cluster's objects in scope.
-async fn read_cluster(client: &kube::Client, ns: Option<&str>) -> Result<Read> {
+async fn read_cluster(api: &impl ArcApi, ns: Option<&str>) -> Result<Read> {
     // The Pods first: a Pod made between the two reads cannot make a runner look Pod-less.
-    let pods = cluster::list_pods_in(client, ns, Some(RUNNER_POD_SELECTOR)).await?;
-    let sets = cluster::list_objects(
-        client,
-        arc::KIND_EPHEMERAL_RUNNER_SET,
-        arc::EPHEMERAL_RUNNER_SETS,
-        ns,
-        None,
-    )
-    .await?;
-    let runners = cluster::list_objects(
-        client,
-        arc::KIND_EPHEMERAL_RUNNER,
-        arc::EPHEMERAL_RUNNERS,
-        ns,
-        None,
-    )
-    .await?;
+    let pods = api
+        .list(Resource::PODS, ns, Some(RUNNER_POD_SELECTOR))
+        .await?;
+    let sets = api.list(Resource::EPHEMERAL_RUNNER_SETS, ns, None).await?;
+    let runners = api.list(Resource::EPHEMERAL_RUNNERS, ns, None).await?;
     Ok(Read {
         pods,
         sets,

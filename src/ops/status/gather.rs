@@ -7,10 +7,9 @@ use std::sync::mpsc as std_mpsc;
 
 use anyhow::{Context as _, Result};
 
+use crate::cluster::PAGE_SIZE;
 use crate::cluster::api::{ArcApi, Resource};
 use crate::cluster::watch::Scope;
-use crate::cluster::{self, PAGE_SIZE};
-use crate::core::arc;
 use crate::core::pairing;
 use crate::core::status::{Census, PodFacts, RunnerFacts, RunnerPods, SetFacts, SetKey};
 use crate::input;
@@ -49,9 +48,12 @@ const RUNNER_POD_SELECTOR: &str = "actions-ephemeral-runner=True";
 
 /// The runners' Pods in the plan's namespace (every namespace with `-A`), by name, each with its
 /// Unschedulable message; a read the role does not allow is the warning to give.
-pub(super) async fn runner_pods(client: &kube::Client, plan: &Plan) -> Result<RunnerPods, String> {
+pub(super) async fn runner_pods(api: &impl ArcApi, plan: &Plan) -> Result<RunnerPods, String> {
     let ns = plan.namespace.as_deref();
-    match cluster::list_pods_in(client, ns, Some(RUNNER_POD_SELECTOR)).await {
+    match api
+        .list(Resource::PODS, ns, Some(RUNNER_POD_SELECTOR))
+        .await
+    {
         Ok(pods) => Ok(runner_pods_of(&pods, ns.map(|n| [n.to_string()].into()))),
         Err(e) => Err(unreadable(
             &e,
@@ -91,11 +93,9 @@ pub(super) fn runner_pods_of(
 
 /// The scale sets in scope, for [`attach_desired`]. A caller who may not list them still gets the
 /// sets' own states.
-pub(super) async fn scale_sets(client: &kube::Client, plan: &Plan) -> Vec<input::Object> {
-    cluster::list_objects(
-        client,
-        arc::KIND_AUTOSCALING_RUNNER_SET,
-        arc::AUTOSCALING_RUNNER_SETS,
+pub(super) async fn scale_sets(api: &impl ArcApi, plan: &Plan) -> Vec<input::Object> {
+    api.list(
+        Resource::AUTOSCALING_RUNNER_SETS,
         plan.namespace.as_deref(),
         None,
     )

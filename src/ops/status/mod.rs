@@ -211,7 +211,7 @@ pub(crate) async fn list(client: &kube::Client, plan: &Plan) -> Result<Snapshot>
         && without.is_empty()
         && let Some(ns) = plan.namespace.as_deref()
     {
-        cluster::check_namespace(client, ns).await?;
+        crate::cluster::api::ArcApi::check_namespace(client, ns).await?;
     }
     // The controllers first: the release that judges each set is the one its controller runs.
     let around = Surroundings::read(client, plan).await;

@@ -7,14 +7,15 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Deserialize;
 
+use crate::cluster::api::{ArcApi, Resource};
 use crate::cluster::{self};
 use crate::core::status::install::{
     ARC_CRDS, CONTROLLER_SELECTORS, ControllerFacts, CrdFacts, controller_target, install_reasons,
     reconciler_of,
 };
 use crate::core::status::listener::{
-    AUTOSCALING_LISTENERS, COMPONENT_LISTENER, KIND_AUTOSCALING_LISTENER, LABEL_COMPONENT,
-    LISTENER_CONTAINER, OwnListener, behind_controller, controller_of, orphaned_listeners,
+    COMPONENT_LISTENER, KIND_AUTOSCALING_LISTENER, LABEL_COMPONENT, LISTENER_CONTAINER,
+    OwnListener, behind_controller, controller_of, orphaned_listeners,
 };
 use crate::core::status::{Census, ListenerFacts, ListenerView, PodFacts, PodView, SetKey};
 use crate::core::upgrade::Target;
@@ -50,20 +51,12 @@ fn listener_pod_selector() -> String {
 impl Surroundings {
     /// Read the listeners and their Pods. A read that fails is a warning naming the resource and
     /// the verb the role lacks; the checks that need it are skipped.
-    pub(crate) async fn read(client: &kube::Client, plan: &Plan) -> Surroundings {
+    pub(crate) async fn read(api: &impl ArcApi, plan: &Plan) -> Surroundings {
         let mut out = Surroundings {
             arc_release: plan.arc_release,
             ..Surroundings::default()
         };
-        match cluster::list_objects(
-            client,
-            KIND_AUTOSCALING_LISTENER,
-            AUTOSCALING_LISTENERS,
-            None,
-            None,
-        )
-        .await
-        {
+        match api.list(Resource::AUTOSCALING_LISTENERS, None, None).await {
             Ok(objects) => {
                 out.listeners = Some(
                     objects
@@ -94,7 +87,7 @@ impl Surroundings {
         let selector = listener_pod_selector();
         let mut refused: Vec<(String, cluster::ApiError)> = Vec::new();
         for ns in namespaces {
-            match cluster::list_pods(client, &ns, Some(&selector)).await {
+            match api.list(Resource::PODS, Some(&ns), Some(&selector)).await {
                 Ok(pods) => {
                     out.pods.insert(
                         ns,
@@ -120,17 +113,17 @@ impl Surroundings {
                 "the listener Pod checks are skipped there",
             ));
         }
-        out.read_installation(client).await;
+        out.read_installation(api).await;
         out
     }
 
     /// Read ARC's controller Deployments (by the chart's labels, in every namespace) and ARC's
     /// four CRDs: whether the controller's release writes fields its CRDs lack.
-    async fn read_installation(&mut self, client: &kube::Client) {
+    async fn read_installation(&mut self, api: &impl ArcApi) {
         let mut names = HashSet::new();
         let mut controllers = Vec::new();
         for selector in CONTROLLER_SELECTORS {
-            match cluster::list_deployments(client, selector).await {
+            match api.list(Resource::DEPLOYMENTS, None, Some(selector)).await {
                 Ok(found) => {
                     for d in found {
                         if let Some(c) = ControllerFacts::from_object(&d)
@@ -157,7 +150,10 @@ impl Surroundings {
             return;
         }
         for name in ARC_CRDS {
-            match cluster::get_crd(client, name).await {
+            match api
+                .get(Resource::CUSTOM_RESOURCE_DEFINITIONS, "", name)
+                .await
+            {
                 Ok(Some(crd)) => self.crds.extend(crd_facts(&crd)),
                 Ok(None) => {}
                 Err(e) => {
@@ -447,7 +443,7 @@ impl Surroundings {
 
 /// An installed CRD as the installation check judges it ([`CrdFacts::from_crd`]).
 fn crd_facts(crd: &input::Object) -> Option<CrdFacts> {
-    CrdFacts::from_crd(&crd.read_parts::<serde_json::Value>().ok()?)
+    CrdFacts::from_object(crd)
 }
 
 /// The warning of a read the caller may not make (or that failed otherwise): the resource, the

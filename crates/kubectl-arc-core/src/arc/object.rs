@@ -195,6 +195,26 @@ impl Object {
         T::deserialize(MapDeserializer::<_, serde_json::Error>::new(present))
     }
 
+    /// The parts of the object `parts` names (`metadata`, `spec`, `status`) as one JSON value,
+    /// each read from its own text: at those keys exactly what the whole text ([`Object::json`])
+    /// reads as, without writing the object out, and without reading the parts not named. For
+    /// the rules that look at an object through JSON pointers under those parts (its
+    /// `apiVersion` and `kind` are not offered, as in [`Object::read_parts`]).
+    pub fn parts_value(&self, parts: &[&str]) -> Value {
+        let mut out = serde_json::Map::new();
+        for (key, part) in [
+            ("metadata", &self.metadata),
+            ("spec", &self.spec),
+            ("status", &self.status),
+        ] {
+            if let Some(part) = part.as_deref().filter(|_| parts.contains(&key)) {
+                let value = serde_json::from_str(part.get()).unwrap_or(Value::Null);
+                out.insert(key.to_string(), value);
+            }
+        }
+        Value::Object(out)
+    }
+
     /// The whole object as JSON text (apiVersion, kind, metadata, spec, status), for the decoders
     /// that read whole objects.
     pub fn json(&self) -> String {
@@ -398,4 +418,59 @@ fn meta_of(metadata: Option<&Value>) -> Result<Meta, String> {
         annotations: string_map("annotations")?,
         controller,
     })
+}
+
+#[cfg(test)]
+mod parts_tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Objects as ARC writes them and as it never would, one with duplicate keys in its parts'
+    /// text (the last one wins, in a part as in the whole).
+    fn cases() -> Vec<Object> {
+        let mut objects: Vec<Object> = [
+            json!({"apiVersion": "actions.github.com/v1alpha1", "kind": "EphemeralRunnerSet",
+                "metadata": {"name": "s", "namespace": "ns", "annotations": {"a": "1"},
+                    "ownerReferences": [{"kind": "AutoscalingRunnerSet", "name": "a",
+                    "controller": true}]},
+                "spec": {"actionableRevision": 4, "ephemeralRunnerSpec": {"spec": {}}},
+                "status": {"appliedActionableRevision": 3, "pendingEphemeralRunners": 1.5}}),
+            json!({"kind": "CustomResourceDefinition", "metadata": {"name": "c"},
+                "spec": {"versions": [{"name": "v1alpha1", "schema": {}}]}}),
+            json!({"metadata": "x", "spec": [1, "2"], "status": 7}),
+            json!({"metadata": {"name": 3}, "spec": null}),
+            json!({}),
+        ]
+        .iter()
+        .map(|v| Object::from_manifest(v, Origin::Cluster, None))
+        .collect();
+        let raw = |t: &str| RawValue::from_string(t.to_string()).ok();
+        let mut duplicated = objects[0].clone();
+        duplicated.metadata = raw(r#"{"name":"a","name":"b","labels":{"x":"1","x":"2"}}"#);
+        duplicated.status = raw(r#"{"phase":"Running","phase":"Failed"}"#);
+        objects.push(duplicated);
+        objects
+    }
+
+    #[test]
+    fn the_parts_value_is_the_whole_text_read_at_those_parts() {
+        let subsets: [&[&str]; 5] = [
+            &["metadata", "spec", "status"],
+            &["metadata", "status"],
+            &["metadata", "spec"],
+            &["status"],
+            &[],
+        ];
+        for o in cases() {
+            let mut whole: Value = serde_json::from_str(&o.json()).unwrap_or(Value::Null);
+            let whole = whole.as_object_mut().unwrap();
+            whole.remove("apiVersion");
+            whole.remove("kind");
+            for parts in subsets {
+                let mut want = whole.clone();
+                want.retain(|k, _| parts.contains(&k.as_str()));
+                assert_eq!(o.parts_value(parts), Value::Object(want), "{}", o.json());
+            }
+        }
+    }
 }

@@ -57,6 +57,13 @@ impl RunnerState {
         }
     }
 
+    /// [`RunnerState::of`] of the one [`crate::object::Object`], read from its `metadata` and
+    /// `status` ([`crate::object::Object::parts_value`]: all `of` reads; the runner spec is not
+    /// read) instead of its whole text written out and read again.
+    pub fn of_object(runner: &crate::object::Object) -> RunnerState {
+        RunnerState::of(&runner.parts_value(&["metadata", "status"]))
+    }
+
     /// A cleanup removes these (idle and pending runners are recreated from the new spec).
     pub fn cleanup_removes(self) -> bool {
         matches!(self, RunnerState::Idle | RunnerState::Pending)
@@ -158,6 +165,35 @@ impl RunnerCounts {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_state_from_the_parts_is_the_state_of_the_text() {
+        use crate::object::{Object, Origin};
+        let cases = [
+            json!({}),
+            json!({"metadata": {"name": "r"}, "spec": {"image": "i"},
+                "status": {"phase": "Running"}}),
+            json!({"status": {"phase": "Running", "jobId": "42"}}),
+            json!({"status": {"phase": "Running", "jobRequestId": 7}}),
+            json!({"status": {"phase": "Running", "jobRequestId": 0, "jobId": ""}}),
+            json!({"status": {"phase": "Succeeded"}}),
+            json!({"status": {"phase": "Failed"}}),
+            json!({"status": {"phase": "Outdated"}}),
+            json!({"metadata": {"deletionTimestamp": "2026-01-01T00:00:00Z"},
+                "status": {"phase": "Running"}}),
+            json!({"metadata": {"deletionTimestamp": null}, "status": {"phase": 3}}),
+            json!({"metadata": "x", "status": "Running"}),
+        ];
+        let mut states = std::collections::BTreeSet::new();
+        for case in cases {
+            let o = Object::from_manifest(&case, Origin::Cluster, None);
+            let text: Value = serde_json::from_str(&o.json()).unwrap();
+            let state = RunnerState::of_object(&o);
+            assert_eq!(state, RunnerState::of(&text), "{case}");
+            states.insert(format!("{state:?}"));
+        }
+        assert_eq!(states.len(), 7, "the cases reach every state: {states:?}");
+    }
 
     #[test]
     fn states_follow_the_set_controller() {

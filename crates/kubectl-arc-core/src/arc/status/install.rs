@@ -210,6 +210,15 @@ impl CrdFacts {
     }
 }
 
+impl CrdFacts {
+    /// [`CrdFacts::from_crd`] of the one [`crate::object::Object`], read from its `metadata` and
+    /// `spec` ([`crate::object::Object::parts_value`]: the CRD's name and its versions' schemas,
+    /// all `from_crd` reads) instead of its whole text written out and read again.
+    pub fn from_object(crd: &crate::object::Object) -> Option<CrdFacts> {
+        CrdFacts::from_crd(&crd.parts_value(&["metadata", "spec"]))
+    }
+}
+
 /// A controller Deployment as status judges it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -596,6 +605,36 @@ mod tests {
             .filter(|m| m.plural == plural && rank(m.since).unwrap() <= at)
             .map(|m| m.path)
             .collect()
+    }
+
+    #[test]
+    fn crd_facts_from_the_parts_are_the_facts_of_the_text() {
+        use crate::object::{Object, Origin};
+        let mut cases = vec![
+            crd(
+                "ephemeralrunnersets",
+                &marks_up_to("ephemeralrunnersets", "0.13.1"),
+            ),
+            crd("ephemeralrunnersets", &["spec.actionableRevision"]),
+            crd("autoscalinglisteners", &[]),
+            crd("ephemeralrunners", &["spec.spec"]),
+            json!({"metadata": {"name": "widgets.example.com"}, "spec": {}}),
+            json!({"metadata": {"name": 3}, "spec": {"versions": "x"}}),
+            json!({"metadata": "x", "spec": []}),
+            json!({}),
+        ];
+        let mut other_version = crd("ephemeralrunnersets", &[]);
+        other_version["spec"]["versions"][0]["name"] = json!("v1beta1");
+        cases.push(other_version);
+        let mut read = 0;
+        for case in cases {
+            let o = Object::from_manifest(&case, Origin::Cluster, None);
+            let text: Value = serde_json::from_str(&o.json()).unwrap();
+            let facts = CrdFacts::from_object(&o);
+            read += usize::from(facts.is_some());
+            assert_eq!(facts, CrdFacts::from_crd(&text), "{case}");
+        }
+        assert_eq!(read, 4, "the cases read four of ARC's CRDs");
     }
 
     #[test]
