@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use anyhow::Result;
+use serde_json::value::RawValue;
 
 use crate::core::arc;
 use crate::core::desired::{Built, DesiredError, build_once};
@@ -393,7 +394,10 @@ pub(super) fn compare_one(
     let recycle_loop = built.as_ref().map(|b| round_trip_of_built(layout, b));
     let in_memory: Option<Result<String, String>> = match &recycle_loop {
         Some(Ok(t)) => Some(t.hash_in_memory.clone().map_err(|e| {
-            let value = built.as_ref().and_then(|b| b.as_ref().ok()).map(|b| &b.value);
+            let value = built
+                .as_ref()
+                .and_then(|b| b.as_ref().ok())
+                .map(|b| &b.value);
             crate::ops::release::integrity_unverifiable(layout, value, &e.to_string())
         })),
         _ => None,
@@ -447,7 +451,7 @@ pub(super) fn compare_one_drift(
         Err(e) => return fail(e),
     };
     let runner_spec = match set.spec_field("ephemeralRunnerSpec") {
-        Ok(r) => r.map(|r| r.get().to_string()),
+        Ok(r) => r.map(RawValue::get),
         Err(e) => return fail(format!("{current_from}: {e}")),
     };
     let id_text = id.as_ref().map(|(id, _)| id.as_str());
@@ -457,7 +461,7 @@ pub(super) fn compare_one_drift(
         Some(built) => Built::for_drift(built, id_text),
         None => crate::core::desired::desired_runner_spec(layout, "{}", id_text),
     };
-    let result = drift_of(layout, desired, runner_spec.as_deref());
+    let result = drift_of(layout, desired, runner_spec);
     let result = match result {
         Err(DriftError::Desired(DesiredError::MissingScaleSetId)) => {
             return fail(format!(
@@ -467,11 +471,19 @@ pub(super) fn compare_one_drift(
         }
         other => other,
     };
-    let mut item = ScaleSetDiff::from_drift(layout, ns, name, desired_from, current_from, result)
-        .with_written(|| {
-            let desired = crate::core::desired::written_runner_spec(layout, ars.written_spec(None));
-            (desired, set.written_spec(Some("ephemeralRunnerSpec")))
-        });
+    let written = || {
+        let desired = crate::core::desired::written_runner_spec(layout, ars.written_spec(None));
+        (desired, set.written_spec(Some("ephemeralRunnerSpec")))
+    };
+    let mut item = ScaleSetDiff::from_drift_as_written(
+        layout,
+        ns,
+        name,
+        desired_from,
+        current_from,
+        result,
+        written,
+    );
     item.desired_file = ars.origin.file().map(str::to_string);
     item.scale_set_id_from = id.map(|(_, from)| from);
     item.set_facts = Some(impact::set_facts(set));
