@@ -776,18 +776,18 @@ mod tests {
         let (ars, ars_written) = spec(&ars, None);
         let (runner_spec, ers_written) = spec(&ers, Some("ephemeralRunnerSpec"));
         let result = crate::core::drift::drift(l, &ars, Some("7"), Some(&runner_spec));
-        let item = ScaleSetDiff::from_drift(
+        let item = ScaleSetDiff::from_drift_as_written(
             l,
             "ns".into(),
             "s".into(),
             "desired".into(),
             "current".into(),
             result,
-        )
-        .with_written(|| {
-            let desired = crate::core::desired::written_runner_spec(l, ars_written);
-            (desired, ers_written)
-        });
+            || {
+                let desired = crate::core::desired::written_runner_spec(l, ars_written);
+                (desired, ers_written)
+            },
+        );
         let report = DiffReport {
             api_version: "kubectl-arc/v1alpha1",
             kind: "DiffReport",

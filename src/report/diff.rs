@@ -347,6 +347,34 @@ impl ScaleSetDiff {
         current_from: String,
         drift: Result<Drift, DriftError>,
     ) -> ScaleSetDiff {
+        let unknown = || (Written::Unknown, Written::Unknown);
+        Self::from_drift_as_written(
+            layout,
+            namespace,
+            name,
+            desired_from,
+            current_from,
+            drift,
+            unknown,
+        )
+    }
+
+    /// [`ScaleSetDiff::from_drift`], each side's values shown as its input wrote them: `written`
+    /// gives (desired, current), where desired is what the AutoscalingRunnerSet wrote, laid out
+    /// as the runner spec ARC builds from it ([`crate::core::desired::written_runner_spec`]),
+    /// `current` what the EphemeralRunnerSet wrote under `spec.ephemeralRunnerSpec`. The text
+    /// diff and each difference's `from` and `to` use them where the written value decodes to the
+    /// value compared. `written` is called only when there is a difference to show, before the
+    /// differences' values are found (once).
+    pub(crate) fn from_drift_as_written(
+        layout: &'static Layout,
+        namespace: String,
+        name: String,
+        desired_from: String,
+        current_from: String,
+        drift: Result<Drift, DriftError>,
+        written: impl FnOnce() -> (Written, Written),
+    ) -> ScaleSetDiff {
         let d = match drift {
             Ok(d) => d,
             Err(e) => {
@@ -359,6 +387,11 @@ impl ScaleSetDiff {
             }
         };
         let c = &d.comparison;
+        let (desired_written, current_written) = if c.differences.is_empty() {
+            (Written::Unknown, Written::Unknown)
+        } else {
+            written()
+        };
         ScaleSetDiff {
             semantic_drift: Some(d.semantic_drift()),
             reflect_equal: Some(c.reflect_equal()),
@@ -377,8 +410,8 @@ impl ScaleSetDiff {
                     DifferenceReport::of(
                         layout,
                         x,
-                        (&d.current, &Written::Unknown),
-                        (&d.desired, &Written::Unknown),
+                        (&d.current, &current_written),
+                        (&d.desired, &desired_written),
                     )
                 })
                 .collect(),
@@ -388,8 +421,8 @@ impl ScaleSetDiff {
                 ty: layout.ephemeral_runner_spec,
                 desired: d.desired,
                 current: d.current,
-                desired_written: Written::Unknown,
-                current_written: Written::Unknown,
+                desired_written,
+                current_written,
             })),
             ..ScaleSetDiff::failed(namespace, name, desired_from, current_from, String::new())
         }
@@ -397,33 +430,6 @@ impl ScaleSetDiff {
 }
 
 impl ScaleSetDiff {
-    /// Show each side's values as its input wrote them: (desired, current), where desired is what
-    /// the AutoscalingRunnerSet wrote, laid out as the runner spec ARC builds from it
-    /// ([`crate::core::desired::written_runner_spec`]), `current` what the EphemeralRunnerSet
-    /// wrote under `spec.ephemeralRunnerSpec`. The text diff and each difference's `from` and
-    /// `to` use them where the written value decodes to the value compared.
-    /// `written` is called only when there is a difference to show.
-    pub(crate) fn with_written(
-        mut self,
-        written: impl FnOnce() -> (Written, Written),
-    ) -> ScaleSetDiff {
-        let Some(specs) = self.specs.as_deref_mut() else {
-            return self;
-        };
-        if self.differences.is_empty() {
-            return self;
-        }
-        (specs.desired_written, specs.current_written) = written();
-        let current = (&specs.current, &specs.current_written);
-        let desired = (&specs.desired, &specs.desired_written);
-        for d in &mut self.differences {
-            let path = d.path.clone();
-            let reason = d.reason;
-            *d = DifferenceReport::of(specs.layout, &Difference { path, reason }, current, desired);
-        }
-        self
-    }
-
     /// Attach the integrity-hash recycle loop check of the desired spec
     /// ([`crate::core::recycle_loop::round_trip_of_autoscaling_runner_set`]); `None`, or a check
     /// that could not be made, leaves the fields absent.
@@ -436,7 +442,7 @@ impl ScaleSetDiff {
 
     /// As [`ScaleSetDiff::with_legacy_recycle_loop`], each fix quoting the value as the input wrote
     /// it (`desired`: the runner spec's written tree, made only when the template loops and
-    /// [`ScaleSetDiff::with_written`] has not made it already).
+    /// [`ScaleSetDiff::from_drift_as_written`] has not made it already).
     pub(crate) fn with_legacy_recycle_loop_as_written(
         mut self,
         check: Option<Result<RoundTrip, RecycleLoopError>>,

@@ -5,14 +5,16 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use anyhow::Result;
+use serde_json::value::RawValue;
 
 use crate::core::arc;
-use crate::core::desired::DesiredError;
-use crate::core::drift::{DriftError, drift};
+use crate::core::desired::{Built, DesiredError, build_once};
+use crate::core::drift::{DriftError, drift_of};
 use crate::core::layout::Layout;
 use crate::core::pairing::{self, PairedBy, Pairing};
-use crate::core::recycle_loop::round_trip_of_autoscaling_runner_set;
+use crate::core::recycle_loop::round_trip_of_built;
 use crate::core::revision::RevisionError;
+use crate::core::value::DecodeError;
 use crate::input::Object;
 use crate::ops::impact;
 use crate::report::diff::{DiffReport, ScaleSetDiff};
@@ -387,22 +389,20 @@ pub(super) fn compare_one(
         .ok()
         .flatten()
         .map(|(id, _)| id);
-    let recycle_loop = ars
-        .spec
-        .as_ref()
-        .map(|spec| round_trip_of_autoscaling_runner_set(layout, spec.get(), id.as_deref()));
+    // Decoded and built once: the recycle loop's round trip reads it, the drift takes it.
+    let built = (ars.spec.as_ref()).map(|spec| build_once(layout, spec.get(), id.as_deref()));
+    let recycle_loop = built.as_ref().map(|b| round_trip_of_built(layout, b));
     let in_memory: Option<Result<String, String>> = match &recycle_loop {
         Some(Ok(t)) => Some(t.hash_in_memory.clone().map_err(|e| {
-            let spec = ars.spec.as_ref().map_or("{}", |s| s.get());
-            let id = id.as_deref().and_then(crate::core::desired::go_atoi);
-            let value =
-                crate::core::desired::desired_runner_spec_with_id(layout, spec, id.unwrap_or(0))
-                    .ok();
-            crate::ops::release::integrity_unverifiable(layout, value.as_ref(), &e.to_string())
+            let value = built
+                .as_ref()
+                .and_then(|b| b.as_ref().ok())
+                .map(|b| &b.value);
+            crate::ops::release::integrity_unverifiable(layout, value, &e.to_string())
         })),
         _ => None,
     };
-    let mut item = compare_one_drift(layout, world, ars, pairing, live_desired)
+    let mut item = compare_one_drift(layout, world, ars, pairing, live_desired, built)
         .with_legacy_recycle_loop_as_written(recycle_loop, || {
             crate::core::desired::written_runner_spec(layout, ars.written_spec(None))
         });
@@ -424,6 +424,7 @@ pub(super) fn compare_one_drift(
     ars: &Object,
     pairing: Option<&Pairing>,
     live_desired: bool,
+    built: Option<Result<Built, DecodeError>>,
 ) -> ScaleSetDiff {
     let (ns, name) = ars.key();
     let desired_from = ars.describe();
@@ -450,16 +451,17 @@ pub(super) fn compare_one_drift(
         Err(e) => return fail(e),
     };
     let runner_spec = match set.spec_field("ephemeralRunnerSpec") {
-        Ok(r) => r.map(|r| r.get().to_string()),
+        Ok(r) => r.map(RawValue::get),
         Err(e) => return fail(format!("{current_from}: {e}")),
     };
-    let spec = ars.spec.as_ref().map_or("{}", |s| s.get());
-    let result = drift(
-        layout,
-        spec,
-        id.as_ref().map(|(id, _)| id.as_str()),
-        runner_spec.as_deref(),
-    );
+    let id_text = id.as_ref().map(|(id, _)| id.as_str());
+    // `built` was made with the same id (the one [`scale_set_id`] resolves); a scale set without
+    // a spec is built from `{}`, as `drift` would.
+    let desired = match built {
+        Some(built) => Built::for_drift(built, id_text),
+        None => crate::core::desired::desired_runner_spec(layout, "{}", id_text),
+    };
+    let result = drift_of(layout, desired, runner_spec);
     let result = match result {
         Err(DriftError::Desired(DesiredError::MissingScaleSetId)) => {
             return fail(format!(
@@ -469,11 +471,19 @@ pub(super) fn compare_one_drift(
         }
         other => other,
     };
-    let mut item = ScaleSetDiff::from_drift(layout, ns, name, desired_from, current_from, result)
-        .with_written(|| {
-            let desired = crate::core::desired::written_runner_spec(layout, ars.written_spec(None));
-            (desired, set.written_spec(Some("ephemeralRunnerSpec")))
-        });
+    let written = || {
+        let desired = crate::core::desired::written_runner_spec(layout, ars.written_spec(None));
+        (desired, set.written_spec(Some("ephemeralRunnerSpec")))
+    };
+    let mut item = ScaleSetDiff::from_drift_as_written(
+        layout,
+        ns,
+        name,
+        desired_from,
+        current_from,
+        result,
+        written,
+    );
     item.desired_file = ars.origin.file().map(str::to_string);
     item.scale_set_id_from = id.map(|(_, from)| from);
     item.set_facts = Some(impact::set_facts(set));

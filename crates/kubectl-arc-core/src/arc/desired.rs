@@ -106,6 +106,49 @@ pub fn desired_runner_spec_with_id(
     Ok(build(layout, ars, scale_set_id))
 }
 
+/// The desired runner spec of one AutoscalingRunnerSet, decoded and built once for the checks
+/// that read it: the recycle loop's round trip (which takes a missing or malformed id as 0) and
+/// the drift ([`Built::for_drift`], which refuses them as [`desired_runner_spec`] does).
+#[derive(Debug, Clone)]
+pub struct Built {
+    /// The runner spec, with the id `go_atoi` reads of the annotation, else 0.
+    pub value: Value,
+    /// ARC's ways out of `newEphemeralRunnerSet` ([`arc_builds`]) for this spec.
+    builds: Result<(), DesiredError>,
+}
+
+/// Decode an AutoscalingRunnerSet's `spec` JSON and build its runner spec once
+/// ([`desired_runner_spec_with_id`] with the id of `scale_set_id_annotation`, else 0), keeping
+/// [`arc_builds`]' verdict for [`Built::for_drift`].
+pub fn build_once(
+    layout: &Layout,
+    ars_spec_json: &str,
+    scale_set_id_annotation: Option<&str>,
+) -> Result<Built, DecodeError> {
+    let ars = decode(layout, layout.autoscaling_runner_set_spec, ars_spec_json)?;
+    let builds = arc_builds(layout, &ars);
+    let id = scale_set_id_annotation.and_then(go_atoi).unwrap_or(0);
+    Ok(Built {
+        value: build(layout, ars, id),
+        builds,
+    })
+}
+
+impl Built {
+    /// What [`desired_runner_spec`] gives for the same spec JSON and annotation, in its order of
+    /// refusals (the id, the decoding, then [`arc_builds`]).
+    pub fn for_drift(
+        built: Result<Built, DecodeError>,
+        scale_set_id_annotation: Option<&str>,
+    ) -> Result<Value, DesiredError> {
+        let id_text = scale_set_id_annotation.ok_or(DesiredError::MissingScaleSetId)?;
+        go_atoi(id_text).ok_or_else(|| DesiredError::BadScaleSetId(id_text.to_string()))?;
+        let built = built?;
+        built.builds?;
+        Ok(built.value)
+    }
+}
+
 /// ARC's two ways out of `newEphemeralRunnerSet` after the scale set id, in its order: a
 /// `githubConfigUrl` its `applyGitHubURLLabels` cannot parse (an error; ARC never updates the
 /// set) and set metadata without annotations (a panic). `ars` is the decoded spec.

@@ -46,7 +46,22 @@ pub fn drift(
     scale_set_id: Option<&str>,
     ers_runner_spec_json: Option<&str>,
 ) -> Result<Drift, DriftError> {
-    let desired = desired_runner_spec(layout, ars_spec_json, scale_set_id)?;
+    drift_of(
+        layout,
+        desired_runner_spec(layout, ars_spec_json, scale_set_id),
+        ers_runner_spec_json,
+    )
+}
+
+/// [`drift`] from the desired runner spec already built (or why it cannot be:
+/// [`crate::desired::Built::for_drift`]), so that a scale set's spec is decoded once for all of
+/// its checks.
+pub fn drift_of(
+    layout: &Layout,
+    desired: Result<Value, DesiredError>,
+    ers_runner_spec_json: Option<&str>,
+) -> Result<Drift, DriftError> {
+    let desired = desired?;
     let current = match ers_runner_spec_json {
         Some(text) => {
             decode(layout, layout.ephemeral_runner_spec, text).map_err(DriftError::Current)?

@@ -253,9 +253,14 @@ impl Object {
         let Some(spec) = &self.spec else {
             return Ok(None);
         };
-        let map: BTreeMap<String, &RawValue> =
+        // Keys borrowed from the text where they hold no escape (the last duplicate wins, as
+        // in Go's maps and in a map read whole).
+        #[derive(serde::Deserialize, PartialEq, Eq, PartialOrd, Ord)]
+        struct Key<'a>(#[serde(borrow)] std::borrow::Cow<'a, str>);
+        let map: BTreeMap<Key<'_>, &RawValue> =
             serde_json::from_str(spec.get()).map_err(|e| format!("spec is not an object: {e}"))?;
-        Ok(map.get(field).copied().filter(|r| r.get() != "null"))
+        let found = map.get(&Key(std::borrow::Cow::Borrowed(field))).copied();
+        Ok(found.filter(|r| r.get() != "null"))
     }
 
     /// What `spec` (or its `field`) wrote, with the YAML spellings laid on it, for showing its

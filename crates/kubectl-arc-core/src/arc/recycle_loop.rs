@@ -25,7 +25,7 @@
 //! The revision-era ARC compares with `apiequality.Semantic.DeepEqual`, which equates every such
 //! change (nil and empty, two notations of one quantity, one instant), so it does not loop.
 
-use crate::desired::{desired_runner_spec_with_id, go_atoi};
+use crate::desired::{Built, desired_runner_spec_with_id, go_atoi};
 use crate::equality::{Reason, compare, push_key};
 use crate::layout::{Kind, Layout, TypeId};
 use crate::legacy_hash::{Unverifiable, integrity_hash};
@@ -171,6 +171,18 @@ pub fn round_trip_of_autoscaling_runner_set(
     let desired =
         desired_runner_spec_with_id(layout, ars_spec_json, id).map_err(RecycleLoopError::Decode)?;
     Ok(round_trip(layout, &desired)?)
+}
+
+/// [`round_trip_of_autoscaling_runner_set`] of a runner spec built already
+/// ([`crate::desired::build_once`], which reads the id alike).
+pub fn round_trip_of_built(
+    layout: &Layout,
+    built: &Result<Built, DecodeError>,
+) -> Result<RoundTrip, RecycleLoopError> {
+    match built {
+        Ok(b) => Ok(round_trip(layout, &b.value)?),
+        Err(e) => Err(RecycleLoopError::Decode(e.clone())),
+    }
 }
 
 /// Classify the change at `path` from the two values found there.
