@@ -9,6 +9,7 @@
 //! (the decoder controller-runtime uses, k8s.io/apimachinery `runtime/serializer/json`): the
 //! encoding/json fork with case-sensitive key matching.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -129,26 +130,31 @@ pub fn decode(layout: &Layout, ty: TypeId, json: &str) -> Result<Value, DecodeEr
         layout,
         r: crate::json::Reader::new(json),
         path: Vec::new(),
+        elements: Vec::new(),
     };
     d.value(ty, &mut value)?;
     Ok(value)
 }
 
-/// One step of a path into a document, for messages: `spec.containers[0].image`.
+/// One step of a path into a document, for messages: `spec.containers[0].image` (a key as the
+/// input holds it, borrowed unless it had escapes).
 #[derive(Debug, Clone)]
-enum Step {
-    Key(String),
+enum Step<'a> {
+    Key(Cow<'a, str>),
     Index(usize),
 }
 
 struct Decoder<'a> {
     layout: &'a Layout,
     r: crate::json::Reader<'a>,
-    path: Vec<Step>,
+    path: Vec<Step<'a>>,
+    /// The elements of the arrays being decoded, innermost last: each array's are moved out into
+    /// a vector of their exact number when it ends (no growing vector per array).
+    elements: Vec<Value>,
 }
 
 /// A dotted path: `spec.containers[0].resources.limits.cpu`.
-pub struct PathDisplay<'a>(&'a [Step]);
+pub struct PathDisplay<'a>(&'a [Step<'a>]);
 
 impl fmt::Display for PathDisplay<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -273,7 +279,7 @@ impl Decoder<'_> {
                         fty = fields[i as usize].ty;
                         fv = &mut fv.fields_mut().expect("struct value")[i as usize];
                     }
-                    self.path.push(Step::Key(key.into_owned()));
+                    self.path.push(Step::Key(key));
                     self.value(fty, fv)?;
                     self.path.pop();
                 }
@@ -287,7 +293,7 @@ impl Decoder<'_> {
                 while let Some(key) = self.r.next_key() {
                     // Each value decodes into a fresh zero element, then replaces the entry.
                     let mut e = Value::zero(self.layout, elem);
-                    self.path.push(Step::Key(key.to_string()));
+                    self.path.push(Step::Key(key.clone()));
                     self.value(elem, &mut e)?;
                     self.path.pop();
                     m.insert(key.into_owned(), e);
@@ -314,7 +320,7 @@ impl Decoder<'_> {
             unreachable!()
         };
         let mut old = slot.take().unwrap_or_default();
-        let mut out = Vec::new();
+        let base = self.elements.len();
         self.r.begin_array();
         let mut i = 0;
         while self.r.next_element() {
@@ -332,15 +338,15 @@ impl Decoder<'_> {
             self.path.push(Step::Index(i));
             self.value(elem, &mut e)?;
             self.path.pop();
-            out.push(e);
+            self.elements.push(e);
             i += 1;
         }
         if let Some(n) = fixed {
-            while out.len() < n {
-                out.push(Value::zero(self.layout, elem));
+            while self.elements.len() - base < n {
+                self.elements.push(Value::zero(self.layout, elem));
             }
         }
-        *slot = Some(out);
+        *slot = Some(self.elements.drain(base..).collect());
         Ok(())
     }
 

@@ -33,7 +33,7 @@ impl Written {
         if check_valid(text.as_bytes()).is_err() {
             return Written::Unknown;
         }
-        read(&mut Reader::new(text))
+        Builder::default().read(&mut Reader::new(text))
     }
 
     /// The value of an object's key (the last one, when the key is given twice).
@@ -171,29 +171,40 @@ enum Step {
     Item(usize),
 }
 
-fn read(r: &mut Reader<'_>) -> Written {
-    match r.peek_kind() {
-        Token::Object => {
-            r.begin_object();
-            let mut entries = Vec::new();
-            while let Some(key) = r.next_key() {
-                let value = read(r);
-                entries.push((key.into_owned(), value));
+/// Reads a tree: the entries and items of the objects and arrays being read, innermost last,
+/// each moved out into a vector of their exact number when it ends (no growing vector per node).
+#[derive(Default)]
+struct Builder {
+    entries: Vec<(String, Written)>,
+    items: Vec<Written>,
+}
+
+impl Builder {
+    fn read(&mut self, r: &mut Reader<'_>) -> Written {
+        match r.peek_kind() {
+            Token::Object => {
+                r.begin_object();
+                let base = self.entries.len();
+                while let Some(key) = r.next_key() {
+                    let value = self.read(r);
+                    self.entries.push((key.into_owned(), value));
+                }
+                Written::Object(self.entries.drain(base..).collect())
             }
-            Written::Object(entries)
-        }
-        Token::Array => {
-            r.begin_array();
-            let mut items = Vec::new();
-            while r.next_element() {
-                items.push(read(r));
+            Token::Array => {
+                r.begin_array();
+                let base = self.items.len();
+                while r.next_element() {
+                    let item = self.read(r);
+                    self.items.push(item);
+                }
+                Written::Array(self.items.drain(base..).collect())
             }
-            Written::Array(items)
+            _ => Written::Scalar {
+                json: r.raw_value().to_string(),
+                yaml: None,
+            },
         }
-        _ => Written::Scalar {
-            json: r.raw_value().to_string(),
-            yaml: None,
-        },
     }
 }
 
