@@ -165,98 +165,100 @@ fn the_scale_set_id_and_an_unobserved_generation_are_read_as_written() {
     assert_eq!(unobserved(&object(2, 2)), None);
 }
 
+/// A dump of the example's scale set and set, with what the listener tests add to it: another
+/// scale set of the namespace, listeners and a crashing listener Pod.
+struct ListenerDump {
+    ars: Value,
+    ers: Value,
+    other_ars: Value,
+    ns: String,
+    pod: Value,
+}
+
+impl ListenerDump {
+    fn new() -> ListenerDump {
+        let (mut ars, ers) = example();
+        let ns = ers["metadata"]["namespace"]
+            .as_str()
+            .unwrap_or("default")
+            .to_string();
+        ars["metadata"]["annotations"]["runner-scale-set-id"] = json!("3");
+        let mut other_ars = ars.clone();
+        other_ars["metadata"]["name"] = json!("other");
+        other_ars["metadata"]["uid"] = json!("u-other");
+        let mut dump = ListenerDump {
+            ars,
+            ers,
+            other_ars,
+            ns,
+            pod: Value::Null,
+        };
+        dump.pod = json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": dump.arc_name("other"), "namespace": "arc-systems"},
+            "status": {"phase": "Running", "containerStatuses": [{"name": "listener", "restartCount": 4,
+                "state": {"waiting": {"reason": "CrashLoopBackOff"}}}]}});
+        dump
+    }
+
+    /// ARC's own name of each scale set's listener (`scaleSetListenerName`, 0.13.1 on).
+    fn arc_name(&self, scale_set: &str) -> String {
+        crate::core::status::listener::scale_set_listener_name(
+            scale_set,
+            &self.ns,
+            "",
+            "https://github.com/my-org",
+            true,
+        )
+    }
+
+    /// A listener of `scale_set` pointing at the set `points_at`.
+    fn listener(&self, scale_set: &str, points_at: &str) -> Value {
+        json!({"apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingListener",
+               "metadata": {"name": self.arc_name(scale_set), "namespace": "arc-systems"},
+               "spec": {"autoscalingRunnerSetNamespace": self.ns, "autoscalingRunnerSetName": scale_set,
+                        "ephemeralRunnerSetName": points_at}})
+    }
+
+    /// The example set's row in `status -f` of the scale set, the set and `more`.
+    fn row(&self, more: &[Value]) -> SetStatus {
+        let mut objects = vec![self.ars.clone(), self.ers.clone()];
+        objects.extend_from_slice(more);
+        let s = status(&plan(&[], None), &objects);
+        s.rows
+            .into_iter()
+            .find(|r| r.name == "arc-runner-set")
+            .unwrap()
+    }
+}
+
 /// `-f` with listeners and Pods: a dump's listener for another set of the namespace makes a
 /// scale set without one ListenerDown, a crashing listener Pod ListenerFailing; a dump without
 /// listeners, or without Pods of the listener's namespace, says nothing of them.
 #[test]
 fn a_dumps_listeners_and_pods_are_judged_as_the_clusters() {
-    let (ars, ers) = example();
-    let ns = ers["metadata"]["namespace"]
-        .as_str()
-        .unwrap_or("default")
-        .to_string();
-    let mut ars = ars;
-    ars["metadata"]["annotations"]["runner-scale-set-id"] = json!("3");
-    let mut other_ars = ars.clone();
-    other_ars["metadata"]["name"] = json!("other");
-    other_ars["metadata"]["uid"] = json!("u-other");
-    // ARC's own name of each scale set's listener (`scaleSetListenerName`, 0.13.1 on).
-    let arc_name = |scale_set: &str| {
-        crate::core::status::listener::scale_set_listener_name(
-            scale_set,
-            &ns,
-            "",
-            "https://github.com/my-org",
-            true,
-        )
-    };
-    let listener = |scale_set: &str, points_at: &str| {
-        json!({"apiVersion": "actions.github.com/v1alpha1", "kind": "AutoscalingListener",
-               "metadata": {"name": arc_name(scale_set), "namespace": "arc-systems"},
-               "spec": {"autoscalingRunnerSetNamespace": ns, "autoscalingRunnerSetName": scale_set,
-                        "ephemeralRunnerSetName": points_at}})
-    };
-    let pod = json!({"apiVersion": "v1", "kind": "Pod",
-        "metadata": {"name": arc_name("other"), "namespace": "arc-systems"},
-        "status": {"phase": "Running", "containerStatuses": [{"name": "listener", "restartCount": 4,
-            "state": {"waiting": {"reason": "CrashLoopBackOff"}}}]}});
-    let base = status(&plan(&[], None), &[ars.clone(), ers.clone()]);
-    let base_state = base.rows[0].state;
+    let d = ListenerDump::new();
+    let base_state = d.row(&[]).state;
     // Another scale set's listener in the namespace: this one has none.
-    let s = status(
-        &plan(&[], None),
-        &[
-            ars.clone(),
-            ers.clone(),
-            other_ars.clone(),
-            listener("other", "other"),
-        ],
-    );
-    let row = s.rows.iter().find(|r| r.name == "arc-runner-set").unwrap();
+    let row = d.row(&[d.other_ars.clone(), d.listener("other", "other")]);
     assert!(
         row.reasons.iter().any(|r| r.code() == "NoListener"),
         "{:?}",
         row.reasons
     );
     // Its own listener, no Pod in the dump: nothing said of the Pod.
-    let s = status(
-        &plan(&[], None),
-        &[
-            ars.clone(),
-            ers.clone(),
-            listener("arc-runner-set", "arc-runner-set"),
-        ],
-    );
-    let row = s.rows.iter().find(|r| r.name == "arc-runner-set").unwrap();
+    let own = d.listener("arc-runner-set", "arc-runner-set");
+    let row = d.row(std::slice::from_ref(&own));
     assert_eq!(row.state, base_state, "{:?}", row.reasons);
     assert!(!row.reasons.iter().any(|r| r.code().starts_with("Listener")));
     // Pods of that namespace in the dump, only another's (crashing): its own is missing.
-    let s = status(
-        &plan(&[], None),
-        &[
-            ars.clone(),
-            ers.clone(),
-            listener("arc-runner-set", "arc-runner-set"),
-            pod.clone(),
-        ],
-    );
-    let row = s.rows.iter().find(|r| r.name == "arc-runner-set").unwrap();
+    let row = d.row(&[own.clone(), d.pod.clone()]);
     let codes: Vec<&str> = row.reasons.iter().map(|r| r.code()).collect();
     assert!(codes.contains(&"ListenerPodMissing"), "{codes:?}");
     assert!(!codes.contains(&"ListenerPodNotRunning"), "{codes:?}");
     // Its own listener's Pod crashes.
-    let mut own_pod = pod.clone();
-    own_pod["metadata"]["name"] = json!(arc_name("arc-runner-set"));
-    let s = status(
-        &plan(&[], None),
-        &[
-            ars.clone(),
-            ers.clone(),
-            listener("arc-runner-set", "arc-runner-set"),
-            own_pod,
-        ],
-    );
-    let row = s.rows.iter().find(|r| r.name == "arc-runner-set").unwrap();
+    let mut own_pod = d.pod.clone();
+    own_pod["metadata"]["name"] = json!(d.arc_name("arc-runner-set"));
+    let row = d.row(&[own, own_pod]);
     assert!(
         row.reasons
             .iter()
@@ -265,24 +267,19 @@ fn a_dumps_listeners_and_pods_are_judged_as_the_clusters() {
         row.reasons
     );
     // No listener in the dump: unknown, nothing said.
-    let s = status(&plan(&[], None), &[ars.clone(), ers.clone(), other_ars]);
-    let row = s.rows.iter().find(|r| r.name == "arc-runner-set").unwrap();
+    let row = d.row(std::slice::from_ref(&d.other_ars));
     assert!(!row.reasons.iter().any(|r| r.code() == "NoListener"));
-    // Listeners left behind (a runner group or githubConfigUrl changed): each is said,
-    // however its name sorts against ARC's own, which stays the one judged.
+}
+
+/// Listeners left behind in a dump (a runner group or githubConfigUrl changed): each is said,
+/// however its name sorts against ARC's own, which stays the one judged.
+#[test]
+fn a_dumps_listeners_left_behind_are_each_said() {
+    let d = ListenerDump::new();
     for left in ["aaa-left-listener", "zzz-left-listener"] {
-        let mut orphan = listener("arc-runner-set", "arc-runner-set-old");
+        let mut orphan = d.listener("arc-runner-set", "arc-runner-set-old");
         orphan["metadata"]["name"] = json!(left);
-        let s = status(
-            &plan(&[], None),
-            &[
-                ars.clone(),
-                ers.clone(),
-                orphan,
-                listener("arc-runner-set", "arc-runner-set"),
-            ],
-        );
-        let row = s.rows.iter().find(|r| r.name == "arc-runner-set").unwrap();
+        let row = d.row(&[orphan, d.listener("arc-runner-set", "arc-runner-set")]);
         let said: Vec<String> = (row.reasons.iter())
             .filter(|r| r.code() == "ListenerOrphaned")
             .map(|r| r.to_string())
@@ -291,7 +288,7 @@ fn a_dumps_listeners_and_pods_are_judged_as_the_clusters() {
         assert!(
             said[0].starts_with(&format!(
                 "AutoscalingListener arc-systems/{left} serves this scale set, but ARC finds the scale set's listener only as {}",
-                arc_name("arc-runner-set")
+                d.arc_name("arc-runner-set")
             )),
             "{}",
             said[0]
@@ -682,12 +679,8 @@ fn a_name_not_in_the_census_is_reported_in_its_namespace() {
     );
 }
 
-/// Issue 33 and 31: status judges each set by diff's rule, `--arc-version`, else the release
-/// of the controller Deployment that reconciles its namespace (in a dump as in the cluster),
-/// else its chart label; where that release's version check refuses the scale set's
-/// `app.kubernetes.io/version`, the set is VersionRejected.
-#[test]
-fn a_set_is_judged_by_the_flag_else_its_controller_and_the_version_check_rejects_it() {
+/// The example's scale set (chart label 0.14.2) and its set.
+fn scale_set_and_set() -> Vec<Value> {
     let text = include_str!("../../../examples/scale-set-dump.yaml");
     let docs = crate::manifest::parse(text, "example.yaml").unwrap();
     let items: Vec<Value> = match docs[0].value.get("items") {
@@ -698,34 +691,53 @@ fn a_set_is_judged_by_the_flag_else_its_controller_and_the_version_check_rejects
         items[0]["metadata"]["labels"]["app.kubernetes.io/version"],
         "0.14.2"
     );
-    let controller = |version: &str, args: Value| {
-        json!({"apiVersion": "apps/v1", "kind": "Deployment",
-               "metadata": {"name": format!("arc-{version}"), "namespace": "arc-systems",
-                            "labels": {"app.kubernetes.io/part-of": "gha-rs-controller",
-                                       "app.kubernetes.io/version": version}},
-               "spec": {"replicas": 1, "template": {"spec": {"containers": [
-                   {"name": "manager", "image": "c", "args": args}]}}}})
-    };
-    let judged = |flag: Option<&str>, extra: &[Value]| {
-        let mut p = plan(&[], None);
-        p.arc_release = flag.map(|v| Target::parse(v).unwrap());
-        let s = status(&p, &[items.clone(), extra.to_vec()].concat());
-        assert!(s.errors.is_empty(), "{:?}", s.errors);
-        let row = s.rows[0].clone();
-        (
-            row.state,
-            row.ids.release.clone().unwrap_or_default(),
-            row.reasons,
-        )
-    };
+    items
+}
+
+/// A controller Deployment of ARC `version` whose manager takes `args`.
+fn controller(version: &str, args: Value) -> Value {
+    json!({"apiVersion": "apps/v1", "kind": "Deployment",
+           "metadata": {"name": format!("arc-{version}"), "namespace": "arc-systems",
+                        "labels": {"app.kubernetes.io/part-of": "gha-rs-controller",
+                                   "app.kubernetes.io/version": version}},
+           "spec": {"replicas": 1, "template": {"spec": {"containers": [
+               {"name": "manager", "image": "c", "args": args}]}}}})
+}
+
+/// The first row's state, judging release and reasons, for `items` and `extra` under
+/// `--arc-version` `flag`.
+fn judged(
+    items: &[Value],
+    flag: Option<&str>,
+    extra: &[Value],
+) -> (State, String, Vec<crate::core::status::StatusReason>) {
+    let mut p = plan(&[], None);
+    p.arc_release = flag.map(|v| Target::parse(v).unwrap());
+    let s = status(&p, &[items.to_vec(), extra.to_vec()].concat());
+    assert!(s.errors.is_empty(), "{:?}", s.errors);
+    let row = s.rows[0].clone();
+    (
+        row.state,
+        row.ids.release.clone().unwrap_or_default(),
+        row.reasons,
+    )
+}
+
+/// Issue 33 and 31: status judges each set by diff's rule, `--arc-version`, else the release
+/// of the controller Deployment that reconciles its namespace (in a dump as in the cluster),
+/// else its chart label; where that release's version check refuses the scale set's
+/// `app.kubernetes.io/version`, the set is VersionRejected.
+#[test]
+fn a_set_is_judged_by_its_controller_else_its_label_and_the_version_check_rejects_it() {
+    let items = scale_set_and_set();
     // The chart label alone: 0.14.2 replaces the set.
-    let (state, release, _) = judged(None, &[]);
+    let (state, release, _) = judged(&items, None, &[]);
     assert_eq!((state, release.as_str()), (State::Replacing, "0.14.2"));
     // A 0.14.0 controller judges it, not the label (the same hash here).
-    let (state, release, _) = judged(None, &[controller("0.14.0", json!([]))]);
+    let (state, release, _) = judged(&items, None, &[controller("0.14.0", json!([]))]);
     assert_eq!((state, release.as_str()), (State::Replacing, "0.14.0"));
     // A 0.13.1 controller deletes the scale set; the replacement is never reached.
-    let (state, release, reasons) = judged(None, &[controller("0.13.1", json!([]))]);
+    let (state, release, reasons) = judged(&items, None, &[controller("0.13.1", json!([]))]);
     assert_eq!(
         (state, release.as_str()),
         (State::VersionRejected, "0.13.1")
@@ -743,13 +755,19 @@ fn a_set_is_judged_by_the_flag_else_its_controller_and_the_version_check_rejects
     // One watching the namespace alone wins over one watching all; one watching another
     // namespace does not judge it.
     let single = controller("0.14.1", json!(["--watch-single-namespace=arc-runners"]));
-    let (state, release, _) = judged(None, &[controller("0.13.1", json!([])), single]);
+    let (state, release, _) = judged(&items, None, &[controller("0.13.1", json!([])), single]);
     assert_eq!((state, release.as_str()), (State::Replacing, "0.14.1"));
     let elsewhere = controller("0.13.1", json!(["--watch-single-namespace=other"]));
-    let (state, release, _) = judged(None, &[elsewhere]);
+    let (state, release, _) = judged(&items, None, &[elsewhere]);
     assert_eq!((state, release.as_str()), (State::Replacing, "0.14.2"));
-    // --arc-version wins over the controller, both ways.
-    let (state, release, reasons) = judged(Some("0.13.1"), &[]);
+}
+
+/// `--arc-version` wins over the controller, both ways; a scale set being deleted is not
+/// checked (ARC handles the deletion first); a scale set without a set is rejected too.
+#[test]
+fn the_flag_judges_before_the_controller_and_the_version_check_skips_a_deletion() {
+    let items = scale_set_and_set();
+    let (state, release, reasons) = judged(&items, Some("0.13.1"), &[]);
     assert_eq!(
         (state, release.as_str()),
         (State::VersionRejected, "0.13.1")
@@ -759,9 +777,8 @@ fn a_set_is_judged_by_the_flag_else_its_controller_and_the_version_check_rejects
             .to_string()
             .starts_with("ARC 0.13.1 (--arc-version)")
     );
-    let (state, release, _) = judged(Some("0.14.0"), &[controller("0.13.1", json!([]))]);
+    let (state, release, _) = judged(&items, Some("0.14.0"), &[controller("0.13.1", json!([]))]);
     assert_eq!((state, release.as_str()), (State::Replacing, "0.14.0"));
-    // A scale set being deleted is not checked: ARC handles the deletion first.
     let mut deleting = items.clone();
     deleting[0]["metadata"]["deletionTimestamp"] = json!("2026-09-02T00:00:00Z");
     let s = status(
@@ -777,7 +794,6 @@ fn a_set_is_judged_by_the_flag_else_its_controller_and_the_version_check_rejects
         "{:?}",
         s.rows[0].reasons
     );
-    // A scale set without a set is rejected too.
     let s = status(
         &Plan {
             arc_release: Target::parse("0.11.0"),
