@@ -10,7 +10,7 @@
 //!
 //! Options after `--`: a name filter (substring), `--count N` (samples per benchmark, default 5),
 //! `--benchtime-ms M` (target time per sample, default 1000, like Go's `-benchtime 1s`) and
-//! `--cpu-time` (count only this thread's time on a CPU, to compare two Rust builds on a busy
+//! `--cpu-time` (count the process's time on a CPU, every thread's, to compare two Rust builds on a busy
 //! machine; Go reports wall time, so the side-by-side table does not use it).
 //! Bytes and allocations per operation come from a counting global allocator, enabled only during
 //! a separate counting pass so that the timed samples pay nothing for it. Like Go's `-benchmem`, a
@@ -80,8 +80,9 @@ struct Options {
     filter: Option<String>,
     count: usize,
     benchtime: Duration,
-    /// Time only what this thread spent on a CPU (for comparing two Rust builds on a busy
-    /// machine; Go's figures are wall time, so `scripts/bench.sh` does not use it).
+    /// Time only what the process spent on a CPU, every thread's (for comparing two Rust builds on
+    /// a busy machine, and the work beside the wall time when the work is split on several cores;
+    /// Go's figures are wall time, so `scripts/bench.sh` does not use it).
     cpu_time: bool,
 }
 
@@ -113,27 +114,34 @@ fn options() -> Options {
     o
 }
 
-/// Run `f` `n` times and return the elapsed time (wall, or this thread's CPU time).
+/// Run `f` `n` times and return the elapsed time (wall, or the process's CPU time).
 fn time_n(o: &Options, n: u64, f: &mut dyn FnMut()) -> Duration {
-    let cpu0 = o.cpu_time.then(thread_cpu_time);
+    let cpu0 = o.cpu_time.then(process_cpu_time);
     let t = Instant::now();
     for _ in 0..n {
         f();
     }
     let wall = t.elapsed();
     match cpu0 {
-        Some(cpu0) => thread_cpu_time().saturating_sub(cpu0),
+        Some(cpu0) => process_cpu_time().saturating_sub(cpu0),
         None => wall,
     }
 }
 
-/// The thread's time on a CPU so far (Linux: `/proc/thread-self/schedstat`, first field).
-fn thread_cpu_time() -> Duration {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse().ok())
-        .map(Duration::from_nanos)
-        .expect("--cpu-time needs Linux's /proc/thread-self/schedstat")
+/// The process's time on a CPU so far, every thread's, those that ended included
+/// (`clock_gettime(CLOCK_PROCESS_CPUTIME_ID)`).
+fn process_cpu_time() -> Duration {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec for the call to write.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
+    assert_eq!(
+        rc, 0,
+        "--cpu-time needs clock_gettime(CLOCK_PROCESS_CPUTIME_ID)"
+    );
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
 
 /// One benchmark: calibrate like Go's `b.Loop` (grow the count until a run takes the target

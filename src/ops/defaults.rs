@@ -85,14 +85,18 @@ pub(crate) fn source(
     Ok(Source::Shipped { stated, missing })
 }
 
-/// The schema of one desired scale set, and where it is from.
-fn schema_for<'a>(
-    source: &'a Source,
+/// The CRDs kubectl-arc ships, by release, each read once: (its schema, its group's name).
+type Shipped = BTreeMap<&'static str, (Structural, &'static str)>;
+
+/// Which schema applies to one desired scale set (`None`: the source's CRD; else the release
+/// whose shipped CRD, now read into `shipped`), and where it is from.
+fn schema_for(
+    source: &Source,
     o: &Object,
-    shipped: &'a mut BTreeMap<&'static str, (Structural, &'static str)>,
-) -> Result<(&'a Structural, String), String> {
+    shipped: &mut Shipped,
+) -> Result<(Option<&'static str>, String), String> {
     let (stated, missing) = match source {
-        Source::Crd(schema, from) => return Ok((schema, from.clone())),
+        Source::Crd(_, from) => return Ok((None, from.clone())),
         Source::Shipped { stated, missing } => (stated, missing),
     };
     let labelled = || {
@@ -110,7 +114,7 @@ fn schema_for<'a>(
             "the newest release, as nothing says which".to_string(),
         ),
     };
-    let (schema, group) = match shipped.entry(r.version) {
+    let (_, group) = match shipped.entry(r.version) {
         std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
         std::collections::btree_map::Entry::Vacant(e) => e.insert(
             defaulting::shipped(r)
@@ -118,7 +122,16 @@ fn schema_for<'a>(
         ),
     };
     let from = format!("kubectl-arc's copy of ARC {group}'s CRD {ARS_CRD} ({why}){missing}");
-    Ok((schema, from))
+    Ok((Some(r.version), from))
+}
+
+/// The schema [`schema_for`] chose.
+fn schema<'a>(source: &'a Source, shipped: &'a Shipped, key: Option<&str>) -> &'a Structural {
+    match (source, key) {
+        (Source::Crd(schema, _), _) => schema,
+        (Source::Shipped { .. }, Some(version)) => &shipped[version].0,
+        (Source::Shipped { .. }, None) => unreachable!("schema_for names a shipped CRD's release"),
+    }
 }
 
 /// Each desired scale set as the API server would store it, or refused, with the field and the
@@ -127,37 +140,51 @@ pub(crate) fn complete(
     source: &Source,
     desired: Vec<Object>,
 ) -> (Vec<Object>, Vec<ScaleSetDiff>, Vec<String>) {
+    // Which schema each takes, in order (each shipped CRD read once)...
+    let mut shipped = Shipped::new();
+    let schemas: Vec<_> = (desired.iter())
+        .map(|o| (o.spec.as_ref()).map(|_| schema_for(source, o, &mut shipped)))
+        .collect();
+    // ...then each stored as the server would, on its own (on the machine's cores)...
+    let work: Vec<_> = desired.iter().zip(&schemas).collect();
+    let stored = crate::ops::parallel::map(&work, |(o, chosen)| match (&o.spec, chosen) {
+        (Some(spec), Some(Ok((key, _)))) => Some(defaulting::stored_spec(
+            spec.get(),
+            schema(source, &shipped, *key),
+        )),
+        _ => None,
+    });
+    // ...and sorted out in order.
     let mut kept = Vec::with_capacity(desired.len());
     let mut refused = Vec::new();
     let mut froms: Vec<String> = Vec::new();
-    let mut shipped = BTreeMap::new();
-    for mut o in desired {
-        let Some(spec) = &o.spec else {
-            kept.push(o);
-            continue;
-        };
-        let fail = |o: &Object, error: String| {
-            let (ns, name) = o.key();
-            ScaleSetDiff::failed(ns, name, o.describe(), String::new(), error)
-        };
-        let (schema, from) = match schema_for(source, &o, &mut shipped) {
-            Ok(found) => found,
-            Err(e) => {
+    let fail = |o: &Object, error: String| {
+        let (ns, name) = o.key();
+        ScaleSetDiff::failed(ns, name, o.describe(), String::new(), error)
+    };
+    for ((mut o, chosen), stored) in desired.into_iter().zip(schemas).zip(stored) {
+        let from = match chosen {
+            None => {
+                kept.push(o);
+                continue;
+            }
+            Some(Err(e)) => {
                 refused.push(fail(&o, format!("{}: {e}", o.describe())));
                 continue;
             }
+            Some(Ok((_, from))) => from,
         };
         if !froms.contains(&from) {
             froms.push(from);
         }
-        match defaulting::stored_spec(spec.get(), schema) {
-            Ok(stored) => {
+        match stored {
+            Some(Ok(stored)) => {
                 if let Ok(raw) = serde_json::value::RawValue::from_string(stored) {
                     o.spec = Some(raw);
                 }
                 kept.push(o);
             }
-            Err(numbers) => {
+            Some(Err(numbers)) => {
                 let error = numbers
                     .iter()
                     .map(|n| refusal(&o, n))
@@ -165,6 +192,7 @@ pub(crate) fn complete(
                     .join("; ");
                 refused.push(fail(&o, error));
             }
+            None => unreachable!("a scale set with a spec and a schema is stored"),
         }
     }
     (kept, refused, froms)

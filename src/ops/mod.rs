@@ -19,6 +19,7 @@ pub(crate) mod fleet_diff;
 pub(crate) mod fleet_follow;
 pub(crate) mod impact;
 pub(crate) mod migrate;
+pub(crate) mod parallel;
 pub(crate) mod release;
 pub(crate) mod repair;
 pub(crate) mod rollout;

@@ -299,11 +299,12 @@ pub(super) fn compare_all(
 ) -> (Vec<ScaleSetDiff>, usize) {
     let failed = failed_keys(world);
     let listeners = listeners_by_scale_set(&world.listeners);
-    let mut items = Vec::new();
-    for (ars, pairing) in world.desired.iter().zip(pairings) {
-        if pairing.is_none() && failed.contains(&(ars.namespace(), ars.name())) {
-            continue; // its set could not be read: reported with it.
-        }
+    let judged: Vec<(&Object, &Option<Pairing>)> = (world.desired.iter().zip(pairings))
+        // A scale set whose set could not be read is reported with it.
+        .filter(|(ars, p)| p.is_some() || !failed.contains(&(ars.namespace(), ars.name())))
+        .collect();
+    // Each scale set on its own (no comparison reads another's): on the machine's cores, in order.
+    let items = crate::ops::parallel::map(&judged, |&(ars, pairing)| {
         let listener = listeners.get(&ars.key()).copied();
         let mut item = compare_one(
             plan.layout,
@@ -321,8 +322,8 @@ pub(super) fn compare_all(
         if !plan.keep_specs || item.differences.is_empty() {
             item.specs = None;
         }
-        items.push(item);
-    }
+        item
+    });
     let claimed: BTreeSet<usize> = pairings
         .iter()
         .flatten()
