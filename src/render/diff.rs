@@ -690,7 +690,7 @@ mod tests {
             String::new(),
             "x".into(),
         )
-        .with_legacy_recycle_loop_as_written(Some(check), || {
+        .with_legacy_recycle_loop_as_written(Some(check), |_| {
             crate::core::desired::written_runner_spec(l, written)
         });
         let fixes: Vec<&str> = item

@@ -10,7 +10,7 @@ use crate::core::quantity::Format;
 use crate::core::recycle_loop::{Cause, Change, RecycleLoopError, RoundTrip};
 use crate::core::release::Mechanism;
 use crate::core::value::Value;
-use crate::core::written::Written;
+use crate::core::written::{Paths, Written};
 use crate::report::display::{self, Line};
 
 /// The whole report of one `diff` run. Its JSON and YAML shape is documented in docs/diff.md.
@@ -375,6 +375,23 @@ impl ScaleSetDiff {
         drift: Result<Drift, DriftError>,
         written: impl FnOnce() -> (Written, Written),
     ) -> ScaleSetDiff {
+        let (ns, name, from) = (namespace, name, (desired_from, current_from));
+        Self::from_drift_as_written_reaching(layout, ns, name, from, drift, true, |_| written())
+    }
+
+    /// [`ScaleSetDiff::from_drift_as_written`], where the specs are shown `whole` (the text
+    /// diff) or only each difference's `from` and `to` are: then `written` is asked for only what
+    /// lies on the way to the differences' paths ([`Paths`]), and the specs keep no written tree
+    /// (what else reads one makes its own).
+    pub(crate) fn from_drift_as_written_reaching(
+        layout: &'static Layout,
+        namespace: String,
+        name: String,
+        (desired_from, current_from): (String, String),
+        drift: Result<Drift, DriftError>,
+        whole: bool,
+        written: impl FnOnce(Option<&Paths>) -> (Written, Written),
+    ) -> ScaleSetDiff {
         let d = match drift {
             Ok(d) => d,
             Err(e) => {
@@ -387,10 +404,26 @@ impl ScaleSetDiff {
             }
         };
         let c = &d.comparison;
+        let paths = (!whole).then(|| Paths::parse(c.differences.iter().map(|x| x.path.as_str())));
         let (desired_written, current_written) = if c.differences.is_empty() {
             (Written::Unknown, Written::Unknown)
         } else {
-            written()
+            written(paths.as_ref())
+        };
+        let differences = (c.differences.iter())
+            .map(|x| {
+                DifferenceReport::of(
+                    layout,
+                    x,
+                    (&d.current, &current_written),
+                    (&d.desired, &desired_written),
+                )
+            })
+            .collect();
+        // A tree of a few paths is no spec's written form: the specs keep none.
+        let (desired_written, current_written) = match paths {
+            Some(_) => (Written::Unknown, Written::Unknown),
+            None => (desired_written, current_written),
         };
         ScaleSetDiff {
             semantic_drift: Some(d.semantic_drift()),
@@ -403,18 +436,7 @@ impl ScaleSetDiff {
                 .filter(|x| !x.reason.semantic_equal())
                 .count(),
             strict_only_differences: c.strict_only().count(),
-            differences: c
-                .differences
-                .iter()
-                .map(|x| {
-                    DifferenceReport::of(
-                        layout,
-                        x,
-                        (&d.current, &current_written),
-                        (&d.desired, &desired_written),
-                    )
-                })
-                .collect(),
+            differences,
             error: None,
             specs: Some(Box::new(Specs {
                 layout,
@@ -437,16 +459,16 @@ impl ScaleSetDiff {
         self,
         check: Option<Result<RoundTrip, RecycleLoopError>>,
     ) -> ScaleSetDiff {
-        self.with_legacy_recycle_loop_as_written(check, || Written::Unknown)
+        self.with_legacy_recycle_loop_as_written(check, |_| Written::Unknown)
     }
 
     /// As [`ScaleSetDiff::with_legacy_recycle_loop`], each fix quoting the value as the input wrote
-    /// it (`desired`: the runner spec's written tree, made only when the template loops and
-    /// [`ScaleSetDiff::from_drift_as_written`] has not made it already).
+    /// it (`desired`: the runner spec's written tree along the paths given, made only when the
+    /// template loops and [`ScaleSetDiff::from_drift_as_written`] has not made it whole already).
     pub(crate) fn with_legacy_recycle_loop_as_written(
         mut self,
         check: Option<Result<RoundTrip, RecycleLoopError>>,
-        desired: impl FnOnce() -> Written,
+        desired: impl FnOnce(Option<&Paths>) -> Written,
     ) -> ScaleSetDiff {
         if let Some(Ok(t)) = check {
             let loops = t.loops();
@@ -455,7 +477,7 @@ impl ScaleSetDiff {
             let written = match self.specs.as_deref() {
                 Some(s) if !matches!(s.desired_written, Written::Unknown) => &s.desired_written,
                 _ if loops => {
-                    made = desired();
+                    made = desired(Some(&Paths::parse(changes.iter().map(|c| c.path.as_str()))));
                     &made
                 }
                 _ => &Written::Unknown,

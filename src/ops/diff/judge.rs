@@ -15,6 +15,7 @@ use crate::core::pairing::{self, PairedBy, Pairing};
 use crate::core::recycle_loop::round_trip_of_built;
 use crate::core::revision::RevisionError;
 use crate::core::value::DecodeError;
+use crate::core::written::Paths;
 use crate::input::Object;
 use crate::ops::impact;
 use crate::report::diff::{DiffReport, ScaleSetDiff};
@@ -307,7 +308,7 @@ pub(super) fn compare_all(
     let items = crate::ops::parallel::map(&judged, |&(ars, pairing)| {
         let listener = listeners.get(&ars.key()).copied();
         let mut item = compare_one(
-            plan.layout,
+            plan,
             world,
             ars,
             pairing.as_ref(),
@@ -374,7 +375,7 @@ pub(super) fn listeners_by_scale_set(listeners: &[Object]) -> HashMap<(String, S
 /// One scale set's report, with the integrity-hash recycle loop verdict of its template (a
 /// property of the template, so given whenever there is one, even when the drift is not).
 pub(super) fn compare_one(
-    layout: &'static Layout,
+    plan: &Plan,
     world: &World,
     ars: &Object,
     pairing: Option<&Pairing>,
@@ -382,6 +383,7 @@ pub(super) fn compare_one(
     live_desired: bool,
     stated: &crate::ops::release::Stated,
 ) -> ScaleSetDiff {
+    let layout = plan.layout;
     let set = pairing.map(|p| &world.live_sets[p.chosen]);
     let live = world.live_scale_sets.get(&ars.key());
     // The id ARC reads is the one diff resolves (the render's, else the set's, else the live
@@ -403,10 +405,19 @@ pub(super) fn compare_one(
         })),
         _ => None,
     };
-    let mut item = compare_one_drift(layout, world, ars, pairing, live_desired, built)
-        .with_legacy_recycle_loop_as_written(recycle_loop, || {
-            crate::core::desired::written_runner_spec(layout, ars.written_spec(None))
-        });
+    let whole_specs = plan.keep_specs;
+    let mut item = compare_one_drift(
+        layout,
+        world,
+        ars,
+        pairing,
+        live_desired,
+        built,
+        whole_specs,
+    )
+    .with_legacy_recycle_loop_as_written(recycle_loop, |paths| {
+        crate::core::desired::written_runner_spec_reaching(layout, ars, paths)
+    });
     let sides = crate::ops::release::Sides {
         desired: ars,
         set,
@@ -426,6 +437,7 @@ pub(super) fn compare_one_drift(
     pairing: Option<&Pairing>,
     live_desired: bool,
     built: Option<Result<Built, DecodeError>>,
+    whole_specs: bool,
 ) -> ScaleSetDiff {
     let (ns, name) = ars.key();
     let desired_from = ars.describe();
@@ -472,17 +484,21 @@ pub(super) fn compare_one_drift(
         }
         other => other,
     };
-    let written = || {
-        let desired = crate::core::desired::written_runner_spec(layout, ars.written_spec(None));
-        (desired, set.written_spec(Some("ephemeralRunnerSpec")))
+    // What each side wrote: whole for the text diff, else only on the way to the differences.
+    let written = |paths: Option<&Paths>| {
+        let desired = crate::core::desired::written_runner_spec_reaching(layout, ars, paths);
+        (
+            desired,
+            set.written_spec_reaching(Some("ephemeralRunnerSpec"), paths),
+        )
     };
-    let mut item = ScaleSetDiff::from_drift_as_written(
+    let mut item = ScaleSetDiff::from_drift_as_written_reaching(
         layout,
         ns,
         name,
-        desired_from,
-        current_from,
+        (desired_from, current_from),
         result,
+        whole_specs,
         written,
     );
     item.desired_file = ars.origin.file().map(str::to_string);

@@ -21,7 +21,7 @@ use crate::arc::ANNOTATION_RUNNER_SCALE_SET_ID;
 use crate::gourl;
 use crate::layout::{Kind, Layout};
 use crate::value::{DecodeError, Value, decode};
-use crate::written::Written;
+use crate::written::{PathStep, Paths, Written};
 
 /// Why no desired spec can be built from an AutoscalingRunnerSet (ARC logs and gives up too).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -256,21 +256,8 @@ fn copied_from(ers_go_name: &str) -> Option<&'static str> {
 /// pod template's `metadata` and `spec` from `template`), for showing the desired values as
 /// written. `runnerScaleSetId` comes from an annotation, so nothing is known of its spelling.
 pub fn written_runner_spec(layout: &Layout, mut ars_spec: Written) -> Written {
-    let json_name = |ty, go_name: &str| match &layout.ty(ty).kind {
-        Kind::Struct(fields) => fields
-            .iter()
-            .find(|f| f.name == go_name)
-            .map(|f| (f.json.clone(), f.inline)),
-        _ => None,
-    };
     let mut out = Vec::new();
-    for (ers, ars) in COPIED {
-        let (Some((ers_json, inline)), Some((ars_json, _))) = (
-            json_name(layout.ephemeral_runner_spec, ers),
-            json_name(layout.autoscaling_runner_set_spec, ars),
-        ) else {
-            continue;
-        };
+    for (ers_json, inline, ars_json) in copied_json(layout) {
         let value = ars_spec.take(&ars_json);
         match value {
             // The pod template is inline in the runner spec: its keys are the runner spec's.
@@ -280,6 +267,58 @@ pub fn written_runner_spec(layout: &Layout, mut ars_spec: Written) -> Written {
         }
     }
     Written::Object(out)
+}
+
+/// The fields [`desired_runner_spec`] copies, by their JSON names: (the runner spec's, whether
+/// it is inline there, the AutoscalingRunnerSet spec's).
+fn copied_json(layout: &Layout) -> impl Iterator<Item = (String, bool, String)> + '_ {
+    let json_name = |ty, go_name: &str| match &layout.ty(ty).kind {
+        Kind::Struct(fields) => fields
+            .iter()
+            .find(|f| f.name == go_name)
+            .map(|f| (f.json.clone(), f.inline)),
+        _ => None,
+    };
+    COPIED.into_iter().filter_map(move |(ers, ars)| {
+        let (ers_json, inline) = json_name(layout.ephemeral_runner_spec, ers)?;
+        let (ars_json, _) = json_name(layout.autoscaling_runner_set_spec, ars)?;
+        Some((ers_json, inline, ars_json))
+    })
+}
+
+/// [`written_runner_spec`] of an AutoscalingRunnerSet, reading of its spec only what lies on the
+/// way to `paths` of the runner spec and under them (`None`: all of it). Each runner-spec path
+/// is read where [`written_runner_spec`] finds its first step: a copied field's own key, and
+/// (the pod template being inline) the same key under `template`.
+pub fn written_runner_spec_reaching(
+    layout: &Layout,
+    ars: &crate::object::Object,
+    paths: Option<&Paths>,
+) -> Written {
+    let Some(paths) = paths else {
+        return written_runner_spec(layout, ars.written_spec(None));
+    };
+    let mut in_ars = Vec::new();
+    for path in &paths.0 {
+        let Some((PathStep::Key(first), rest)) = path.split_first() else {
+            // The whole runner spec, or an item of it: read all.
+            return written_runner_spec(layout, ars.written_spec(None));
+        };
+        for (ers_json, inline, ars_json) in copied_json(layout) {
+            let mut steps = vec![PathStep::Key(ars_json)];
+            if inline {
+                steps.push(PathStep::Key(first.clone()));
+            } else if ers_json != *first {
+                continue;
+            }
+            steps.extend(rest.iter().cloned());
+            in_ars.push(steps);
+        }
+    }
+    written_runner_spec(
+        layout,
+        ars.written_spec_reaching(None, Some(&Paths(in_ars))),
+    )
 }
 
 #[cfg(test)]
@@ -366,5 +405,68 @@ mod tests {
             desired_runner_spec(l, "{}", Some("x")).unwrap_err(),
             DesiredError::BadScaleSetId(_)
         ));
+    }
+
+    /// Every node's path in a tree, spelled as the equality spells paths.
+    fn paths_of(w: &Written, here: &str, out: &mut Vec<String>) {
+        out.push(here.to_string());
+        match w {
+            Written::Object(entries) => {
+                for (k, v) in entries {
+                    let sep = if here.is_empty() { "" } else { "." };
+                    let step = if k.chars().all(|c| c.is_ascii_alphanumeric()) && !k.is_empty() {
+                        format!("{sep}{k}")
+                    } else {
+                        format!("[{}]", serde_json::to_string(k).unwrap())
+                    };
+                    paths_of(v, &format!("{here}{step}"), out);
+                }
+            }
+            Written::Array(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    paths_of(v, &format!("{here}[{i}]"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn the_runner_spec_read_along_paths_answers_on_them_as_the_whole() {
+        let l = Layout::arc();
+        // The realistic runner spec as the AutoscalingRunnerSet it is built from: the pod
+        // template under `template`, and a key of that template named like a copied field.
+        let text = include_str!("../../../../tests/oracle/testdata/realistic-spec.json");
+        let mut spec: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(text).unwrap();
+        let template = serde_json::json!({
+            "metadata": spec.remove("metadata"),
+            "spec": spec.remove("spec"),
+            "proxy": {"http": {"url": "from the template"}},
+        });
+        spec.insert("template".into(), template);
+        let ars = serde_json::json!({
+            "apiVersion": "actions.github.com/v1alpha1",
+            "kind": "AutoscalingRunnerSet",
+            "metadata": {"name": "a", "namespace": "n"},
+            "spec": spec,
+        });
+        let ars = crate::object::Object::from_manifest(&ars, crate::object::Origin::Cluster, None);
+        let whole = written_runner_spec(l, ars.written_spec(None));
+        let mut all = Vec::new();
+        paths_of(&whole, "", &mut all);
+        assert!(all.len() > 200, "{}", all.len());
+        assert!(all.contains(&"proxy.http.url".to_string()), "{all:?}");
+        let under = |a: &str, b: &str| {
+            b.is_empty()
+                || a.starts_with(b) && matches!(a.as_bytes().get(b.len()), None | Some(b'.' | b'['))
+        };
+        for p in &all {
+            let read = written_runner_spec_reaching(l, &ars, Some(&Paths::parse([p.as_str()])));
+            for q in all.iter().filter(|q| under(q, p)) {
+                assert_eq!(read.at_path(q), whole.at_path(q), "{q} read along {p}");
+            }
+        }
+        assert_eq!(written_runner_spec_reaching(l, &ars, None), whole);
     }
 }

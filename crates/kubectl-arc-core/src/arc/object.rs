@@ -15,7 +15,7 @@ use serde_json::value::RawValue;
 
 use crate::arc;
 use crate::manifest;
-use crate::written::{Spelling, Written, pointer_step};
+use crate::written::{Paths, Spelling, Written, pointer_step};
 
 /// Where an object was read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -266,10 +266,24 @@ impl Object {
     /// What `spec` (or its `field`) wrote, with the YAML spellings laid on it, for showing its
     /// values as written.
     pub fn written_spec(&self, field: Option<&str>) -> Written {
+        self.written_spec_reaching(field, None)
+    }
+
+    /// [`Object::written_spec`] of only what lies on the way to `paths` (from the field's root)
+    /// and under them ([`Written::from_json_reaching`]; `None`: all of it).
+    pub fn written_spec_reaching(&self, field: Option<&str>, paths: Option<&Paths>) -> Written {
         let Some(spec) = &self.spec else {
             return Written::Unknown;
         };
-        let mut written = Written::from_json(spec.get());
+        let under;
+        let paths = match (field, paths) {
+            (Some(field), Some(paths)) => {
+                under = paths.under(field);
+                Some(&under)
+            }
+            (_, paths) => paths,
+        };
+        let mut written = Written::from_json_reaching(spec.get(), paths);
         let mut prefix = "/spec".to_string();
         if let Some(field) = field {
             written = written.take(field);

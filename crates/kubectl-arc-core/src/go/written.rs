@@ -36,6 +36,22 @@ impl Written {
         Builder::default().read(&mut Reader::new(text))
     }
 
+    /// [`Written::from_json`] of only what lies on the way to `paths` and under them (`None`:
+    /// all of it): every lookup along those paths ([`Written::at_path`], [`Written::get`],
+    /// [`Written::item`]) finds what it finds in the whole tree; any other object entry is left
+    /// out and any other array item is [`Written::Unknown`]. A report that quotes a few
+    /// differences reads a few paths of a large spec.
+    pub fn from_json_reaching(text: &str, paths: Option<&Paths>) -> Written {
+        let Some(paths) = paths else {
+            return Written::from_json(text);
+        };
+        if check_valid(text.as_bytes()).is_err() {
+            return Written::Unknown;
+        }
+        let tails: Vec<&[PathStep]> = paths.0.iter().map(Vec::as_slice).collect();
+        Builder::default().read_reaching(&mut Reader::new(text), &tails)
+    }
+
     /// The value of an object's key (the last one, when the key is given twice).
     pub fn get(&self, key: &str) -> &Written {
         match self {
@@ -71,42 +87,12 @@ impl Written {
     /// `limits["nvidia.com/gpu"]`); [`Written::Unknown`] when the input did not hold it.
     pub fn at_path(&self, path: &str) -> &Written {
         let mut node = self;
-        let mut rest = path;
-        while !rest.is_empty() {
-            rest = rest.strip_prefix('.').unwrap_or(rest);
-            if let Some(bracket) = rest.strip_prefix('[') {
-                let Some(end) = bracket.find(']') else {
-                    return &Written::Unknown;
-                };
-                // A quoted key may hold `]`: read it as the JSON string it is.
-                let (step, after) = if bracket.starts_with('"') {
-                    let mut de = serde_json::Deserializer::from_str(bracket).into_iter::<String>();
-                    match de.next() {
-                        Some(Ok(key)) => {
-                            let used = de.byte_offset();
-                            match bracket[used..].strip_prefix(']') {
-                                Some(after) => (Step::Key(key), after),
-                                None => return &Written::Unknown,
-                            }
-                        }
-                        _ => return &Written::Unknown,
-                    }
-                } else {
-                    match bracket[..end].parse::<usize>() {
-                        Ok(i) => (Step::Item(i), &bracket[end + 1..]),
-                        Err(_) => return &Written::Unknown,
-                    }
-                };
-                node = match step {
-                    Step::Key(key) => node.get(&key),
-                    Step::Item(i) => node.item(i),
-                };
-                rest = after;
-            } else {
-                let end = rest.find(['.', '[']).unwrap_or(rest.len());
-                node = node.get(&rest[..end]);
-                rest = &rest[end..];
-            }
+        for step in (PathSteps { rest: path }) {
+            node = match step {
+                Some(PathStep::Key(key)) => node.get(&key),
+                Some(PathStep::Item(i)) => node.item(i),
+                None => return &Written::Unknown,
+            };
         }
         node
     }
@@ -165,10 +151,81 @@ impl Written {
     }
 }
 
-/// One step of a path.
-enum Step {
+/// One step of a path: an object's key, or an array's item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathStep {
     Key(String),
     Item(usize),
+}
+
+/// The steps of a path as [`crate::equality`] spells it (`spec.containers[0].env`,
+/// `limits["nvidia.com/gpu"]`); a step that cannot be read is `None`, and ends the path.
+struct PathSteps<'a> {
+    rest: &'a str,
+}
+
+impl Iterator for PathSteps<'_> {
+    type Item = Option<PathStep>;
+
+    fn next(&mut self) -> Option<Option<PathStep>> {
+        if self.rest.is_empty() {
+            return None;
+        }
+        let rest = self.rest.strip_prefix('.').unwrap_or(self.rest);
+        let Some(bracket) = rest.strip_prefix('[') else {
+            let end = rest.find(['.', '[']).unwrap_or(rest.len());
+            self.rest = &rest[end..];
+            return Some(Some(PathStep::Key(rest[..end].to_string())));
+        };
+        self.rest = "";
+        let Some(end) = bracket.find(']') else {
+            return Some(None);
+        };
+        // A quoted key may hold `]`: read it as the JSON string it is.
+        if bracket.starts_with('"') {
+            let mut de = serde_json::Deserializer::from_str(bracket).into_iter::<String>();
+            let Some(Ok(key)) = de.next() else {
+                return Some(None);
+            };
+            let after = bracket[de.byte_offset()..].strip_prefix(']');
+            self.rest = after.unwrap_or("");
+            return Some(after.map(|_| PathStep::Key(key)));
+        }
+        let i = bracket[..end].parse::<usize>().ok();
+        self.rest = if i.is_some() { &bracket[end + 1..] } else { "" };
+        Some(i.map(PathStep::Item))
+    }
+}
+
+/// Paths into a tree, as steps from its root: what [`Written::from_json_reaching`] reads.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Paths(pub Vec<Vec<PathStep>>);
+
+impl Paths {
+    /// Paths spelled as [`crate::equality`] spells them. A path with a step that cannot be read
+    /// keeps the steps before it: [`Written::at_path`] finds nothing there anyway.
+    pub fn parse<'p>(paths: impl IntoIterator<Item = &'p str>) -> Paths {
+        Paths(
+            paths
+                .into_iter()
+                .map(|p| PathSteps { rest: p }.map_while(|s| s).collect())
+                .collect(),
+        )
+    }
+
+    /// The same paths one level down, under `key`.
+    pub fn under(&self, key: &str) -> Paths {
+        let step = PathStep::Key(key.to_string());
+        Paths(
+            (self.0.iter())
+                .map(|p| {
+                    std::iter::once(step.clone())
+                        .chain(p.iter().cloned())
+                        .collect()
+                })
+                .collect(),
+        )
+    }
 }
 
 /// Reads a tree: the entries and items of the objects and arrays being read, innermost last,
@@ -204,6 +261,54 @@ impl Builder {
                 json: r.raw_value().to_string(),
                 yaml: None,
             },
+        }
+    }
+
+    /// [`Builder::read`] of what lies on the way to the `tails` (the steps left of each path)
+    /// and under them; whole where a path ends.
+    fn read_reaching(&mut self, r: &mut Reader<'_>, tails: &[&[PathStep]]) -> Written {
+        if tails.iter().any(|t| t.is_empty()) {
+            return self.read(r);
+        }
+        let next = |matches: &dyn Fn(&PathStep) -> bool| -> Vec<&[PathStep]> {
+            (tails.iter())
+                .filter(|t| matches(&t[0]))
+                .map(|t| &t[1..])
+                .collect()
+        };
+        match r.peek_kind() {
+            Token::Object => {
+                r.begin_object();
+                let base = self.entries.len();
+                while let Some(key) = r.next_key() {
+                    let on_path = next(&|s| matches!(s, PathStep::Key(k) if *k == *key));
+                    if on_path.is_empty() {
+                        r.skip_value();
+                        continue;
+                    }
+                    let value = self.read_reaching(r, &on_path);
+                    self.entries.push((key.into_owned(), value));
+                }
+                Written::Object(self.entries.drain(base..).collect())
+            }
+            Token::Array => {
+                r.begin_array();
+                let base = self.items.len();
+                let mut i = 0;
+                while r.next_element() {
+                    let on_path = next(&|s| *s == PathStep::Item(i));
+                    let item = if on_path.is_empty() {
+                        r.skip_value();
+                        Written::Unknown
+                    } else {
+                        self.read_reaching(r, &on_path)
+                    };
+                    self.items.push(item);
+                    i += 1;
+                }
+                Written::Array(self.items.drain(base..).collect())
+            }
+            _ => self.read(r),
         }
     }
 }
@@ -288,5 +393,96 @@ mod tests {
         assert_eq!(at("spec.containers[1].resources"), None);
         assert_eq!(at("spec.containers[0].resources"), None, "not a scalar");
         assert_eq!(at("spec.containers[x]"), None);
+    }
+
+    /// Every node's path in a tree, spelled as the equality spells paths.
+    fn paths_of(w: &Written, here: &str, out: &mut Vec<String>) {
+        out.push(here.to_string());
+        match w {
+            Written::Object(entries) => {
+                for (k, v) in entries {
+                    let plain = !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric());
+                    let step = match (plain, here.is_empty()) {
+                        (true, true) => k.clone(),
+                        (true, false) => format!(".{k}"),
+                        (false, _) => format!("[{}]", serde_json::to_string(k).unwrap()),
+                    };
+                    paths_of(v, &format!("{here}{step}"), out);
+                }
+            }
+            Written::Array(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    paths_of(v, &format!("{here}[{i}]"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn a_tree_read_along_paths_answers_on_them_as_the_whole_tree() {
+        let text = include_str!("../../../../tests/oracle/testdata/realistic-spec.json");
+        let text = format!(
+            r#"{{"x":{text},"x":{text},"m":{{"a.b":[1,{{"c]":2}}],"":3}},"s":"1Gi","n":-0.0}}"#
+        );
+        let whole = Written::from_json(&text);
+        let mut all = Vec::new();
+        paths_of(&whole, "", &mut all);
+        assert!(all.len() > 300, "{}", all.len());
+        // `a` is `b` or under it.
+        let under = |a: &str, b: &str| {
+            b.is_empty()
+                || a.starts_with(b) && matches!(a.as_bytes().get(b.len()), None | Some(b'.' | b'['))
+        };
+        // Each path alone, and every seventh with the next two: every path at or under one read
+        // is found as in the whole tree, and every node on the way to one is of the same kind.
+        let sets: Vec<Vec<&str>> = (all.iter().map(|p| vec![p.as_str()]))
+            .chain(
+                all.chunks(3)
+                    .step_by(7)
+                    .map(|c| c.iter().map(String::as_str).collect()),
+            )
+            .collect();
+        for set in &sets {
+            let read = Written::from_json_reaching(&text, Some(&Paths::parse(set.iter().copied())));
+            for q in all.iter().filter(|q| set.iter().any(|p| under(q, p))) {
+                assert_eq!(read.at_path(q), whole.at_path(q), "{q} read along {set:?}");
+            }
+            for q in all.iter().filter(|q| set.iter().any(|p| under(p, q))) {
+                let kind = std::mem::discriminant::<Written>;
+                assert_eq!(
+                    kind(read.at_path(q)),
+                    kind(whole.at_path(q)),
+                    "{q} on the way"
+                );
+            }
+        }
+        // Unreadable steps, and paths the text does not hold, read nothing wrong.
+        for odd in [
+            "x[",
+            "x[a]",
+            r#"m["a.b""#,
+            "m[\"c\"]",
+            "nothing.here",
+            "x..y",
+            "x.",
+        ] {
+            let read = Written::from_json_reaching(&text, Some(&Paths::parse([odd])));
+            assert_eq!(read.at_path(odd), whole.at_path(odd), "{odd}");
+        }
+        assert_eq!(Written::from_json_reaching(&text, None), whole);
+        assert_eq!(
+            Written::from_json_reaching("{", Some(&Paths::parse(["a"]))),
+            Written::Unknown
+        );
+        let under = Paths::parse(["a[0]"]).under("spec");
+        assert_eq!(
+            under.0,
+            vec![vec![
+                PathStep::Key("spec".into()),
+                PathStep::Key("a".into()),
+                PathStep::Item(0)
+            ]]
+        );
     }
 }
