@@ -258,11 +258,11 @@ fn copied_from(ers_go_name: &str) -> Option<&'static str> {
 pub fn written_runner_spec(layout: &Layout, mut ars_spec: Written) -> Written {
     let mut out = Vec::new();
     for (ers_json, inline, ars_json) in copied_json(layout) {
-        let value = ars_spec.take(&ars_json);
+        let value = ars_spec.take(ars_json);
         match value {
             // The pod template is inline in the runner spec: its keys are the runner spec's.
             Written::Object(entries) if inline => out.extend(entries),
-            value if !inline => out.push((ers_json, value)),
+            value if !inline => out.push((ers_json.to_string(), value)),
             _ => {}
         }
     }
@@ -271,12 +271,12 @@ pub fn written_runner_spec(layout: &Layout, mut ars_spec: Written) -> Written {
 
 /// The fields [`desired_runner_spec`] copies, by their JSON names: (the runner spec's, whether
 /// it is inline there, the AutoscalingRunnerSet spec's).
-fn copied_json(layout: &Layout) -> impl Iterator<Item = (String, bool, String)> + '_ {
+fn copied_json(layout: &Layout) -> impl Iterator<Item = (&str, bool, &str)> + '_ {
     let json_name = |ty, go_name: &str| match &layout.ty(ty).kind {
         Kind::Struct(fields) => fields
             .iter()
             .find(|f| f.name == go_name)
-            .map(|f| (f.json.clone(), f.inline)),
+            .map(|f| (f.json.as_str(), f.inline)),
         _ => None,
     };
     COPIED.into_iter().filter_map(move |(ers, ars)| {
@@ -298,18 +298,21 @@ pub fn written_runner_spec_reaching(
     let Some(paths) = paths else {
         return written_runner_spec(layout, ars.written_spec(None));
     };
+    let copied: Vec<_> = copied_json(layout).collect();
     let mut in_ars = Vec::new();
     for path in &paths.0 {
         let Some((PathStep::Key(first), rest)) = path.split_first() else {
             // The whole runner spec, or an item of it: read all.
             return written_runner_spec(layout, ars.written_spec(None));
         };
-        for (ers_json, inline, ars_json) in copied_json(layout) {
-            let mut steps = vec![PathStep::Key(ars_json)];
+        for &(ers_json, inline, ars_json) in &copied {
+            if !inline && ers_json != first {
+                continue;
+            }
+            let mut steps = Vec::with_capacity(path.len() + 1);
+            steps.push(PathStep::Key(ars_json.to_string()));
             if inline {
                 steps.push(PathStep::Key(first.clone()));
-            } else if ers_json != *first {
-                continue;
             }
             steps.extend(rest.iter().cloned());
             in_ars.push(steps);

@@ -48,8 +48,8 @@ impl Written {
         if check_valid(text.as_bytes()).is_err() {
             return Written::Unknown;
         }
-        let tails: Vec<&[PathStep]> = paths.0.iter().map(Vec::as_slice).collect();
-        Builder::default().read_reaching(&mut Reader::new(text), &tails)
+        let mut tails: Vec<&[PathStep]> = paths.0.iter().map(Vec::as_slice).collect();
+        Builder::default().read_reaching(&mut Reader::new(text), &mut tails, 0)
     }
 
     /// The value of an object's key (the last one, when the key is given twice).
@@ -265,29 +265,41 @@ impl Builder {
     }
 
     /// [`Builder::read`] of what lies on the way to the `tails` (the steps left of each path)
-    /// and under them; whole where a path ends.
-    fn read_reaching(&mut self, r: &mut Reader<'_>, tails: &[&[PathStep]]) -> Written {
-        if tails.iter().any(|t| t.is_empty()) {
+    /// and under them; whole where a path ends. `tails[lo..]` are this node's; the tails of a
+    /// child are pushed after them while it is read (one stack for the whole tree).
+    fn read_reaching<'p>(
+        &mut self,
+        r: &mut Reader<'_>,
+        tails: &mut Vec<&'p [PathStep]>,
+        lo: usize,
+    ) -> Written {
+        if tails[lo..].iter().any(|t| t.is_empty()) {
             return self.read(r);
         }
-        let next = |matches: &dyn Fn(&PathStep) -> bool| -> Vec<&[PathStep]> {
-            (tails.iter())
-                .filter(|t| matches(&t[0]))
-                .map(|t| &t[1..])
-                .collect()
-        };
+        // The tails of the child that `is_next` takes, pushed: whether there are any.
+        let push_next =
+            |tails: &mut Vec<&'p [PathStep]>, hi: usize, is_next: &dyn Fn(&PathStep) -> bool| {
+                for j in lo..hi {
+                    let t = tails[j];
+                    if is_next(&t[0]) {
+                        tails.push(&t[1..]);
+                    }
+                }
+                tails.len() > hi
+            };
+        let hi = tails.len();
         match r.peek_kind() {
             Token::Object => {
                 r.begin_object();
                 let base = self.entries.len();
                 while let Some(key) = r.next_key() {
-                    let on_path = next(&|s| matches!(s, PathStep::Key(k) if *k == *key));
-                    if on_path.is_empty() {
+                    if push_next(tails, hi, &|s| matches!(s, PathStep::Key(k) if *k == *key)) {
+                        let value = self.read_reaching(r, tails, hi);
+                        self.entries.push((key.into_owned(), value));
+                    } else {
                         r.skip_value();
-                        continue;
                     }
-                    let value = self.read_reaching(r, &on_path);
-                    self.entries.push((key.into_owned(), value));
+                    tails.truncate(hi);
                 }
                 Written::Object(self.entries.drain(base..).collect())
             }
@@ -296,13 +308,13 @@ impl Builder {
                 let base = self.items.len();
                 let mut i = 0;
                 while r.next_element() {
-                    let on_path = next(&|s| *s == PathStep::Item(i));
-                    let item = if on_path.is_empty() {
+                    let item = if push_next(tails, hi, &|s| *s == PathStep::Item(i)) {
+                        self.read_reaching(r, tails, hi)
+                    } else {
                         r.skip_value();
                         Written::Unknown
-                    } else {
-                        self.read_reaching(r, &on_path)
                     };
+                    tails.truncate(hi);
                     self.items.push(item);
                     i += 1;
                 }
