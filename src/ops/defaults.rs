@@ -10,6 +10,8 @@
 
 use std::collections::BTreeMap;
 
+use serde_json::value::RawValue;
+
 use crate::core::arc;
 use crate::core::defaulting::{self, Structural};
 use crate::core::release::{self, ArcRelease};
@@ -148,7 +150,7 @@ pub(crate) fn complete(
     // ...then each stored as the server would, on its own (on the machine's cores)...
     let work: Vec<_> = desired.iter().zip(&schemas).collect();
     let stored = crate::ops::parallel::map(&work, |(o, chosen)| match (&o.spec, chosen) {
-        (Some(spec), Some(Ok((key, _)))) => Some(defaulting::stored_spec(
+        (Some(spec), Some(Ok((key, _)))) => Some(defaulting::stored_spec_if_changed(
             spec.get(),
             schema(source, &shipped, *key),
         )),
@@ -179,7 +181,8 @@ pub(crate) fn complete(
         }
         match stored {
             Some(Ok(stored)) => {
-                if let Ok(raw) = serde_json::value::RawValue::from_string(stored) {
+                // Unchanged: the text the object has is what the server stores.
+                if let Some(raw) = stored.and_then(|s| RawValue::from_string(s).ok()) {
                     o.spec = Some(raw);
                 }
                 kept.push(o);

@@ -285,17 +285,20 @@ pub fn int_or_string_refusals(
     pointer: &str,
 ) -> Vec<NotIntOrString> {
     let mut out = Vec::new();
-    walk_int_or_string(x, s, path, pointer, &mut out);
+    let (mut path, mut pointer) = (path.to_string(), pointer.to_string());
+    walk_int_or_string(x, s, &mut path, &mut pointer, &mut out);
     out
 }
 
+/// [`int_or_string_refusals`] under `path` and `pointer`, each grown and cut back as the walk goes.
 fn walk_int_or_string(
     x: &Value,
     s: &Structural,
-    path: &str,
-    pointer: &str,
+    path: &mut String,
+    pointer: &mut String,
     out: &mut Vec<NotIntOrString>,
 ) {
+    let (path_len, pointer_len) = (path.len(), pointer.len());
     match x {
         Value::Number(n) if s.int_or_string || s.any_of_integer => {
             let server_says = if s.int_or_string && !is_json_integer(n) {
@@ -306,8 +309,8 @@ fn walk_int_or_string(
                 return;
             };
             out.push(NotIntOrString {
-                path: path.to_string(),
-                pointer: pointer.to_string(),
+                path: path.clone(),
+                pointer: pointer.clone(),
                 number: n.clone(),
                 server_says,
             });
@@ -315,21 +318,27 @@ fn walk_int_or_string(
         Value::Object(map) => {
             for (k, v) in map {
                 if let Some(child) = s.for_field(k) {
-                    let p = if path.is_empty() {
-                        k.clone()
-                    } else {
-                        format!("{path}.{k}")
-                    };
-                    let escaped = k.replace('~', "~0").replace('/', "~1");
-                    walk_int_or_string(v, child, &p, &format!("{pointer}/{escaped}"), out);
+                    if !path.is_empty() {
+                        path.push('.');
+                    }
+                    path.push_str(k);
+                    pointer.push('/');
+                    pointer.push_str(&k.replace('~', "~0").replace('/', "~1"));
+                    walk_int_or_string(v, child, path, pointer, out);
+                    path.truncate(path_len);
+                    pointer.truncate(pointer_len);
                 }
             }
         }
         Value::Array(items) => {
             if let Some(child) = s.items.as_deref() {
+                use std::fmt::Write as _;
                 for (i, v) in items.iter().enumerate() {
-                    let p = format!("{path}[{i}]");
-                    walk_int_or_string(v, child, &p, &format!("{pointer}/{i}"), out);
+                    let _ = write!(path, "[{i}]");
+                    let _ = write!(pointer, "/{i}");
+                    walk_int_or_string(v, child, path, pointer, out);
+                    path.truncate(path_len);
+                    pointer.truncate(pointer_len);
                 }
             }
         }
@@ -388,8 +397,17 @@ pub fn is_float64_a_json_integer(f: f64) -> bool {
 /// nothing at the root), written back as Go's encoding/json writes it. Err: the numbers the
 /// server's validation refuses at int-or-string nodes (it answers 422 and stores nothing).
 pub fn stored_spec(spec_json: &str, root: &Structural) -> Result<String, Vec<NotIntOrString>> {
+    stored_spec_if_changed(spec_json, root).map(|s| s.unwrap_or_else(|| spec_json.to_string()))
+}
+
+/// [`stored_spec`], `None` when the server stores the text as given (nothing to prune or
+/// default): the caller keeps the text it has.
+pub fn stored_spec_if_changed(
+    spec_json: &str,
+    root: &Structural,
+) -> Result<Option<String>, Vec<NotIntOrString>> {
     let Ok(spec) = serde_json::from_str::<Value>(spec_json) else {
-        return Ok(spec_json.to_string());
+        return Ok(None);
     };
     let mut object = Value::Object(serde_json::Map::from_iter([("spec".to_string(), spec)]));
     if !completes(&object, root) {
@@ -397,7 +415,7 @@ pub fn stored_spec(spec_json: &str, root: &Structural) -> Result<String, Vec<Not
         // encoding/json text already, which writing the value again gives back unchanged).
         let refused = int_or_string_refusals(&object, root, "", "");
         return if refused.is_empty() {
-            Ok(spec_json.to_string())
+            Ok(None)
         } else {
             Err(refused)
         };
@@ -407,9 +425,7 @@ pub fn stored_spec(spec_json: &str, root: &Structural) -> Result<String, Vec<Not
     if !refused.is_empty() {
         return Err(refused);
     }
-    Ok(object
-        .get("spec")
-        .map_or_else(|| spec_json.to_string(), crate::manifest::go_json))
+    Ok(object.get("spec").map(crate::manifest::go_json))
 }
 
 /// The fix of a number refused at an int-or-string node: its text quoted, or in milli-units when
