@@ -260,5 +260,5 @@ fn runner_set_spec(
             std::mem::replace(&mut ars[i], Value::Ptr(None))
         })
         .collect::<Vec<_>>();
-    Ok((layout, root, Value::Struct(fields.into_boxed_slice())))
+    Ok((layout, root, Value::Struct(fields.into())))
 }

@@ -14,6 +14,8 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use crate::value::Value;
+
 use serde::Deserialize;
 
 /// Index of a type in a [`Layout`].
@@ -108,6 +110,9 @@ pub struct Layout {
     /// A small number unique to each layout kept for the whole process (the shipped ones), by
     /// which the spew formatter keeps its fixed texts per layout; `None` for any other.
     pub static_id: Option<usize>,
+    /// Each struct type's zero value, made once and shared by every [`Value::zero`] of it (a
+    /// struct value's fields are copied on their first write).
+    zeros: Vec<OnceLock<Value>>,
 }
 
 /// The layouts shipped in the binary, newest supported first after ARC's own pin.
@@ -355,6 +360,7 @@ impl Layout {
             autoscaling_runner_set_spec: root("v1alpha1.AutoscalingRunnerSetSpec")?,
             runner_set_spec: by_name.get("v1alpha1.runnerSetSpec").copied(),
             static_id: None,
+            zeros: types.iter().map(|_| OnceLock::new()).collect(),
             types,
             by_name,
         };
@@ -370,6 +376,11 @@ impl Layout {
             }
         }
         Ok(layout)
+    }
+
+    /// The shared zero value of struct type `id`, made by `make` the first time.
+    pub(crate) fn shared_zero(&self, id: TypeId, make: impl FnOnce() -> Value) -> Value {
+        self.zeros[id as usize].get_or_init(make).clone()
     }
 
     /// The type with this id.

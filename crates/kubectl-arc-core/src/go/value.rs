@@ -12,6 +12,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 pub use crate::json::DecodeError;
 use crate::layout::{Kind, Layout, Special, TypeId};
@@ -28,7 +29,7 @@ pub enum Value {
     Float(f64),
     String(String),
     /// Every field, in Go declaration order.
-    Struct(Box<[Value]>),
+    Struct(Fields),
     /// `None` is a nil pointer.
     Ptr(Option<Box<Value>>),
     /// `None` is a nil slice; `Some(vec![])` an empty, non-nil one.
@@ -44,6 +45,55 @@ pub enum Value {
     Time(GoTime),
     /// `metav1.FieldsV1`: its `Raw` bytes (`None` is nil).
     FieldsV1(Option<Vec<u8>>),
+}
+
+/// A struct value's fields, in Go declaration order: shared until written (a clone, or a zero
+/// value from [`Value::zero`], costs no copy; the first write through `&mut` copies this level).
+#[derive(Clone, PartialEq)]
+pub struct Fields(Arc<[Value]>);
+
+impl std::ops::Deref for Fields {
+    type Target = [Value];
+    fn deref(&self) -> &[Value] {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Fields {
+    fn deref_mut(&mut self) -> &mut [Value] {
+        Arc::make_mut(&mut self.0)
+    }
+}
+
+impl fmt::Debug for Fields {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl From<Vec<Value>> for Fields {
+    fn from(values: Vec<Value>) -> Self {
+        Fields(values.into())
+    }
+}
+
+impl From<Box<[Value]>> for Fields {
+    fn from(values: Box<[Value]>) -> Self {
+        Fields(values.into())
+    }
+}
+
+impl Fields {
+    /// The fields as a vector of their own (moved out when not shared, else copied).
+    pub fn into_vec(mut self) -> Vec<Value> {
+        match Arc::get_mut(&mut self.0) {
+            Some(values) => values
+                .iter_mut()
+                .map(|v| std::mem::replace(v, Value::Bool(false)))
+                .collect(),
+            None => self.0.to_vec(),
+        }
+    }
 }
 
 /// `intstr.IntOrString` (k8s.io/apimachinery/pkg/util/intstr).
@@ -87,13 +137,11 @@ impl Value {
             Kind::Uint(_) => Value::Uint(0),
             Kind::Float(_) => Value::Float(0.0),
             Kind::String => Value::String(String::new()),
-            Kind::Struct(fields) => Value::Struct(
-                fields
-                    .iter()
-                    .map(|f| Value::zero(layout, f.ty))
-                    .collect::<Vec<_>>()
-                    .into_boxed_slice(),
-            ),
+            Kind::Struct(fields) => layout.shared_zero(ty, || {
+                Value::Struct(Fields(
+                    fields.iter().map(|f| Value::zero(layout, f.ty)).collect(),
+                ))
+            }),
             Kind::Ptr(_) | Kind::Interface => Value::Ptr(None),
             Kind::Slice(_) => Value::Slice(None),
             Kind::Array(e, n) => Value::Slice(Some(vec![Value::zero(layout, *e); *n])),
@@ -104,7 +152,7 @@ impl Value {
     /// The fields of a struct value.
     pub fn fields(&self) -> Option<&[Value]> {
         match self {
-            Value::Struct(f) => Some(f),
+            Value::Struct(f) => Some(&**f),
             _ => None,
         }
     }
@@ -112,7 +160,7 @@ impl Value {
     /// The fields of a struct value, mutably.
     pub fn fields_mut(&mut self) -> Option<&mut [Value]> {
         match self {
-            Value::Struct(f) => Some(f),
+            Value::Struct(f) => Some(&mut **f),
             _ => None,
         }
     }
@@ -653,8 +701,8 @@ mod tests {
 }
 #[cfg(test)]
 mod size {
-    /// A Go struct is a boxed slice of its fields' values: every byte of [`super::Value`] is paid
-    /// once per field of every struct decoded. The widest variants are boxed so that it stays the
+    /// A Go struct is a shared slice of its fields' values ([`super::Fields`]): every byte of
+    /// [`super::Value`] is paid once per field of every struct written to. The widest variants are boxed so that it stays the
     /// size of a `String` and its tag.
     #[test]
     fn a_value_is_a_string_and_a_tag() {
