@@ -11,10 +11,9 @@
 //! fields of embedded structs without a JSON name are promoted, the shallowest wins, and at equal
 //! depth a tagged field beats untagged ones; anything else ambiguous is dropped.
 
+use std::any::Any;
 use std::collections::HashMap;
 use std::sync::OnceLock;
-
-use crate::value::Value;
 
 use serde::Deserialize;
 
@@ -110,9 +109,10 @@ pub struct Layout {
     /// A small number unique to each layout kept for the whole process (the shipped ones), by
     /// which the spew formatter keeps its fixed texts per layout; `None` for any other.
     pub static_id: Option<usize>,
-    /// Each struct type's zero value, made once and shared by every [`Value::zero`] of it (a
-    /// struct value's fields are copied on their first write).
-    zeros: Vec<OnceLock<Value>>,
+    /// A slot per type, filled once by whoever asks first ([`Layout::slot`]): `value.rs` keeps
+    /// each struct type's shared zero value there. Opaque here, so that the layout names no
+    /// value type (the values name the layout).
+    slots: Vec<OnceLock<Box<dyn Any + Send + Sync>>>,
 }
 
 /// The layouts shipped in the binary, newest supported first after ARC's own pin.
@@ -360,7 +360,7 @@ impl Layout {
             autoscaling_runner_set_spec: root("v1alpha1.AutoscalingRunnerSetSpec")?,
             runner_set_spec: by_name.get("v1alpha1.runnerSetSpec").copied(),
             static_id: None,
-            zeros: types.iter().map(|_| OnceLock::new()).collect(),
+            slots: types.iter().map(|_| OnceLock::new()).collect(),
             types,
             by_name,
         };
@@ -378,9 +378,13 @@ impl Layout {
         Ok(layout)
     }
 
-    /// The shared zero value of struct type `id`, made by `make` the first time.
-    pub(crate) fn shared_zero(&self, id: TypeId, make: impl FnOnce() -> Value) -> Value {
-        self.zeros[id as usize].get_or_init(make).clone()
+    /// Type `id`'s slot: what `make` made the first time it was asked for.
+    pub(crate) fn slot(
+        &self,
+        id: TypeId,
+        make: impl FnOnce() -> Box<dyn Any + Send + Sync>,
+    ) -> &(dyn Any + Send + Sync) {
+        &**self.slots[id as usize].get_or_init(make)
     }
 
     /// The type with this id.

@@ -137,11 +137,17 @@ impl Value {
             Kind::Uint(_) => Value::Uint(0),
             Kind::Float(_) => Value::Float(0.0),
             Kind::String => Value::String(String::new()),
-            Kind::Struct(fields) => layout.shared_zero(ty, || {
-                Value::Struct(Fields(
-                    fields.iter().map(|f| Value::zero(layout, f.ty)).collect(),
-                ))
-            }),
+            // Each struct type's zero value is made once per layout, in its slot, and shared.
+            Kind::Struct(fields) => {
+                let make = || {
+                    let fields = fields.iter().map(|f| Value::zero(layout, f.ty)).collect();
+                    Box::new(Value::Struct(Fields(fields))) as Box<dyn std::any::Any + Send + Sync>
+                };
+                match layout.slot(ty, make).downcast_ref::<Value>() {
+                    Some(zero) => zero.clone(),
+                    None => unreachable!("a struct type's slot holds its zero value"),
+                }
+            }
             Kind::Ptr(_) | Kind::Interface => Value::Ptr(None),
             Kind::Slice(_) => Value::Slice(None),
             Kind::Array(e, n) => Value::Slice(Some(vec![Value::zero(layout, *e); *n])),
