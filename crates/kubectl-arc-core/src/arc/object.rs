@@ -311,38 +311,74 @@ impl Object {
     /// An object read from a manifest. A `metadata` field of the wrong type makes it a problem
     /// object (kubectl refuses it), never a silently defaulted one.
     pub fn from_manifest(value: &Value, origin: Origin, problem: Option<String>) -> Object {
+        let part = |key: &str| {
+            value
+                .get(key)
+                .filter(|v| !v.is_null())
+                .map(manifest::go_json)
+        };
+        let string = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or("");
+        Object::assemble(
+            (string("apiVersion"), string("kind")),
+            value.get("metadata"),
+            (part("spec"), part("status")),
+            origin,
+            problem,
+        )
+    }
+
+    /// The object [`Object::from_manifest`] makes of a manifest object read into its parts
+    /// ([`crate::json::ObjectParts`], what the value it reads holds at those keys): the same
+    /// object, field for field.
+    pub fn from_parts(
+        parts: crate::json::ObjectParts,
+        origin: Origin,
+        problem: Option<String>,
+    ) -> Object {
+        Object::assemble(
+            (
+                parts.api_version.as_deref().unwrap_or(""),
+                parts.kind.as_deref().unwrap_or(""),
+            ),
+            parts.metadata.as_ref(),
+            (parts.spec, parts.status),
+            origin,
+            problem,
+        )
+    }
+
+    /// The object of a manifest's `apiVersion` and `kind` (when strings), `metadata` (as read)
+    /// and `spec` and `status` (written by [`manifest::go_json`], `None` when absent or null).
+    fn assemble(
+        (api_version, kind): (&str, &str),
+        metadata: Option<&Value>,
+        (spec, status): (Option<String>, Option<String>),
+        origin: Origin,
+        problem: Option<String>,
+    ) -> Object {
         let text = |v: &Value| v.as_str().map(str::to_string);
-        let kind = value.get("kind").and_then(Value::as_str).unwrap_or("");
-        let api_version = value
-            .get("apiVersion")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let (meta, meta_problem) = match meta_of(value.get("metadata")) {
+        let (meta, meta_problem) = match meta_of(metadata) {
             Ok(meta) => (meta, None),
             Err(e) => (
                 // The name and namespace, where readable, still say which object it is.
                 Meta {
-                    namespace: value.pointer("/metadata/namespace").and_then(text),
-                    name: value.pointer("/metadata/name").and_then(text),
+                    namespace: metadata.and_then(|m| m.get("namespace")).and_then(text),
+                    name: metadata.and_then(|m| m.get("name")).and_then(text),
                     ..Meta::default()
                 },
                 Some(e),
             ),
         };
-        let part = |key: &str| {
-            value
-                .get(key)
-                .filter(|v| !v.is_null())
-                .and_then(|v| RawValue::from_string(manifest::go_json(v)).ok())
-        };
+        let raw = |text: String| RawValue::from_string(text).ok();
+        let metadata = metadata.filter(|v| !v.is_null()).map(manifest::go_json);
         Object {
             origin,
             api_version: api_version.to_string(),
             kind: kind.to_string(),
             meta,
-            metadata: part("metadata"),
-            spec: part("spec"),
-            status: part("status"),
+            metadata: metadata.and_then(raw),
+            spec: spec.and_then(raw),
+            status: status.and_then(raw),
             spellings: Vec::new(),
             problem: problem.or(meta_problem),
         }

@@ -584,6 +584,20 @@ pub fn read_document(
     Ok(found.document(value))
 }
 
+/// The document at `span` (one of [`document_spans`]): its parts straight from the text
+/// ([`read_parts`]) when that reading is exact, else the document read whole ([`read_document`]).
+pub fn read_document_object(
+    text: &str,
+    span: Range<usize>,
+    max_depth: usize,
+) -> Result<ReadObject, DecodeError> {
+    let mut r = reader_at(text, span.clone());
+    if let Some(parts) = read_parts(&mut r, &mut Vec::new(), max_depth, &mut String::new()) {
+        return Ok(ReadObject::Parts(parts));
+    }
+    read_document(text, span, max_depth).map(ReadObject::Whole)
+}
+
 /// The items of a List document, read one at a time: each is what [`read_document`] would have
 /// made of it in the whole List, paths and pointers from the List's root (`items[3].spec.x`,
 /// `/items/3/spec/x`).
@@ -591,20 +605,210 @@ pub struct ListItems<'a> {
     r: Reader<'a>,
     index: usize,
     max_depth: usize,
+    /// What [`read_parts`] writes a value it does not keep into, kept between items.
+    scratch: String,
 }
 
-impl ListItems<'_> {
+impl<'a> ListItems<'a> {
     /// The next item, or `None` after the last.
     pub fn next_item(&mut self) -> Result<Option<ManifestDocument>, DecodeError> {
         if !self.r.next_element() {
             return Ok(None);
         }
-        let mut path = vec![Step::Key(Cow::Borrowed("items")), Step::Index(self.index)];
-        self.index += 1;
+        let mut path = self.item_path();
         let mut found = Found::default();
         let value = to_serde(&mut self.r, &mut path, &mut found, self.max_depth)?;
         Ok(Some(found.document(value)))
     }
+
+    /// The next item: its parts straight from the text ([`read_parts`]) when that reading is
+    /// exact, else the item read whole (as [`ListItems::next_item`] reads it); `None` after the
+    /// last.
+    pub fn next_object(&mut self) -> Result<Option<ReadObject>, DecodeError> {
+        if !self.r.next_element() {
+            return Ok(None);
+        }
+        let mut path = self.item_path();
+        self.r.ws();
+        let start = self.r.i;
+        if let Some(parts) = read_parts(&mut self.r, &mut path, self.max_depth, &mut self.scratch) {
+            return Ok(Some(ReadObject::Parts(parts)));
+        }
+        // Not handled: the item is read again from its start, as the whole List reads it.
+        self.r.i = start;
+        path.truncate(2);
+        let mut found = Found::default();
+        let value = to_serde(&mut self.r, &mut path, &mut found, self.max_depth)?;
+        Ok(Some(ReadObject::Whole(found.document(value))))
+    }
+
+    /// `items[i]` of the next item, counted.
+    fn item_path(&mut self) -> Vec<Step<'a>> {
+        let path = vec![Step::Key(Cow::Borrowed("items")), Step::Index(self.index)];
+        self.index += 1;
+        path
+    }
+}
+
+/// What kubectl-arc keeps of an object (`Object::from_manifest` of the crate's `arc::object`),
+/// read straight from a JSON manifest's text by [`read_parts`]: exactly what reading the object
+/// whole ([`read_document`]) and keeping those parts makes.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ObjectParts {
+    /// `kind`, when it is a string (not one ending in `List`: such an object is read whole).
+    pub kind: Option<String>,
+    /// `apiVersion`, when it is a string.
+    pub api_version: Option<String>,
+    /// `metadata` as [`read_document`] reads it (`None` when absent).
+    pub metadata: Option<serde_json::Value>,
+    /// `spec` as `manifest::go_json` writes what [`read_document`] reads of it; `None` when
+    /// absent or null.
+    pub spec: Option<String>,
+    /// `status`, likewise.
+    pub status: Option<String>,
+}
+
+/// An object of a JSON manifest as read: its parts straight from the text, or (when that reading
+/// does not apply) the whole document.
+#[derive(Debug, Clone)]
+pub enum ReadObject {
+    Parts(ObjectParts),
+    Whole(ManifestDocument),
+}
+
+/// The object at the cursor read into its parts with no value tree for anything but `metadata`:
+/// `kind`, `apiVersion`, `metadata` (read by `to_serde`, as kubectl's `YAMLOrJSONDecoder` and
+/// `UnstructuredJSONScheme` read it), `spec` and `status` written as they are read ([`transcode`]),
+/// every other key's value checked and dropped.
+///
+/// Exact by construction: `None` ("not handled"; the cursor is then anywhere inside the object,
+/// and the caller reads it again whole) unless every key, at every level, follows the one before
+/// it in byte order (so no key repeats, and the order written is the order read), every number is
+/// an int64 spelled as Go spells it, nothing is refused or respelled in `metadata`, nothing is
+/// nested as deep as `max_depth`, and the object is no List (its `kind` a string ending in
+/// `List`). `path` is the object's own (`items[3]`, empty for a document).
+fn read_parts<'a>(
+    r: &mut Reader<'a>,
+    path: &mut Vec<Step<'a>>,
+    max_depth: usize,
+    scratch: &mut String,
+) -> Option<ObjectParts> {
+    if r.peek_kind() != Token::Object || path.len() >= max_depth {
+        return None;
+    }
+    r.begin_object();
+    let mut parts = ObjectParts::default();
+    let mut last: Option<Cow<'a, str>> = None;
+    while let Some(key) = r.next_key() {
+        if last.as_deref().is_some_and(|last| last >= key.as_ref()) {
+            return None;
+        }
+        match key.as_ref() {
+            "kind" | "apiVersion" if r.peek_kind() == Token::String => {
+                let value = r.string().into_owned();
+                if key == "apiVersion" {
+                    parts.api_version = Some(value);
+                } else if value.ends_with("List") {
+                    return None;
+                } else {
+                    parts.kind = Some(value);
+                }
+            }
+            "metadata" => {
+                path.push(Step::Key(Cow::Borrowed("metadata")));
+                let mut found = Found::default();
+                let value = to_serde(r, path, &mut found, max_depth).ok()?;
+                path.pop();
+                if !found.refused.is_empty() || !found.spellings.is_empty() {
+                    return None;
+                }
+                parts.metadata = Some(value);
+            }
+            "spec" | "status" => {
+                scratch.clear();
+                if !transcode(r, path.len() + 1, max_depth, scratch) {
+                    return None;
+                }
+                // Exactly as long as written: the part's text is kept as it stands.
+                let text = (scratch != "null").then(|| scratch.as_str().to_owned());
+                if key == "spec" {
+                    parts.spec = text;
+                } else {
+                    parts.status = text;
+                }
+            }
+            _ => {
+                scratch.clear();
+                if !transcode(r, path.len() + 1, max_depth, scratch) {
+                    return None;
+                }
+            }
+        }
+        last = Some(key);
+    }
+    Some(parts)
+}
+
+/// The next value written to `out` as `manifest::go_json` writes what [`read_document`] reads of
+/// it (encoding/json's `encodeState` over kubectl's decoded value: `mapEncoder` with its keys
+/// sorted, `stringEncoder` with HTML escaping, `intEncoder`), token by token, with no value tree;
+/// `depth` is the length of the value's path. `false` ("not handled", `out` then holds part of
+/// it) when writing it so would not be exact: a key not after the one before it in byte order (a
+/// duplicate, or keys the writer sorts), a number that is not an int64 in Go's spelling (a float,
+/// `-0`, beyond int64: kubectl stores a float64 and the reader records a spelling or a refusal),
+/// a container as deep as `max_depth` (the reader's error).
+fn transcode(r: &mut Reader<'_>, depth: usize, max_depth: usize, out: &mut String) -> bool {
+    match r.peek_kind() {
+        Token::Null | Token::True | Token::False => out.push_str(r.raw_value()),
+        Token::String => crate::goyaml::go_json_string(&r.string(), out),
+        Token::Number => {
+            let text = r.number();
+            if text == "-0" || text.parse::<i64>().is_err() {
+                return false;
+            }
+            out.push_str(text);
+        }
+        Token::Array => {
+            if depth >= max_depth {
+                return false;
+            }
+            r.begin_array();
+            out.push('[');
+            let mut first = true;
+            while r.next_element() {
+                if !std::mem::take(&mut first) {
+                    out.push(',');
+                }
+                if !transcode(r, depth + 1, max_depth, out) {
+                    return false;
+                }
+            }
+            out.push(']');
+        }
+        Token::Object => {
+            if depth >= max_depth {
+                return false;
+            }
+            r.begin_object();
+            out.push('{');
+            let mut last: Option<Cow<'_, str>> = None;
+            while let Some(key) = r.next_key() {
+                match &last {
+                    Some(last) if last.as_ref() >= key.as_ref() => return false,
+                    Some(_) => out.push(','),
+                    None => {}
+                }
+                crate::goyaml::go_json_string(&key, out);
+                out.push(':');
+                if !transcode(r, depth + 1, max_depth, out) {
+                    return false;
+                }
+                last = Some(key);
+            }
+            out.push('}');
+        }
+    }
+    true
 }
 
 /// The document at `span` as a List (kubectl's test: an object whose `kind`, the last of that
@@ -621,7 +825,8 @@ pub fn read_list(
         return Ok(None);
     }
     // The last `kind` and the last `items` decide, as the last duplicate key wins in Go's maps.
-    let (mut list_kind, mut items_at) = (false, None);
+    // Where the last `items` starts and ends, so that it is skipped once.
+    let (mut list_kind, mut items) = (false, None);
     r.begin_object();
     while let Some(key) = r.next_key() {
         match key.as_ref() {
@@ -634,13 +839,14 @@ pub fn read_list(
                 };
             }
             "items" => {
-                items_at = (r.peek_kind() == Token::Array).then(|| r.offset());
+                let at = (r.peek_kind() == Token::Array).then(|| r.offset());
                 r.skip_value();
+                items = at.map(|at| (at, r.offset()));
             }
             _ => r.skip_value(),
         }
     }
-    let Some(items_at) = items_at.filter(|_| list_kind) else {
+    let Some((items_at, items_end)) = items.filter(|_| list_kind) else {
         return Ok(None);
     };
     // The List without its last `items`, read as to_serde reads an object.
@@ -651,7 +857,7 @@ pub fn read_list(
     let mut map = serde_json::Map::new();
     while let Some(key) = r.next_key() {
         if r.peek_kind() == Token::Array && r.offset() == items_at {
-            r.skip_value();
+            r.i = items_end;
             continue;
         }
         path.push(Step::Key(key));
@@ -673,6 +879,7 @@ pub fn read_list(
             r,
             index: 0,
             max_depth,
+            scratch: String::new(),
         },
     )))
 }
