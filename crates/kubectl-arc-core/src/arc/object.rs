@@ -515,3 +515,82 @@ mod parts_tests {
         }
     }
 }
+
+/// The objects made of a JSON manifest's objects read into their parts
+/// ([`manifest::parse_each_read`], [`Object::from_parts`]) are the objects made of the same
+/// objects read whole ([`manifest::parse_each`], [`Object::from_manifest`]): every field.
+#[cfg(test)]
+mod from_parts_tests {
+    use super::*;
+    use crate::manifest::parts_tests::{both_readings, dump_json, edge_cases, generated};
+
+    fn origin(document: Option<usize>, items: Vec<usize>) -> Origin {
+        Origin::File {
+            path: "f.json".to_string(),
+            document,
+            items,
+        }
+    }
+
+    /// Both readings of `text` make the same objects; returns how many were read into parts.
+    fn same_objects(text: &str) -> usize {
+        let ((whole, whole_result), (read, read_result)) = both_readings(text);
+        assert_eq!(read_result, whole_result, "{text}");
+        let mut parts = 0;
+        let read: Vec<Object> = read
+            .into_iter()
+            .map(|read| match read {
+                manifest::Read::Value(o) => {
+                    let mut object =
+                        Object::from_manifest(&o.value, origin(o.document, o.items), o.problem);
+                    object.spellings = o.spellings;
+                    object
+                }
+                manifest::Read::Parts(o) => {
+                    parts += 1;
+                    let mut object =
+                        Object::from_parts(o.parts, origin(o.document, o.items), o.problem);
+                    object.spellings = o.spellings;
+                    object
+                }
+            })
+            .collect();
+        let whole: Vec<Object> = whole
+            .into_iter()
+            .map(|o| {
+                let mut object =
+                    Object::from_manifest(&o.value, origin(o.document, o.items), o.problem);
+                object.spellings = o.spellings;
+                object
+            })
+            .collect();
+        assert_eq!(format!("{read:#?}"), format!("{whole:#?}"), "{text}");
+        parts
+    }
+
+    #[test]
+    fn objects_read_into_parts_are_the_objects_read_whole() {
+        let mut parts = 0;
+        for text in edge_cases().iter().chain(&generated(1000)) {
+            parts += same_objects(text);
+        }
+        assert!(parts > 400, "only {parts} objects read into parts");
+    }
+
+    #[test]
+    fn a_dump_as_kubectl_prints_it_makes_the_same_objects() {
+        let text = dump_json(20);
+        assert_eq!(same_objects(&text), 40);
+        let objects = {
+            let mut out = Vec::new();
+            manifest::parse_each_read(&text, "f.json", &mut |o| out.push(o)).unwrap();
+            out
+        };
+        // The scale set's spec, written as the API server's encoding/json writes it.
+        let manifest::Read::Parts(first) = &objects[0] else {
+            panic!("the first item is read whole")
+        };
+        let spec = first.parts.spec.as_deref().unwrap();
+        assert!(spec.starts_with(r#"{"githubConfigSecret":"arc-runner-set-gha-rs-github-secret","githubConfigUrl":"https://github.com/my-org","maxRunners":10,"#), "{spec}");
+    }
+}

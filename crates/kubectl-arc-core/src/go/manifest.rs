@@ -12,6 +12,8 @@ pub use crate::goyaml::go_float;
 use crate::json::ReadObject;
 use crate::written::Spelling;
 
+#[cfg(test)]
+pub(crate) mod parts_tests;
 mod yaml;
 
 /// One object read from a manifest.
@@ -740,6 +742,7 @@ mod tests {
         let streamed = format!("{:#?}", parse(text, "f.json"));
         let whole = format!("{:#?}", parse_json_whole(text, "f.json"));
         assert_eq!(streamed, whole, "{text}");
+        parts_tests::same_parts_as_whole(text);
     }
 
     /// Lists with what makes reading their items one at a time hard: refusals and spellings in
