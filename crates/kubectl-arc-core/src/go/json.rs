@@ -78,16 +78,44 @@ pub fn check_valid(b: &[u8]) -> Result<(), DecodeError> {
 /// Check that one JSON value starts at `start` (after optional white space) and return the index
 /// just after it: one step of Go's `json.Decoder` over a stream of values.
 pub fn check_valid_prefix(b: &[u8], start: usize) -> Result<usize, DecodeError> {
-    scan_prefix(b, start, MAX_NESTING_DEPTH).map(|(end, _)| end)
+    scan_prefix(b, start, MAX_NESTING_DEPTH, None).map(|(end, _)| end)
+}
+
+/// Where the values of a document's last `kind` and last `items` keys are, when it is an object
+/// (what kubectl's test of a List reads, [`read_list`]), noted by the scan that checks it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListKeys {
+    kind: Option<Range<usize>>,
+    items: Option<Range<usize>>,
+}
+
+impl ListKeys {
+    /// Note the value at `value` of the top-level key whose string starts at `key`.
+    fn note(&mut self, b: &[u8], key: usize, value: Range<usize>) {
+        let end = skip_valid_string(b, key);
+        // A key starts and ends with a quote: the slice is at character boundaries.
+        let raw = std::str::from_utf8(&b[key..end]).expect("UTF-8 text");
+        let key = if raw.contains('\\') {
+            Cow::Owned(unquote(raw))
+        } else {
+            Cow::Borrowed(&raw[1..raw.len() - 1])
+        };
+        match key.as_ref() {
+            "kind" => self.kind = Some(value),
+            "items" => self.items = Some(value),
+            _ => {}
+        }
+    }
 }
 
 /// [`check_valid_prefix`], also returning the offset of the first container (in text order) that
 /// opens inside `depth` or more enclosing ones, if any: where a reader with that nesting limit
-/// stops.
+/// stops. With `list`, the last `kind` and `items` of a top-level object are noted in it.
 fn scan_prefix(
     b: &[u8],
     start: usize,
     depth: usize,
+    mut list: Option<&mut ListKeys>,
 ) -> Result<(usize, Option<usize>), DecodeError> {
     #[derive(Clone, Copy, PartialEq)]
     enum Frame {
@@ -96,6 +124,8 @@ fn scan_prefix(
     }
     let mut stack: Vec<Frame> = Vec::new();
     let mut too_deep = None;
+    // A key of the top-level object and where its value starts, until the value ends.
+    let mut member: Option<(usize, usize)> = None;
     let mut i = start;
     let skip_ws = |i: &mut usize| {
         while *i < b.len() && is_ws(b[*i]) {
@@ -123,8 +153,12 @@ fn scan_prefix(
                     i += 1;
                 } else {
                     stack.push(Frame::Object);
+                    let key = i;
                     i = scan_key(b, i)?;
                     skip_ws(&mut i);
+                    if stack.len() == 1 && list.is_some() {
+                        member = Some((key, i));
+                    }
                     continue 'value;
                 }
             }
@@ -162,6 +196,12 @@ fn scan_prefix(
         }
         // After a value: close containers or move to the next element.
         loop {
+            if stack.len() == 1
+                && let Some((key, value)) = member.take()
+                && let Some(list) = list.as_deref_mut()
+            {
+                list.note(b, key, value..i);
+            }
             skip_ws(&mut i);
             match stack.last() {
                 None => return Ok((i, too_deep)),
@@ -176,8 +216,12 @@ fn scan_prefix(
                             i += 1;
                             skip_ws(&mut i);
                             if *frame == Frame::Object {
+                                let key = i;
                                 i = scan_key(b, i)?;
                                 skip_ws(&mut i);
+                                if stack.len() == 1 && list.is_some() {
+                                    member = Some((key, i));
+                                }
                             }
                             continue 'value;
                         }
@@ -540,6 +584,17 @@ pub fn manifest_documents(
 /// deeper than `max_depth`, is the error), so that the documents can then be read one at a time
 /// (and a List's items one at a time, [`read_list`]) with nothing left to fail.
 pub fn document_spans(text: &str, max_depth: usize) -> Result<Vec<Range<usize>>, DecodeError> {
+    Ok(documents(text, max_depth)?
+        .into_iter()
+        .map(|(span, _)| span)
+        .collect())
+}
+
+/// [`document_spans`], each with its [`ListKeys`], noted by the same pass ([`read_list_at`]).
+pub fn documents(
+    text: &str,
+    max_depth: usize,
+) -> Result<Vec<(Range<usize>, ListKeys)>, DecodeError> {
     let b = text.as_bytes();
     let mut spans = Vec::new();
     let mut i = 0;
@@ -551,14 +606,18 @@ pub fn document_spans(text: &str, max_depth: usize) -> Result<Vec<Range<usize>>,
             return Ok(spans);
         }
         let deeper = |offset| syntax(offset, format!("nested deeper than {max_depth} levels"));
-        let (end, too_deep) = scan_prefix(b, i, max_depth).map_err(|e| match e {
-            DecodeError::Syntax { offset, msg } if msg == "exceeded max depth" => deeper(offset),
-            e => e,
-        })?;
+        let mut keys = ListKeys::default();
+        let (end, too_deep) =
+            scan_prefix(b, i, max_depth, Some(&mut keys)).map_err(|e| match e {
+                DecodeError::Syntax { offset, msg } if msg == "exceeded max depth" => {
+                    deeper(offset)
+                }
+                e => e,
+            })?;
         if let Some(offset) = too_deep {
             return Err(deeper(offset));
         }
-        spans.push(i..end);
+        spans.push((i..end, keys));
         i = end;
     }
 }
@@ -820,33 +879,48 @@ pub fn read_list(
     span: Range<usize>,
     max_depth: usize,
 ) -> Result<Option<(ManifestDocument, ListItems<'_>)>, DecodeError> {
-    let mut r = reader_at(text, span.clone());
+    read_list_at(text, span.clone(), &list_keys(text, span), max_depth)
+}
+
+/// The [`ListKeys`] of the document at `span`, found by reading its keys.
+fn list_keys(text: &str, span: Range<usize>) -> ListKeys {
+    let mut keys = ListKeys::default();
+    let mut r = reader_at(text, span);
     if r.peek_kind() != Token::Object {
-        return Ok(None);
+        return keys;
     }
-    // The last `kind` and the last `items` decide, as the last duplicate key wins in Go's maps.
-    // Where the last `items` starts and ends, so that it is skipped once.
-    let (mut list_kind, mut items) = (false, None);
     r.begin_object();
     while let Some(key) = r.next_key() {
+        r.ws();
+        let at = r.offset();
+        r.skip_value();
         match key.as_ref() {
-            "kind" => {
-                list_kind = if r.peek_kind() == Token::String {
-                    r.string().ends_with("List")
-                } else {
-                    r.skip_value();
-                    false
-                };
-            }
-            "items" => {
-                let at = (r.peek_kind() == Token::Array).then(|| r.offset());
-                r.skip_value();
-                items = at.map(|at| (at, r.offset()));
-            }
-            _ => r.skip_value(),
+            "kind" => keys.kind = Some(at..r.offset()),
+            "items" => keys.items = Some(at..r.offset()),
+            _ => {}
         }
     }
-    let Some((items_at, items_end)) = items.filter(|_| list_kind) else {
+    keys
+}
+
+/// [`read_list`] of a document whose [`ListKeys`] are known ([`documents`] noted them), with no
+/// pass over the document to find them.
+pub fn read_list_at<'t>(
+    text: &'t str,
+    span: Range<usize>,
+    keys: &ListKeys,
+    max_depth: usize,
+) -> Result<Option<(ManifestDocument, ListItems<'t>)>, DecodeError> {
+    // The last `kind` and the last `items` decide, as the last duplicate key wins in Go's maps.
+    let b = text.as_bytes();
+    let list_kind = keys.kind.as_ref().is_some_and(|kind| {
+        b[kind.start] == b'"' && reader_at(text, kind.clone()).string().ends_with("List")
+    });
+    let Some(Range {
+        start: items_at,
+        end: items_end,
+    }) = (keys.items.clone()).filter(|items| list_kind && b[items.start] == b'[')
+    else {
         return Ok(None);
     };
     // The List without its last `items`, read as to_serde reads an object.
@@ -1143,6 +1217,26 @@ mod tests {
         assert_eq!(find_raw(text, &["spec", "missing"]), None);
         assert_eq!(find_raw(text, &["spec", "x", "deeper"]), None);
         assert_eq!(find_raw(r#"{"a":1,"a":2}"#, &["a"]), Some("2"));
+    }
+
+    /// The scan that checks the documents notes the `kind` and `items` that reading the keys
+    /// finds (the last of each; a key spelled with an escape; not a nested one's).
+    #[test]
+    fn the_checking_scan_notes_the_list_keys_reading_finds() {
+        let text = r#"{"kind":"List","items":[{"kind":"x","items":[]}],"kind":1}
+            {"\u006bind" : "AList" , "items":{"a":[1]}, "x":[], "items" : [ ] }
+            [{"kind":"List","items":[]}] "kind" 1
+            {"items":[],"a":{"kind":"List"},"kind":"ConfigMapList"} {} {"kind":"List"}
+            {"kind":"List","items":[1,{"kind":"List","items":[]}],"k":{},"items":[2],"z":null}"#;
+        let documents = documents(text, 256).unwrap();
+        assert_eq!(documents.len(), 9);
+        let mut lists = 0;
+        for (span, keys) in documents {
+            assert_eq!(keys, list_keys(text, span.clone()), "{}", &text[span]);
+            let read = read_list_at(text, span.clone(), &keys, 256).unwrap();
+            lists += usize::from(read.is_some());
+        }
+        assert_eq!(lists, 3);
     }
 
     #[test]

@@ -194,9 +194,9 @@ fn parse_json(
         origin: source.to_string(),
         message: e.to_string(),
     };
-    let spans = crate::json::document_spans(text, MAX_DEPTH).map_err(parse_error)?;
+    let spans = crate::json::documents(text, MAX_DEPTH).map_err(parse_error)?;
     let multi = spans.len() > 1;
-    for (i, span) in spans.into_iter().enumerate() {
+    for (i, (span, keys)) in spans.into_iter().enumerate() {
         let src = if multi {
             format!("{source}#{}", i + 1)
         } else {
@@ -207,7 +207,7 @@ fn parse_json(
             items: Vec::new(),
         };
         let Some((head, mut items)) =
-            crate::json::read_list(text, span.clone(), MAX_DEPTH).map_err(parse_error)?
+            crate::json::read_list_at(text, span.clone(), &keys, MAX_DEPTH).map_err(parse_error)?
         else {
             let doc = if parts {
                 crate::json::read_document_object(text, span, MAX_DEPTH)
