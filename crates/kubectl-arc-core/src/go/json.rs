@@ -58,6 +58,62 @@ fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
+/// Eight bytes of `b` from `i`, when there are eight.
+#[inline]
+fn word(b: &[u8], i: usize) -> Option<u64> {
+    let bytes = b.get(i..i + 8)?;
+    Some(u64::from_le_bytes(bytes.try_into().expect("eight bytes")))
+}
+
+/// The bytes of `w` below `n` (`n` at most 128), each flagged by its high bit; the lowest flag is
+/// exact (a borrow only reaches the bytes above the first match), which is all that is read.
+#[inline]
+fn below(w: u64, n: u8) -> u64 {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    w.wrapping_sub(LOW * u64::from(n)) & !w & (LOW << 7)
+}
+
+/// The bytes of `w` equal to `c`, flagged as by [`below`].
+#[inline]
+fn equal(w: u64, c: u8) -> u64 {
+    below(w ^ (0x0101_0101_0101_0101 * u64::from(c)), 1)
+}
+
+/// The offset of the first byte from `i` that is a quote, a backslash or (with `controls`) a
+/// control character, else `b.len()`: the run of plain bytes in a string, eight at a time.
+#[inline]
+fn plain_end(b: &[u8], mut i: usize, controls: bool) -> usize {
+    while let Some(w) = word(b, i) {
+        let mut found = equal(w, b'"') | equal(w, b'\\');
+        if controls {
+            found |= below(w, 0x20);
+        }
+        if found != 0 {
+            return i + (found.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < b.len() && !(b[i] == b'"' || b[i] == b'\\' || (controls && b[i] < 0x20)) {
+        i += 1;
+    }
+    i
+}
+
+/// The offset of the first byte from `i` that is not white space, eight spaces at a time (the
+/// indentation of a pretty-printed file).
+#[inline]
+fn skip_ws_at(b: &[u8], mut i: usize) -> usize {
+    loop {
+        if word(b, i) == Some(0x2020_2020_2020_2020) {
+            i += 8;
+        } else if i < b.len() && is_ws(b[i]) {
+            i += 1;
+        } else {
+            return i;
+        }
+    }
+}
+
 /// Check that `b` is exactly one JSON value with optional surrounding white space.
 /// Iterative, so hostile nesting cannot overflow the stack.
 pub fn check_valid(b: &[u8]) -> Result<(), DecodeError> {
@@ -127,11 +183,7 @@ fn scan_prefix(
     // A key of the top-level object and where its value starts, until the value ends.
     let mut member: Option<(usize, usize)> = None;
     let mut i = start;
-    let skip_ws = |i: &mut usize| {
-        while *i < b.len() && is_ws(b[*i]) {
-            *i += 1;
-        }
-    };
+    let skip_ws = |i: &mut usize| *i = skip_ws_at(b, *i);
     skip_ws(&mut i);
     'value: loop {
         // Parse one value at i.
@@ -256,7 +308,11 @@ fn scan_key(b: &[u8], i: usize) -> Result<usize, DecodeError> {
 
 fn scan_string(b: &[u8], start: usize) -> Result<usize, DecodeError> {
     let mut i = start + 1;
-    while i < b.len() {
+    loop {
+        i = plain_end(b, i, true);
+        if i >= b.len() {
+            break;
+        }
         match b[i] {
             b'"' => return Ok(i + 1),
             b'\\' => match b.get(i + 1) {
@@ -281,6 +337,7 @@ fn scan_string(b: &[u8], start: usize) -> Result<usize, DecodeError> {
 fn skip_valid_string(b: &[u8], start: usize) -> usize {
     let mut i = start + 1;
     loop {
+        i = plain_end(b, i, false);
         match b[i] {
             b'"' => return i + 1,
             b'\\' => i += 2,
@@ -351,9 +408,7 @@ impl<'a> Reader<'a> {
     }
 
     fn ws(&mut self) {
-        while self.i < self.b.len() && is_ws(self.b[self.i]) {
-            self.i += 1;
-        }
+        self.i = skip_ws_at(self.b, self.i);
     }
 
     /// The byte offset of the cursor.
@@ -487,6 +542,7 @@ impl<'a> Reader<'a> {
         let mut i = start + 1;
         let mut escaped = false;
         loop {
+            i = plain_end(self.b, i, false);
             match self.b[i] {
                 b'"' => break,
                 b'\\' => {
@@ -1197,6 +1253,37 @@ mod tests {
         assert!(check_valid(deep.as_bytes()).is_err());
         let ok = "[".repeat(MAX_NESTING_DEPTH) + &"]".repeat(MAX_NESTING_DEPTH);
         assert!(check_valid(ok.as_bytes()).is_ok());
+    }
+
+    /// The scans eight bytes at a time stop where the byte-wise scans stop: every position of
+    /// every special byte among plain ones (ASCII, UTF-8, DEL, white space), near the ends too.
+    #[test]
+    fn word_scans_stop_where_byte_scans_stop() {
+        let plain: &[u8] = "ab é\u{7f}\t~".as_bytes();
+        for special in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+            for len in 0..20 {
+                for at in 0..=len {
+                    let mut b: Vec<u8> = (0..len).map(|k| plain[k % plain.len()]).collect();
+                    if at < len {
+                        b[at] = special;
+                    }
+                    for from in 0..=len {
+                        for controls in [false, true] {
+                            let naive = (from..b.len())
+                                .find(|&k| {
+                                    b[k] == b'"' || b[k] == b'\\' || (controls && b[k] < 0x20)
+                                })
+                                .unwrap_or(b.len());
+                            assert_eq!(plain_end(&b, from, controls), naive, "{b:?} {from}");
+                        }
+                        let naive = (from..b.len()).find(|&k| !is_ws(b[k])).unwrap_or(b.len());
+                        assert_eq!(skip_ws_at(&b, from), naive, "{b:?} {from}");
+                    }
+                }
+            }
+        }
+        let spaces = format!("{}\n\t{}x", " ".repeat(17), " ".repeat(9));
+        assert_eq!(skip_ws_at(spaces.as_bytes(), 0), spaces.len() - 1);
     }
 
     #[test]
