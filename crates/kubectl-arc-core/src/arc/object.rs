@@ -320,7 +320,7 @@ impl Object {
         let string = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or("");
         Object::assemble(
             (string("apiVersion"), string("kind")),
-            value.get("metadata"),
+            (value.get("metadata"), part("metadata")),
             (part("spec"), part("status")),
             origin,
             problem,
@@ -340,18 +340,19 @@ impl Object {
                 parts.api_version.as_deref().unwrap_or(""),
                 parts.kind.as_deref().unwrap_or(""),
             ),
-            parts.metadata.as_ref(),
+            (parts.metadata.as_ref(), parts.metadata_text),
             (parts.spec, parts.status),
             origin,
             problem,
         )
     }
 
-    /// The object of a manifest's `apiVersion` and `kind` (when strings), `metadata` (as read)
-    /// and `spec` and `status` (written by [`manifest::go_json`], `None` when absent or null).
+    /// The object of a manifest's `apiVersion` and `kind` (when strings), `metadata` (as read,
+    /// and its text), and `spec` and `status` (texts written by [`manifest::go_json`], `None`
+    /// when absent or null).
     fn assemble(
         (api_version, kind): (&str, &str),
-        metadata: Option<&Value>,
+        (metadata, metadata_text): (Option<&Value>, Option<String>),
         (spec, status): (Option<String>, Option<String>),
         origin: Origin,
         problem: Option<String>,
@@ -370,13 +371,12 @@ impl Object {
             ),
         };
         let raw = |text: String| RawValue::from_string(text).ok();
-        let metadata = metadata.filter(|v| !v.is_null()).map(manifest::go_json);
         Object {
             origin,
             api_version: api_version.to_string(),
             kind: kind.to_string(),
             meta,
-            metadata: metadata.and_then(raw),
+            metadata: metadata_text.and_then(raw),
             spec: spec.and_then(raw),
             status: status.and_then(raw),
             spellings: Vec::new(),

@@ -776,6 +776,8 @@ pub struct ObjectParts {
     pub api_version: Option<String>,
     /// `metadata` as [`read_document`] reads it (`None` when absent).
     pub metadata: Option<serde_json::Value>,
+    /// `metadata` as `manifest::go_json` writes it; `None` when absent or null.
+    pub metadata_text: Option<String>,
     /// `spec` as `manifest::go_json` writes what [`read_document`] reads of it; `None` when
     /// absent or null.
     pub spec: Option<String>,
@@ -792,9 +794,10 @@ pub enum ReadObject {
 }
 
 /// The object at the cursor read into its parts with no value tree for anything but `metadata`:
-/// `kind`, `apiVersion`, `metadata` (read by `to_serde`, as kubectl's `YAMLOrJSONDecoder` and
-/// `UnstructuredJSONScheme` read it), `spec` and `status` written as they are read ([`transcode`]),
-/// every other key's value checked and dropped.
+/// `kind`, `apiVersion`, `metadata` (written as it is read, [`transcode`], and read again by
+/// `to_serde`, as kubectl's `YAMLOrJSONDecoder` and `UnstructuredJSONScheme` read it, for the
+/// fields kubectl-arc reads of it), `spec` and `status` written as they are read, every other
+/// key's value checked and dropped.
 ///
 /// Exact by construction: `None` ("not handled"; the cursor is then anywhere inside the object,
 /// and the caller reads it again whole) unless every key, at every level, follows the one before
@@ -830,6 +833,15 @@ fn read_parts<'a>(
                 }
             }
             "metadata" => {
+                // Its text as for `spec`, then its value from the same text.
+                r.ws();
+                let start = r.i;
+                scratch.clear();
+                if !transcode(r, path.len() + 1, max_depth, scratch) {
+                    return None;
+                }
+                parts.metadata_text = (scratch != "null").then(|| scratch.as_str().to_owned());
+                r.i = start;
                 path.push(Step::Key(Cow::Borrowed("metadata")));
                 let mut found = Found::default();
                 let value = to_serde(r, path, &mut found, max_depth).ok()?;

@@ -331,11 +331,12 @@ impl<'t> ListHead<'t> {
             Err(parts) => parts,
         };
         // What push_object does with an object that is no List.
-        let field = |p: &str| parts.metadata.as_ref()?.pointer(p)?.as_str();
+        // (`get`, which allocates nothing, where the document is read at `/metadata/namespace`.)
+        let field = |key: &str| parts.metadata.as_ref()?.get(key)?.as_str();
         let names = (
             parts.kind.as_deref().unwrap_or(""),
-            field("/namespace").unwrap_or(""),
-            field("/name").unwrap_or(""),
+            field("namespace").unwrap_or(""),
+            field("name").unwrap_or(""),
         );
         let problem =
             problem_named(names, &divergences, prefix).or_else(|| inherited.map(str::to_string));
@@ -532,6 +533,8 @@ fn visible(text: &str) -> String {
 /// The first divergence under `prefix` (a List item's `items[j]`, or the whole document), as the
 /// object's problem, naming the object and the field.
 fn problem_of(doc: &Value, divergences: &[Divergence], prefix: &str) -> Option<String> {
+    // (Reading a pointer allocates: only when there is a problem.)
+    divergences.iter().find(|d| under(&d.path, prefix))?;
     let field = |p: &str| doc.pointer(p).and_then(Value::as_str).unwrap_or("");
     let names = (
         field("/kind"),

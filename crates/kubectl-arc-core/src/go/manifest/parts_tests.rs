@@ -33,6 +33,7 @@ fn parts_of(value: &Value) -> ObjectParts {
         kind: string("kind"),
         api_version: string("apiVersion"),
         metadata: value.get("metadata").cloned(),
+        metadata_text: part("metadata"),
         spec: part("spec"),
         status: part("status"),
     }
