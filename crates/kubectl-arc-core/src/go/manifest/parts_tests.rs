@@ -415,3 +415,47 @@ fn a_dump_as_kubectl_prints_it_is_read_into_parts() {
     let text = dump_json(3);
     assert_eq!(same_parts_as_whole(&text), (6, 0));
 }
+
+/// The JSON files of the repository (the transcripts' inputs, the bad inputs, the fuzz seeds):
+/// both readings agree on each.
+#[test]
+fn the_repository_json_files_read_into_parts_are_the_objects_read_whole() {
+    let mut parts = 0;
+    for text in [
+        include_str!("../../../../../tests/oracle/testdata/realistic-spec.json"),
+        include_str!("../../../../../tests/cmd/data/as-written-live.json"),
+        include_str!("../../../../../tests/badinput/json-strings-go-accepts.json"),
+        include_str!("../../../../../tests/badinput/malformed.json"),
+        include_str!("../../../../../fuzz/corpus/json_check_valid/seed-badinput-malformed.json"),
+        include_str!("../../../../../fuzz/corpus/json_check_valid/seed-deep.json"),
+        include_str!("../../../../../fuzz/corpus/json_check_valid/seed-nested.json"),
+        include_str!("../../../../../fuzz/corpus/json_check_valid/seed-realistic-spec.json"),
+        include_str!("../../../../../fuzz/corpus/json_check_valid/seed-scalars.json"),
+        include_str!("../../../../../fuzz/corpus/json_check_valid/seed-scale-set-dump.json"),
+        include_str!("../../../../../fuzz/corpus/json_check_valid/seed-surrogates.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-dump-ars-spec.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-dump-ers-runner-spec.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-quirk-00.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-quirk-01.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-quirk-02.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-quirk-03.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-quirk-04.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-quirk-05.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-quirk-06.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-quirk-07.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-quirk-08.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-quirk-09.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-quirk-10.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-quirk-11.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-quirk-12.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-quirk-13.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-realistic-ars-spec.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-realistic-spec.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-worked-ars-spec.json"),
+        include_str!("../../../../../fuzz/corpus/manifest_parse/seed-badinput-malformed.json"),
+        include_str!("../../../../../fuzz/corpus/manifest_parse/seed-scale-set-dump.json"),
+    ] {
+        parts += same_parts_as_whole(text).0;
+    }
+    assert!(parts > 0, "no object read into parts");
+}
