@@ -123,7 +123,9 @@ fn parse_into(
     inputs: &mut Inputs,
 ) {
     let label = file.map_or_else(|| "<stdin>".to_string(), |f| f.display().to_string());
-    let mut objects = Vec::new();
+    // Straight into `inputs` (no second vector to move them from), dropped again on an error.
+    let before = inputs.objects.len();
+    let objects = &mut inputs.objects;
     let origin = |document, items| match file {
         Some(_) => Origin::File {
             path: label.clone(),
@@ -153,9 +155,9 @@ fn parse_into(
         object.spellings = spellings;
         objects.push(object);
     });
-    match read {
-        Ok(()) => inputs.objects.append(&mut objects),
-        Err(e) => inputs.errors.push(e.to_string()),
+    if let Err(e) = read {
+        inputs.objects.truncate(before);
+        inputs.errors.push(e.to_string());
     }
 }
 
