@@ -123,29 +123,41 @@ fn parse_into(
     inputs: &mut Inputs,
 ) {
     let label = file.map_or_else(|| "<stdin>".to_string(), |f| f.display().to_string());
-    let mut objects = Vec::new();
-    let read = manifest::parse_each(text, &label, &mut |o| {
-        let origin = match file {
-            Some(_) => Origin::File {
-                path: label.clone(),
-                document: o.document,
-                items: o.items,
-            },
-            None => Origin::Stdin {
-                document: o.document,
-                items: o.items,
-            },
+    // Straight into `inputs` (no second vector to move them from), dropped again on an error.
+    let before = inputs.objects.len();
+    let objects = &mut inputs.objects;
+    let origin = |document, items| match file {
+        Some(_) => Origin::File {
+            path: label.clone(),
+            document,
+            items,
+        },
+        None => Origin::Stdin { document, items },
+    };
+    // A JSON object read into its parts is the object its value makes, without the value.
+    let read = manifest::parse_each_read(text, &label, &mut |read| {
+        let (mut object, spellings) = match read {
+            manifest::Read::Value(o) => {
+                let origin = origin(o.document, o.items);
+                (
+                    Object::from_manifest(&o.value, origin, o.problem),
+                    o.spellings,
+                )
+            }
+            manifest::Read::Parts(o) => {
+                let origin = origin(o.document, o.items);
+                (Object::from_parts(o.parts, origin, o.problem), o.spellings)
+            }
         };
-        let mut object = Object::from_manifest(&o.value, origin, o.problem);
         if !keep(&object) {
             return;
         }
-        object.spellings = o.spellings;
+        object.spellings = spellings;
         objects.push(object);
     });
-    match read {
-        Ok(()) => inputs.objects.append(&mut objects),
-        Err(e) => inputs.errors.push(e.to_string()),
+    if let Err(e) = read {
+        inputs.objects.truncate(before);
+        inputs.errors.push(e.to_string());
     }
 }
 

@@ -15,6 +15,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
+    same_read_into_parts(text);
     let objects = match manifest::parse(text, "fuzz.yaml") {
         Ok(objects) => objects,
         Err(e) => {
@@ -52,3 +53,52 @@ fuzz_target!(|data: &[u8]| {
         common::diff_pair(layout, &spec, id.as_deref(), ers.as_deref(), 3);
     }
 });
+
+/// The objects read into their parts (`parse_each_read`, what `-f` reads) are the objects read
+/// whole (`parse_each`), at those parts: the same result, objects, sources, problems, spellings.
+fn same_read_into_parts(text: &str) {
+    use serde_json::Value;
+    let mut whole = Vec::new();
+    let whole_result = manifest::parse_each(text, "fuzz.yaml", &mut |o| whole.push(o));
+    let mut read = Vec::new();
+    let read_result = manifest::parse_each_read(text, "fuzz.yaml", &mut |o| read.push(o));
+    assert_eq!(read_result, whole_result);
+    assert_eq!(read.len(), whole.len());
+    for (read, whole) in read.into_iter().zip(whole) {
+        let o = match read {
+            manifest::Read::Value(o) => {
+                assert_eq!(format!("{o:?}"), format!("{whole:?}"));
+                continue;
+            }
+            manifest::Read::Parts(o) => o,
+        };
+        let value = &whole.value;
+        let string = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_string);
+        let part = |key: &str| {
+            value
+                .get(key)
+                .filter(|v| !v.is_null())
+                .map(manifest::go_json)
+        };
+        let p = &o.parts;
+        assert_eq!(p.kind, string("kind"));
+        assert_eq!(p.api_version, string("apiVersion"));
+        assert_eq!(
+            format!("{:?}", p.metadata),
+            format!("{:?}", value.get("metadata"))
+        );
+        assert_eq!(p.metadata_text, part("metadata"));
+        assert_eq!(p.spec, part("spec"));
+        assert_eq!(p.status, part("status"));
+        assert_eq!(
+            (o.source, o.document, o.items, o.problem, o.spellings),
+            (
+                whole.source,
+                whole.document,
+                whole.items,
+                whole.problem,
+                whole.spellings
+            )
+        );
+    }
+}

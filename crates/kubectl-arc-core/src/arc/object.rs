@@ -325,38 +325,74 @@ impl Object {
     /// An object read from a manifest. A `metadata` field of the wrong type makes it a problem
     /// object (kubectl refuses it), never a silently defaulted one.
     pub fn from_manifest(value: &Value, origin: Origin, problem: Option<String>) -> Object {
+        let part = |key: &str| {
+            value
+                .get(key)
+                .filter(|v| !v.is_null())
+                .map(manifest::go_json)
+        };
+        let string = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or("");
+        Object::assemble(
+            (string("apiVersion"), string("kind")),
+            (value.get("metadata"), part("metadata")),
+            (part("spec"), part("status")),
+            origin,
+            problem,
+        )
+    }
+
+    /// The object [`Object::from_manifest`] makes of a manifest object read into its parts
+    /// ([`crate::json::ObjectParts`], what the value it reads holds at those keys): the same
+    /// object, field for field.
+    pub fn from_parts(
+        parts: crate::json::ObjectParts,
+        origin: Origin,
+        problem: Option<String>,
+    ) -> Object {
+        Object::assemble(
+            (
+                parts.api_version.as_deref().unwrap_or(""),
+                parts.kind.as_deref().unwrap_or(""),
+            ),
+            (parts.metadata.as_ref(), parts.metadata_text),
+            (parts.spec, parts.status),
+            origin,
+            problem,
+        )
+    }
+
+    /// The object of a manifest's `apiVersion` and `kind` (when strings), `metadata` (as read,
+    /// and its text), and `spec` and `status` (texts written by [`manifest::go_json`], `None`
+    /// when absent or null).
+    fn assemble(
+        (api_version, kind): (&str, &str),
+        (metadata, metadata_text): (Option<&Value>, Option<String>),
+        (spec, status): (Option<String>, Option<String>),
+        origin: Origin,
+        problem: Option<String>,
+    ) -> Object {
         let text = |v: &Value| v.as_str().map(str::to_string);
-        let kind = value.get("kind").and_then(Value::as_str).unwrap_or("");
-        let api_version = value
-            .get("apiVersion")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let (meta, meta_problem) = match meta_of(value.get("metadata")) {
+        let (meta, meta_problem) = match meta_of(metadata) {
             Ok(meta) => (meta, None),
             Err(e) => (
                 // The name and namespace, where readable, still say which object it is.
                 Meta {
-                    namespace: value.pointer("/metadata/namespace").and_then(text),
-                    name: value.pointer("/metadata/name").and_then(text),
+                    namespace: metadata.and_then(|m| m.get("namespace")).and_then(text),
+                    name: metadata.and_then(|m| m.get("name")).and_then(text),
                     ..Meta::default()
                 },
                 Some(e),
             ),
         };
-        let part = |key: &str| {
-            value
-                .get(key)
-                .filter(|v| !v.is_null())
-                .and_then(|v| RawValue::from_string(manifest::go_json(v)).ok())
-        };
+        let raw = |text: String| RawValue::from_string(text).ok();
         Object {
             origin,
             api_version: api_version.to_string(),
             kind: kind.to_string(),
             meta,
-            metadata: part("metadata"),
-            spec: part("spec"),
-            status: part("status"),
+            metadata: metadata_text.and_then(raw),
+            spec: spec.and_then(raw),
+            status: status.and_then(raw),
             spellings: Vec::new(),
             problem: problem.or(meta_problem),
         }
@@ -491,5 +527,84 @@ mod parts_tests {
                 assert_eq!(o.parts_value(parts), Value::Object(want), "{}", o.json());
             }
         }
+    }
+}
+
+/// The objects made of a JSON manifest's objects read into their parts
+/// ([`manifest::parse_each_read`], [`Object::from_parts`]) are the objects made of the same
+/// objects read whole ([`manifest::parse_each`], [`Object::from_manifest`]): every field.
+#[cfg(test)]
+mod from_parts_tests {
+    use super::*;
+    use crate::manifest::parts_tests::{both_readings, dump_json, edge_cases, generated};
+
+    fn origin(document: Option<usize>, items: Vec<usize>) -> Origin {
+        Origin::File {
+            path: "f.json".to_string(),
+            document,
+            items,
+        }
+    }
+
+    /// Both readings of `text` make the same objects; returns how many were read into parts.
+    fn same_objects(text: &str) -> usize {
+        let ((whole, whole_result), (read, read_result)) = both_readings(text);
+        assert_eq!(read_result, whole_result, "{text}");
+        let mut parts = 0;
+        let read: Vec<Object> = read
+            .into_iter()
+            .map(|read| match read {
+                manifest::Read::Value(o) => {
+                    let mut object =
+                        Object::from_manifest(&o.value, origin(o.document, o.items), o.problem);
+                    object.spellings = o.spellings;
+                    object
+                }
+                manifest::Read::Parts(o) => {
+                    parts += 1;
+                    let mut object =
+                        Object::from_parts(o.parts, origin(o.document, o.items), o.problem);
+                    object.spellings = o.spellings;
+                    object
+                }
+            })
+            .collect();
+        let whole: Vec<Object> = whole
+            .into_iter()
+            .map(|o| {
+                let mut object =
+                    Object::from_manifest(&o.value, origin(o.document, o.items), o.problem);
+                object.spellings = o.spellings;
+                object
+            })
+            .collect();
+        assert_eq!(format!("{read:#?}"), format!("{whole:#?}"), "{text}");
+        parts
+    }
+
+    #[test]
+    fn objects_read_into_parts_are_the_objects_read_whole() {
+        let mut parts = 0;
+        for text in edge_cases().iter().chain(&generated(1000)) {
+            parts += same_objects(text);
+        }
+        assert!(parts > 400, "only {parts} objects read into parts");
+    }
+
+    #[test]
+    fn a_dump_as_kubectl_prints_it_makes_the_same_objects() {
+        let text = dump_json(20);
+        assert_eq!(same_objects(&text), 40);
+        let objects = {
+            let mut out = Vec::new();
+            manifest::parse_each_read(&text, "f.json", &mut |o| out.push(o)).unwrap();
+            out
+        };
+        // The scale set's spec, written as the API server's encoding/json writes it.
+        let manifest::Read::Parts(first) = &objects[0] else {
+            panic!("the first item is read whole")
+        };
+        let spec = first.parts.spec.as_deref().unwrap();
+        assert!(spec.starts_with(r#"{"githubConfigSecret":"arc-runner-set-gha-rs-github-secret","githubConfigUrl":"https://github.com/my-org","maxRunners":10,"#), "{spec}");
     }
 }

@@ -58,6 +58,62 @@ fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
+/// Eight bytes of `b` from `i`, when there are eight.
+#[inline]
+fn word(b: &[u8], i: usize) -> Option<u64> {
+    let bytes = b.get(i..i + 8)?;
+    Some(u64::from_le_bytes(bytes.try_into().expect("eight bytes")))
+}
+
+/// The bytes of `w` below `n` (`n` at most 128), each flagged by its high bit; the lowest flag is
+/// exact (a borrow only reaches the bytes above the first match), which is all that is read.
+#[inline]
+fn below(w: u64, n: u8) -> u64 {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    w.wrapping_sub(LOW * u64::from(n)) & !w & (LOW << 7)
+}
+
+/// The bytes of `w` equal to `c`, flagged as by [`below`].
+#[inline]
+fn equal(w: u64, c: u8) -> u64 {
+    below(w ^ (0x0101_0101_0101_0101 * u64::from(c)), 1)
+}
+
+/// The offset of the first byte from `i` that is a quote, a backslash or (with `controls`) a
+/// control character, else `b.len()`: the run of plain bytes in a string, eight at a time.
+#[inline]
+fn plain_end(b: &[u8], mut i: usize, controls: bool) -> usize {
+    while let Some(w) = word(b, i) {
+        let mut found = equal(w, b'"') | equal(w, b'\\');
+        if controls {
+            found |= below(w, 0x20);
+        }
+        if found != 0 {
+            return i + (found.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < b.len() && !(b[i] == b'"' || b[i] == b'\\' || (controls && b[i] < 0x20)) {
+        i += 1;
+    }
+    i
+}
+
+/// The offset of the first byte from `i` that is not white space, eight spaces at a time (the
+/// indentation of a pretty-printed file).
+#[inline]
+fn skip_ws_at(b: &[u8], mut i: usize) -> usize {
+    loop {
+        if word(b, i) == Some(0x2020_2020_2020_2020) {
+            i += 8;
+        } else if i < b.len() && is_ws(b[i]) {
+            i += 1;
+        } else {
+            return i;
+        }
+    }
+}
+
 /// Check that `b` is exactly one JSON value with optional surrounding white space.
 /// Iterative, so hostile nesting cannot overflow the stack.
 pub fn check_valid(b: &[u8]) -> Result<(), DecodeError> {
@@ -78,16 +134,44 @@ pub fn check_valid(b: &[u8]) -> Result<(), DecodeError> {
 /// Check that one JSON value starts at `start` (after optional white space) and return the index
 /// just after it: one step of Go's `json.Decoder` over a stream of values.
 pub fn check_valid_prefix(b: &[u8], start: usize) -> Result<usize, DecodeError> {
-    scan_prefix(b, start, MAX_NESTING_DEPTH).map(|(end, _)| end)
+    scan_prefix(b, start, MAX_NESTING_DEPTH, None).map(|(end, _)| end)
+}
+
+/// Where the values of a document's last `kind` and last `items` keys are, when it is an object
+/// (what kubectl's test of a List reads, [`read_list`]), noted by the scan that checks it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListKeys {
+    kind: Option<Range<usize>>,
+    items: Option<Range<usize>>,
+}
+
+impl ListKeys {
+    /// Note the value at `value` of the top-level key whose string starts at `key`.
+    fn note(&mut self, b: &[u8], key: usize, value: Range<usize>) {
+        let end = skip_valid_string(b, key);
+        // A key starts and ends with a quote: the slice is at character boundaries.
+        let raw = std::str::from_utf8(&b[key..end]).expect("UTF-8 text");
+        let key = if raw.contains('\\') {
+            Cow::Owned(unquote(raw))
+        } else {
+            Cow::Borrowed(&raw[1..raw.len() - 1])
+        };
+        match key.as_ref() {
+            "kind" => self.kind = Some(value),
+            "items" => self.items = Some(value),
+            _ => {}
+        }
+    }
 }
 
 /// [`check_valid_prefix`], also returning the offset of the first container (in text order) that
 /// opens inside `depth` or more enclosing ones, if any: where a reader with that nesting limit
-/// stops.
+/// stops. With `list`, the last `kind` and `items` of a top-level object are noted in it.
 fn scan_prefix(
     b: &[u8],
     start: usize,
     depth: usize,
+    mut list: Option<&mut ListKeys>,
 ) -> Result<(usize, Option<usize>), DecodeError> {
     #[derive(Clone, Copy, PartialEq)]
     enum Frame {
@@ -96,12 +180,10 @@ fn scan_prefix(
     }
     let mut stack: Vec<Frame> = Vec::new();
     let mut too_deep = None;
+    // A key of the top-level object and where its value starts, until the value ends.
+    let mut member: Option<(usize, usize)> = None;
     let mut i = start;
-    let skip_ws = |i: &mut usize| {
-        while *i < b.len() && is_ws(b[*i]) {
-            *i += 1;
-        }
-    };
+    let skip_ws = |i: &mut usize| *i = skip_ws_at(b, *i);
     skip_ws(&mut i);
     'value: loop {
         // Parse one value at i.
@@ -123,8 +205,12 @@ fn scan_prefix(
                     i += 1;
                 } else {
                     stack.push(Frame::Object);
+                    let key = i;
                     i = scan_key(b, i)?;
                     skip_ws(&mut i);
+                    if stack.len() == 1 && list.is_some() {
+                        member = Some((key, i));
+                    }
                     continue 'value;
                 }
             }
@@ -162,6 +248,12 @@ fn scan_prefix(
         }
         // After a value: close containers or move to the next element.
         loop {
+            if stack.len() == 1
+                && let Some((key, value)) = member.take()
+                && let Some(list) = list.as_deref_mut()
+            {
+                list.note(b, key, value..i);
+            }
             skip_ws(&mut i);
             match stack.last() {
                 None => return Ok((i, too_deep)),
@@ -176,8 +268,12 @@ fn scan_prefix(
                             i += 1;
                             skip_ws(&mut i);
                             if *frame == Frame::Object {
+                                let key = i;
                                 i = scan_key(b, i)?;
                                 skip_ws(&mut i);
+                                if stack.len() == 1 && list.is_some() {
+                                    member = Some((key, i));
+                                }
                             }
                             continue 'value;
                         }
@@ -212,7 +308,11 @@ fn scan_key(b: &[u8], i: usize) -> Result<usize, DecodeError> {
 
 fn scan_string(b: &[u8], start: usize) -> Result<usize, DecodeError> {
     let mut i = start + 1;
-    while i < b.len() {
+    loop {
+        i = plain_end(b, i, true);
+        if i >= b.len() {
+            break;
+        }
         match b[i] {
             b'"' => return Ok(i + 1),
             b'\\' => match b.get(i + 1) {
@@ -237,6 +337,7 @@ fn scan_string(b: &[u8], start: usize) -> Result<usize, DecodeError> {
 fn skip_valid_string(b: &[u8], start: usize) -> usize {
     let mut i = start + 1;
     loop {
+        i = plain_end(b, i, false);
         match b[i] {
             b'"' => return i + 1,
             b'\\' => i += 2,
@@ -307,9 +408,7 @@ impl<'a> Reader<'a> {
     }
 
     fn ws(&mut self) {
-        while self.i < self.b.len() && is_ws(self.b[self.i]) {
-            self.i += 1;
-        }
+        self.i = skip_ws_at(self.b, self.i);
     }
 
     /// The byte offset of the cursor.
@@ -443,6 +542,7 @@ impl<'a> Reader<'a> {
         let mut i = start + 1;
         let mut escaped = false;
         loop {
+            i = plain_end(self.b, i, false);
             match self.b[i] {
                 b'"' => break,
                 b'\\' => {
@@ -540,6 +640,17 @@ pub fn manifest_documents(
 /// deeper than `max_depth`, is the error), so that the documents can then be read one at a time
 /// (and a List's items one at a time, [`read_list`]) with nothing left to fail.
 pub fn document_spans(text: &str, max_depth: usize) -> Result<Vec<Range<usize>>, DecodeError> {
+    Ok(documents(text, max_depth)?
+        .into_iter()
+        .map(|(span, _)| span)
+        .collect())
+}
+
+/// [`document_spans`], each with its [`ListKeys`], noted by the same pass ([`read_list_at`]).
+pub fn documents(
+    text: &str,
+    max_depth: usize,
+) -> Result<Vec<(Range<usize>, ListKeys)>, DecodeError> {
     let b = text.as_bytes();
     let mut spans = Vec::new();
     let mut i = 0;
@@ -551,14 +662,18 @@ pub fn document_spans(text: &str, max_depth: usize) -> Result<Vec<Range<usize>>,
             return Ok(spans);
         }
         let deeper = |offset| syntax(offset, format!("nested deeper than {max_depth} levels"));
-        let (end, too_deep) = scan_prefix(b, i, max_depth).map_err(|e| match e {
-            DecodeError::Syntax { offset, msg } if msg == "exceeded max depth" => deeper(offset),
-            e => e,
-        })?;
+        let mut keys = ListKeys::default();
+        let (end, too_deep) =
+            scan_prefix(b, i, max_depth, Some(&mut keys)).map_err(|e| match e {
+                DecodeError::Syntax { offset, msg } if msg == "exceeded max depth" => {
+                    deeper(offset)
+                }
+                e => e,
+            })?;
         if let Some(offset) = too_deep {
             return Err(deeper(offset));
         }
-        spans.push(i..end);
+        spans.push((i..end, keys));
         i = end;
     }
 }
@@ -584,6 +699,20 @@ pub fn read_document(
     Ok(found.document(value))
 }
 
+/// The document at `span` (one of [`document_spans`]): its parts straight from the text
+/// ([`read_parts`]) when that reading is exact, else the document read whole ([`read_document`]).
+pub fn read_document_object(
+    text: &str,
+    span: Range<usize>,
+    max_depth: usize,
+) -> Result<ReadObject, DecodeError> {
+    let mut r = reader_at(text, span.clone());
+    if let Some(parts) = read_parts(&mut r, &mut Vec::new(), max_depth, &mut String::new()) {
+        return Ok(ReadObject::Parts(parts));
+    }
+    read_document(text, span, max_depth).map(ReadObject::Whole)
+}
+
 /// The items of a List document, read one at a time: each is what [`read_document`] would have
 /// made of it in the whole List, paths and pointers from the List's root (`items[3].spec.x`,
 /// `/items/3/spec/x`).
@@ -591,20 +720,222 @@ pub struct ListItems<'a> {
     r: Reader<'a>,
     index: usize,
     max_depth: usize,
+    /// What [`read_parts`] writes a value it does not keep into, kept between items.
+    scratch: String,
 }
 
-impl ListItems<'_> {
+impl<'a> ListItems<'a> {
     /// The next item, or `None` after the last.
     pub fn next_item(&mut self) -> Result<Option<ManifestDocument>, DecodeError> {
         if !self.r.next_element() {
             return Ok(None);
         }
-        let mut path = vec![Step::Key(Cow::Borrowed("items")), Step::Index(self.index)];
-        self.index += 1;
+        let mut path = self.item_path();
         let mut found = Found::default();
         let value = to_serde(&mut self.r, &mut path, &mut found, self.max_depth)?;
         Ok(Some(found.document(value)))
     }
+
+    /// The next item: its parts straight from the text ([`read_parts`]) when that reading is
+    /// exact, else the item read whole (as [`ListItems::next_item`] reads it); `None` after the
+    /// last.
+    pub fn next_object(&mut self) -> Result<Option<ReadObject>, DecodeError> {
+        if !self.r.next_element() {
+            return Ok(None);
+        }
+        let mut path = self.item_path();
+        self.r.ws();
+        let start = self.r.i;
+        if let Some(parts) = read_parts(&mut self.r, &mut path, self.max_depth, &mut self.scratch) {
+            return Ok(Some(ReadObject::Parts(parts)));
+        }
+        // Not handled: the item is read again from its start, as the whole List reads it.
+        self.r.i = start;
+        path.truncate(2);
+        let mut found = Found::default();
+        let value = to_serde(&mut self.r, &mut path, &mut found, self.max_depth)?;
+        Ok(Some(ReadObject::Whole(found.document(value))))
+    }
+
+    /// `items[i]` of the next item, counted.
+    fn item_path(&mut self) -> Vec<Step<'a>> {
+        let path = vec![Step::Key(Cow::Borrowed("items")), Step::Index(self.index)];
+        self.index += 1;
+        path
+    }
+}
+
+/// What kubectl-arc keeps of an object (`Object::from_manifest` of the crate's `arc::object`),
+/// read straight from a JSON manifest's text by [`read_parts`]: exactly what reading the object
+/// whole ([`read_document`]) and keeping those parts makes.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ObjectParts {
+    /// `kind`, when it is a string (not one ending in `List`: such an object is read whole).
+    pub kind: Option<String>,
+    /// `apiVersion`, when it is a string.
+    pub api_version: Option<String>,
+    /// `metadata` as [`read_document`] reads it (`None` when absent).
+    pub metadata: Option<serde_json::Value>,
+    /// `metadata` as `manifest::go_json` writes it; `None` when absent or null.
+    pub metadata_text: Option<String>,
+    /// `spec` as `manifest::go_json` writes what [`read_document`] reads of it; `None` when
+    /// absent or null.
+    pub spec: Option<String>,
+    /// `status`, likewise.
+    pub status: Option<String>,
+}
+
+/// An object of a JSON manifest as read: its parts straight from the text, or (when that reading
+/// does not apply) the whole document.
+#[derive(Debug, Clone)]
+pub enum ReadObject {
+    Parts(ObjectParts),
+    Whole(ManifestDocument),
+}
+
+/// The object at the cursor read into its parts with no value tree for anything but `metadata`:
+/// `kind`, `apiVersion`, `metadata` (written as it is read, [`transcode`], and read again by
+/// `to_serde`, as kubectl's `YAMLOrJSONDecoder` and `UnstructuredJSONScheme` read it, for the
+/// fields kubectl-arc reads of it), `spec` and `status` written as they are read, every other
+/// key's value checked and dropped.
+///
+/// Exact by construction: `None` ("not handled"; the cursor is then anywhere inside the object,
+/// and the caller reads it again whole) unless every key, at every level, follows the one before
+/// it in byte order (so no key repeats, and the order written is the order read), every number is
+/// an int64 spelled as Go spells it, nothing is refused or respelled in `metadata`, nothing is
+/// nested as deep as `max_depth`, and the object is no List (its `kind` a string ending in
+/// `List`). `path` is the object's own (`items[3]`, empty for a document).
+fn read_parts<'a>(
+    r: &mut Reader<'a>,
+    path: &mut Vec<Step<'a>>,
+    max_depth: usize,
+    scratch: &mut String,
+) -> Option<ObjectParts> {
+    if r.peek_kind() != Token::Object || path.len() >= max_depth {
+        return None;
+    }
+    r.begin_object();
+    let mut parts = ObjectParts::default();
+    let mut last: Option<Cow<'a, str>> = None;
+    while let Some(key) = r.next_key() {
+        if last.as_deref().is_some_and(|last| last >= key.as_ref()) {
+            return None;
+        }
+        match key.as_ref() {
+            "kind" | "apiVersion" if r.peek_kind() == Token::String => {
+                let value = r.string().into_owned();
+                if key == "apiVersion" {
+                    parts.api_version = Some(value);
+                } else if value.ends_with("List") {
+                    return None;
+                } else {
+                    parts.kind = Some(value);
+                }
+            }
+            "metadata" => {
+                // Its text as for `spec`, then its value from the same text.
+                r.ws();
+                let start = r.i;
+                scratch.clear();
+                if !transcode(r, path.len() + 1, max_depth, scratch) {
+                    return None;
+                }
+                parts.metadata_text = (scratch != "null").then(|| scratch.as_str().to_owned());
+                r.i = start;
+                path.push(Step::Key(Cow::Borrowed("metadata")));
+                let mut found = Found::default();
+                let value = to_serde(r, path, &mut found, max_depth).ok()?;
+                path.pop();
+                if !found.refused.is_empty() || !found.spellings.is_empty() {
+                    return None;
+                }
+                parts.metadata = Some(value);
+            }
+            "spec" | "status" => {
+                scratch.clear();
+                if !transcode(r, path.len() + 1, max_depth, scratch) {
+                    return None;
+                }
+                // Exactly as long as written: the part's text is kept as it stands.
+                let text = (scratch != "null").then(|| scratch.as_str().to_owned());
+                if key == "spec" {
+                    parts.spec = text;
+                } else {
+                    parts.status = text;
+                }
+            }
+            _ => {
+                scratch.clear();
+                if !transcode(r, path.len() + 1, max_depth, scratch) {
+                    return None;
+                }
+            }
+        }
+        last = Some(key);
+    }
+    Some(parts)
+}
+
+/// The next value written to `out` as `manifest::go_json` writes what [`read_document`] reads of
+/// it (encoding/json's `encodeState` over kubectl's decoded value: `mapEncoder` with its keys
+/// sorted, `stringEncoder` with HTML escaping, `intEncoder`), token by token, with no value tree;
+/// `depth` is the length of the value's path. `false` ("not handled", `out` then holds part of
+/// it) when writing it so would not be exact: a key not after the one before it in byte order (a
+/// duplicate, or keys the writer sorts), a number that is not an int64 in Go's spelling (a float,
+/// `-0`, beyond int64: kubectl stores a float64 and the reader records a spelling or a refusal),
+/// a container as deep as `max_depth` (the reader's error).
+fn transcode(r: &mut Reader<'_>, depth: usize, max_depth: usize, out: &mut String) -> bool {
+    match r.peek_kind() {
+        Token::Null | Token::True | Token::False => out.push_str(r.raw_value()),
+        Token::String => crate::goyaml::go_json_string(&r.string(), out),
+        Token::Number => {
+            let text = r.number();
+            if text == "-0" || text.parse::<i64>().is_err() {
+                return false;
+            }
+            out.push_str(text);
+        }
+        Token::Array => {
+            if depth >= max_depth {
+                return false;
+            }
+            r.begin_array();
+            out.push('[');
+            let mut first = true;
+            while r.next_element() {
+                if !std::mem::take(&mut first) {
+                    out.push(',');
+                }
+                if !transcode(r, depth + 1, max_depth, out) {
+                    return false;
+                }
+            }
+            out.push(']');
+        }
+        Token::Object => {
+            if depth >= max_depth {
+                return false;
+            }
+            r.begin_object();
+            out.push('{');
+            let mut last: Option<Cow<'_, str>> = None;
+            while let Some(key) = r.next_key() {
+                match &last {
+                    Some(last) if last.as_ref() >= key.as_ref() => return false,
+                    Some(_) => out.push(','),
+                    None => {}
+                }
+                crate::goyaml::go_json_string(&key, out);
+                out.push(':');
+                if !transcode(r, depth + 1, max_depth, out) {
+                    return false;
+                }
+                last = Some(key);
+            }
+            out.push('}');
+        }
+    }
+    true
 }
 
 /// The document at `span` as a List (kubectl's test: an object whose `kind`, the last of that
@@ -616,31 +947,48 @@ pub fn read_list(
     span: Range<usize>,
     max_depth: usize,
 ) -> Result<Option<(ManifestDocument, ListItems<'_>)>, DecodeError> {
-    let mut r = reader_at(text, span.clone());
+    read_list_at(text, span.clone(), &list_keys(text, span), max_depth)
+}
+
+/// The [`ListKeys`] of the document at `span`, found by reading its keys.
+fn list_keys(text: &str, span: Range<usize>) -> ListKeys {
+    let mut keys = ListKeys::default();
+    let mut r = reader_at(text, span);
     if r.peek_kind() != Token::Object {
-        return Ok(None);
+        return keys;
     }
-    // The last `kind` and the last `items` decide, as the last duplicate key wins in Go's maps.
-    let (mut list_kind, mut items_at) = (false, None);
     r.begin_object();
     while let Some(key) = r.next_key() {
+        r.ws();
+        let at = r.offset();
+        r.skip_value();
         match key.as_ref() {
-            "kind" => {
-                list_kind = if r.peek_kind() == Token::String {
-                    r.string().ends_with("List")
-                } else {
-                    r.skip_value();
-                    false
-                };
-            }
-            "items" => {
-                items_at = (r.peek_kind() == Token::Array).then(|| r.offset());
-                r.skip_value();
-            }
-            _ => r.skip_value(),
+            "kind" => keys.kind = Some(at..r.offset()),
+            "items" => keys.items = Some(at..r.offset()),
+            _ => {}
         }
     }
-    let Some(items_at) = items_at.filter(|_| list_kind) else {
+    keys
+}
+
+/// [`read_list`] of a document whose [`ListKeys`] are known ([`documents`] noted them), with no
+/// pass over the document to find them.
+pub fn read_list_at<'t>(
+    text: &'t str,
+    span: Range<usize>,
+    keys: &ListKeys,
+    max_depth: usize,
+) -> Result<Option<(ManifestDocument, ListItems<'t>)>, DecodeError> {
+    // The last `kind` and the last `items` decide, as the last duplicate key wins in Go's maps.
+    let b = text.as_bytes();
+    let list_kind = keys.kind.as_ref().is_some_and(|kind| {
+        b[kind.start] == b'"' && reader_at(text, kind.clone()).string().ends_with("List")
+    });
+    let Some(Range {
+        start: items_at,
+        end: items_end,
+    }) = (keys.items.clone()).filter(|items| list_kind && b[items.start] == b'[')
+    else {
         return Ok(None);
     };
     // The List without its last `items`, read as to_serde reads an object.
@@ -651,7 +999,7 @@ pub fn read_list(
     let mut map = serde_json::Map::new();
     while let Some(key) = r.next_key() {
         if r.peek_kind() == Token::Array && r.offset() == items_at {
-            r.skip_value();
+            r.i = items_end;
             continue;
         }
         path.push(Step::Key(key));
@@ -673,6 +1021,7 @@ pub fn read_list(
             r,
             index: 0,
             max_depth,
+            scratch: String::new(),
         },
     )))
 }
@@ -918,6 +1267,37 @@ mod tests {
         assert!(check_valid(ok.as_bytes()).is_ok());
     }
 
+    /// The scans eight bytes at a time stop where the byte-wise scans stop: every position of
+    /// every special byte among plain ones (ASCII, UTF-8, DEL, white space), near the ends too.
+    #[test]
+    fn word_scans_stop_where_byte_scans_stop() {
+        let plain: &[u8] = "ab é\u{7f}\t~".as_bytes();
+        for special in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+            for len in 0..20 {
+                for at in 0..=len {
+                    let mut b: Vec<u8> = (0..len).map(|k| plain[k % plain.len()]).collect();
+                    if at < len {
+                        b[at] = special;
+                    }
+                    for from in 0..=len {
+                        for controls in [false, true] {
+                            let naive = (from..b.len())
+                                .find(|&k| {
+                                    b[k] == b'"' || b[k] == b'\\' || (controls && b[k] < 0x20)
+                                })
+                                .unwrap_or(b.len());
+                            assert_eq!(plain_end(&b, from, controls), naive, "{b:?} {from}");
+                        }
+                        let naive = (from..b.len()).find(|&k| !is_ws(b[k])).unwrap_or(b.len());
+                        assert_eq!(skip_ws_at(&b, from), naive, "{b:?} {from}");
+                    }
+                }
+            }
+        }
+        let spaces = format!("{}\n\t{}x", " ".repeat(17), " ".repeat(9));
+        assert_eq!(skip_ws_at(spaces.as_bytes(), 0), spaces.len() - 1);
+    }
+
     #[test]
     fn unquote_follows_go() {
         assert_eq!(unquote(r#""a\nb\u00e9\/""#), "a\nbé/");
@@ -936,6 +1316,26 @@ mod tests {
         assert_eq!(find_raw(text, &["spec", "missing"]), None);
         assert_eq!(find_raw(text, &["spec", "x", "deeper"]), None);
         assert_eq!(find_raw(r#"{"a":1,"a":2}"#, &["a"]), Some("2"));
+    }
+
+    /// The scan that checks the documents notes the `kind` and `items` that reading the keys
+    /// finds (the last of each; a key spelled with an escape; not a nested one's).
+    #[test]
+    fn the_checking_scan_notes_the_list_keys_reading_finds() {
+        let text = r#"{"kind":"List","items":[{"kind":"x","items":[]}],"kind":1}
+            {"\u006bind" : "AList" , "items":{"a":[1]}, "x":[], "items" : [ ] }
+            [{"kind":"List","items":[]}] "kind" 1
+            {"items":[],"a":{"kind":"List"},"kind":"ConfigMapList"} {} {"kind":"List"}
+            {"kind":"List","items":[1,{"kind":"List","items":[]}],"k":{},"items":[2],"z":null}"#;
+        let documents = documents(text, 256).unwrap();
+        assert_eq!(documents.len(), 9);
+        let mut lists = 0;
+        for (span, keys) in documents {
+            assert_eq!(keys, list_keys(text, span.clone()), "{}", &text[span]);
+            let read = read_list_at(text, span.clone(), &keys, 256).unwrap();
+            lists += usize::from(read.is_some());
+        }
+        assert_eq!(lists, 3);
     }
 
     #[test]

@@ -9,8 +9,11 @@
 use serde_json::Value;
 
 pub use crate::goyaml::go_float;
+use crate::json::ReadObject;
 use crate::written::Spelling;
 
+#[cfg(test)]
+pub(crate) mod parts_tests;
 mod yaml;
 
 /// One object read from a manifest.
@@ -90,6 +93,51 @@ pub fn parse_each(
     source: &str,
     sink: &mut dyn FnMut(ManifestObject),
 ) -> Result<(), ManifestError> {
+    parse_read(text, source, false, &mut |read| match read {
+        Read::Value(object) => sink(object),
+        Read::Parts(_) => unreachable!("read whole: no object is read into its parts"),
+    })
+}
+
+/// An object read from a manifest: its value, or (a JSON object whose parts were read straight
+/// from the text, [`crate::json::ObjectParts`]) the parts kubectl-arc keeps of it.
+#[derive(Debug, Clone)]
+pub enum Read {
+    Value(ManifestObject),
+    Parts(PartsObject),
+}
+
+/// A [`ManifestObject`] read into its parts: the same fields, with its parts for its value.
+#[derive(Debug, Clone)]
+pub struct PartsObject {
+    pub source: String,
+    pub document: Option<usize>,
+    pub items: Vec<usize>,
+    pub parts: crate::json::ObjectParts,
+    pub problem: Option<String>,
+    pub spellings: Vec<Spelling>,
+}
+
+/// [`parse_each`], with the objects of a JSON manifest read into their parts where that is exact
+/// ([`crate::json::ObjectParts`]): a dump's objects never become value trees but for their
+/// `metadata`. Every other object, and every object of a YAML manifest, is read whole, as
+/// [`parse_each`] reads it. What the parts hold is what [`parse_each`]'s value holds at those
+/// keys, and the source, position, problem and spellings are the same.
+pub fn parse_each_read(
+    text: &str,
+    source: &str,
+    sink: &mut dyn FnMut(Read),
+) -> Result<(), ManifestError> {
+    parse_read(text, source, true, sink)
+}
+
+/// [`parse_each`] (`parts`: [`parse_each_read`]).
+fn parse_read(
+    text: &str,
+    source: &str,
+    parts: bool,
+    sink: &mut dyn FnMut(Read),
+) -> Result<(), ManifestError> {
     if text.len() > MAX_BYTES {
         return Err(ManifestError::Parse {
             origin: source.to_string(),
@@ -102,7 +150,7 @@ pub fn parse_each(
     }
     // kubectl reads a stream starting with '{' as JSON, with Go's rules (its YAMLOrJSONDecoder).
     if text.trim_start().starts_with('{') {
-        return parse_json(text, source, sink);
+        return parse_json(text, source, parts, sink);
     }
     let docs = yaml::read(text).map_err(|message| ManifestError::Parse {
         origin: source.to_string(),
@@ -123,7 +171,9 @@ pub fn parse_each(
             divergences: &doc.refusals,
             spellings: &doc.spellings,
         };
-        push_object(doc.value, src, position, &found, "", None, sink)?;
+        push_object(doc.value, src, position, &found, "", None, &mut |o| {
+            sink(Read::Value(o))
+        })?;
     }
     Ok(())
 }
@@ -131,19 +181,22 @@ pub fn parse_each(
 /// A JSON manifest, read as kubectl reads one (see [`crate::json::manifest_documents`]):
 /// a value kubectl refuses (a number beyond float64) refuses its object, not the file. Every
 /// document is checked before any is read; a List document's items are then read and handed
-/// over one at a time, each with what reading the List outside its items found.
+/// over one at a time, each with what reading the List outside its items found. With `parts`,
+/// an object is read into its parts where that is exact ([`crate::json::read_document_object`],
+/// [`crate::json::ListItems::next_object`]), else whole.
 fn parse_json(
     text: &str,
     source: &str,
-    sink: &mut dyn FnMut(ManifestObject),
+    parts: bool,
+    sink: &mut dyn FnMut(Read),
 ) -> Result<(), ManifestError> {
     let parse_error = |e: crate::value::DecodeError| ManifestError::Parse {
         origin: source.to_string(),
         message: e.to_string(),
     };
-    let spans = crate::json::document_spans(text, MAX_DEPTH).map_err(parse_error)?;
+    let spans = crate::json::documents(text, MAX_DEPTH).map_err(parse_error)?;
     let multi = spans.len() > 1;
-    for (i, span) in spans.into_iter().enumerate() {
+    for (i, (span, keys)) in spans.into_iter().enumerate() {
         let src = if multi {
             format!("{source}#{}", i + 1)
         } else {
@@ -154,68 +207,149 @@ fn parse_json(
             items: Vec::new(),
         };
         let Some((head, mut items)) =
-            crate::json::read_list(text, span.clone(), MAX_DEPTH).map_err(parse_error)?
+            crate::json::read_list_at(text, span.clone(), &keys, MAX_DEPTH).map_err(parse_error)?
         else {
-            let doc = crate::json::read_document(text, span, MAX_DEPTH).map_err(parse_error)?;
-            let refused = json_divergences(text, doc.refused);
-            let found = Found {
-                divergences: &refused,
-                spellings: &doc.spellings,
+            let doc = if parts {
+                crate::json::read_document_object(text, span, MAX_DEPTH)
+            } else {
+                crate::json::read_document(text, span, MAX_DEPTH).map(ReadObject::Whole)
             };
-            push_object(doc.value, src, position, &found, "", None, sink)?;
+            let list = ListHead::none(text);
+            list.push(doc.map_err(parse_error)?, src, position, "", sink)?;
             continue;
         };
-        // What push_object does with a List, one item at a time.
-        let head_refused = json_divergences(text, head.refused);
-        let own: Vec<Divergence> = head_refused
-            .iter()
-            .filter(|d| !d.path.starts_with("items["))
-            .cloned()
-            .collect();
-        let list_problem = problem_of(&head.value, &own, "");
+        let list = ListHead::new(text, head);
         let mut j = 0;
-        while let Some(item) = items.next_item().map_err(parse_error)? {
-            let item_prefix = format!("items[{j}]");
-            let item_pointer = format!("/items/{j}");
-            // What the List outside this item found under it (an earlier `items` key's), merged
-            // with the item's own in text order, as one reading of the whole List has them.
-            let mut divergences: Vec<Divergence> = head_refused
-                .iter()
-                .filter(|d| under(&d.path, &item_prefix))
-                .cloned()
-                .chain(json_divergences(text, item.refused))
-                .collect();
-            divergences.sort_by_key(|d| (d.line, d.column));
-            let spellings: Vec<Spelling> = head
-                .spellings
-                .iter()
-                .filter(|s| {
-                    s.pointer
-                        .strip_prefix(&item_pointer)
-                        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-                })
-                .cloned()
-                .chain(item.spellings)
-                .collect();
-            let found = Found {
-                divergences: &divergences,
-                spellings: &spellings,
+        loop {
+            let item = if parts {
+                items.next_object()
+            } else {
+                items.next_item().map(|item| item.map(ReadObject::Whole))
+            };
+            let Some(item) = item.map_err(parse_error)? else {
+                break;
             };
             let mut at = position.clone();
             at.items.push(j);
-            push_object(
-                item.value,
+            list.push(
+                item,
                 format!("{src}[{j}]"),
                 at,
-                &found,
-                &item_prefix,
-                list_problem.as_deref(),
+                &format!("items[{j}]"),
                 sink,
             )?;
             j += 1;
         }
     }
     Ok(())
+}
+
+/// What reading a JSON List outside its items found (nothing, for a document that is no List):
+/// what each of its items is handed with, as push_object hands it over in the List read whole.
+struct ListHead<'t> {
+    text: &'t str,
+    refused: Vec<Divergence>,
+    spellings: Vec<Spelling>,
+    /// The problem of the List itself (a place outside its items), every item's.
+    problem: Option<String>,
+}
+
+impl<'t> ListHead<'t> {
+    fn none(text: &'t str) -> Self {
+        ListHead {
+            text,
+            refused: Vec::new(),
+            spellings: Vec::new(),
+            problem: None,
+        }
+    }
+
+    fn new(text: &'t str, head: crate::json::ManifestDocument) -> Self {
+        let refused = json_divergences(text, head.refused);
+        let own: Vec<Divergence> = refused
+            .iter()
+            .filter(|d| !d.path.starts_with("items["))
+            .cloned()
+            .collect();
+        let problem = problem_of(&head.value, &own, "");
+        ListHead {
+            text,
+            refused,
+            spellings: head.spellings,
+            problem,
+        }
+    }
+
+    /// Hand over the object at `prefix` (`items[j]`; empty for a document), with what the List
+    /// outside it found under it (an earlier `items` key's) merged with its own in text order, as
+    /// one reading of the whole List has them.
+    fn push(
+        &self,
+        object: ReadObject,
+        source: String,
+        position: Position,
+        prefix: &str,
+        sink: &mut dyn FnMut(Read),
+    ) -> Result<(), ManifestError> {
+        let pointer = spellings_pointer(prefix);
+        // The value read whole, or the parts (which found nothing of their own).
+        let (body, refused, spellings) = match object {
+            ReadObject::Whole(doc) => (Ok(doc.value), doc.refused, doc.spellings),
+            ReadObject::Parts(parts) => (Err(parts), Vec::new(), Vec::new()),
+        };
+        let mut divergences: Vec<Divergence> = (self.refused.iter())
+            .filter(|d| under(&d.path, prefix))
+            .cloned()
+            .chain(json_divergences(self.text, refused))
+            .collect();
+        divergences.sort_by_key(|d| (d.line, d.column));
+        let spellings: Vec<Spelling> = (self.spellings.iter())
+            .filter(|s| {
+                (s.pointer.strip_prefix(&pointer))
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+            })
+            .cloned()
+            .chain(spellings)
+            .collect();
+        let found = Found {
+            divergences: &divergences,
+            spellings: &spellings,
+        };
+        let inherited = self.problem.as_deref();
+        let parts = match body {
+            Ok(value) => {
+                return push_object(
+                    value,
+                    source,
+                    position,
+                    &found,
+                    prefix,
+                    inherited,
+                    &mut |o| sink(Read::Value(o)),
+                );
+            }
+            Err(parts) => parts,
+        };
+        // What push_object does with an object that is no List.
+        // (`get`, which allocates nothing, where the document is read at `/metadata/namespace`.)
+        let field = |key: &str| parts.metadata.as_ref()?.get(key)?.as_str();
+        let names = (
+            parts.kind.as_deref().unwrap_or(""),
+            field("namespace").unwrap_or(""),
+            field("name").unwrap_or(""),
+        );
+        let problem =
+            problem_named(names, &divergences, prefix).or_else(|| inherited.map(str::to_string));
+        sink(Read::Parts(PartsObject {
+            source,
+            document: position.document,
+            items: position.items,
+            parts,
+            problem,
+            spellings: spellings_under(&spellings, prefix),
+        }));
+        Ok(())
+    }
 }
 
 /// The numbers kubectl refuses in a JSON document, as divergences at their line and column.
@@ -399,13 +533,24 @@ fn visible(text: &str) -> String {
 /// The first divergence under `prefix` (a List item's `items[j]`, or the whole document), as the
 /// object's problem, naming the object and the field.
 fn problem_of(doc: &Value, divergences: &[Divergence], prefix: &str) -> Option<String> {
-    let d = divergences.iter().find(|d| under(&d.path, prefix))?;
+    // (Reading a pointer allocates: only when there is a problem.)
+    divergences.iter().find(|d| under(&d.path, prefix))?;
     let field = |p: &str| doc.pointer(p).and_then(Value::as_str).unwrap_or("");
-    let (kind, ns, name) = (
+    let names = (
         field("/kind"),
         field("/metadata/namespace"),
         field("/metadata/name"),
     );
+    problem_named(names, divergences, prefix)
+}
+
+/// [`problem_of`] of a document whose kind, namespace and name are `names`.
+fn problem_named(
+    (kind, ns, name): (&str, &str, &str),
+    divergences: &[Divergence],
+    prefix: &str,
+) -> Option<String> {
+    let d = divergences.iter().find(|d| under(&d.path, prefix))?;
     let mut d = d.clone();
     let path = d.path.strip_prefix(prefix).unwrap_or(&d.path);
     d.path = format!(
@@ -528,9 +673,9 @@ fn push_object(
     }
 }
 
-/// The spellings of the item at `prefix` (`items[2]`, `spec.items[0]`, empty for the document), by
-/// pointer from the item rather than from the document's root.
-fn spellings_under(spellings: &[Spelling], prefix: &str) -> Vec<Spelling> {
+/// The pointer of the item at `prefix` (`items[2]`, `spec.items[0]`; empty for the document) that
+/// its spellings' pointers start with (`/items/2`, `/spec/items/0`).
+fn spellings_pointer(prefix: &str) -> String {
     let mut at = String::new();
     for step in prefix.split('.').filter(|s| !s.is_empty()) {
         let (key, index) = step.split_once('[').unwrap_or((step, ""));
@@ -541,6 +686,13 @@ fn spellings_under(spellings: &[Spelling], prefix: &str) -> Vec<Spelling> {
             at.push_str(i);
         }
     }
+    at
+}
+
+/// The spellings of the item at `prefix` (`items[2]`, `spec.items[0]`, empty for the document), by
+/// pointer from the item rather than from the document's root.
+fn spellings_under(spellings: &[Spelling], prefix: &str) -> Vec<Spelling> {
+    let at = spellings_pointer(prefix);
     spellings
         .iter()
         .filter_map(|s| {
@@ -593,6 +745,7 @@ mod tests {
         let streamed = format!("{:#?}", parse(text, "f.json"));
         let whole = format!("{:#?}", parse_json_whole(text, "f.json"));
         assert_eq!(streamed, whole, "{text}");
+        parts_tests::same_parts_as_whole(text);
     }
 
     /// Lists with what makes reading their items one at a time hard: refusals and spellings in

@@ -1,0 +1,461 @@
+//! The objects of a JSON manifest read into their parts ([`parse_each_read`]) against the same
+//! objects read whole ([`parse_each`], the reference): the parts are what the value holds at
+//! those keys, and everything else handed over is the same. The cases are hand-written edge
+//! cases, generated manifests (a fixed seed) and a dump shaped as `kubectl get -o json` prints
+//! one; [`crate::object`]'s tests compare the objects made of both readings.
+
+use serde_json::Value;
+
+use super::{ManifestError, ManifestObject, Read, go_json, parse_each, parse_each_read};
+use crate::json::ObjectParts;
+
+/// What [`parse_each_read`] hands over beside what [`parse_each`] hands over for `text`, and the
+/// two results.
+#[allow(clippy::type_complexity)]
+pub(crate) fn both_readings(
+    text: &str,
+) -> (
+    (Vec<ManifestObject>, Result<(), ManifestError>),
+    (Vec<Read>, Result<(), ManifestError>),
+) {
+    let mut whole = Vec::new();
+    let whole_result = parse_each(text, "f.json", &mut |o| whole.push(o));
+    let mut read = Vec::new();
+    let read_result = parse_each_read(text, "f.json", &mut |o| read.push(o));
+    ((whole, whole_result), (read, read_result))
+}
+
+/// The parts of a value read whole, as `Object::from_manifest` takes them from it.
+fn parts_of(value: &Value) -> ObjectParts {
+    let string = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_string);
+    let part = |key: &str| value.get(key).filter(|v| !v.is_null()).map(go_json);
+    ObjectParts {
+        kind: string("kind"),
+        api_version: string("apiVersion"),
+        metadata: value.get("metadata").cloned(),
+        metadata_text: part("metadata"),
+        spec: part("spec"),
+        status: part("status"),
+    }
+}
+
+/// Both readings of `text` agree; returns how many objects were read into their parts, and how
+/// many whole.
+pub(crate) fn same_parts_as_whole(text: &str) -> (usize, usize) {
+    let ((whole, whole_result), (read, read_result)) = both_readings(text);
+    assert_eq!(read_result, whole_result, "{text}");
+    assert_eq!(read.len(), whole.len(), "{text}");
+    let mut counts = (0, 0);
+    for (read, whole) in read.into_iter().zip(whole) {
+        match read {
+            Read::Value(o) => {
+                counts.1 += 1;
+                assert_eq!(format!("{o:#?}"), format!("{whole:#?}"), "{text}");
+            }
+            Read::Parts(o) => {
+                counts.0 += 1;
+                // Debug, not ==: a map's entries in the same order too.
+                let want = parts_of(&whole.value);
+                assert_eq!(format!("{:#?}", o.parts), format!("{want:#?}"), "{text}");
+                assert_eq!(o.source, whole.source, "{text}");
+                assert_eq!(o.document, whole.document, "{text}");
+                assert_eq!(o.items, whole.items, "{text}");
+                assert_eq!(o.problem, whole.problem, "{text}");
+                assert_eq!(o.spellings, whole.spellings, "{text}");
+            }
+        }
+    }
+    counts
+}
+
+/// An ARC object as `kubectl get -o json` prints one (keys sorted), with `extra` added to its spec
+/// as its last keys (after `template`).
+fn item(name: &str, extra: &str) -> String {
+    format!(
+        r#"{{"apiVersion":"actions.github.com/v1alpha1","kind":"AutoscalingRunnerSet","metadata":{{"name":"{name}","namespace":"ns"}},"spec":{{"maxRunners":1,"template":{{"spec":{{}}}}{extra}}}}}"#
+    )
+}
+
+/// Hand-written manifests with what the reading into parts must refuse, or write exactly: keys
+/// not sorted or repeated (at the object's top, in its spec, deep, one spelled with an escape),
+/// escapes (`<>&`, U+2028 raw and escaped, lone surrogates, `\/`), other Unicode, floats, `-0`,
+/// integers at and beyond int64, `1e3`, nulls, empty objects and arrays, nested Lists, `kind` and
+/// `metadata` of other types, nesting at the limit, refusals and spellings in the List outside
+/// the item.
+pub(crate) fn edge_cases() -> Vec<String> {
+    let specs = [
+        r#","x":{"b":1,"a":2}"#,
+        r#","x":{"a":1,"a":2}"#,
+        r#","x":[{"a":{"c":1,"b":2}}]"#,
+        r#","x":{"a":1,"\u0061":2}"#,
+        r#","x":{"\u0062":1,"c":2}"#,
+        r#","x":{"\u0062":1,"a":2}"#,
+        r#","x":"a<b>&c \u003c\u2028 \u2029 é \ud800 \ud83d\ude00 \/ \" \\ \b\f\n\r\t \u0001 \u007f""#,
+        r#","x":["<>&","é","😀","\u0000"]"#,
+        r#","x":1.5"#,
+        r#","x":-0"#,
+        r#","x":0"#,
+        r#","x":-1"#,
+        r#","x":1e3"#,
+        r#","x":1E+2"#,
+        r#","x":1.0"#,
+        r#","x":-9223372036854775808"#,
+        r#","x":9223372036854775807"#,
+        r#","x":9223372036854775808"#,
+        r#","x":-9223372036854775809"#,
+        r#","x":12345678901234567890"#,
+        r#","x":1e400"#,
+        r#","x":null"#,
+        r#","x":{},"y":[],"z":[{},[],null,true,false]"#,
+        r#","x":{"kind":"List","items":[]}"#,
+        r#" , "x" : [ 1 , { "a" : true } ] , "y" : "" "#,
+    ];
+    let mut cases: Vec<String> = specs
+        .iter()
+        .map(|extra| {
+            format!(
+                r#"{{"apiVersion":"v1","items":[{}],"kind":"List"}}"#,
+                item("a", extra)
+            )
+        })
+        .collect();
+    let whole_items = [
+        // Keys not sorted, or repeated, at the object's top.
+        r#"{"kind":"AutoscalingRunnerSet","apiVersion":"v1","spec":{}}"#,
+        r#"{"apiVersion":"v1","kind":"A","kind":"B","spec":{}}"#,
+        r#"{"apiVersion":"v1","kind":"A","spec":{"a":1},"spec":{"b":2}}"#,
+        r#"{"apiVersion":"v1","kind":"A","metadata":{"name":"a"},"metadata":{"name":"b"}}"#,
+        // Parts of other types.
+        r#"{"apiVersion":1,"kind":true,"metadata":"x","spec":[1,"2"],"status":7}"#,
+        r#"{"apiVersion":null,"kind":null,"metadata":null,"spec":null,"status":null}"#,
+        r#"{"kind":"A","metadata":{"name":3,"namespace":"n"}}"#,
+        r#"{"kind":"A","metadata":{"namespace":true,"name":"n"}}"#,
+        r#"{"kind":"A","metadata":{"labels":{"a":1},"name":"n"}}"#,
+        r#"{"kind":"A","metadata":{"annotations":{"a":null},"generation":1.0,"name":"n"}}"#,
+        r#"{"kind":"A","metadata":{"generation":1e400,"name":"n"}}"#,
+        r#"{"kind":"A","metadata":{"name":"\u003cn\u003e","namespace":"\u2028"}}"#,
+        r#"{"kind":"A","metadata":{"ownerReferences":[{"apiVersion":"actions.github.com/v1alpha1","controller":true,"kind":"AutoscalingRunnerSet","name":"o","uid":"u"}]}}"#,
+        r#"{}"#,
+        r#"{"a":{}}"#,
+        r#"null"#,
+        // Lists and kinds ending in List.
+        r#"{"items":[{"kind":"A","spec":{"x":1}}],"kind":"List"}"#,
+        r#"{"items":{},"kind":"XList","spec":{"x":1}}"#,
+        r#"{"kind":"XList","spec":{"x":1}}"#,
+        r#"{"kind":"\u004cist","items":[{"kind":"A"}]}"#,
+        r#"{"\u006bind":"A","spec":{"x":1}}"#,
+        r#"{"apiVersion":"v1","kind":"A","status":{"a":[1,2,{"b":-0}]}}"#,
+        r#"{"apiVersion":"v1","kind":"A","status":{"a":1e3},"zzz":1e400}"#,
+        r#"{"apiVersion":"v1","kind":"A","aaa":2.50,"spec":{"a":1}}"#,
+    ];
+    cases.push(format!(
+        r#"{{"apiVersion":"v1","items":[{}],"kind":"List"}}"#,
+        whole_items.join(",\n")
+    ));
+    // Refusals and spellings of the List outside the items: in an earlier `items`, at the List's
+    // own keys, in a key spelled like an item's path.
+    cases.extend([
+        format!(
+            r#"{{"items":[{{"a":1e400,"b":2.0}},{{"c":1.0}}],"items":[{},{}],"kind":"List"}}"#,
+            item("a", ""),
+            item("b", "")
+        ),
+        format!(
+            r#"{{"items":[{}],"kind":"List","metadata":{{"x":1e400,"y":1.0}}}}"#,
+            item("a", "")
+        ),
+        format!(
+            r#"{{"items":[{}],"items[0]":1e400,"kind":"List"}}"#,
+            item("a", "")
+        ),
+        format!(
+            r#"{{"items":[{{"items":[{},{}],"kind":"List"}},{}],"kind":"List"}}"#,
+            item("a", ""),
+            item("b", ""),
+            item("c", "")
+        ),
+    ]);
+    // Plain documents, one and several.
+    cases.push(item("a", r#","x":"<&>""#));
+    cases.push(whole_items.join("\n"));
+    cases.push(format!(
+        "{}\n{}\n{}",
+        item("a", ""),
+        item("b", ",\"x\":1.0"),
+        item("c", "")
+    ));
+    // Nesting at the limit (256: the item is at depth 2, its spec at 3) and past it.
+    for depth in [250, 252, 253, 254, 300] {
+        let deep = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        cases.push(format!(
+            r#"{{"apiVersion":"v1","items":[{}],"kind":"List"}}"#,
+            item("a", &format!(r#","x":{deep}"#))
+        ));
+        cases.push(item("a", &format!(r#","x":{deep}"#)));
+    }
+    cases
+}
+
+/// Manifests generated from a fixed seed for the reading into parts: objects with sorted keys most
+/// of the time, and values drawn from an alphabet of what it must write exactly or refuse.
+pub(crate) fn generated(count: usize) -> Vec<String> {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    (0..count)
+        .map(|_| {
+            let items: Vec<String> = (0..next(5)).map(|_| generated_object(&mut next)).collect();
+            match next(6) {
+                0 => items.join("\n"),
+                1 => format!(
+                    r#"{{"apiVersion":"v1","items":[{{"a":1.0}}],"items":[{}],"kind":"List"}}"#,
+                    items.join(",")
+                ),
+                _ => format!(
+                    "{{\"apiVersion\": \"v1\",\n \"items\": [\n  {}\n ],\n \"kind\": \"List\"}}",
+                    items.join(",\n  ")
+                ),
+            }
+        })
+        .filter(|text| !text.is_empty())
+        .collect()
+}
+
+/// Keys as written, with what they decode to (the order kubectl's writer sorts them in).
+const KEYS: [(&str, &str); 9] = [
+    ("a", "a"),
+    ("\\u0061", "a"),
+    ("b", "b"),
+    ("\\u003c", "<"),
+    ("A", "A"),
+    ("é", "é"),
+    ("z\\n", "z\n"),
+    ("kind", "kind"),
+    ("items", "items"),
+];
+
+const SCALARS: [&str; 24] = [
+    "0",
+    "1",
+    "-1",
+    "42",
+    "-0",
+    "1.0",
+    "1e3",
+    "0.5",
+    "-9223372036854775808",
+    "9223372036854775807",
+    "9223372036854775808",
+    "1e400",
+    "null",
+    "true",
+    "false",
+    r#""""#,
+    r#""a<b>&c""#,
+    r#""\u003c\u2028""#,
+    "\"\u{2028}\u{2029}\"",
+    r#""é😀""#,
+    r#""\ud800x""#,
+    r#""\"\\\/""#,
+    r#""List""#,
+    "\"\u{7f}\"",
+];
+
+/// An object of keys from [`KEYS`], sorted and distinct most of the time.
+fn generated_map(next: &mut dyn FnMut(usize) -> usize, depth: usize) -> String {
+    let mut keys: Vec<(&str, &str)> = (0..next(4)).map(|_| KEYS[next(KEYS.len())]).collect();
+    if next(6) != 0 {
+        keys.sort_by_key(|k| k.1);
+        keys.dedup_by_key(|k| k.1);
+    }
+    let entries: Vec<String> = keys
+        .iter()
+        .map(|(raw, _)| format!("\"{raw}\":{}", generated_value(next, depth + 1)))
+        .collect();
+    format!("{{{}}}", entries.join(","))
+}
+
+fn generated_value(next: &mut dyn FnMut(usize) -> usize, depth: usize) -> String {
+    match next(if depth > 4 { 3 } else { 5 }) {
+        0..=2 => SCALARS[next(SCALARS.len())].to_string(),
+        3 => generated_map(next, depth),
+        _ => {
+            let items: Vec<String> = (0..next(3))
+                .map(|_| generated_value(next, depth + 1))
+                .collect();
+            format!("[{}]", items.join(","))
+        }
+    }
+}
+
+/// An object of a manifest: its top keys mostly sorted and distinct, its parts of the usual types
+/// mostly.
+fn generated_object(next: &mut dyn FnMut(usize) -> usize) -> String {
+    let kinds = [
+        r#""AutoscalingRunnerSet""#,
+        r#""XList""#,
+        "1",
+        r#""A\u003c""#,
+    ];
+    let metadata = [
+        r#"{"name":"n","namespace":"ns"}"#,
+        r#"{"labels":{"a":"1","b":null},"name":"n"}"#,
+        r#"{"name":true}"#,
+        r#"{"generation":2.0,"name":"n"}"#,
+        r#"{"annotations":{"\u003c":"\u2028"},"name":"n"}"#,
+        r#"{"name":"n","name":"m"}"#,
+        "null",
+        r#""x""#,
+    ];
+    let mut keys: Vec<(&str, String)> = vec![
+        ("apiVersion", r#""actions.github.com/v1alpha1""#.to_string()),
+        ("kind", kinds[next(kinds.len())].to_string()),
+        ("metadata", metadata[next(metadata.len())].to_string()),
+        ("spec", generated_map(next, 3)),
+        ("status", generated_value(next, 3)),
+        ("x", generated_value(next, 3)),
+    ];
+    keys.retain(|_| next(5) != 0);
+    match next(8) {
+        0 => keys.reverse(),
+        1 if !keys.is_empty() => keys.push(keys[0].clone()),
+        _ => {}
+    }
+    let entries: Vec<String> = keys.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
+    format!("{{{}}}", entries.join(","))
+}
+
+/// A dump of `sets` scale sets and their EphemeralRunnerSets as `kubectl get -o json` prints it
+/// (keys sorted, indented), each pair in its own namespace: the shape of the benchmark's file.
+pub(crate) fn dump_json(sets: usize) -> String {
+    let dump = super::parse(
+        include_str!("../../../../../tests/oracle/testdata/realistic-dump.yaml"),
+        "dump",
+    )
+    .expect("the dump parses");
+    let mut items = Vec::new();
+    for i in 0..sets {
+        for object in &dump {
+            let mut item = object.value.clone();
+            item["metadata"]["namespace"] = format!("arc-runners-{i}").into();
+            // Sorted as encoding/json writes a map.
+            items.push(serde_json::from_str::<Value>(&go_json(&item)).expect("JSON"));
+        }
+    }
+    let list = serde_json::json!({"apiVersion": "v1", "items": items, "kind": "List"});
+    serde_json::to_string_pretty(&list).expect("JSON")
+}
+
+#[test]
+fn edge_cases_read_into_parts_are_the_objects_read_whole() {
+    let (mut parts, mut whole) = (0, 0);
+    for text in edge_cases() {
+        let (p, w) = same_parts_as_whole(&text);
+        parts += p;
+        whole += w;
+    }
+    // Both readings are exercised: what must be refused is, and what may be read so is.
+    assert!(parts >= 40, "only {parts} objects read into parts");
+    assert!(whole >= 40, "only {whole} objects read whole");
+}
+
+#[test]
+fn edge_cases_read_as_expected() {
+    let route = |text: &str| -> Vec<bool> {
+        let (_, (read, result)) = both_readings(text);
+        result.expect("reads");
+        read.iter().map(|r| matches!(r, Read::Parts(_))).collect()
+    };
+    let list = |item: &str| format!(r#"{{"apiVersion":"v1","items":[{item}],"kind":"List"}}"#);
+    // Sorted, int64 in Go's spelling, escapes written as encoding/json writes them.
+    assert_eq!(route(&list(&item("a", r#","x":"<\u2028\/""#))), [true]);
+    let (_, (read, _)) = both_readings(&list(&item("a", r#","x":"<\u2028\/""#)));
+    let Read::Parts(o) = &read[0] else {
+        unreachable!()
+    };
+    assert_eq!(
+        o.parts.spec.as_deref(),
+        Some(r#"{"maxRunners":1,"template":{"spec":{}},"x":"\u003c\u2028/"}"#)
+    );
+    for refused in [
+        r#","x":{"b":1,"a":2}"#,
+        r#","x":{"a":1,"a":2}"#,
+        r#","x":{"a":1,"\u0061":2}"#,
+        r#","x":1.0"#,
+        r#","x":-0"#,
+        r#","x":1e3"#,
+        r#","x":9223372036854775808"#,
+        r#","x":1e400"#,
+    ] {
+        assert_eq!(route(&list(&item("a", refused))), [false], "{refused}");
+    }
+    for kept in [r#","x":-9223372036854775808"#, r#","x":{"\u0061":1,"b":2}"#] {
+        assert_eq!(route(&list(&item("a", kept))), [true], "{kept}");
+    }
+}
+
+#[test]
+fn generated_manifests_read_into_parts_are_the_objects_read_whole() {
+    let (mut parts, mut whole) = (0, 0);
+    for text in generated(3000) {
+        let (p, w) = same_parts_as_whole(&text);
+        parts += p;
+        whole += w;
+    }
+    assert!(parts > 1000, "only {parts} objects read into parts");
+    assert!(whole > 1000, "only {whole} objects read whole");
+}
+
+#[test]
+fn a_dump_as_kubectl_prints_it_is_read_into_parts() {
+    let text = dump_json(3);
+    assert_eq!(same_parts_as_whole(&text), (6, 0));
+}
+
+/// The JSON files of the repository (the transcripts' inputs, the bad inputs, the fuzz seeds):
+/// both readings agree on each.
+#[test]
+fn the_repository_json_files_read_into_parts_are_the_objects_read_whole() {
+    let mut parts = 0;
+    for text in [
+        include_str!("../../../../../tests/oracle/testdata/realistic-spec.json"),
+        include_str!("../../../../../tests/cmd/data/as-written-live.json"),
+        include_str!("../../../../../tests/badinput/json-strings-go-accepts.json"),
+        include_str!("../../../../../tests/badinput/malformed.json"),
+        include_str!("../../../../../fuzz/corpus/json_check_valid/seed-badinput-malformed.json"),
+        include_str!("../../../../../fuzz/corpus/json_check_valid/seed-deep.json"),
+        include_str!("../../../../../fuzz/corpus/json_check_valid/seed-nested.json"),
+        include_str!("../../../../../fuzz/corpus/json_check_valid/seed-realistic-spec.json"),
+        include_str!("../../../../../fuzz/corpus/json_check_valid/seed-scalars.json"),
+        include_str!("../../../../../fuzz/corpus/json_check_valid/seed-scale-set-dump.json"),
+        include_str!("../../../../../fuzz/corpus/json_check_valid/seed-surrogates.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-dump-ars-spec.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-dump-ers-runner-spec.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-quirk-00.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-quirk-01.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-quirk-02.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-quirk-03.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-quirk-04.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-quirk-05.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-quirk-06.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-quirk-07.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-quirk-08.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-quirk-09.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-quirk-10.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-quirk-11.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-quirk-12.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-quirk-13.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-realistic-ars-spec.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-realistic-spec.json"),
+        include_str!("../../../../../fuzz/corpus/legacy_hash/seed-worked-ars-spec.json"),
+        include_str!("../../../../../fuzz/corpus/manifest_parse/seed-badinput-malformed.json"),
+        include_str!("../../../../../fuzz/corpus/manifest_parse/seed-scale-set-dump.json"),
+    ] {
+        parts += same_parts_as_whole(text).0;
+    }
+    assert!(parts > 0, "no object read into parts");
+}
