@@ -25,6 +25,7 @@ use std::time::SystemTime;
 use anyhow::Result;
 use serde::Deserialize;
 
+use crate::cluster::api::ArcApi;
 use crate::cluster::watch::Scope;
 use crate::cluster::{self, ConnectOptions};
 use crate::core::arc;
@@ -193,8 +194,9 @@ impl Request {
     }
 }
 
-/// One listing of the sets in scope, with what their scale sets want.
-pub(crate) async fn list(client: &kube::Client, plan: &Plan) -> Result<Snapshot> {
+/// One listing of the sets in scope, with what their scale sets want, from any source of ARC's
+/// objects ([`ArcApi`]: the API server, or a dump).
+pub(crate) async fn list(client: &impl ArcApi, plan: &Plan) -> Result<Snapshot> {
     let mut census = Census::new(plan.layout, false);
     // The runners' Pods first: a runner reaches phase Running only after its Pod runs, so a
     // Pod made between the two lists cannot make a running runner look Pod-less.
@@ -211,7 +213,7 @@ pub(crate) async fn list(client: &kube::Client, plan: &Plan) -> Result<Snapshot>
         && without.is_empty()
         && let Some(ns) = plan.namespace.as_deref()
     {
-        crate::cluster::api::ArcApi::check_namespace(client, ns).await?;
+        client.check_namespace(ns).await?;
     }
     // The controllers first: the release that judges each set is the one its controller runs.
     let around = Surroundings::read(client, plan).await;
