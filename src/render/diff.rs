@@ -780,10 +780,10 @@ mod tests {
             l,
             "ns".into(),
             "s".into(),
-            "desired".into(),
-            "current".into(),
+            ("desired".into(), "current".into()),
             result,
-            || {
+            true,
+            |_| {
                 let desired = crate::core::desired::written_runner_spec(l, ars_written);
                 (desired, ers_written)
             },

@@ -347,43 +347,22 @@ impl ScaleSetDiff {
         current_from: String,
         drift: Result<Drift, DriftError>,
     ) -> ScaleSetDiff {
-        let unknown = || (Written::Unknown, Written::Unknown);
-        Self::from_drift_as_written(
-            layout,
-            namespace,
-            name,
-            desired_from,
-            current_from,
-            drift,
-            unknown,
-        )
+        let (from, unknown) = ((desired_from, current_from), |_: Option<&Paths>| {
+            (Written::Unknown, Written::Unknown)
+        });
+        Self::from_drift_as_written(layout, namespace, name, from, drift, true, unknown)
     }
 
     /// [`ScaleSetDiff::from_drift`], each side's values shown as its input wrote them: `written`
     /// gives (desired, current), where desired is what the AutoscalingRunnerSet wrote, laid out
     /// as the runner spec ARC builds from it ([`crate::core::desired::written_runner_spec`]),
-    /// `current` what the EphemeralRunnerSet wrote under `spec.ephemeralRunnerSpec`. The text
-    /// diff and each difference's `from` and `to` use them where the written value decodes to the
-    /// value compared. `written` is called only when there is a difference to show, before the
-    /// differences' values are found (once).
-    pub(crate) fn from_drift_as_written(
-        layout: &'static Layout,
-        namespace: String,
-        name: String,
-        desired_from: String,
-        current_from: String,
-        drift: Result<Drift, DriftError>,
-        written: impl FnOnce() -> (Written, Written),
-    ) -> ScaleSetDiff {
-        let (ns, name, from) = (namespace, name, (desired_from, current_from));
-        Self::from_drift_as_written_reaching(layout, ns, name, from, drift, true, |_| written())
-    }
-
-    /// [`ScaleSetDiff::from_drift_as_written`], where the specs are shown `whole` (the text
-    /// diff) or only each difference's `from` and `to` are: then `written` is asked for only what
-    /// lies on the way to the differences' paths ([`Paths`]), and the specs keep no written tree
+    /// `current` what the EphemeralRunnerSet wrote under `spec.ephemeralRunnerSpec`. Each
+    /// difference's `from` and `to`, and the text diff when the specs are kept `whole`, use them
+    /// where the written value decodes to the value compared. `written` is called only when there
+    /// is a difference to show (once): for the `whole` trees (`None`), else only for what lies on
+    /// the way to the differences' paths ([`Paths`]), and then the specs keep no written tree
     /// (what else reads one makes its own).
-    pub(crate) fn from_drift_as_written_reaching(
+    pub(crate) fn from_drift_as_written(
         layout: &'static Layout,
         namespace: String,
         name: String,

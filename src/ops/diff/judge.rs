@@ -492,7 +492,7 @@ pub(super) fn compare_one_drift(
             set.written_spec_reaching(Some("ephemeralRunnerSpec"), paths),
         )
     };
-    let mut item = ScaleSetDiff::from_drift_as_written_reaching(
+    let mut item = ScaleSetDiff::from_drift_as_written(
         layout,
         ns,
         name,

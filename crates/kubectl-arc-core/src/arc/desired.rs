@@ -410,30 +410,6 @@ mod tests {
         ));
     }
 
-    /// Every node's path in a tree, spelled as the equality spells paths.
-    fn paths_of(w: &Written, here: &str, out: &mut Vec<String>) {
-        out.push(here.to_string());
-        match w {
-            Written::Object(entries) => {
-                for (k, v) in entries {
-                    let sep = if here.is_empty() { "" } else { "." };
-                    let step = if k.chars().all(|c| c.is_ascii_alphanumeric()) && !k.is_empty() {
-                        format!("{sep}{k}")
-                    } else {
-                        format!("[{}]", serde_json::to_string(k).unwrap())
-                    };
-                    paths_of(v, &format!("{here}{step}"), out);
-                }
-            }
-            Written::Array(items) => {
-                for (i, v) in items.iter().enumerate() {
-                    paths_of(v, &format!("{here}[{i}]"), out);
-                }
-            }
-            _ => {}
-        }
-    }
-
     #[test]
     fn the_runner_spec_read_along_paths_answers_on_them_as_the_whole() {
         let l = Layout::arc();
@@ -457,7 +433,7 @@ mod tests {
         let ars = crate::object::Object::from_manifest(&ars, crate::object::Origin::Cluster, None);
         let whole = written_runner_spec(l, ars.written_spec(None));
         let mut all = Vec::new();
-        paths_of(&whole, "", &mut all);
+        crate::written::test_support::paths_of(&whole, "", &mut all);
         assert!(all.len() > 200, "{}", all.len());
         assert!(all.contains(&"proxy.http.url".to_string()), "{all:?}");
         let under = |a: &str, b: &str| {

@@ -407,30 +407,6 @@ mod tests {
         assert_eq!(at("spec.containers[x]"), None);
     }
 
-    /// Every node's path in a tree, spelled as the equality spells paths.
-    fn paths_of(w: &Written, here: &str, out: &mut Vec<String>) {
-        out.push(here.to_string());
-        match w {
-            Written::Object(entries) => {
-                for (k, v) in entries {
-                    let plain = !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric());
-                    let step = match (plain, here.is_empty()) {
-                        (true, true) => k.clone(),
-                        (true, false) => format!(".{k}"),
-                        (false, _) => format!("[{}]", serde_json::to_string(k).unwrap()),
-                    };
-                    paths_of(v, &format!("{here}{step}"), out);
-                }
-            }
-            Written::Array(items) => {
-                for (i, v) in items.iter().enumerate() {
-                    paths_of(v, &format!("{here}[{i}]"), out);
-                }
-            }
-            _ => {}
-        }
-    }
-
     #[test]
     fn a_tree_read_along_paths_answers_on_them_as_the_whole_tree() {
         let text = include_str!("../../../../tests/oracle/testdata/realistic-spec.json");
@@ -439,7 +415,7 @@ mod tests {
         );
         let whole = Written::from_json(&text);
         let mut all = Vec::new();
-        paths_of(&whole, "", &mut all);
+        test_support::paths_of(&whole, "", &mut all);
         assert!(all.len() > 300, "{}", all.len());
         // `a` is `b` or under it.
         let under = |a: &str, b: &str| {
@@ -496,5 +472,34 @@ mod tests {
                 PathStep::Item(0)
             ]]
         );
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::Written;
+
+    /// Every node's path in a tree, spelled as the equality spells paths (test support).
+    pub(crate) fn paths_of(w: &Written, here: &str, out: &mut Vec<String>) {
+        out.push(here.to_string());
+        match w {
+            Written::Object(entries) => {
+                for (k, v) in entries {
+                    let plain = !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric());
+                    let step = match (plain, here.is_empty()) {
+                        (true, true) => k.clone(),
+                        (true, false) => format!(".{k}"),
+                        (false, _) => format!("[{}]", serde_json::to_string(k).unwrap()),
+                    };
+                    paths_of(v, &format!("{here}{step}"), out);
+                }
+            }
+            Written::Array(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    paths_of(v, &format!("{here}[{i}]"), out);
+                }
+            }
+            _ => {}
+        }
     }
 }
