@@ -34,6 +34,86 @@ pub(super) struct YamlDocument {
 /// naming the line and column: a syntax error, a duplicate key, nesting beyond [`MAX_DEPTH`],
 /// aliases that expand beyond go-yaml's budget.
 pub(super) fn read(text: &str) -> Result<Vec<YamlDocument>, String> {
+    read_with(text, BESIDE_FROM)
+}
+
+/// From this many bytes on, the text is scanned on a thread of its own while the documents are
+/// built on the caller's: scanning is over half of the reading, and a small file is not worth a
+/// thread.
+const BESIDE_FROM: usize = 256 * 1024;
+
+/// Events handed from the scanning thread to the building one at a time: a channel message each
+/// would cost more than the event.
+const BATCH: usize = 1024;
+
+type Scanned<'t> = Result<(Event<'t>, Span), ScanError>;
+
+/// [`read`], scanning beside the building when `text` holds at least `beside_from` bytes and a
+/// second core is there. The two ways read the same events in the same order and stop at the
+/// same first error (`read_ways_agree` in the tests).
+fn read_with(text: &str, beside_from: usize) -> Result<Vec<YamlDocument>, String> {
+    let mut reader = Reader::new(text);
+    let two_cores = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+    if text.len() >= beside_from
+        && two_cores
+        && let Some(done) = read_beside(text, &mut reader)
+    {
+        done?;
+        return Ok(reader.documents);
+    }
+    for event in Parser::new_from_str_with_options(text, parser_options()) {
+        let (event, span) = event.map_err(|e| scan_error(&e))?;
+        reader.event(event, span)?;
+    }
+    Ok(reader.documents)
+}
+
+/// Scans on a scoped thread, batches of events over a bounded channel, and builds here. `None`
+/// when the thread could not be started (the caller reads sequentially; nothing was read). A
+/// building error drops the receiver, which stops the scanner at its next send.
+fn read_beside<'t>(text: &'t str, reader: &mut Reader<'t>) -> Option<Result<(), String>> {
+    std::thread::scope(|scope| {
+        let (send, receive) = std::sync::mpsc::sync_channel::<Vec<Scanned<'t>>>(4);
+        let scanner = std::thread::Builder::new()
+            .name("yaml-scanner".into())
+            .spawn_scoped(scope, move || {
+                let mut batch = Vec::with_capacity(BATCH);
+                for event in Parser::new_from_str_with_options(text, parser_options()) {
+                    let failed = event.is_err();
+                    batch.push(event);
+                    if failed {
+                        break;
+                    }
+                    if batch.len() == BATCH {
+                        let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                        if send.send(full).is_err() {
+                            return;
+                        }
+                    }
+                }
+                let _ = send.send(batch);
+            })
+            .ok()?;
+        let built = (|| {
+            for batch in receive.iter() {
+                for event in batch {
+                    let (event, span) = event.map_err(|e| scan_error(&e))?;
+                    reader.event(event, span)?;
+                }
+            }
+            Ok(())
+        })();
+        drop(receive);
+        // The scanner ends once its last send returns: it holds no lock and panics only as
+        // the sequential reading would.
+        if let Err(panic) = scanner.join() {
+            std::panic::resume_unwind(panic);
+        }
+        Some(built)
+    })
+}
+
+fn parser_options() -> granit_parser::Options {
     let mut options = granit_parser::Options::default();
     // Comments are syntax to check and drop, as go-yaml does: emitting them only buffers them (a
     // block of more than 96 comment lines would exhaust the parser's buffer).
@@ -42,12 +122,7 @@ pub(super) fn read(text: &str) -> Result<Vec<YamlDocument>, String> {
     options.block_nesting_limit = MAX_DEPTH;
     // libyaml and its Go port add no line feed to a block scalar ending the input without one.
     options.block_scalar_eof_without_line_feed = true;
-    let mut reader = Reader::new(text);
-    for event in Parser::new_from_str_with_options(text, options) {
-        let (event, span) = event.map_err(|e| scan_error(&e))?;
-        reader.event(event, span)?;
-    }
-    Ok(reader.documents)
+    options
 }
 
 fn scan_error(e: &ScanError) -> String {
@@ -863,4 +938,62 @@ fn json_string(s: &str) -> String {
     let mut out = String::new();
     goyaml::go_json_string(s, &mut out);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shown(read: Result<Vec<YamlDocument>, String>) -> String {
+        match read {
+            Ok(docs) => docs
+                .iter()
+                .map(|d| format!("{}\n{:?}\n{:?}\n", d.value, d.refusals, d.spellings))
+                .collect(),
+            Err(message) => format!("error: {message}"),
+        }
+    }
+
+    /// Scanning beside the building reads what scanning in line reads: the same documents,
+    /// refusals and spellings, or the same first error, wherever in the stream it comes (the
+    /// scanner's own errors and the builder's, before, inside and after a batch boundary).
+    #[test]
+    fn read_ways_agree() {
+        let document = |i: usize| {
+            format!(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: m{i}\n  labels: {{a: yes, b: 0x1{i}}}\ndata:\n  k: &a{i} [1.0, ~, \"x\\u0085y\"]\n  j: *a{i}\n  l: |\n    text {i}\n"
+            )
+        };
+        let stream = |n: usize| (0..n).map(document).collect::<Vec<_>>().join("---\n");
+        let mut cases = vec![String::new(), "~".to_string(), stream(1), stream(120)];
+        for bad in [
+            "a: [1, 2\n",                     // the scanner's error
+            "a: 1\na: 2\n",                   // the builder's: a duplicate key
+            "a: *nowhere\n",                  // an unknown anchor
+            "a: b\n  c: d\n",                 // mapping values not allowed here
+            "a: .inf\n",                      // a deferred refusal, no error
+            "x: \"\u{2028}\"\ny: a\u{85}b\n", // go-yaml's line breaks
+        ] {
+            for at in [0, 7, 40, 119] {
+                let mut text = stream(at);
+                if at > 0 {
+                    text.push_str("---\n");
+                }
+                text.push_str(bad);
+                text.push_str("---\n");
+                text.push_str(&stream(5));
+                cases.push(text);
+            }
+        }
+        let mut read = Vec::new();
+        for text in &cases {
+            let beside = shown(read_with(text, 0));
+            assert_eq!(beside, shown(read_with(text, usize::MAX)), "{text}");
+            read.push(beside);
+        }
+        // The cases reach past a batch and hold errors of both kinds.
+        assert_eq!(read[3].matches("ConfigMap").count(), 120);
+        assert!(read.iter().any(|r| r.contains("duplicate key")));
+        assert_eq!(read.iter().filter(|r| r.starts_with("error")).count(), 16);
+    }
 }
