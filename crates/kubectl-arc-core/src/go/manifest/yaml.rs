@@ -68,16 +68,25 @@ fn read_with(text: &str, beside_from: usize) -> Result<Vec<YamlDocument>, String
     Ok(reader.documents)
 }
 
-/// Scans on a scoped thread, batches of events over a bounded channel, and builds here. `None`
-/// when the thread could not be started (the caller reads sequentially; nothing was read). A
-/// building error drops the receiver, which stops the scanner at its next send.
+/// Scans on a scoped thread, batches of events over a bounded channel, and builds here; the
+/// emptied batches go back to the scanner to be filled again (an event is some 200 bytes: a new
+/// vector per batch would allocate the file's events over again). `None` when the thread could
+/// not be started (the caller reads sequentially; nothing was read). A building error drops the
+/// receiver, which stops the scanner at its next send.
 fn read_beside<'t>(text: &'t str, reader: &mut Reader<'t>) -> Option<Result<(), String>> {
+    use std::sync::mpsc::sync_channel;
     std::thread::scope(|scope| {
-        let (send, receive) = std::sync::mpsc::sync_channel::<Vec<Scanned<'t>>>(4);
+        let (send, receive) = sync_channel::<Vec<Scanned<'t>>>(4);
+        let (give_back, given_back) = sync_channel::<Vec<Scanned<'t>>>(8);
+        let empty = move || {
+            given_back
+                .try_recv()
+                .unwrap_or_else(|_| Vec::with_capacity(BATCH))
+        };
         let scanner = std::thread::Builder::new()
             .name("yaml-scanner".into())
             .spawn_scoped(scope, move || {
-                let mut batch = Vec::with_capacity(BATCH);
+                let mut batch = empty();
                 for event in Parser::new_from_str_with_options(text, parser_options()) {
                     let failed = event.is_err();
                     batch.push(event);
@@ -85,7 +94,7 @@ fn read_beside<'t>(text: &'t str, reader: &mut Reader<'t>) -> Option<Result<(), 
                         break;
                     }
                     if batch.len() == BATCH {
-                        let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                        let full = std::mem::replace(&mut batch, empty());
                         if send.send(full).is_err() {
                             return;
                         }
@@ -95,11 +104,12 @@ fn read_beside<'t>(text: &'t str, reader: &mut Reader<'t>) -> Option<Result<(), 
             })
             .ok()?;
         let built = (|| {
-            for batch in receive.iter() {
-                for event in batch {
+            for mut batch in receive.iter() {
+                for event in batch.drain(..) {
                     let (event, span) = event.map_err(|e| scan_error(&e))?;
                     reader.event(event, span)?;
                 }
+                let _ = give_back.try_send(batch);
             }
             Ok(())
         })();
