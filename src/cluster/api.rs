@@ -62,6 +62,26 @@ pub(crate) trait ArcApi {
         Ok(out)
     }
 
+    /// The namespaces in which this source's answer to a list of `resource` selected by
+    /// `label_selector` is the whole truth. `None`: every namespace (an API server lists what
+    /// there is). A dump knows only the namespaces where it holds such an object (one that holds
+    /// a namespace's runners holds them all, as `kubectl get -n NS -o yaml` writes them); of any
+    /// other namespace it says nothing, which the operations take as "not known", never as
+    /// "none there".
+    fn answers_for(
+        &self,
+        _resource: Resource,
+        _label_selector: Option<&str>,
+    ) -> Option<std::collections::HashSet<String>> {
+        None
+    }
+
+    /// How this source says that a named object is not in it: after "not found" (a dump adds
+    /// " in the files").
+    fn not_found_in(&self) -> &'static str {
+        ""
+    }
+
     /// The EphemeralRunners in `namespace` (all namespaces when `None`) as the impact forecast
     /// reads them ([`RunnerRead`]).
     async fn list_runners(&self, namespace: Option<&str>) -> Result<Vec<RunnerRead>, ApiError>;

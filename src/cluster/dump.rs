@@ -39,9 +39,10 @@ pub(crate) struct Dump {
 impl Dump {
     /// Read the `-f` arguments (`stdin` for `-`), an object without a namespace taking
     /// `namespace` (an explicit `-n` when `explicit`, whose contradiction is the object's problem).
-    /// Only the objects of `resources` are kept: the dump answers nothing else, and the rest
-    /// of a dump (AutoscalingRunnerSets, Pods, a chart's RBAC, unless asked for) is dropped as it
-    /// is read. A Pod or Deployment without a namespace is in `namespace`, as kubectl puts it.
+    /// Only the objects of `resources` are kept, and those kubectl refuses ([`Dump::refused`]):
+    /// the dump answers nothing else, and the rest of a dump (AutoscalingRunnerSets, Pods, a
+    /// chart's RBAC, unless asked for) is dropped as it is read. A Pod or Deployment without a
+    /// namespace is in `namespace`, as kubectl puts it.
     /// Returns the dump and the files that could not be read (the others are still used).
     pub(crate) fn read(
         paths: &[PathBuf],
@@ -50,10 +51,14 @@ impl Dump {
         explicit: bool,
         resources: &[Resource],
     ) -> (Dump, Vec<String>) {
-        let keep = |o: &Object| resources.iter().any(|r| r.is_of(o));
+        let asked = |o: &Object| resources.iter().any(|r| r.is_of(o));
+        // ARC's group whole until the namespaces are resolved: an explicit `-n` may refuse an
+        // object of a kind not asked.
+        let keep = |o: &Object| o.problem.is_some() || o.in_arc_group() || asked(o);
         let inputs = input::read_only(paths, stdin, &keep);
         let mut objects = inputs.objects;
         input::resolve_namespaces(&mut objects, namespace, explicit);
+        objects.retain(|o| o.problem.is_some() || asked(o));
         // ARC's objects are resolved above (with kubectl's check of an explicit `-n`); the other
         // namespaced kinds kept take the namespace where they have none.
         for o in objects.iter_mut().filter(|o| !o.in_arc_group()) {
@@ -73,6 +78,20 @@ impl Dump {
         query: &Scope,
         mut each: impl FnMut(Object) -> Result<(), E>,
     ) -> Result<(), E> {
+        for o in self.matching(resource, query)? {
+            each(o.clone())?;
+        }
+        Ok(())
+    }
+
+    /// The objects of `resource` that `query` selects (its namespace, its label selector as the
+    /// API server's `labels.Parse` reads it, the metadata fields of its field selector), in the
+    /// dump's order; a selector that cannot be read is the API server's 400.
+    fn matching<'a>(
+        &'a self,
+        resource: Resource,
+        query: &'a Scope,
+    ) -> Result<impl Iterator<Item = &'a Object> + 'a, ApiError> {
         let labels = match &query.label_selector {
             Some(s) => {
                 Some(Selector::parse(s).map_err(|e| bad_query(resource, query, e.to_string()))?)
@@ -83,7 +102,7 @@ impl Dump {
             Some(s) => field_terms(s).map_err(|e| bad_query(resource, query, e))?,
             None => Vec::new(),
         };
-        for o in self.of_resource(resource) {
+        Ok(self.of_resource(resource).filter(move |o| {
             let in_namespace = !resource.namespaced
                 || (query.namespace.as_deref()).is_none_or(|ns| o.namespace() == ns);
             let labelled = labels.as_ref().is_none_or(|s| s.matches(&o.meta.labels));
@@ -94,16 +113,15 @@ impl Dump {
                 };
                 (have == value) == equal
             });
-            if in_namespace && labelled && fielded {
-                each(o.clone())?;
-            }
-        }
-        Ok(())
+            in_namespace && labelled && fielded
+        }))
     }
 
-    /// A dump of objects already read (their namespaces resolved).
-    pub(crate) fn of(objects: Vec<Object>) -> Dump {
-        Dump { objects }
+    /// The objects kubectl refuses (whatever their kind, each with its problem), in the dump's
+    /// order: an operation that reports them all reports them from here, where the files were
+    /// read; those of the kinds asked are also listed with their problem.
+    pub(crate) fn refused(&self) -> impl Iterator<Item = &Object> {
+        self.objects.iter().filter(|o| o.problem.is_some())
     }
 
     fn of_resource(&self, resource: Resource) -> impl Iterator<Item = &Object> {
@@ -166,6 +184,27 @@ impl ArcApi for Dump {
     ) -> Result<String, E> {
         self.select(resource, query, each)?;
         Ok(String::new())
+    }
+
+    fn answers_for(
+        &self,
+        resource: Resource,
+        label_selector: Option<&str>,
+    ) -> Option<std::collections::HashSet<String>> {
+        let query = Scope {
+            label_selector: label_selector.map(str::to_string),
+            ..Scope::default()
+        };
+        // A selector the dump cannot read answers for no namespace (the list itself says why).
+        let held = match self.matching(resource, &query) {
+            Ok(objects) => objects.map(|o| o.namespace().to_string()).collect(),
+            Err(_) => Default::default(),
+        };
+        Some(held)
+    }
+
+    fn not_found_in(&self) -> &'static str {
+        " in the files"
     }
 
     async fn check_namespace(&self, _namespace: &str) -> anyhow::Result<()> {

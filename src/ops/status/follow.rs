@@ -11,7 +11,9 @@ use std::time::Duration;
 
 use anyhow::{Result, bail};
 
-use super::gather::{gather, gather_parts, has_set, runner_pods, scale_sets, without_sets};
+use super::gather::{
+    gather, gather_parts, has_set, paired_outside, runner_pods, scale_sets, without_sets,
+};
 use super::judge::{rejudge, scale_set_row};
 use super::names::missing_names;
 use super::surroundings::Surroundings;
@@ -238,7 +240,7 @@ pub(crate) async fn follow(
         Err(warning) => Some(warning),
     };
     let pods_readable = pods_unreadable.is_none();
-    let gathered = gather(client, plan, live).await?;
+    let gathered = gather(client, plan, live).await?.whole()?;
     let mut census = gathered.census;
     census.start_following();
     // Said once the sets could be listed, as a listing says it.
@@ -256,14 +258,15 @@ pub(crate) async fn follow(
     rejudge(&scale_sets, &mut census, &around);
     // Scale sets without a set yet (just installed): waited for until ARC creates their set, as
     // `kubectl rollout status` waits for a new Deployment's ReplicaSet.
-    let waiting: Vec<input::Object> = without_sets(plan, &scale_sets, &census)
+    let without = without_sets(plan, &scale_sets, &census);
+    let waiting: Vec<input::Object> = (paired_outside(client, plan, without).await)
         .into_iter()
         .cloned()
         .collect();
     let waiting_rows: Vec<SetStatus> = (waiting.iter())
         .map(|a| scale_set_row(plan, a, &around))
         .collect();
-    let missing = missing_names(plan, &census, &waiting_rows);
+    let missing = missing_names(plan, &census, &waiting_rows, client.not_found_in());
     if !missing.is_empty() {
         for e in &missing {
             shell.error(e)?;
@@ -352,7 +355,7 @@ async fn follow_events(
                         }
                     }
                     Event::Relist => {
-                        let g = gather_parts(client, plan, census, true, false).await?;
+                        let g = gather_parts(client, plan, census, true, false).await?.whole()?;
                         census = g.census;
                         let gone: Vec<SetKey> =
                             census.keys().filter(|k| !g.seen.contains(*k)).cloned().collect();
@@ -384,7 +387,7 @@ async fn follow_events(
                     }
                     Event::Relist => {
                         census.clear_runners();
-                        let g = gather_parts(client, plan, census, false, true).await?;
+                        let g = gather_parts(client, plan, census, false, true).await?.whole()?;
                         census = g.census;
                         w.dirty.extend(census.keys().cloned().collect::<Vec<_>>());
                         runners_watch.resume_from(g.runners_version);

@@ -50,11 +50,21 @@ const RUNNER_POD_SELECTOR: &str = "actions-ephemeral-runner=True";
 /// Unschedulable message; a read the role does not allow is the warning to give.
 pub(super) async fn runner_pods(api: &impl ArcApi, plan: &Plan) -> Result<RunnerPods, String> {
     let ns = plan.namespace.as_deref();
+    // Read where the source answers for them: the namespace asked (every one: `None`), or the
+    // namespaces of it where a dump holds runner Pods.
+    let known = match api.answers_for(Resource::PODS, Some(RUNNER_POD_SELECTOR)) {
+        Some(held) => Some(
+            held.into_iter()
+                .filter(|h| ns.is_none_or(|n| n == h))
+                .collect(),
+        ),
+        None => ns.map(|n| [n.to_string()].into()),
+    };
     match api
         .list(Resource::PODS, ns, Some(RUNNER_POD_SELECTOR))
         .await
     {
-        Ok(pods) => Ok(runner_pods_of(&pods, ns.map(|n| [n.to_string()].into()))),
+        Ok(pods) => Ok(runner_pods_of(&pods, known)),
         Err(e) => Err(unreadable(
             &e,
             "list",
@@ -155,6 +165,31 @@ pub(super) fn without_sets<'a>(
     scale_sets_without_sets(plan, scale_sets, |a| has_set_among(a, &index))
 }
 
+/// The scale sets among `without` that have a set outside the census: when names or a label
+/// selector chose the sets listed, a scale set's set may be one they left out (another name,
+/// other labels), and ARC pairs it all the same. Read only when there is such a scale set.
+pub(super) async fn paired_outside<'a>(
+    api: &impl ArcApi,
+    plan: &Plan,
+    without: Vec<&'a input::Object>,
+) -> Vec<&'a input::Object> {
+    if without.is_empty() || (plan.names.is_empty() && plan.selector.is_none()) {
+        return without;
+    }
+    let sets = Resource::EPHEMERAL_RUNNER_SETS;
+    let Ok(all) = api.list(sets, plan.namespace.as_deref(), None).await else {
+        return without;
+    };
+    let inputs: Vec<_> = (all.iter().filter(|s| s.problem.is_none()))
+        .map(input::Object::pairing_set)
+        .collect();
+    let index = pairing::Index::new(&inputs);
+    without
+        .into_iter()
+        .filter(|a| !has_set_among(a, &index))
+        .collect()
+}
+
 /// What a listing produced.
 pub(super) struct Gathered {
     pub(super) census: Census,
@@ -163,31 +198,74 @@ pub(super) struct Gathered {
     /// Where watches can start.
     pub(super) sets_version: String,
     pub(super) runners_version: String,
+    /// The listed sets whose facts cannot be read, each named; the others are in the census.
+    pub(super) errors: Vec<String>,
+}
+
+impl Gathered {
+    /// The listing, or the first object it could not read: `--watch` and `--wait` follow a
+    /// census that holds every set listed, or none.
+    pub(super) fn whole(self) -> Result<Gathered> {
+        match self.errors.first() {
+            Some(e) => Err(anyhow::anyhow!("{e}")),
+            None => Ok(self),
+        }
+    }
+}
+
+/// What the worker thread made of the objects listed.
+struct Consumed {
+    census: Census,
+    seen: HashSet<SetKey>,
+    errors: Vec<String>,
 }
 
 /// The worker thread: sets first (they arrive on `sets`), then runners, into the census, each
-/// read from the one [`input::Object`] every source gives (as `-f` reads them).
+/// read from the one [`input::Object`] every source gives. A set's counts are judged only where
+/// the source answers for the runners (`runners_known`: `None`, every namespace); a set that
+/// cannot be read is an error of its own, the others still counted.
 fn consume(
     mut census: Census,
     sets: std_mpsc::Receiver<input::Object>,
     runners: std_mpsc::Receiver<input::Object>,
-) -> Result<(Census, HashSet<SetKey>)> {
+    runners_known: Option<HashSet<String>>,
+) -> Consumed {
     let mut seen = HashSet::new();
+    let mut errors = Vec::new();
     for set in sets {
-        let facts = SetFacts::from_object(&set)
-            .map_err(|e| anyhow::anyhow!("an EphemeralRunnerSet in the list: {e}"))?;
-        seen.insert(census.upsert_set(facts));
+        // An object kubectl refuses (only a dump holds one) is reported where it was read.
+        if set.problem.is_some() {
+            continue;
+        }
+        match SetFacts::from_object(&set) {
+            Ok(mut facts) => {
+                // A source without the namespace's runners says nothing of them: the counts in
+                // the set's status are not judged against runners it does not hold.
+                if (runners_known.as_ref()).is_some_and(|k| !k.contains(facts.namespace.as_str())) {
+                    facts.counters = None;
+                }
+                seen.insert(census.upsert_set(facts));
+            }
+            Err(e) => errors.push(format!("{}: {e}", set.describe())),
+        }
     }
     for runner in runners {
         // A runner whose facts cannot be read cannot belong to any set: skip it.
+        if runner.problem.is_some() {
+            continue;
+        }
         if let Ok(runner) = RunnerFacts::from_object(&runner) {
             census.add_runner(&runner);
         }
     }
-    Ok((census, seen))
+    Consumed {
+        census,
+        seen,
+        errors,
+    }
 }
 
-/// The census worker stopped (it failed, and says why): the list it was fed stops.
+/// The census worker stopped (it panicked, which its join says): the list it was fed stops.
 #[derive(Debug, thiserror::Error)]
 #[error("the census worker stopped")]
 struct WorkerStopped;
@@ -215,9 +293,10 @@ pub(super) async fn gather_parts<A: ArcApi>(
 ) -> Result<Gathered> {
     let (sets_tx, sets_rx) = std_mpsc::sync_channel(PAGE_SIZE as usize);
     let (runners_tx, runners_rx) = std_mpsc::sync_channel(PAGE_SIZE as usize);
+    let runners_known = api.answers_for(Resource::EPHEMERAL_RUNNERS, None);
     let worker = std::thread::Builder::new()
         .name("status-census".into())
-        .spawn(move || consume(census, sets_rx, runners_rx))
+        .spawn(move || consume(census, sets_rx, runners_rx, runners_known))
         .context("cannot start a worker thread")?;
     let fetched: Result<(String, String)> = async {
         let mut sets_version = String::new();
@@ -253,16 +332,17 @@ pub(super) async fn gather_parts<A: ArcApi>(
     let worked = worker
         .join()
         .map_err(|_| anyhow::anyhow!("the census worker thread panicked"))?;
-    let (sets_version, runners_version) = match fetched {
-        // The worker's error says why.
-        Err(e) if e.is::<WorkerStopped>() => Default::default(),
-        fetched => fetched?,
-    };
-    let (census, seen) = worked?;
+    let (sets_version, runners_version) = fetched?;
+    let Consumed {
+        census,
+        seen,
+        errors,
+    } = worked;
     Ok(Gathered {
         census,
         seen,
         sets_version,
         runners_version,
+        errors,
     })
 }

@@ -36,7 +36,7 @@ use crate::core::upgrade::Target;
 use crate::input;
 use crate::report::Outcome;
 use crate::report::status::Chain;
-use gather::{census_pairs, gather, runner_pods, scale_sets, without_sets};
+use gather::{census_pairs, gather, paired_outside, runner_pods, scale_sets, without_sets};
 use judge::{chains, rejudge, scale_set_row};
 use names::resolve_names;
 use surroundings::Surroundings;
@@ -209,6 +209,7 @@ pub(crate) async fn list(client: &impl ArcApi, plan: &Plan) -> Result<Snapshot> 
     let mut census = gathered.census;
     let scale_sets = scale_sets(client, plan).await;
     let without = without_sets(plan, &scale_sets, &census);
+    let without = paired_outside(client, plan, without).await;
     if gathered.seen.is_empty()
         && without.is_empty()
         && let Some(ns) = plan.namespace.as_deref()
@@ -220,7 +221,13 @@ pub(crate) async fn list(client: &impl ArcApi, plan: &Plan) -> Result<Snapshot> 
     let waiting: Vec<SetStatus> = (without.into_iter())
         .map(|a| scale_set_row(plan, a, &around))
         .collect();
-    let errors = missing_names(plan, &census, &waiting);
+    let mut errors = gathered.errors;
+    errors.extend(missing_names(
+        plan,
+        &census,
+        &waiting,
+        client.not_found_in(),
+    ));
     rejudge(&scale_sets, &mut census, &around);
     let fleet = FleetFacts::read(&scale_sets, &census, &around, plan.namespace.as_deref());
     let chains = chains(plan, &scale_sets, &census, &around);

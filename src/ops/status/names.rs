@@ -4,12 +4,11 @@
 use anyhow::Result;
 
 use crate::cluster::api::{ArcApi, Resource};
-use crate::core::arc;
 use crate::core::pairing;
 use crate::core::status::{Census, SetStatus};
 use crate::input;
 
-use super::{Files, Plan};
+use super::Plan;
 
 /// Names as a user gives them: an EphemeralRunnerSet's, or its AutoscalingRunnerSet's (ARC up to
 /// 0.14 names its sets `<scale set>-xxxxx`), which stands for the sets ARC made for it, found as
@@ -58,31 +57,27 @@ pub(super) async fn resolve_names<A: ArcApi>(
     Ok(out)
 }
 
-/// The names of `plan` as the sets of the files they stand for ([`resolve_names`] over a dump of
-/// the files' sets and scale sets): a scale set's name is its sets'.
-pub(super) fn offline_names(plan: &Plan, files: &Files, objects: &[input::Object]) -> Vec<String> {
-    if plan.names.is_empty() {
-        return Vec::new();
-    }
-    let namespace = plan.namespace.as_deref().unwrap_or(&files.namespace);
-    let kept = objects.iter().filter(|o| {
-        o.problem.is_none()
-            && (o.is_arc(arc::KIND_EPHEMERAL_RUNNER_SET)
-                || o.is_arc(arc::KIND_AUTOSCALING_RUNNER_SET))
-    });
-    let dump = crate::cluster::dump::Dump::of(kept.cloned().collect());
-    let resolved = crate::ops::runtime()
-        .and_then(|rt| rt.block_on(resolve_names(&dump, namespace, &plan.names)));
-    resolved.unwrap_or_else(|_| plan.names.clone())
-}
-
-/// Names given that are neither a set in the census nor a scale set shown without one.
-pub(crate) fn missing_names(plan: &Plan, census: &Census, shown: &[SetStatus]) -> Vec<String> {
-    let ns = plan.namespace.clone().unwrap_or_default();
+/// Names given that are neither a set in the census nor a scale set shown without one, as the
+/// source says it (`not_found_in`: [`crate::cluster::api::ArcApi::not_found_in`]). Without a
+/// namespace (a dump's every namespace) a name is found in any.
+pub(crate) fn missing_names(
+    plan: &Plan,
+    census: &Census,
+    shown: &[SetStatus],
+    not_found_in: &str,
+) -> Vec<String> {
+    let ns = plan.namespace.as_deref();
+    let in_census = |n: &String| match ns {
+        Some(ns) => census.contains(&(ns.to_string(), n.clone())),
+        None => census.keys().any(|k| &k.1 == n),
+    };
     plan.names
         .iter()
-        .filter(|n| !census.contains(&(ns.clone(), (*n).clone())))
-        .filter(|n| !shown.iter().any(|r| r.namespace == ns && &r.name == *n))
-        .map(|n| format!("EphemeralRunnerSet {ns}/{n} not found"))
+        .filter(|n| !in_census(n))
+        .filter(|n| !(shown.iter()).any(|r| ns.is_none_or(|ns| r.namespace == ns) && &r.name == *n))
+        .map(|n| match ns {
+            Some(ns) => format!("EphemeralRunnerSet {ns}/{n} not found{not_found_in}"),
+            None => format!("EphemeralRunnerSet {n} not found{not_found_in}"),
+        })
         .collect()
 }

@@ -1,7 +1,7 @@
 //! What status reads around the sets, each only where the caller's rights allow: the
-//! AutoscalingListeners and their Pods, ARC's controller Deployments and its CRDs, from the cluster
-//! ([`Surroundings::read`]) or from a dump ([`Surroundings::from_objects`]); a read the role does
-//! not allow is a warning ([`unreadable`]), never a failure.
+//! AutoscalingListeners and their Pods, ARC's controller Deployments and its CRDs, from any source
+//! ([`Surroundings::read`]: the cluster, or a dump, which says nothing of what it does not hold);
+//! a read the role does not allow is a warning ([`unreadable`]), never a failure.
 
 use std::collections::{HashMap, HashSet};
 
@@ -14,8 +14,8 @@ use crate::core::status::install::{
     reconciler_of,
 };
 use crate::core::status::listener::{
-    COMPONENT_LISTENER, KIND_AUTOSCALING_LISTENER, LABEL_COMPONENT, LISTENER_CONTAINER,
-    OwnListener, behind_controller, controller_of, orphaned_listeners,
+    COMPONENT_LISTENER, LABEL_COMPONENT, LISTENER_CONTAINER, OwnListener, behind_controller,
+    controller_of, orphaned_listeners,
 };
 use crate::core::status::{Census, ListenerFacts, ListenerView, PodFacts, PodView, SetKey};
 use crate::core::upgrade::Target;
@@ -56,11 +56,15 @@ impl Surroundings {
             arc_release: plan.arc_release,
             ..Surroundings::default()
         };
-        match api.list(Resource::AUTOSCALING_LISTENERS, None, None).await {
+        let listeners = Resource::AUTOSCALING_LISTENERS;
+        match api.list(listeners, None, None).await {
+            // A dump that holds no listener says nothing of them.
+            Ok(_) if (api.answers_for(listeners, None)).is_some_and(|held| held.is_empty()) => {}
             Ok(objects) => {
                 out.listeners = Some(
                     objects
                         .iter()
+                        .filter(|o| o.problem.is_none())
                         .filter_map(|o| ListenerFacts::from_object(o).ok())
                         .collect(),
                 );
@@ -85,13 +89,19 @@ impl Surroundings {
             .map(|l| l.namespace.clone())
             .collect();
         let selector = listener_pod_selector();
+        // Where a dump holds no listener Pod, the listener Pods are not known.
+        let known = api.answers_for(Resource::PODS, Some(&selector));
         let mut refused: Vec<(String, cluster::ApiError)> = Vec::new();
         for ns in namespaces {
+            if known.as_ref().is_some_and(|held| !held.contains(&ns)) {
+                continue;
+            }
             match api.list(Resource::PODS, Some(&ns), Some(&selector)).await {
                 Ok(pods) => {
                     out.pods.insert(
                         ns,
                         pods.iter()
+                            .filter(|p| p.problem.is_none())
                             .filter_map(|p| PodFacts::from_object(p, LISTENER_CONTAINER).ok())
                             .collect(),
                     );
@@ -120,13 +130,19 @@ impl Surroundings {
     /// Read ARC's controller Deployments (by the chart's labels, in every namespace) and ARC's
     /// four CRDs: whether the controller's release writes fields its CRDs lack.
     async fn read_installation(&mut self, api: &impl ArcApi) {
+        // A dump that holds no Deployment says nothing of the controllers (one that holds any is
+        // taken to hold them all: they are looked for in every namespace).
+        let deployments = api.answers_for(Resource::DEPLOYMENTS, None);
+        if deployments.is_some_and(|held| held.is_empty()) {
+            return;
+        }
         let mut names = HashSet::new();
         let mut controllers = Vec::new();
         for selector in CONTROLLER_SELECTORS {
             match api.list(Resource::DEPLOYMENTS, None, Some(selector)).await {
                 Ok(found) => {
-                    for d in found {
-                        if let Some(c) = ControllerFacts::from_object(&d)
+                    for d in found.iter().filter(|d| d.problem.is_none()) {
+                        if let Some(c) = ControllerFacts::from_object(d)
                             && names.insert(c.name.clone())
                         {
                             controllers.push(c);
@@ -154,7 +170,8 @@ impl Surroundings {
                 .get(Resource::CUSTOM_RESOURCE_DEFINITIONS, "", name)
                 .await
             {
-                Ok(Some(crd)) => self.crds.extend(crd_facts(&crd)),
+                Ok(Some(crd)) if crd.problem.is_none() => self.crds.extend(crd_facts(&crd)),
+                Ok(Some(_)) => {}
                 Ok(None) => {}
                 Err(e) => {
                     self.warnings.push(unreadable(
@@ -310,53 +327,6 @@ impl Surroundings {
     /// What the installation says of every scale set ([`install_reasons`]).
     pub(super) fn installation_reasons(&self) -> Vec<crate::core::status::StatusReason> {
         install_reasons(self.controllers.as_deref().unwrap_or_default(), &self.crds)
-    }
-
-    /// The listeners and Pods among a dump's objects: listeners are known as far as the dump
-    /// holds them, the Pods of a namespace when it holds a Pod of that namespace.
-    pub(super) fn from_objects(objects: &[input::Object]) -> Surroundings {
-        let listeners: Vec<ListenerFacts> = objects
-            .iter()
-            .filter(|o| o.is_arc(KIND_AUTOSCALING_LISTENER) && o.problem.is_none())
-            .filter_map(|o| ListenerFacts::from_object(o).ok())
-            .collect();
-        let mut pods: HashMap<String, Vec<PodFacts>> = HashMap::new();
-        for o in objects
-            .iter()
-            .filter(|o| o.kind == "Pod" && o.api_version == "v1" && o.problem.is_none())
-        {
-            if let Ok(p) = PodFacts::from_object(o, LISTENER_CONTAINER) {
-                pods.entry(p.namespace.clone()).or_default().push(p);
-            }
-        }
-        // The dump's Deployments, when it holds any: then its controllers are known.
-        let deployments: Vec<&input::Object> = objects
-            .iter()
-            .filter(|o| o.kind == "Deployment" && o.api_version == "apps/v1" && o.problem.is_none())
-            .collect();
-        let controllers = (!deployments.is_empty()).then(|| {
-            deployments
-                .iter()
-                .filter_map(|o| ControllerFacts::from_object(o))
-                .collect()
-        });
-        let crds = objects
-            .iter()
-            .filter(|o| {
-                o.kind == "CustomResourceDefinition"
-                    && o.api_version == "apiextensions.k8s.io/v1"
-                    && o.problem.is_none()
-            })
-            .filter_map(crd_facts)
-            .collect();
-        Surroundings {
-            listeners: (!listeners.is_empty()).then_some(listeners),
-            pods,
-            controllers,
-            crds,
-            arc_release: None,
-            warnings: Vec::new(),
-        }
     }
 
     /// Where ARC looks for the listener of `scale_set` ([`OwnListener::of`]): the controller

@@ -194,7 +194,8 @@ impl ListenerDump {
             pod: Value::Null,
         };
         dump.pod = json!({"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": dump.arc_name("other"), "namespace": "arc-systems"},
+            "metadata": {"name": dump.arc_name("other"), "namespace": "arc-systems",
+                "labels": {"app.kubernetes.io/component": "runner-scale-set-listener"}},
             "status": {"phase": "Running", "containerStatuses": [{"name": "listener", "restartCount": 4,
                 "state": {"waiting": {"reason": "CrashLoopBackOff"}}}]}});
         dump
@@ -255,6 +256,13 @@ fn a_dumps_listeners_and_pods_are_judged_as_the_clusters() {
     let codes: Vec<&str> = row.reasons.iter().map(|r| r.code()).collect();
     assert!(codes.contains(&"ListenerPodMissing"), "{codes:?}");
     assert!(!codes.contains(&"ListenerPodNotRunning"), "{codes:?}");
+    // Only Pods without the listener's label in that namespace (a runner's): the dump holds
+    // none of its listener Pods, so nothing is said of them, as of a namespace without Pods.
+    let mut runner_pod = d.pod.clone();
+    runner_pod["metadata"]["labels"] = json!({"actions-ephemeral-runner": "True"});
+    let row = d.row(&[own.clone(), runner_pod]);
+    assert_eq!(row.state, base_state, "{:?}", row.reasons);
+    assert!(!row.reasons.iter().any(|r| r.code().starts_with("Listener")));
     // Its own listener's Pod crashes.
     let mut own_pod = d.pod.clone();
     own_pod["metadata"]["name"] = json!(d.arc_name("arc-runner-set"));
@@ -523,8 +531,16 @@ fn the_listener_images_of_a_fleet_listing_are_its_namespaces() {
     let text = json!({"apiVersion": "v1", "kind": "List", "items": [
         listener("team-a", "c:0.14.2"), listener("team-b", "c:0.13.1")]})
     .to_string();
-    let objects = input::read(&["-".into()], &mut text.as_bytes()).objects;
-    let around = Surroundings::from_objects(&objects);
+    let listeners = [crate::cluster::api::Resource::AUTOSCALING_LISTENERS];
+    let (dump, _) = crate::cluster::dump::Dump::read(
+        &["-".into()],
+        &mut text.as_bytes(),
+        "default",
+        false,
+        &listeners,
+    );
+    let around =
+        (crate::ops::runtime().unwrap()).block_on(Surroundings::read(&dump, &plan(&[], None)));
     let census = Census::new(Layout::arc(), false);
     let of = |ns: Option<&str>| FleetFacts::read(&[], &census, &around, ns).listener_images;
     assert_eq!(
@@ -674,7 +690,7 @@ fn a_name_not_in_the_census_is_reported_in_its_namespace() {
     ers["metadata"]["name"] = json!("a");
     census.upsert_set(SetFacts::from_json(&ers.to_string()).unwrap());
     assert_eq!(
-        missing_names(&p, &census, &[]),
+        missing_names(&p, &census, &[], ""),
         ["EphemeralRunnerSet ci/b not found"]
     );
 }
@@ -808,4 +824,19 @@ fn the_flag_judges_before_the_controller_and_the_version_check_skips_a_deletion(
         s.rows[0].reasons
     );
     assert_eq!(s.rows[0].ids.kind, "AutoscalingRunnerSet");
+}
+
+/// `-l`: a scale set the selector keeps whose set it leaves out (other labels) has a set all the
+/// same (ARC pairs by owner, not by label): it is not shown waiting for one.
+#[test]
+fn a_scale_set_whose_set_the_selector_leaves_out_is_not_waiting() {
+    let (mut ars, mut ers) = example();
+    ars["metadata"]["labels"] = json!({"team": "a"});
+    ers["metadata"]["labels"] = json!({"team": "b"});
+    let s = status(&plan(&[], Some("team=a")), &[ars.clone(), ers.clone()]);
+    assert!(s.rows.is_empty(), "{:?}", states(&s));
+    assert!(s.errors.is_empty(), "{:?}", s.errors);
+    // Without its set in the dump it is waiting.
+    let s = status(&plan(&[], Some("team=a")), std::slice::from_ref(&ars));
+    assert_eq!(s.rows.len(), 1, "{:?}", states(&s));
 }
