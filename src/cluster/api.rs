@@ -18,6 +18,10 @@ use super::write::{Decision, Guarded, ObjectText, WriteOptions};
 use super::{ApiError, RawObject, RunnerRead, object_of};
 use crate::input::Object;
 
+/// An object as a source hands it: owned when read for the call (the API server's), lent when
+/// the source holds it (a dump's: a listing of 10,000 sets copies none of them).
+pub(crate) type Lent<'a> = std::borrow::Cow<'a, Object>;
+
 /// What the operations ask of a source of ARC's objects and of the Pods, Deployments and CRDs
 /// around them: the one door through which an operation reads the cluster.
 pub(crate) trait ArcApi {
@@ -76,10 +80,40 @@ pub(crate) trait ArcApi {
         None
     }
 
+    /// Whether the source holds its objects and lends them ([`Lent::Borrowed`]: a dump), rather
+    /// than reading them for each call: a listing is then worked on as it comes, with no page to
+    /// wait for.
+    fn lends(&self) -> bool {
+        false
+    }
+
     /// How this source says that a named object is not in it: after "not found" (a dump adds
     /// " in the files").
     fn not_found_in(&self) -> &'static str {
         ""
+    }
+
+    /// [`ArcApi::list_each`], each object lent where the source holds it already (a dump's, not
+    /// copied) and owned where it was read for this call (the API server's).
+    async fn list_each_lent<'s, E: From<ApiError>>(
+        &'s self,
+        resource: Resource,
+        query: &Scope,
+        mut each: impl FnMut(Lent<'s>) -> Result<(), E>,
+    ) -> Result<String, E> {
+        self.list_each(resource, query, |o| each(Lent::Owned(o)))
+            .await
+    }
+
+    /// [`ArcApi::list`], each object lent where the source holds it already.
+    async fn list_lent(
+        &self,
+        resource: Resource,
+        namespace: Option<&str>,
+        selector: Option<&str>,
+    ) -> Result<Vec<Lent<'_>>, ApiError> {
+        let listed = self.list(resource, namespace, selector).await?;
+        Ok(listed.into_iter().map(Lent::Owned).collect())
     }
 
     /// The EphemeralRunners in `namespace` (all namespaces when `None`) as the impact forecast

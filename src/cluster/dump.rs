@@ -18,7 +18,7 @@
 use std::io::Read;
 use std::path::PathBuf;
 
-use super::api::{ArcApi, Resource, object_text};
+use super::api::{ArcApi, Lent, Resource, object_text};
 use super::preflight::{ControllerArgs, add_controllers};
 use super::resource::Scope;
 use super::watch::Watcher;
@@ -90,7 +90,7 @@ impl Dump {
     fn matching<'a>(
         &'a self,
         resource: Resource,
-        query: &'a Scope,
+        query: &Scope,
     ) -> Result<impl Iterator<Item = &'a Object> + 'a, ApiError> {
         let labels = match &query.label_selector {
             Some(s) => {
@@ -99,19 +99,24 @@ impl Dump {
             None => None,
         };
         let fields = match &query.field_selector {
-            Some(s) => field_terms(s).map_err(|e| bad_query(resource, query, e))?,
+            Some(s) => field_terms(s)
+                .map_err(|e| bad_query(resource, query, e))?
+                .into_iter()
+                .map(|(field, equal, value)| (field, equal, value.to_string()))
+                .collect(),
             None => Vec::new(),
         };
+        let namespace = query.namespace.clone();
         Ok(self.of_resource(resource).filter(move |o| {
-            let in_namespace = !resource.namespaced
-                || (query.namespace.as_deref()).is_none_or(|ns| o.namespace() == ns);
+            let in_namespace =
+                !resource.namespaced || (namespace.as_deref()).is_none_or(|ns| o.namespace() == ns);
             let labelled = labels.as_ref().is_none_or(|s| s.matches(&o.meta.labels));
-            let fielded = fields.iter().all(|&(field, equal, value)| {
-                let have = match field {
+            let fielded = fields.iter().all(|(field, equal, value)| {
+                let have = match *field {
                     "metadata.name" => o.name(),
                     _ => o.namespace(),
                 };
-                (have == value) == equal
+                (have == value) == *equal
             });
             in_namespace && labelled && fielded
         }))
@@ -136,7 +141,7 @@ fn bad_query(resource: Resource, query: &Scope, why: String) -> ApiError {
 
 /// `query`'s field selector as `(field, equal, value)` terms, the fields an object's metadata
 /// answers (`fields.ParseSelector`: `=`, `==` and `!=`, joined by commas).
-fn field_terms(selector: &str) -> Result<Vec<(&str, bool, &str)>, String> {
+fn field_terms(selector: &str) -> Result<Vec<(&'static str, bool, &str)>, String> {
     selector
         .split(',')
         .filter(|t| !t.trim().is_empty())
@@ -151,7 +156,8 @@ fn field_terms(selector: &str) -> Result<Vec<(&str, bool, &str)>, String> {
                 return Err(format!("invalid field selector term {term:?}"));
             };
             match field.trim() {
-                f @ ("metadata.name" | "metadata.namespace") => Ok((f, equal, value.trim())),
+                "metadata.name" => Ok(("metadata.name", equal, value.trim())),
+                "metadata.namespace" => Ok(("metadata.namespace", equal, value.trim())),
                 other => Err(format!(
                     "field selector {other:?} is not supported by a dump (metadata.name and metadata.namespace are)"
                 )),
@@ -186,6 +192,35 @@ impl ArcApi for Dump {
         Ok(String::new())
     }
 
+    async fn list_each_lent<'s, E: From<ApiError>>(
+        &'s self,
+        resource: Resource,
+        query: &Scope,
+        mut each: impl FnMut(Lent<'s>) -> Result<(), E>,
+    ) -> Result<String, E> {
+        for o in self.matching(resource, query)? {
+            each(Lent::Borrowed(o))?;
+        }
+        Ok(String::new())
+    }
+
+    async fn list_lent(
+        &self,
+        resource: Resource,
+        namespace: Option<&str>,
+        selector: Option<&str>,
+    ) -> Result<Vec<Lent<'_>>, ApiError> {
+        let query = Scope {
+            namespace: namespace.map(str::to_string),
+            label_selector: selector.map(str::to_string),
+            field_selector: None,
+        };
+        Ok(self
+            .matching(resource, &query)?
+            .map(Lent::Borrowed)
+            .collect())
+    }
+
     fn answers_for(
         &self,
         resource: Resource,
@@ -201,6 +236,10 @@ impl ArcApi for Dump {
             Err(_) => Default::default(),
         };
         Some(held)
+    }
+
+    fn lends(&self) -> bool {
+        true
     }
 
     fn not_found_in(&self) -> &'static str {

@@ -102,7 +102,7 @@ async fn read_one(request: &Request, context: &str) -> Read {
     };
     let listing = async {
         let (client, plan) = one.connect().await?;
-        crate::ops::status::list(&client, &plan).await
+        crate::ops::status::list_for_fleet(&client, &plan).await
     }
     .await
     .map_err(|e| context_failure(&e, server.as_deref()));

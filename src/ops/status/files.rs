@@ -71,11 +71,7 @@ pub(crate) fn from_files(plan: &Plan, files: &Files, stdin: &mut dyn std::io::Re
     match listed {
         Ok(snapshot) => {
             errors.extend(snapshot.errors);
-            Snapshot {
-                errors,
-                fleet: FleetFacts::default(),
-                ..snapshot
-            }
+            Snapshot { errors, ..snapshot }
         }
         Err(e) => {
             errors.push(format!("{e:#}"));

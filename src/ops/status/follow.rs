@@ -12,12 +12,13 @@ use std::time::Duration;
 use anyhow::{Result, bail};
 
 use super::gather::{
-    gather, gather_parts, has_set, paired_outside, runner_pods, scale_sets, without_sets,
+    gather, gather_parts, has_set, paired_outside, runner_pods, scale_sets_kept, without_sets,
 };
 use super::judge::{rejudge, scale_set_row};
 use super::names::missing_names;
 use super::surroundings::Surroundings;
 use super::{Plan, with_rows};
+use crate::cluster::api::Lent;
 use crate::cluster::api::{ArcApi, Resource};
 use crate::cluster::watch::Event;
 use crate::core::status::wait::{self, Verdict};
@@ -247,7 +248,7 @@ pub(crate) async fn follow(
     if let Some(warning) = pods_unreadable {
         shell.warn(&warning)?;
     }
-    let scale_sets = scale_sets(client, plan).await;
+    let scale_sets = scale_sets_kept(client, plan).await;
     let around = Surroundings::read(client, plan).await;
     for w in &around.warnings {
         shell.warn(w)?;
@@ -294,7 +295,7 @@ pub(crate) async fn follow(
 /// What [`follow`] keeps beside the census while it follows the watches.
 struct Watched {
     /// The scale sets, the listeners and controllers, read again every few seconds.
-    scale_sets: Vec<input::Object>,
+    scale_sets: Vec<Lent<'static>>,
     around: Surroundings,
     /// Scale sets without a set yet, waited for until ARC creates one.
     waiting: Vec<input::Object>,
@@ -472,7 +473,7 @@ async fn reread_surroundings(
     {
         census.set_runner_pods(pods);
     }
-    w.scale_sets = scale_sets(client, plan).await;
+    w.scale_sets = scale_sets_kept(client, plan).await;
     w.around = Surroundings::read(client, plan).await;
     rejudge(&w.scale_sets, census, &w.around);
     w.dirty.extend(census.keys().cloned().collect::<Vec<_>>());

@@ -8,7 +8,7 @@ use std::sync::mpsc as std_mpsc;
 use anyhow::{Context as _, Result};
 
 use crate::cluster::PAGE_SIZE;
-use crate::cluster::api::{ArcApi, Resource};
+use crate::cluster::api::{ArcApi, Lent, Resource};
 use crate::cluster::watch::Scope;
 use crate::core::pairing;
 use crate::core::status::{Census, PodFacts, RunnerFacts, RunnerPods, SetFacts, SetKey};
@@ -21,7 +21,7 @@ use super::surroundings::unreadable;
 /// `listEphemeralRunnerSets` finds them, the census's sets indexed once: (the scale set, its newest
 /// set, the sets it replaced, newest first).
 pub(super) fn census_pairs<'a>(
-    scale_sets: &'a [input::Object],
+    scale_sets: &'a [Lent<'_>],
     census: &Census,
 ) -> Vec<(&'a input::Object, SetKey, Vec<SetKey>)> {
     let inputs = census.pairing_inputs();
@@ -30,6 +30,7 @@ pub(super) fn census_pairs<'a>(
     let index = pairing::Index::new(&sets);
     scale_sets
         .iter()
+        .map(|a| &**a)
         .filter(|a| a.problem.is_none())
         .filter_map(|a| {
             let p = index.pair(pairing::ScaleSet {
@@ -101,16 +102,23 @@ pub(super) fn runner_pods_of(
     }
 }
 
-/// The scale sets in scope, for [`attach_desired`]. A caller who may not list them still gets the
-/// sets' own states.
-pub(super) async fn scale_sets(api: &impl ArcApi, plan: &Plan) -> Vec<input::Object> {
-    api.list(
+/// The scale sets in scope, for [`attach_desired`], lent where the source holds them. A caller
+/// who may not list them still gets the sets' own states.
+pub(super) async fn scale_sets<'s>(api: &'s impl ArcApi, plan: &Plan) -> Vec<Lent<'s>> {
+    api.list_lent(
         Resource::AUTOSCALING_RUNNER_SETS,
         plan.namespace.as_deref(),
         None,
     )
     .await
     .unwrap_or_default()
+}
+
+/// [`scale_sets`] to keep while the rows are followed (owned: read again every few seconds).
+pub(super) async fn scale_sets_kept(api: &impl ArcApi, plan: &Plan) -> Vec<Lent<'static>> {
+    (scale_sets(api, plan).await.into_iter())
+        .map(|a| Lent::Owned(a.into_owned()))
+        .collect()
 }
 
 /// Whether ARC's `listEphemeralRunnerSets` finds a set of `scale_set` in the census.
@@ -136,11 +144,12 @@ pub(super) fn has_set_among(scale_set: &input::Object, sets: &pairing::Index<'_,
 /// controller, or one ARC cannot build).
 pub(super) fn scale_sets_without_sets<'a>(
     plan: &Plan,
-    scale_sets: &'a [input::Object],
+    scale_sets: &'a [Lent<'_>],
     has_set: impl Fn(&input::Object) -> bool,
 ) -> Vec<&'a input::Object> {
     scale_sets
         .iter()
+        .map(|a| &**a)
         .filter(|a| a.problem.is_none() && a.meta.name.is_some())
         .filter(|a| {
             plan.namespace
@@ -156,7 +165,7 @@ pub(super) fn scale_sets_without_sets<'a>(
 /// [`scale_sets_without_sets`] against the census, its sets indexed once.
 pub(super) fn without_sets<'a>(
     plan: &Plan,
-    scale_sets: &'a [input::Object],
+    scale_sets: &'a [Lent<'_>],
     census: &Census,
 ) -> Vec<&'a input::Object> {
     let inputs = census.pairing_inputs();
@@ -213,56 +222,75 @@ impl Gathered {
     }
 }
 
-/// What the worker thread made of the objects listed.
-struct Consumed {
+/// The census being filled from one listing: the sets seen, the sets that cannot be read.
+struct Consumer {
     census: Census,
     seen: HashSet<SetKey>,
     errors: Vec<String>,
+    /// Where the source answers for the runners (`None`: every namespace).
+    runners_known: Option<HashSet<String>>,
 }
 
-/// The worker thread: sets first (they arrive on `sets`), then runners, into the census, each
-/// read from the one [`input::Object`] every source gives. A set's counts are judged only where
-/// the source answers for the runners (`runners_known`: `None`, every namespace); a set that
-/// cannot be read is an error of its own, the others still counted.
-fn consume(
-    mut census: Census,
-    sets: std_mpsc::Receiver<input::Object>,
-    runners: std_mpsc::Receiver<input::Object>,
-    runners_known: Option<HashSet<String>>,
-) -> Consumed {
-    let mut seen = HashSet::new();
-    let mut errors = Vec::new();
-    for set in sets {
-        // An object kubectl refuses (only a dump holds one) is reported where it was read.
+impl Consumer {
+    /// A listed set into the census. A set's counts are judged only where the source answers for
+    /// the runners; a set that cannot be read is an error of its own, the others still counted;
+    /// an object kubectl refuses (only a dump holds one) is reported where it was read.
+    fn set(&mut self, set: &input::Object) {
         if set.problem.is_some() {
-            continue;
+            return;
         }
-        match SetFacts::from_object(&set) {
+        match SetFacts::from_object(set) {
             Ok(mut facts) => {
                 // A source without the namespace's runners says nothing of them: the counts in
                 // the set's status are not judged against runners it does not hold.
-                if (runners_known.as_ref()).is_some_and(|k| !k.contains(facts.namespace.as_str())) {
+                let known = self.runners_known.as_ref();
+                if known.is_some_and(|k| !k.contains(facts.namespace.as_str())) {
                     facts.counters = None;
                 }
-                seen.insert(census.upsert_set(facts));
+                self.seen.insert(self.census.upsert_set(facts));
             }
-            Err(e) => errors.push(format!("{}: {e}", set.describe())),
+            Err(e) => self.errors.push(format!("{}: {e}", set.describe())),
         }
+    }
+
+    /// A listed runner into the census; one that cannot be read cannot belong to any set.
+    fn runner(&mut self, runner: &input::Object) {
+        if runner.problem.is_some() {
+            return;
+        }
+        if let Ok(runner) = RunnerFacts::from_object(runner) {
+            self.census.add_runner(&runner);
+        }
+    }
+
+    fn part(&mut self, part: Part, object: &input::Object) {
+        match part {
+            Part::Set => self.set(object),
+            Part::Runner => self.runner(object),
+        }
+    }
+}
+
+/// Which list an object comes from.
+#[derive(Clone, Copy)]
+enum Part {
+    Set,
+    Runner,
+}
+
+/// The worker thread: sets first (they arrive on `sets`), then runners, into the census.
+fn consume(
+    mut consumer: Consumer,
+    sets: std_mpsc::Receiver<input::Object>,
+    runners: std_mpsc::Receiver<input::Object>,
+) -> Consumer {
+    for set in sets {
+        consumer.set(&set);
     }
     for runner in runners {
-        // A runner whose facts cannot be read cannot belong to any set: skip it.
-        if runner.problem.is_some() {
-            continue;
-        }
-        if let Ok(runner) = RunnerFacts::from_object(&runner) {
-            census.add_runner(&runner);
-        }
+        consumer.runner(&runner);
     }
-    Consumed {
-        census,
-        seen,
-        errors,
-    }
+    consumer
 }
 
 /// The census worker stopped (it panicked, which its join says): the list it was fed stops.
@@ -270,11 +298,40 @@ fn consume(
 #[error("the census worker stopped")]
 struct WorkerStopped;
 
-/// Hand a listed object to the worker, waiting while it is a page behind.
-fn to_worker(
-    worker: &std_mpsc::SyncSender<input::Object>,
-) -> impl FnMut(input::Object) -> Result<()> {
-    |object| (worker.send(object)).map_err(|_| anyhow::Error::new(WorkerStopped))
+/// List the selected sets (`list_sets`) and then the runners in scope (`list_runners`), each
+/// object to `each` with the list it comes from; returns the lists' resourceVersions.
+async fn fetch<'s, A: ArcApi>(
+    api: &'s A,
+    plan: &Plan,
+    list_sets: bool,
+    list_runners: bool,
+    mut each: impl FnMut(Part, Lent<'s>) -> Result<()>,
+) -> Result<(String, String)> {
+    let mut sets_version = String::new();
+    if list_sets {
+        let sets = Resource::EPHEMERAL_RUNNER_SETS;
+        let queries = match plan.names.is_empty() {
+            true => vec![plan.set_scope()],
+            false => (plan.names.iter())
+                .map(|name| Scope {
+                    namespace: plan.namespace.clone(),
+                    label_selector: plan.selector.clone(),
+                    field_selector: Some(format!("metadata.name={name}")),
+                })
+                .collect(),
+        };
+        for query in queries {
+            let each = |o| each(Part::Set, o);
+            sets_version = api.list_each_lent(sets, &query, each).await?;
+        }
+    }
+    let mut runners_version = String::new();
+    if list_runners {
+        let (runners, query) = (Resource::EPHEMERAL_RUNNERS, plan.runner_scope());
+        let each = |o| each(Part::Runner, o);
+        runners_version = api.list_each_lent(runners, &query, each).await?;
+    }
+    Ok((sets_version, runners_version))
 }
 
 /// List the selected sets and then the runners in scope into `census`, page by page.
@@ -282,7 +339,8 @@ pub(super) async fn gather<A: ArcApi>(api: &A, plan: &Plan, census: Census) -> R
     gather_parts(api, plan, census, true, true).await
 }
 
-/// List the sets (`list_sets`) and the runners (`list_runners`) into `census`, on a worker thread
+/// List the sets (`list_sets`) and the runners (`list_runners`) into `census`: from a source
+/// that lends what it holds (a dump), on this thread, nothing copied; else on a worker thread
 /// that works on each object while the next page is fetched.
 pub(super) async fn gather_parts<A: ArcApi>(
     api: &A,
@@ -291,58 +349,67 @@ pub(super) async fn gather_parts<A: ArcApi>(
     list_sets: bool,
     list_runners: bool,
 ) -> Result<Gathered> {
+    let mut consumer = Consumer {
+        census,
+        seen: HashSet::new(),
+        errors: Vec::new(),
+        runners_known: api.answers_for(Resource::EPHEMERAL_RUNNERS, None),
+    };
+    let (sets_version, runners_version) = if api.lends() {
+        let each = |part, o: Lent<'_>| {
+            consumer.part(part, &o);
+            Ok(())
+        };
+        fetch(api, plan, list_sets, list_runners, each).await?
+    } else {
+        let (fetched, worked) = on_worker(api, plan, consumer, list_sets, list_runners).await?;
+        consumer = worked;
+        fetched?
+    };
+    Ok(Gathered {
+        census: consumer.census,
+        seen: consumer.seen,
+        sets_version,
+        runners_version,
+        errors: consumer.errors,
+    })
+}
+
+/// [`fetch`] into a worker thread's census, page by page; the worker's census once it is done.
+async fn on_worker<A: ArcApi>(
+    api: &A,
+    plan: &Plan,
+    consumer: Consumer,
+    list_sets: bool,
+    list_runners: bool,
+) -> Result<(Result<(String, String)>, Consumer)> {
     let (sets_tx, sets_rx) = std_mpsc::sync_channel(PAGE_SIZE as usize);
     let (runners_tx, runners_rx) = std_mpsc::sync_channel(PAGE_SIZE as usize);
-    let runners_known = api.answers_for(Resource::EPHEMERAL_RUNNERS, None);
     let worker = std::thread::Builder::new()
         .name("status-census".into())
-        .spawn(move || consume(census, sets_rx, runners_rx, runners_known))
+        .spawn(move || consume(consumer, sets_rx, runners_rx))
         .context("cannot start a worker thread")?;
-    let fetched: Result<(String, String)> = async {
-        let mut sets_version = String::new();
-        if list_sets {
-            let ns = plan.namespace.clone();
-            let sets = Resource::EPHEMERAL_RUNNER_SETS;
-            if plan.names.is_empty() {
-                let query = plan.set_scope();
-                sets_version = api.list_each(sets, &query, to_worker(&sets_tx)).await?;
-            } else {
-                for name in &plan.names {
-                    let query = Scope {
-                        namespace: ns.clone(),
-                        label_selector: plan.selector.clone(),
-                        field_selector: Some(format!("metadata.name={name}")),
-                    };
-                    sets_version = api.list_each(sets, &query, to_worker(&sets_tx)).await?;
-                }
+    let mut sets_tx = Some(sets_tx);
+    let each = |part, o: Lent<'_>| {
+        let to = match part {
+            Part::Set => sets_tx.as_ref(),
+            Part::Runner => {
+                // The sets are all listed: the worker goes on to the runners.
+                sets_tx = None;
+                Some(&runners_tx)
             }
+        };
+        // Waits while the worker is a page behind.
+        match to.map(|to| to.send(o.into_owned()).is_ok()) {
+            Some(false) => Err(anyhow::Error::new(WorkerStopped)),
+            _ => Ok(()),
         }
-        drop(sets_tx);
-        let mut runners_version = String::new();
-        if list_runners {
-            let (runners, query) = (Resource::EPHEMERAL_RUNNERS, plan.runner_scope());
-            runners_version = api
-                .list_each(runners, &query, to_worker(&runners_tx))
-                .await?;
-        }
-        drop(runners_tx);
-        Ok((sets_version, runners_version))
-    }
-    .await;
+    };
+    let fetched = fetch(api, plan, list_sets, list_runners, each).await;
+    // Both lists end: the worker finishes what it holds.
+    drop((sets_tx, runners_tx));
     let worked = worker
         .join()
         .map_err(|_| anyhow::anyhow!("the census worker thread panicked"))?;
-    let (sets_version, runners_version) = fetched?;
-    let Consumed {
-        census,
-        seen,
-        errors,
-    } = worked;
-    Ok(Gathered {
-        census,
-        seen,
-        sets_version,
-        runners_version,
-        errors,
-    })
+    Ok((fetched, worked))
 }

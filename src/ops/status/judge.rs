@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 
+use crate::cluster::api::Lent;
 use crate::core::arc;
 use crate::core::status::listener::{deletion_of_object, finalizers_left, listener_reasons};
 use crate::core::status::{
@@ -23,7 +24,7 @@ use super::{Plan, phase_of};
 /// Pod ([`crate::core::status::listener::listener_reasons`]), and its scale set stuck in deletion;
 /// and every set what the installation says (a controller newer than its CRDs).
 pub(super) fn attach_surroundings(
-    scale_sets: &[input::Object],
+    scale_sets: &[Lent<'_>],
     census: &mut Census,
     around: &Surroundings,
 ) {
@@ -89,7 +90,7 @@ pub(super) fn attach_surroundings(
 /// `status NAME`: the chain of every set in view ([`Chain`]); none without names.
 pub(super) fn chains(
     plan: &Plan,
-    scale_sets: &[input::Object],
+    scale_sets: &[Lent<'_>],
     census: &Census,
     around: &Surroundings,
 ) -> Vec<Chain> {
@@ -169,11 +170,7 @@ fn listener_stale_under(
 /// (owner reference, labels, name; the newest set when several), so that a change ARC has not
 /// written yet shows as Propagating; a set of ARC up to 0.14 judged by the release `around`
 /// states for its namespace ([`Surroundings::stated`]).
-pub(super) fn attach_desired(
-    scale_sets: &[input::Object],
-    census: &mut Census,
-    around: &Surroundings,
-) {
+pub(super) fn attach_desired(scale_sets: &[Lent<'_>], census: &mut Census, around: &Surroundings) {
     let mut replacements: Vec<(SetKey, Replacement)> = Vec::new();
     let mut nexts: Vec<(SetKey, Option<crate::core::status::NextSide>)> = Vec::new();
     let chosen: Vec<(SetKey, DesiredSpec)> = {
@@ -417,7 +414,7 @@ pub(super) fn scale_set_row(
 
 /// Judge every set of the census again against its scale set ([`attach_desired`]) and its
 /// surroundings ([`attach_surroundings`]), as one listing does.
-pub(super) fn rejudge(scale_sets: &[input::Object], census: &mut Census, around: &Surroundings) {
+pub(super) fn rejudge(scale_sets: &[Lent<'_>], census: &mut Census, around: &Surroundings) {
     attach_desired(scale_sets, census, around);
     attach_surroundings(scale_sets, census, around);
 }

@@ -26,6 +26,7 @@ use anyhow::Result;
 use serde::Deserialize;
 
 use crate::cluster::api::ArcApi;
+use crate::cluster::api::Lent;
 use crate::cluster::watch::Scope;
 use crate::cluster::{self, ConnectOptions};
 use crate::core::arc;
@@ -89,7 +90,7 @@ pub(crate) struct FleetFacts {
 
 impl FleetFacts {
     fn read(
-        scale_sets: &[input::Object],
+        scale_sets: &[Lent<'_>],
         census: &Census,
         around: &Surroundings,
         namespace: Option<&str>,
@@ -197,6 +198,15 @@ impl Request {
 /// One listing of the sets in scope, with what their scale sets want, from any source of ARC's
 /// objects ([`ArcApi`]: the API server, or a dump).
 pub(crate) async fn list(client: &impl ArcApi, plan: &Plan) -> Result<Snapshot> {
+    listing(client, plan, false).await
+}
+
+/// [`list`], with what a fleet run compares across contexts ([`FleetFacts`]).
+pub(crate) async fn list_for_fleet(client: &impl ArcApi, plan: &Plan) -> Result<Snapshot> {
+    listing(client, plan, true).await
+}
+
+async fn listing(client: &impl ArcApi, plan: &Plan, for_fleet: bool) -> Result<Snapshot> {
     let mut census = Census::new(plan.layout, false);
     // The runners' Pods first: a runner reaches phase Running only after its Pod runs, so a
     // Pod made between the two lists cannot make a running runner look Pod-less.
@@ -229,7 +239,10 @@ pub(crate) async fn list(client: &impl ArcApi, plan: &Plan) -> Result<Snapshot> 
         client.not_found_in(),
     ));
     rejudge(&scale_sets, &mut census, &around);
-    let fleet = FleetFacts::read(&scale_sets, &census, &around, plan.namespace.as_deref());
+    let fleet = match for_fleet {
+        true => FleetFacts::read(&scale_sets, &census, &around, plan.namespace.as_deref()),
+        false => FleetFacts::default(),
+    };
     let chains = chains(plan, &scale_sets, &census, &around);
     let mut warnings = pod_warnings;
     warnings.extend(around.warnings);

@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Deserialize;
 
+use crate::cluster::api::Lent;
 use crate::cluster::api::{ArcApi, Resource};
 use crate::cluster::{self};
 use crate::core::status::install::{
@@ -288,7 +289,7 @@ impl Surroundings {
     /// `status.phase`.
     pub(super) fn crds_look_older(
         &self,
-        scale_sets: &[input::Object],
+        scale_sets: &[Lent<'_>],
         census: &Census,
     ) -> HashMap<String, crate::core::status::StatusReason> {
         let Some(controllers) = self.controllers.as_deref() else {
