@@ -12,7 +12,7 @@ use crate::core::desired::{Built, DesiredError, build_once};
 use crate::core::drift::{DriftError, drift_of};
 use crate::core::layout::Layout;
 use crate::core::pairing::{self, PairedBy, Pairing};
-use crate::core::recycle_loop::round_trip_of_built;
+use crate::core::recycle_loop::RoundTrips;
 use crate::core::revision::RevisionError;
 use crate::core::value::DecodeError;
 use crate::core::written::Paths;
@@ -304,18 +304,15 @@ pub(super) fn compare_all(
         // A scale set whose set could not be read is reported with it.
         .filter(|(ars, p)| p.is_some() || !failed.contains(&(ars.namespace(), ars.name())))
         .collect();
+    let run = Run {
+        live_desired,
+        stated,
+        round_trips: RoundTrips::default(),
+    };
     // Each scale set on its own (no comparison reads another's): on the machine's cores, in order.
     let items = crate::ops::parallel::map(&judged, |&(ars, pairing)| {
         let listener = listeners.get(&ars.key()).copied();
-        let mut item = compare_one(
-            plan,
-            world,
-            ars,
-            pairing.as_ref(),
-            listener,
-            live_desired,
-            stated,
-        );
+        let mut item = compare_one(plan, world, ars, pairing.as_ref(), listener, &run);
         // The text diff is the only reader of the specs, and only of an item with differences.
         if !plan.keep_specs {
             item.scale_set_specs = None;
@@ -372,6 +369,17 @@ pub(super) fn listeners_by_scale_set(listeners: &[Object]) -> HashMap<(String, S
     by
 }
 
+/// What every comparison of one run shares.
+pub(super) struct Run<'a> {
+    /// The desired side is the live one (no `-f`).
+    live_desired: bool,
+    /// The release that judges, as the run knows it.
+    stated: &'a crate::ops::release::Stated,
+    /// The recycle loop's round trips, made once per distinct runner spec (scale sets sharing a
+    /// template share one).
+    round_trips: RoundTrips,
+}
+
 /// One scale set's report, with the integrity-hash recycle loop verdict of its template (a
 /// property of the template, so given whenever there is one, even when the drift is not).
 pub(super) fn compare_one(
@@ -380,9 +388,9 @@ pub(super) fn compare_one(
     ars: &Object,
     pairing: Option<&Pairing>,
     listener: Option<&Object>,
-    live_desired: bool,
-    stated: &crate::ops::release::Stated,
+    run: &Run<'_>,
 ) -> ScaleSetDiff {
+    let (live_desired, stated) = (run.live_desired, run.stated);
     let layout = plan.layout;
     let set = pairing.map(|p| &world.live_sets[p.chosen]);
     let live = world.live_scale_sets.get(&ars.key());
@@ -394,7 +402,7 @@ pub(super) fn compare_one(
         .map(|(id, _)| id);
     // Decoded and built once: the recycle loop's round trip reads it, the drift takes it.
     let built = (ars.spec.as_ref()).map(|spec| build_once(layout, spec.get(), id.as_deref()));
-    let recycle_loop = built.as_ref().map(|b| round_trip_of_built(layout, b));
+    let recycle_loop = built.as_ref().map(|b| run.round_trips.of_built(layout, b));
     let in_memory: Option<Result<String, String>> = match &recycle_loop {
         Some(Ok(t)) => Some(t.hash_in_memory.clone().map_err(|e| {
             let value = built

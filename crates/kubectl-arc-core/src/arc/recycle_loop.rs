@@ -124,6 +124,15 @@ pub enum RecycleLoopError {
 /// it) through `encoding/json.Marshal` and the controller-runtime decoder, hash both sides with
 /// ARC's `ephemeralRunnerSetIntegrityHash`, and name what changes.
 pub fn round_trip(layout: &Layout, desired: &Value) -> Result<RoundTrip, RoundTripError> {
+    round_trip_hashed(layout, desired, integrity_hash(layout, desired))
+}
+
+/// [`round_trip`] of `desired`, whose [`integrity_hash`] is `hash_in_memory`.
+fn round_trip_hashed(
+    layout: &Layout,
+    desired: &Value,
+    hash_in_memory: Result<String, Unverifiable>,
+) -> Result<RoundTrip, RoundTripError> {
     let ty = layout.ephemeral_runner_spec;
     let written = marshal(layout, ty, desired)?;
     let read_back = decode(layout, ty, &written)?;
@@ -140,7 +149,6 @@ pub fn round_trip(layout: &Layout, desired: &Value) -> Result<RoundTrip, RoundTr
             }
         })
         .collect();
-    let hash_in_memory = integrity_hash(layout, desired);
     // Identical values print the same spew text: one hash serves both (the common case).
     let hash_read_back = if changes.is_empty() {
         hash_in_memory.clone()
@@ -182,6 +190,102 @@ pub fn round_trip_of_built(
     match built {
         Ok(b) => Ok(round_trip(layout, &b.value)?),
         Err(e) => Err(RecycleLoopError::Decode(e.clone())),
+    }
+}
+
+/// [`round_trip`]s remembered by the value each was made of, for one layout: a fleet's scale sets
+/// often share a runner template, and a round trip is a function of the value alone. A value is
+/// looked up by its in-memory [`integrity_hash`], then compared [`identical`], so a hit is the very
+/// same value; one whose hash cannot be reproduced ([`Unverifiable`]) is never remembered, nor an
+/// error. The first [`RoundTrips::KEPT`] distinct values are remembered, no more: a fleet whose
+/// every template differs pays for a few copies, not for one per scale set. Shared between
+/// threads.
+#[derive(Debug, Default)]
+pub struct RoundTrips {
+    made: std::sync::Mutex<Made>,
+}
+
+/// The round trips made, by in-memory hash.
+type Made = std::collections::HashMap<String, Vec<(Value, RoundTrip)>>;
+
+impl RoundTrips {
+    /// How many distinct values are remembered at most.
+    pub const KEPT: usize = 64;
+
+    /// [`round_trip`] of `desired`, made once per distinct value.
+    pub fn round_trip(
+        &self,
+        layout: &Layout,
+        desired: &Value,
+    ) -> Result<RoundTrip, RoundTripError> {
+        let hash = integrity_hash(layout, desired);
+        let Ok(key) = &hash else {
+            return round_trip_hashed(layout, desired, hash);
+        };
+        let hit = self.made().get(key).and_then(|same_hash| {
+            (same_hash.iter())
+                .find(|(value, _)| identical(value, desired))
+                .map(|(_, trip)| trip.clone())
+        });
+        if let Some(trip) = hit {
+            return Ok(trip);
+        }
+        let trip = round_trip_hashed(layout, desired, Ok(key.clone()))?;
+        let mut made = self.made();
+        if made.values().map(Vec::len).sum::<usize>() < Self::KEPT {
+            (made.entry(key.clone()).or_default()).push((desired.clone(), trip.clone()));
+        }
+        Ok(trip)
+    }
+
+    /// The remembered round trips (a panic elsewhere leaves them whole: each entry is pushed
+    /// complete).
+    fn made(&self) -> std::sync::MutexGuard<'_, Made> {
+        self.made
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// [`round_trip_of_built`], made once per distinct value.
+    pub fn of_built(
+        &self,
+        layout: &Layout,
+        built: &Result<Built, DecodeError>,
+    ) -> Result<RoundTrip, RecycleLoopError> {
+        match built {
+            Ok(b) => Ok(self.round_trip(layout, &b.value)?),
+            Err(e) => Err(RecycleLoopError::Decode(e.clone())),
+        }
+    }
+}
+
+/// Whether two values are the same value in every bit Go keeps: `==` on each part, and floats by
+/// their bits (`-0` and `0` marshal differently; a NaN is itself).
+pub fn identical(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
+        (Value::Struct(x), Value::Struct(y)) => {
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(x, y)| identical(x, y))
+        }
+        (Value::Ptr(x), Value::Ptr(y)) => match (x, y) {
+            (Some(x), Some(y)) => identical(x, y),
+            (x, y) => x.is_none() && y.is_none(),
+        },
+        (Value::Slice(x), Value::Slice(y)) => match (x, y) {
+            (Some(x), Some(y)) => {
+                x.len() == y.len() && x.iter().zip(y).all(|(x, y)| identical(x, y))
+            }
+            (x, y) => x.is_none() && y.is_none(),
+        },
+        (Value::Map(x), Value::Map(y)) => match (x, y) {
+            (Some(x), Some(y)) => {
+                x.len() == y.len()
+                    && (x.iter().zip(y)).all(|((k, x), (l, y))| k == l && identical(x, y))
+            }
+            (x, y) => x.is_none() && y.is_none(),
+        },
+        // No float inside the others: their `==` compares every field.
+        (a, b) => a == b,
     }
 }
 
@@ -315,6 +419,85 @@ mod tests {
         assert!(!t.loops(), "{json} should not loop: {t:?}");
         assert!(t.changes.is_empty(), "{json}: {:?}", t.changes);
         assert_eq!(t.hash_in_memory, t.hash_read_back);
+    }
+
+    /// Remembered round trips are the round trips: each value of a corpus (loops, quantities,
+    /// times, lists omitted, and values differing in a bit only) twice, interleaved; one made per
+    /// distinct value, every answer the one `round_trip` gives.
+    #[test]
+    fn remembered_round_trips_are_the_round_trips() {
+        let l = Layout::arc();
+        let corpus = [
+            container(""),
+            container(r#","env":[]"#),
+            container(r#","env":null"#),
+            limits_cpu(r#""1000m""#),
+            limits_cpu(r#""1""#),
+            limits_cpu(r#""1.0""#),
+            pod(r#","nodeSelector":{}"#),
+            pod(r#","nodeSelector":{"a":"b"}"#),
+            pod(r#","tolerations":[]"#),
+            container(r#","args":["a"]"#),
+            container(r#","args":["b"]"#),
+        ];
+        let values: Vec<Value> = (corpus.iter())
+            .map(|j| decode(l, l.ephemeral_runner_spec, j).unwrap())
+            .collect();
+        // `env: null` decodes as no `env` at all: one value.
+        let distinct = (0..values.len())
+            .filter(|&i| !values[..i].iter().any(|v| identical(v, &values[i])))
+            .count();
+        assert_eq!(distinct, values.len() - 1);
+        let trips = RoundTrips::default();
+        for v in values.iter().chain(values.iter().rev()) {
+            let remembered = trips.round_trip(l, v).unwrap();
+            let made = round_trip(l, v).unwrap();
+            assert_eq!(format!("{remembered:?}"), format!("{made:?}"));
+        }
+        let kept: usize = trips.made().values().map(Vec::len).sum();
+        assert_eq!(kept, distinct, "one per distinct value");
+        // No more than KEPT distinct values are kept; the others are still made right.
+        let many = RoundTrips::default();
+        for i in 0..RoundTrips::KEPT + 5 {
+            let v = decode(
+                l,
+                l.ephemeral_runner_spec,
+                &container(&format!(r#","args":["{i}"]"#)),
+            );
+            let v = v.unwrap();
+            let (remembered, made) = (many.round_trip(l, &v).unwrap(), round_trip(l, &v).unwrap());
+            assert_eq!(format!("{remembered:?}"), format!("{made:?}"));
+        }
+        let kept: usize = many.made().values().map(Vec::len).sum();
+        assert_eq!(kept, RoundTrips::KEPT);
+        // A value under the same hash that is not the same value is not taken for it.
+        let (a, b) = (&values[1], &values[9]);
+        let key = integrity_hash(l, a).unwrap();
+        let fresh = RoundTrips::default();
+        let mut planted = round_trip(l, b).unwrap();
+        planted.written = "planted".to_string();
+        fresh.made().insert(key, vec![(b.clone(), planted)]);
+        assert_eq!(
+            fresh.round_trip(l, a).unwrap().written,
+            round_trip(l, a).unwrap().written
+        );
+    }
+
+    #[test]
+    fn identical_tells_floats_by_their_bits() {
+        let (zero, minus_zero) = (Value::Float(0.0), Value::Float(-0.0));
+        assert_eq!(zero, minus_zero, "== equates them");
+        assert!(!identical(&zero, &minus_zero));
+        let nan = Value::Float(f64::NAN);
+        assert!(identical(&nan, &nan));
+        let nested = |f: f64| Value::Slice(Some(vec![Value::Ptr(Some(Box::new(Value::Float(f))))]));
+        assert!(!identical(&nested(0.0), &nested(-0.0)));
+        assert!(identical(&nested(1.5), &nested(1.5)));
+        assert!(!identical(&Value::Slice(None), &Value::Slice(Some(vec![]))));
+        assert!(!identical(
+            &Value::Map(None),
+            &Value::Map(Some(Default::default()))
+        ));
     }
 
     #[test]
