@@ -26,7 +26,7 @@
 //! change (nil and empty, two notations of one quantity, one instant), so it does not loop.
 
 use crate::desired::{Built, desired_runner_spec_with_id, go_atoi};
-use crate::equality::{Reason, compare, push_key};
+use crate::equality::{Reason, compare, identical, push_key};
 use crate::layout::{Kind, Layout, TypeId};
 use crate::legacy_hash::{Unverifiable, integrity_hash};
 use crate::marshal::{MarshalError, marshal};
@@ -256,36 +256,6 @@ impl RoundTrips {
             Ok(b) => Ok(self.round_trip(layout, &b.value)?),
             Err(e) => Err(RecycleLoopError::Decode(e.clone())),
         }
-    }
-}
-
-/// Whether two values are the same value in every bit Go keeps: `==` on each part, and floats by
-/// their bits (`-0` and `0` marshal differently; a NaN is itself).
-pub fn identical(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
-        (Value::Struct(x), Value::Struct(y)) => {
-            x.len() == y.len() && x.iter().zip(y.iter()).all(|(x, y)| identical(x, y))
-        }
-        (Value::Ptr(x), Value::Ptr(y)) => match (x, y) {
-            (Some(x), Some(y)) => identical(x, y),
-            (x, y) => x.is_none() && y.is_none(),
-        },
-        (Value::Slice(x), Value::Slice(y)) => match (x, y) {
-            (Some(x), Some(y)) => {
-                x.len() == y.len() && x.iter().zip(y).all(|(x, y)| identical(x, y))
-            }
-            (x, y) => x.is_none() && y.is_none(),
-        },
-        (Value::Map(x), Value::Map(y)) => match (x, y) {
-            (Some(x), Some(y)) => {
-                x.len() == y.len()
-                    && (x.iter().zip(y)).all(|((k, x), (l, y))| k == l && identical(x, y))
-            }
-            (x, y) => x.is_none() && y.is_none(),
-        },
-        // No float inside the others: their `==` compares every field.
-        (a, b) => a == b,
     }
 }
 

@@ -329,22 +329,36 @@ impl Walker<'_> {
 /// in glibc does a masked load there: ~150 ns a comparison on the benchmark machine (a
 /// fault-suppression assist) against ~1 ns for a one-byte string.
 fn same(a: &Value, b: &Value) -> bool {
+    walk_same::<false>(a, b)
+}
+
+/// Whether two values are the same value in every bit Go keeps: [`same`], and floats by their
+/// bits (`==` equates `-0` and `0`, which `encoding/json` writes differently; a NaN is itself).
+/// What a result remembered for one value may be reused for
+/// ([`crate::recycle_loop::RoundTrips`]).
+pub fn identical(a: &Value, b: &Value) -> bool {
+    walk_same::<true>(a, b)
+}
+
+/// [`same`], floats compared by their bits when `BITS`.
+fn walk_same<const BITS: bool>(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (Value::Struct(x), Value::Struct(y)) => same_values(x, y),
+        (Value::Float(x), Value::Float(y)) if BITS => x.to_bits() == y.to_bits(),
+        (Value::Struct(x), Value::Struct(y)) => same_values::<BITS>(x, y),
         (Value::Ptr(x), Value::Ptr(y)) => match (x, y) {
             (None, None) => true,
-            (Some(x), Some(y)) => same(x, y),
+            (Some(x), Some(y)) => walk_same::<BITS>(x, y),
             _ => false,
         },
         (Value::String(x), Value::String(y)) => same_str(x, y),
         (Value::Slice(x), Value::Slice(y)) => match (x, y) {
             (None, None) => true,
-            (Some(x), Some(y)) => same_values(x, y),
+            (Some(x), Some(y)) => same_values::<BITS>(x, y),
             _ => false,
         },
         (Value::Map(x), Value::Map(y)) => match (x, y) {
             (None, None) => true,
-            (Some(x), Some(y)) => same_map(x, y),
+            (Some(x), Some(y)) => same_map::<BITS>(x, y),
             _ => false,
         },
         (Value::IntOrString(x), Value::IntOrString(y)) => {
@@ -355,17 +369,17 @@ fn same(a: &Value, b: &Value) -> bool {
     }
 }
 
-fn same_values(x: &[Value], y: &[Value]) -> bool {
-    x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y))
+fn same_values<const BITS: bool>(x: &[Value], y: &[Value]) -> bool {
+    x.len() == y.len() && x.iter().zip(y).all(|(x, y)| walk_same::<BITS>(x, y))
 }
 
-/// Kept out of [`same`], whose frame would otherwise hold two map iterators on every call.
+/// Kept out of [`walk_same`], whose frame would otherwise hold two map iterators on every call.
 #[inline(never)]
-fn same_map(x: &BTreeMap<String, Value>, y: &BTreeMap<String, Value>) -> bool {
+fn same_map<const BITS: bool>(x: &BTreeMap<String, Value>, y: &BTreeMap<String, Value>) -> bool {
     x.len() == y.len()
         && x.iter()
             .zip(y)
-            .all(|((kx, vx), (ky, vy))| same_str(kx, ky) && same(vx, vy))
+            .all(|((kx, vx), (ky, vy))| same_str(kx, ky) && walk_same::<BITS>(vx, vy))
 }
 
 #[inline]
