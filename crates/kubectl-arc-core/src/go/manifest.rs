@@ -152,7 +152,7 @@ fn parse_read(
     if text.trim_start().starts_with('{') {
         return parse_json(text, source, parts, sink);
     }
-    let docs = yaml::read(text).map_err(|message| ManifestError::Parse {
+    let docs = yaml::read(text, parts).map_err(|message| ManifestError::Parse {
         origin: source.to_string(),
         message,
     })?;
@@ -171,11 +171,133 @@ fn parse_read(
             divergences: &doc.refusals,
             spellings: &doc.spellings,
         };
-        push_object(doc.value, src, position, &found, "", None, &mut |o| {
-            sink(Read::Value(o))
-        })?;
+        if doc.items_read.is_empty() {
+            push_object(doc.value, src, position, &found, "", None, &mut |o| {
+                sink(Read::Value(o))
+            })?;
+        } else {
+            push_items_read(doc.value, doc.items_read, src, position, &found, sink)?;
+        }
     }
     Ok(())
+}
+
+/// What [`push_object`] hands over for a YAML document whose root's `items` were read into their
+/// parts as they ended ([`yaml::YamlDocument::items_read`], null in `doc` where they were): for a
+/// List, the same objects in the same order, those items as their parts; for any other
+/// document, the document itself, as its parts (no object reads its `items`).
+fn push_items_read(
+    doc: Value,
+    items_read: Vec<(usize, crate::json::ObjectParts)>,
+    source: String,
+    position: Position,
+    found: &Found<'_>,
+    sink: &mut dyn FnMut(Read),
+) -> Result<(), ManifestError> {
+    let Value::Object(mut root) = doc else {
+        unreachable!("items are read into parts only under a mapping")
+    };
+    if !is_list(&root) {
+        let parts = object_parts(&mut root).expect("a document that is no List");
+        sink(Read::Parts(parts_object(
+            parts, source, position, found, "", None,
+        )));
+        return Ok(());
+    }
+    // As push_object reads a List: a place outside its items is refused for every item.
+    let own: Vec<Divergence> = (found.divergences.iter())
+        .filter(|d| !d.path.starts_with("items["))
+        .cloned()
+        .collect();
+    let Some(Value::Array(items)) = root.remove("items") else {
+        unreachable!("is_list: items is a sequence")
+    };
+    let list = Value::Object(root);
+    let list_problem = problem_of(&list, &own, "");
+    let mut read = items_read.into_iter().peekable();
+    for (j, item) in items.into_iter().enumerate() {
+        let prefix = format!("items[{j}]");
+        let mut at = position.clone();
+        at.items.push(j);
+        let item_source = format!("{source}[{j}]");
+        match read.next_if(|(i, _)| *i == j) {
+            Some((_, parts)) => {
+                let inherited = list_problem.clone();
+                let object = parts_object(parts, item_source, at, found, &prefix, inherited);
+                sink(Read::Parts(object));
+            }
+            None => push_object(
+                item,
+                item_source,
+                at,
+                found,
+                &prefix,
+                list_problem.as_deref(),
+                &mut |o| sink(Read::Value(o)),
+            )?,
+        }
+    }
+    Ok(())
+}
+
+/// Whether push_object reads a mapping as a List: its kind ends in `List` and its `items` is a
+/// sequence.
+fn is_list(map: &serde_json::Map<String, Value>) -> bool {
+    map.get("kind")
+        .and_then(Value::as_str)
+        .is_some_and(|k| k.ends_with("List"))
+        && map.get("items").is_some_and(Value::is_array)
+}
+
+/// The parts `Object::from_manifest` keeps of an object read whole (its `metadata` taken out of
+/// `map`), as [`crate::json::ObjectParts`] holds them; `None` for a List (read whole: its items
+/// are objects of their own), leaving `map` as it was.
+pub(crate) fn object_parts(
+    map: &mut serde_json::Map<String, Value>,
+) -> Option<crate::json::ObjectParts> {
+    if is_list(map) {
+        return None;
+    }
+    let string = |key: &str| map.get(key).and_then(Value::as_str).map(str::to_string);
+    let part = |key: &str| map.get(key).filter(|v| !v.is_null()).map(go_json);
+    let (kind, api_version) = (string("kind"), string("apiVersion"));
+    let (metadata_text, spec, status) = (part("metadata"), part("spec"), part("status"));
+    Some(crate::json::ObjectParts {
+        kind,
+        api_version,
+        metadata: map.remove("metadata"),
+        metadata_text,
+        spec,
+        status,
+    })
+}
+
+/// The object handed over for an object read into its parts at `prefix`: its problem is the
+/// first divergence under `prefix` (named as [`problem_of`] names it), else `inherited`.
+fn parts_object(
+    parts: crate::json::ObjectParts,
+    source: String,
+    position: Position,
+    found: &Found<'_>,
+    prefix: &str,
+    inherited: Option<String>,
+) -> PartsObject {
+    // (`get`, which allocates nothing, where the document is read at `/metadata/namespace`.)
+    let field = |key: &str| parts.metadata.as_ref()?.get(key)?.as_str();
+    let names = (
+        parts.kind.as_deref().unwrap_or(""),
+        field("namespace").unwrap_or(""),
+        field("name").unwrap_or(""),
+    );
+    let problem = problem_named(names, found.divergences, prefix).or(inherited);
+    PartsObject {
+        source,
+        document: position.document,
+        items: position.items,
+        parts,
+        problem,
+        spellings: spellings_under(found.spellings, prefix),
+    }
 }
 
 /// A JSON manifest, read as kubectl reads one (see [`crate::json::manifest_documents`]):
@@ -331,23 +453,10 @@ impl<'t> ListHead<'t> {
             Err(parts) => parts,
         };
         // What push_object does with an object that is no List.
-        // (`get`, which allocates nothing, where the document is read at `/metadata/namespace`.)
-        let field = |key: &str| parts.metadata.as_ref()?.get(key)?.as_str();
-        let names = (
-            parts.kind.as_deref().unwrap_or(""),
-            field("namespace").unwrap_or(""),
-            field("name").unwrap_or(""),
-        );
-        let problem =
-            problem_named(names, &divergences, prefix).or_else(|| inherited.map(str::to_string));
-        sink(Read::Parts(PartsObject {
-            source,
-            document: position.document,
-            items: position.items,
-            parts,
-            problem,
-            spellings: spellings_under(&spellings, prefix),
-        }));
+        let inherited = inherited.map(str::to_string);
+        sink(Read::Parts(parts_object(
+            parts, source, position, &found, prefix, inherited,
+        )));
         Ok(())
     }
 }

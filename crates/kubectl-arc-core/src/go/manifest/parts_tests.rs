@@ -459,3 +459,186 @@ fn the_repository_json_files_read_into_parts_are_the_objects_read_whole() {
     }
     assert!(parts > 0, "no object read into parts");
 }
+
+/// YAML whose root's `items` the reading into parts reads as they end, not knowing yet whether
+/// the document is a List: kubectl's order (`items` before `kind`), Lists and documents that are
+/// none, merge keys at the root before and after `items` (bringing one or not), anchored and
+/// aliased items and sequences, refusals deferred to the document's end (`.inf`) before, inside
+/// and after an item, refusals and spellings inside the items and outside them, null, scalar and
+/// nested-List items, `items` deeper than the root, several documents.
+pub(crate) fn yaml_edge_cases() -> Vec<String> {
+    let item = |name: &str| {
+        format!(
+            "- apiVersion: actions.github.com/v1alpha1\n  kind: AutoscalingRunnerSet\n  metadata:\n    name: {name}\n    namespace: ns\n  spec:\n    maxRunners: 1\n    template: {{spec: {{}}}}\n"
+        )
+    };
+    let (a, b, c) = (item("a"), item("b"), item("c"));
+    let mut cases = vec![
+        format!("apiVersion: v1\nitems:\n{a}{b}kind: List\nmetadata:\n  resourceVersion: \"\"\n"),
+        format!("apiVersion: v1\nkind: List\nitems:\n{a}{b}"),
+        format!("kind: XList\nitems:\n{a}"),
+        format!("kind: Lists\nitems:\n{a}"),
+        format!("apiVersion: v1\nitems:\n{a}kind: Foo\nspec: {{x: 1.0}}\nmetadata: {{name: f}}\n"),
+        format!("items:\n{a}"),
+        format!("items:\n{a}kind: 3\n"),
+        format!(
+            "base: &base\n  items:\n  - {{kind: B, spec: {{y: 2}}}}\nitems:\n{a}<<: *base\nkind: List\n"
+        ),
+        format!(
+            "base: &base\n  items:\n  - {{kind: B, spec: {{y: 2}}}}\n<<: *base\nitems:\n{a}kind: List\n"
+        ),
+        format!("base: &base\n  other: 1\nitems:\n{a}<<: *base\nkind: List\n"),
+        format!(
+            "b1: &b1 {{x: 1}}\nb2: &b2 {{items: [{{kind: C}}]}}\nitems:\n{a}<<: [*b1, *b2]\nkind: List\n"
+        ),
+        format!("b1: &b1 {{x: 1}}\nitems:\n{a}<<: [*b1, 3]\nkind: List\n"),
+        format!("items:\n{a}<<: 3\nkind: List\n"),
+        format!("items: &seq\n{a}kind: List\nspec: *seq\n"),
+        format!("items: &seq\n{a}kind: Foo\nspec: *seq\n"),
+        format!("items:\n- &one\n  kind: A\n  spec: {{x: 1}}\n- *one\n{b}kind: List\nspec: *one\n"),
+        format!("items:\n{a}- kind: A\n  spec: {{x: .inf}}\n{b}kind: List\n"),
+        format!("items:\n{a}- kind: A\n  spec: {{x: .inf, <<: {{x: 1}}}}\n{b}kind: List\n"),
+        format!("kind: List\nbad: .nan\nitems:\n{a}{b}"),
+        format!("kind: List\nitems:\n{a}{b}late: -.inf\n"),
+        format!(
+            "kind: List\nitems:\n{a}- kind: A\n  metadata: {{name: n, namespace: s}}\n  spec: {{x: !!int abc, y: 1.0, z: yes, w: 0x10}}\n{b}metadata: {{bad: !!int q, n: 1.0}}\n"
+        ),
+        format!("kind: List\nitems:\n{a}- kind: A\n  metadata: {{name: 3}}\n{b}"),
+        format!("kind: List\nitems:\n{a}- ~\n- null\n{b}"),
+        format!("kind: List\nitems:\n{a}- 3\n{b}"),
+        format!("kind: List\nitems:\n{a}- [1, 2]\n{b}"),
+        format!(
+            "kind: List\nitems:\n{a}- kind: List\n  items:\n  - {{kind: A, spec: {{x: 1}}}}\n  - {{kind: B}}\n{b}"
+        ),
+        format!("kind: List\nitems:\n{a}- kind: XList\n  items: 3\n  spec: {{x: 1}}\n{b}"),
+        format!("kind: List\nitems:\n- kind: A\n  <<: {{spec: {{m: 1}}, kind: B}}\n{a}"),
+        format!("kind: List\nspec:\n  items:\n  - {{kind: A, spec: {{x: 1}}}}\nitems:\n{a}"),
+        format!("kind: List\n\"items\":\n{a}{b}"),
+        format!("kind: List\n!!str items:\n{a}{b}"),
+        format!("kind: List\nitems:\n{a}items:\n{b}"),
+        format!(
+            "kind: List\nitems:\n{a}- kind: A\n  spec: {{text: \"x\u{2028}y\"}}\n  odd: a\u{85}b\n{b}"
+        ),
+        format!(
+            "kind: List\nitems:\n{a}{b}---\nkind: List\nitems:\n{c}---\n{}",
+            &c[2..].replace("\n  ", "\n")
+        ),
+        format!(
+            "kind: List\nitems:\n{a}- kind: A\n  spec: {{x: .inf}}\n---\nkind: List\nitems:\n{b}"
+        ),
+        format!(
+            "kind: List\nitems: [{{kind: A, spec: {{a: 1}}}}, {{kind: B, status: {{b: 2}}}}]\n"
+        ),
+        "kind: List\nitems: []\n".to_string(),
+        "kind: List\nitems:\n".to_string(),
+        format!("kind: List\nitems:\n{a}- kind: A\n  spec: {{a: 1, a: 2}}\n"),
+        format!("kind: List\nitems:\n{a}- kind: A\n  spec: {{a: [\n"),
+    ];
+    // The JSON cases, as YAML (a comment first: a text starting with `{` is read as JSON).
+    cases.extend(edge_cases().iter().map(|json| format!("# YAML\n{json}")));
+    cases
+}
+
+#[test]
+fn yaml_items_read_as_they_end_are_the_objects_read_whole() {
+    let (mut parts, mut whole) = (0, 0);
+    for text in yaml_edge_cases() {
+        let (p, w) = same_parts_as_whole(&text);
+        parts += p;
+        whole += w;
+    }
+    // Both ways are taken: items read into parts, and items and documents read whole.
+    assert!(parts >= 60, "only {parts} objects read into parts");
+    assert!(whole >= 20, "only {whole} objects read whole");
+}
+
+#[test]
+fn yaml_items_read_as_they_end_as_expected() {
+    let route = |text: &str| -> Vec<bool> {
+        let (_, (read, result)) = both_readings(text);
+        result.expect("reads");
+        read.iter().map(|r| matches!(r, Read::Parts(_))).collect()
+    };
+    let item = "- {kind: A, metadata: {name: a}, spec: {x: 1}}\n";
+    // kubectl's order: items before kind, read into parts as they end.
+    assert_eq!(
+        route(&format!("items:\n{item}{item}kind: List\n")),
+        [true, true]
+    );
+    // A document that is no List is handed over as its parts.
+    assert_eq!(route(&format!("items:\n{item}kind: Foo\n")), [true]);
+    // A merge key that brings `items` replaces the items read: read whole.
+    let base = "base: &b {items: [{kind: B}]}\n";
+    assert_eq!(
+        route(&format!("{base}items:\n{item}<<: *b\nkind: List\n")),
+        [false]
+    );
+    // A refusal pending to the document's end: the items after it are read whole.
+    let deferred = "- {kind: A, spec: {x: .inf}}\n";
+    assert_eq!(
+        route(&format!("items:\n{item}{deferred}{item}kind: List\n")),
+        [true, false, false]
+    );
+    // An anchored sequence is read whole.
+    assert_eq!(route(&format!("items: &s\n{item}kind: List\n")), [false]);
+    // The parts written as kubectl stores them.
+    let (_, (read, _)) =
+        both_readings("items:\n- {kind: A, spec: {b: 0x10, a: yes}}\nkind: List\n");
+    let Read::Parts(o) = &read[0] else {
+        unreachable!()
+    };
+    assert_eq!(o.parts.spec.as_deref(), Some(r#"{"a":true,"b":16}"#));
+    assert_eq!(o.spellings.len(), 2);
+}
+
+#[test]
+fn generated_yaml_manifests_read_into_parts_are_the_objects_read_whole() {
+    let (mut parts, mut whole) = (0, 0);
+    for text in generated(1500) {
+        // Flow YAML, and a multi-line one: the same objects as YAML reads them.
+        for yaml in [
+            format!("# YAML\n{text}"),
+            format!("---\n{}", text.replace(",", ",\n ")),
+        ] {
+            let (p, w) = same_parts_as_whole(&yaml);
+            parts += p;
+            whole += w;
+        }
+    }
+    assert!(parts > 800, "only {parts} objects read into parts");
+    assert!(whole > 40, "only {whole} objects read whole");
+}
+
+/// Every YAML file of the repository (examples, the test bed's manifests, the transcripts'
+/// inputs, the bad inputs, the fuzz seeds): both readings agree on each.
+#[test]
+fn the_repository_yaml_files_read_into_parts_are_the_objects_read_whole() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    let mut dirs: Vec<_> = ["examples", "tests", "deploy", "testbed", "fuzz/corpus"]
+        .iter()
+        .map(|d| root.join(d))
+        .collect();
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+                files.push(path);
+            }
+        }
+    }
+    let mut parts = 0;
+    for file in &files {
+        let Ok(text) = std::fs::read_to_string(file) else {
+            continue;
+        };
+        parts += same_parts_as_whole(&text).0;
+    }
+    assert!(files.len() > 50, "only {} YAML files found", files.len());
+    assert!(parts > 50, "only {parts} objects read into parts");
+}

@@ -17,6 +17,7 @@ use serde_json::{Map, Value};
 
 use super::{Divergence, MAX_DEPTH, visible};
 use crate::goyaml::{self, GoScalar, GoTagged};
+use crate::json::ObjectParts;
 use crate::written::{Spelling, pointer_step};
 
 /// The most values a file may hold, aliases expanded.
@@ -28,17 +29,26 @@ pub(super) struct YamlDocument {
     pub refusals: Vec<Divergence>,
     /// The scalars kubectl stores otherwise than they are spelled (`1.0`, `0x10`, `yes`, `~`).
     pub spellings: Vec<Spelling>,
+    /// In a reading into parts ([`read`]'s `parts`): the items of the root's `items` read into
+    /// their parts as each ended, by index, each left in `value` as null. Empty unless that
+    /// sequence is still the root's `items` at the document's end (a merge key may replace it).
+    pub items_read: Vec<(usize, ObjectParts)>,
 }
 
 /// Every document of `text`, null documents (empty ones, `~`) left out. `Err` is a message
 /// naming the line and column: a syntax error, a duplicate key, nesting beyond [`MAX_DEPTH`],
 /// aliases that expand beyond go-yaml's budget.
-pub(super) fn read(text: &str) -> Result<Vec<YamlDocument>, String> {
+///
+/// With `parts`, an object among the root's `items` that may be a List's item is read into its
+/// parts as soon as it ends ([`YamlDocument::items_read`]): the tree of a `kubectl get -o yaml`
+/// dump's object is written and dropped while the text after it is still being scanned, not
+/// after the whole file.
+pub(super) fn read(text: &str, parts: bool) -> Result<Vec<YamlDocument>, String> {
     // Cores are asked only of a file large enough to use them: the question costs system calls
     // (the CPU affinity, the cgroup quota).
     let beside = text.len() >= BESIDE_FROM
         && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
-    read_with(text, if beside { BESIDE_FROM } else { usize::MAX })
+    read_with(text, if beside { BESIDE_FROM } else { usize::MAX }, parts)
 }
 
 /// From this many bytes on, the text is scanned on a thread of its own while the documents are
@@ -55,8 +65,8 @@ type Scanned<'t> = Result<(Event<'t>, Span), ScanError>;
 /// [`read`], scanning beside the building when `text` holds at least `beside_from` bytes (on any
 /// number of cores: the tests take both ways on every machine). The two ways read the same events
 /// in the same order and stop at the same first error (`read_ways_agree` in the tests).
-fn read_with(text: &str, beside_from: usize) -> Result<Vec<YamlDocument>, String> {
-    let mut reader = Reader::new(text);
+fn read_with(text: &str, beside_from: usize, parts: bool) -> Result<Vec<YamlDocument>, String> {
+    let mut reader = Reader::new(text, parts);
     if text.len() >= beside_from
         && let Some(done) = read_beside(text, &mut reader)
     {
@@ -199,6 +209,10 @@ enum Anchored {
 
 struct Reader<'t> {
     text: &'t str,
+    /// Whether the root's `items` are read into their parts ([`read`]).
+    parts: bool,
+    /// Those of the document being read, by index ([`YamlDocument::items_read`]).
+    items_read: Vec<(usize, ObjectParts)>,
     documents: Vec<YamlDocument>,
     stack: Vec<Frame>,
     root: Option<Value>,
@@ -224,7 +238,7 @@ struct Reader<'t> {
 }
 
 impl<'t> Reader<'t> {
-    fn new(text: &'t str) -> Self {
+    fn new(text: &'t str, parts: bool) -> Self {
         let bytes = text.as_bytes();
         let mut breaks = Vec::new();
         // NEL is C2 85, LS and PS E2 80 A8 and E2 80 A9 in UTF-8.
@@ -244,6 +258,8 @@ impl<'t> Reader<'t> {
         }
         Reader {
             text,
+            parts,
+            items_read: Vec::new(),
             documents: Vec::new(),
             stack: Vec::new(),
             root: None,
@@ -349,11 +365,13 @@ impl<'t> Reader<'t> {
         }
         let refusals = std::mem::take(&mut self.refusals);
         let spellings = std::mem::take(&mut self.spellings);
+        let items_read = std::mem::take(&mut self.items_read);
         if !value.is_null() || !refusals.is_empty() {
             self.documents.push(YamlDocument {
                 value,
                 refusals,
                 spellings,
+                items_read,
             });
         }
     }
@@ -368,11 +386,27 @@ impl<'t> Reader<'t> {
                 nodes_before,
             }) => (Value::Array(items), anchor, nodes_before),
             Some(Frame::Mapping {
-                map,
+                mut map,
                 anchor,
                 nodes_before,
                 ..
-            }) => (Value::Object(map), anchor, nodes_before),
+            }) => {
+                if anchor == 0
+                    && self.parts
+                    && self.at_root_item()
+                    && let Some(parts) = super::object_parts(&mut map)
+                {
+                    let index = match self.stack.last() {
+                        Some(Frame::Sequence { items, .. }) => items.len(),
+                        _ => unreachable!("at_root_item: in a sequence"),
+                    };
+                    self.items_read.push((index, parts));
+                    // Its tree is dropped here, while the scanner reads on.
+                    drop(map);
+                    return self.node(Value::Null, span);
+                }
+                (Value::Object(map), anchor, nodes_before)
+            }
             None => return Ok(()),
         };
         if anchor != 0 {
@@ -666,6 +700,23 @@ impl<'t> Reader<'t> {
         self.anchors[anchor] = Some(node);
     }
 
+    /// Whether the mapping that just ended is an item of the root's `items`, which the document
+    /// may hand over as a List's item: the sequence is not anchored (no alias copies it
+    /// elsewhere), and no refusal is pending (a deferred one stands in the tree until the
+    /// document ends, so no such item is read into parts).
+    fn at_root_item(&self) -> bool {
+        matches!(
+            self.stack.as_slice(),
+            [
+                Frame::Mapping {
+                    key: Some((Key::Name(key), _)),
+                    ..
+                },
+                Frame::Sequence { anchor: 0, .. },
+            ] if key == "items"
+        ) && self.deferred.is_empty()
+    }
+
     fn key_next(&self) -> bool {
         matches!(self.stack.last(), Some(Frame::Mapping { key: None, .. }))
     }
@@ -731,6 +782,22 @@ impl<'t> Reader<'t> {
                 // go-yaml merges a mapping, or a sequence of mappings from the last to the first
                 // (earlier ones win), writing into the mapping in place: a key after the merge
                 // replaces a merged one, and a merged one replaces a key before it.
+                // A merge into the root that brings `items` replaces the one read into parts.
+                let root = self.stack.len() == 1;
+                let brings_items = match &value {
+                    Value::Object(merged) => merged.contains_key("items"),
+                    Value::Array(list) => {
+                        list.iter().all(Value::is_object)
+                            && list.iter().any(|m| m.get("items").is_some())
+                    }
+                    _ => false,
+                };
+                if root && brings_items {
+                    self.items_read.clear();
+                }
+                let Some(Frame::Mapping { map, .. }) = self.stack.last_mut() else {
+                    unreachable!("a merge key is read in a mapping")
+                };
                 match value {
                     Value::Object(merged) => map.extend(merged),
                     Value::Array(list) if list.iter().all(Value::is_object) => {
@@ -999,8 +1066,10 @@ mod tests {
         }
         let mut read = Vec::new();
         for text in &cases {
-            let beside = shown(read_with(text, 0));
-            assert_eq!(beside, shown(read_with(text, usize::MAX)), "{text}");
+            let beside = shown(read_with(text, 0, false));
+            assert_eq!(beside, shown(read_with(text, usize::MAX, false)), "{text}");
+            let beside = shown(read_with(text, 0, true));
+            assert_eq!(beside, shown(read_with(text, usize::MAX, true)), "{text}");
             read.push(beside);
         }
         // The cases reach past a batch and hold errors of both kinds.
