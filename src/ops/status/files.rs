@@ -12,7 +12,7 @@ use super::names::resolve_names;
 use super::{Files, FleetFacts, Plan, Snapshot, list};
 
 /// What `status` reads: ARC's four kinds, and the Pods, Deployments and CRDs around them.
-const READS: [Resource; 7] = [
+pub(super) const READS: [Resource; 7] = [
     Resource::EPHEMERAL_RUNNER_SETS,
     Resource::EPHEMERAL_RUNNERS,
     Resource::AUTOSCALING_RUNNER_SETS,

@@ -193,6 +193,33 @@ impl<'s> Follow<'s> {
         Ok(None)
     }
 
+    /// A watch ended (a dump's, after its listing; a live watch never ends): what changed is
+    /// shown, then `--watch` is over (exit 0, as `kubectl get --watch` when its stream ends) and
+    /// `--wait` ends with its verdict, a set still waited for being one nothing will change
+    /// (exit 1).
+    pub(crate) fn ended(
+        &mut self,
+        plan: &Plan,
+        census: &mut Census,
+        dirty: &mut HashSet<SetKey>,
+        shell: &mut Shell<'_>,
+    ) -> Result<Outcome> {
+        if let Some(code) = self.flush(plan, census, dirty, shell)? {
+            return Ok(code);
+        }
+        if !self.wait {
+            return Ok(Outcome::Clean);
+        }
+        let rows = self.sorted();
+        let ending = match wait::verdict_at_end(&rows) {
+            Verdict::Settled => Ending::Settled,
+            Verdict::Stuck(stuck) => Ending::Stuck(stuck),
+            Verdict::Waiting => unreachable!("verdict_at_end: never waiting"),
+        };
+        self.sink.end(rows, &ending, shell)?;
+        Ok(ending.outcome())
+    }
+
     /// `--wait`: over when every set has settled (exit 0), or when waiting cannot help (exit 1).
     fn verdict(&mut self, shell: &mut Shell<'_>) -> Result<Option<Outcome>> {
         let rows = self.sorted();
@@ -221,9 +248,10 @@ impl<'s> Follow<'s> {
     }
 }
 
-/// `--watch` and `--wait`: list, then keep the census current from two watches.
+/// `--watch` and `--wait`: list, then keep the census current from two watches of `api` (the
+/// API server's; a dump's give their listing, then end, and the following ends with them).
 pub(crate) async fn follow(
-    client: &kube::Client,
+    api: &impl ArcApi,
     plan: &Plan,
     shown: &mut Follow<'_>,
     timeout: Option<Duration>,
@@ -233,7 +261,7 @@ pub(crate) async fn follow(
     // The runners' Pods as a one-shot listing reads them, read again with the listeners: the
     // rows of --watch and --wait are judged as `status` judges them.
     let mut live = Census::new(plan.layout, true);
-    let pods_unreadable = match runner_pods(client, plan).await {
+    let pods_unreadable = match runner_pods(api, plan).await {
         Ok(pods) => {
             live.set_runner_pods(pods);
             None
@@ -241,15 +269,15 @@ pub(crate) async fn follow(
         Err(warning) => Some(warning),
     };
     let pods_readable = pods_unreadable.is_none();
-    let gathered = gather(client, plan, live).await?.whole()?;
+    let gathered = gather(api, plan, live).await?.whole()?;
     let mut census = gathered.census;
     census.start_following();
     // Said once the sets could be listed, as a listing says it.
     if let Some(warning) = pods_unreadable {
         shell.warn(&warning)?;
     }
-    let scale_sets = scale_sets_kept(client, plan).await;
-    let around = Surroundings::read(client, plan).await;
+    let scale_sets = scale_sets_kept(api, plan).await;
+    let around = Surroundings::read(api, plan).await;
     for w in &around.warnings {
         shell.warn(w)?;
     }
@@ -260,14 +288,14 @@ pub(crate) async fn follow(
     // Scale sets without a set yet (just installed): waited for until ARC creates their set, as
     // `kubectl rollout status` waits for a new Deployment's ReplicaSet.
     let without = without_sets(plan, &scale_sets, &census);
-    let waiting: Vec<input::Object> = (paired_outside(client, plan, without).await)
+    let waiting: Vec<input::Object> = (paired_outside(api, plan, without).await)
         .into_iter()
         .cloned()
         .collect();
     let waiting_rows: Vec<SetStatus> = (waiting.iter())
         .map(|a| scale_set_row(plan, a, &around))
         .collect();
-    let missing = missing_names(plan, &census, &waiting_rows, client.not_found_in());
+    let missing = missing_names(plan, &census, &waiting_rows, api.not_found_in());
     if !missing.is_empty() {
         for e in &missing {
             shell.error(e)?;
@@ -289,7 +317,7 @@ pub(crate) async fn follow(
         timeout: timeout.unwrap_or_default(),
     };
     let versions = (gathered.sets_version, gathered.runners_version);
-    follow_events(client, plan, shown, shell, census, watched, versions).await
+    follow_events(api, plan, shown, shell, census, watched, versions).await
 }
 
 /// What [`follow`] keeps beside the census while it follows the watches.
@@ -313,10 +341,10 @@ struct Watched {
 
 /// The follow loop: fold the events of the sets' and the runners' watches into the census, print
 /// the changed rows at most every 100 ms, read the surroundings again every 5 s, and stop when
-/// `shown` says so or at the deadline. The watches start at the listing's resource `versions`
-/// (the sets', the runners').
+/// `shown` says so, at the deadline, or when a watch ends (nothing more will change). The
+/// watches start at the listing's resource `versions` (the sets', the runners').
 async fn follow_events(
-    client: &kube::Client,
+    api: &impl ArcApi,
     plan: &Plan,
     shown: &mut Follow<'_>,
     shell: &mut Shell<'_>,
@@ -326,12 +354,12 @@ async fn follow_events(
 ) -> Result<Outcome> {
     let reread = || tokio::time::Instant::now() + Duration::from_secs(5);
     let mut reread_at = reread();
-    let mut sets_watch = client.watch(
+    let mut sets_watch = api.watch(
         Resource::EPHEMERAL_RUNNER_SETS,
         plan.set_scope(),
         sets_version,
     )?;
-    let mut runners_watch = client.watch(
+    let mut runners_watch = api.watch(
         Resource::EPHEMERAL_RUNNERS,
         plan.runner_scope(),
         runners_version,
@@ -356,7 +384,7 @@ async fn follow_events(
                         }
                     }
                     Event::Relist => {
-                        let g = gather_parts(client, plan, census, true, false).await?.whole()?;
+                        let g = gather_parts(api, plan, census, true, false).await?.whole()?;
                         census = g.census;
                         let gone: Vec<SetKey> =
                             census.keys().filter(|k| !g.seen.contains(*k)).cloned().collect();
@@ -368,7 +396,7 @@ async fn follow_events(
                         sets_watch.resume_from(g.sets_version);
                     }
                     Event::Reconnecting(why) => shell.status(why)?,
-                    Event::End => {} // a live watch's never comes
+                    Event::End => return shown.ended(plan, &mut census, &mut w.dirty, shell),
                 }
                 flush_at.get_or_insert_with(soon);
             }
@@ -388,13 +416,13 @@ async fn follow_events(
                     }
                     Event::Relist => {
                         census.clear_runners();
-                        let g = gather_parts(client, plan, census, false, true).await?.whole()?;
+                        let g = gather_parts(api, plan, census, false, true).await?.whole()?;
                         census = g.census;
                         w.dirty.extend(census.keys().cloned().collect::<Vec<_>>());
                         runners_watch.resume_from(g.runners_version);
                     }
                     Event::Reconnecting(why) => shell.status(why)?,
-                    Event::End => {} // a live watch's never comes
+                    Event::End => return shown.ended(plan, &mut census, &mut w.dirty, shell),
                 }
                 flush_at.get_or_insert_with(soon);
             }
@@ -406,7 +434,7 @@ async fn follow_events(
             }
             _ = tokio::time::sleep_until(reread_at) => {
                 reread_at = reread();
-                reread_surroundings(client, plan, &mut census, &mut w).await;
+                reread_surroundings(api, plan, &mut census, &mut w).await;
                 flush_at.get_or_insert_with(soon);
             }
             _ = tokio::time::sleep_until(timeout_deadline), if w.deadline.is_some() => {
@@ -462,19 +490,14 @@ fn set_applied(
 
 /// Read again what is not watched (the runners' Pods, if they could be read at first, the scale
 /// sets and the surroundings), and judge every set again.
-async fn reread_surroundings(
-    client: &kube::Client,
-    plan: &Plan,
-    census: &mut Census,
-    w: &mut Watched,
-) {
+async fn reread_surroundings(api: &impl ArcApi, plan: &Plan, census: &mut Census, w: &mut Watched) {
     if w.pods_readable
-        && let Ok(pods) = runner_pods(client, plan).await
+        && let Ok(pods) = runner_pods(api, plan).await
     {
         census.set_runner_pods(pods);
     }
-    w.scale_sets = scale_sets_kept(client, plan).await;
-    w.around = Surroundings::read(client, plan).await;
+    w.scale_sets = scale_sets_kept(api, plan).await;
+    w.around = Surroundings::read(api, plan).await;
     rejudge(&w.scale_sets, census, &w.around);
     w.dirty.extend(census.keys().cloned().collect::<Vec<_>>());
 }

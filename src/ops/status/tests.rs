@@ -7,7 +7,9 @@ use serde_json::{Value, json};
 use super::judge::{runner_scale_set_id, unobserved};
 use super::surroundings::Surroundings;
 use super::*;
-use crate::core::status::{SetFacts, State, Unobserved};
+use crate::core::status::{SetFacts, SetStatus, State, Unobserved};
+use crate::report::Outcome;
+use crate::shell::Shell;
 
 /// The shipped example's scale set and set, as JSON values.
 fn example() -> (Value, Value) {
@@ -839,4 +841,86 @@ fn a_scale_set_whose_set_the_selector_leaves_out_is_not_waiting() {
     // Without its set in the dump it is waiting.
     let s = status(&plan(&[], Some("team=a")), std::slice::from_ref(&ars));
     assert_eq!(s.rows.len(), 1, "{:?}", states(&s));
+}
+
+/// What `--watch` and `--wait` pushed, for the tests of following a dump.
+#[derive(Default)]
+struct Pushed {
+    listed: usize,
+    changed: usize,
+    progress: usize,
+    ending: Option<follow::Ending>,
+}
+
+impl follow::FollowSink for Pushed {
+    fn listed(&mut self, rows: &[SetStatus], _: &mut Shell<'_>) -> anyhow::Result<()> {
+        self.listed += rows.len();
+        Ok(())
+    }
+    fn changed(&mut self, rows: &[SetStatus], _: &mut Shell<'_>) -> anyhow::Result<()> {
+        self.changed += rows.len();
+        Ok(())
+    }
+    fn differs(&self, before: &SetStatus, after: &SetStatus) -> bool {
+        (before.state, &before.reasons) != (after.state, &after.reasons)
+    }
+    fn progress(&mut self, _: &SetStatus, _: &mut Shell<'_>) -> anyhow::Result<()> {
+        self.progress += 1;
+        Ok(())
+    }
+    fn waiting(&mut self, _: &[SetStatus], _: &mut Shell<'_>) -> anyhow::Result<()> {
+        Ok(())
+    }
+    fn end(
+        &mut self,
+        _: Vec<SetStatus>,
+        why: &follow::Ending,
+        _: &mut Shell<'_>,
+    ) -> anyhow::Result<()> {
+        self.ending = Some(why.clone());
+        Ok(())
+    }
+}
+
+/// `--watch` or `--wait` (`wait`) over a dump of these objects: the outcome, what was pushed.
+fn follow_dump(wait: bool, items: &[Value]) -> (anyhow::Result<Outcome>, Pushed) {
+    let text = json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string();
+    let (dump, errors) = crate::cluster::dump::Dump::read(
+        &["-".into()],
+        &mut text.as_bytes(),
+        "default",
+        false,
+        &files::READS,
+    );
+    assert!(errors.is_empty(), "{errors:?}");
+    let mut pushed = Pushed::default();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let mut shell = Shell::new(&mut out, &mut err, Default::default());
+    let outcome = {
+        let mut shown = follow::Follow::new(wait, &mut pushed);
+        let plan = plan(&[], None);
+        let run = follow(&dump, &plan, &mut shown, None, &mut shell);
+        crate::ops::runtime().unwrap().block_on(run)
+    };
+    (outcome, pushed)
+}
+
+/// Following reads its source through the one door: over a dump, whose watches give the listing
+/// again and then end, `--watch` shows the rows and is over (exit 0, no row changed), and
+/// `--wait` ends at once: a set still waited for will not change (exit 1, saying so), a settled
+/// one ends it settled.
+#[test]
+fn following_a_dump_ends_when_its_watch_ends() {
+    let (ars, ers) = example();
+    let (outcome, pushed) = follow_dump(false, &[ars.clone(), ers.clone()]);
+    assert_eq!(outcome.unwrap(), Outcome::Clean);
+    assert_eq!((pushed.listed, pushed.changed), (1, 0));
+    // Propagating (see above): waited for, and nothing more will come.
+    let (outcome, pushed) = follow_dump(true, &[ars.clone(), ers.clone()]);
+    assert_eq!(outcome.unwrap(), Outcome::Drift);
+    let Some(follow::Ending::Stuck(why)) = pushed.ending else {
+        panic!("{:?}", pushed.ending)
+    };
+    assert!(why.starts_with("nothing more will come"), "{why}");
+    assert!(why.contains("arc-runner-set is Propagating"), "{why}");
 }

@@ -75,6 +75,19 @@ pub fn verdict(rows: &[SetStatus]) -> Verdict {
     }
 }
 
+/// `--wait`'s verdict when nothing more will come (the source's watch ended: a dump's, after its
+/// listing): [`verdict`], with a set still waited for one that will not change (never
+/// [`Verdict::Waiting`]).
+pub fn verdict_at_end(rows: &[SetStatus]) -> Verdict {
+    match verdict(rows) {
+        Verdict::Waiting => Verdict::Stuck(format!(
+            "nothing more will come (the watch ended): {}",
+            name_a_few(&still_waiting(rows), 3)
+        )),
+        done => done,
+    }
+}
+
 /// Where each set not settled stands ([`where_it_stands`]), in the rows' order: what `--timeout`
 /// says it waited for.
 pub fn still_waiting(rows: &[SetStatus]) -> Vec<String> {
@@ -213,5 +226,25 @@ mod tests {
         ] {
             assert!(!only_a_person_changes(state), "{state:?}");
         }
+    }
+
+    /// When nothing more will come, a set still waited for will not change: stuck, naming where
+    /// it stands; settled and stuck rows end as they would.
+    #[test]
+    fn at_the_end_nothing_is_waited_for() {
+        let (synced, pending) = (row("a", State::Synced), row("c", State::Pending));
+        assert_eq!(
+            verdict_at_end(std::slice::from_ref(&synced)),
+            Verdict::Settled
+        );
+        assert_eq!(
+            verdict_at_end(&[synced, pending.clone()]),
+            Verdict::Stuck("nothing more will come (the watch ended): ci/c is Pending".into())
+        );
+        let legacy = row("d", State::Legacy);
+        assert_eq!(
+            verdict_at_end(&[pending, legacy]),
+            Verdict::Stuck("waiting cannot help: ci/d is Legacy".into())
+        );
     }
 }
