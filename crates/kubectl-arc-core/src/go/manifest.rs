@@ -214,12 +214,14 @@ fn push_items_read(
     };
     let list = Value::Object(root);
     let list_problem = problem_of(&list, &own, "");
+    let shares = Shares::of(found, items.len());
     let mut read = items_read.into_iter().peekable();
     for (j, item) in items.into_iter().enumerate() {
         let prefix = format!("items[{j}]");
         let mut at = position.clone();
         at.items.push(j);
         let item_source = format!("{source}[{j}]");
+        let found = &shares.of_item(j);
         match read.next_if(|(i, _)| *i == j) {
             Some((_, parts)) => {
                 let inherited = list_problem.clone();
@@ -238,6 +240,56 @@ fn push_items_read(
         }
     }
     Ok(())
+}
+
+/// A document's divergences and spellings by the item of its List they are under (`items[j]`,
+/// `/items/j`), each item's share found once: looking for an item's among all of them, item after
+/// item, is quadratic (10,000 objects with a few spellings each). What is under no item (the List's
+/// own) is in no share; an item's share is all it reads ([`under`] its prefix).
+struct Shares {
+    divergences: Vec<Vec<Divergence>>,
+    spellings: Vec<Vec<Spelling>>,
+}
+
+impl Shares {
+    fn of(found: &Found<'_>, items: usize) -> Shares {
+        // The item index `text` starts with, followed by `end` or nothing (`12]` of `items[12].x`).
+        fn index(text: &str, end: &[char]) -> Option<usize> {
+            let digits = text.len() - text.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            let rest = &text[digits..];
+            (digits > 0 && (rest.is_empty() || rest.starts_with(end)))
+                .then(|| text[..digits].parse().ok())
+                .flatten()
+        }
+        let mut shares = Shares {
+            divergences: vec![Vec::new(); items],
+            spellings: vec![Vec::new(); items],
+        };
+        for d in found.divergences {
+            let at = (d.path.strip_prefix("items[")).and_then(|rest| {
+                let j = index(rest, &[']'])?;
+                let after = &rest[rest.find(']')? + 1..];
+                (after.is_empty() || after.starts_with(['.', '['])).then_some(j)
+            });
+            if let Some(share) = at.and_then(|j| shares.divergences.get_mut(j)) {
+                share.push(d.clone());
+            }
+        }
+        for s in found.spellings {
+            let at = (s.pointer.strip_prefix("/items/")).and_then(|rest| index(rest, &['/']));
+            if let Some(share) = at.and_then(|j| shares.spellings.get_mut(j)) {
+                share.push(s.clone());
+            }
+        }
+        shares
+    }
+
+    fn of_item(&self, j: usize) -> Found<'_> {
+        Found {
+            divergences: &self.divergences[j],
+            spellings: &self.spellings[j],
+        }
+    }
 }
 
 /// Whether push_object reads a mapping as a List: its kind ends in `List` and its `items` is a
@@ -735,6 +787,8 @@ fn push_object(
                 let Some(Value::Array(items)) = m.remove("items") else {
                     unreachable!()
                 };
+                // A document's List: each item's share of what was found, found once.
+                let shares = prefix.is_empty().then(|| Shares::of(found, items.len()));
                 for (j, item) in items.into_iter().enumerate() {
                     let item_prefix = if prefix.is_empty() {
                         format!("items[{j}]")
@@ -743,11 +797,12 @@ fn push_object(
                     };
                     let mut at = position.clone();
                     at.items.push(j);
+                    let share = shares.as_ref().map(|s| s.of_item(j));
                     push_object(
                         item,
                         format!("{source}[{j}]"),
                         at,
-                        found,
+                        share.as_ref().unwrap_or(found),
                         &item_prefix,
                         list_problem.as_deref(),
                         out,
@@ -1148,6 +1203,63 @@ mod tests {
         // A refusal in a List, outside its items, refuses every item.
         let objs = parse("kind: List\nx: .nan\nitems: [{kind: A}, {kind: B}]\n", "t").unwrap();
         assert!(objs.iter().all(|o| o.problem.is_some()), "{objs:?}");
+    }
+
+    /// Each item of a List gets what was found under it, and only that: `items[1]` is not
+    /// `items[10]`, a key of the List spelled `items[0]` is item 0's place, as a path says, and the
+    /// spellings go by pointer (`/items/1` is not `/items/10`); both readings, whole and into parts.
+    #[test]
+    fn each_item_gets_what_was_found_under_it() {
+        let mut text = String::from("kind: List\nitems:\n");
+        for j in 0..12 {
+            let x = match j {
+                1 | 10 => "1.0",
+                3 => "!!int abc",
+                _ => "1",
+            };
+            text.push_str(&format!(
+                "- {{kind: A, metadata: {{name: n{j}}}, spec: {{x: {x}}}}}\n"
+            ));
+        }
+        let read = |parts: bool| -> Vec<(String, Option<String>, Vec<String>)> {
+            let mut out = Vec::new();
+            parse_read(&text, "t", parts, &mut |r| {
+                let (name, problem, spellings) = match r {
+                    Read::Value(o) => (o.name().unwrap_or("").to_string(), o.problem, o.spellings),
+                    Read::Parts(o) => {
+                        let name = o.parts.metadata.as_ref().and_then(|m| m.get("name"));
+                        let name = name.and_then(Value::as_str).unwrap_or("").to_string();
+                        (name, o.problem, o.spellings)
+                    }
+                };
+                let spelled = spellings
+                    .iter()
+                    .map(|s| format!("{}={}", s.pointer, s.yaml));
+                out.push((name, problem, spelled.collect()));
+            })
+            .unwrap();
+            out
+        };
+        for got in [read(false), read(true)] {
+            assert_eq!(got.len(), 12);
+            for (j, (name, problem, spellings)) in got.iter().enumerate() {
+                assert_eq!(name, &format!("n{j}"));
+                let want: &[&str] = match j {
+                    1 | 10 => &["/spec/x=1.0"],
+                    3 => &["/spec/x=abc"],
+                    _ => &[],
+                };
+                assert_eq!(spellings, want, "item {j}");
+                assert_eq!(problem.is_some(), j == 3, "item {j}: {problem:?}");
+            }
+            let problem = got[3].1.as_deref().unwrap();
+            assert!(problem.starts_with("A n3 spec.x: line 6"), "{problem}");
+        }
+        // A key of the List spelled like an item's path is that item's place.
+        let text = "kind: List\nitems: [{kind: A}, {kind: B}]\nitems[0]: .nan\n";
+        let objs = parse(text, "t").unwrap();
+        let problems: Vec<bool> = objs.iter().map(|o| o.problem.is_some()).collect();
+        assert_eq!(problems, [true, false]);
     }
 
     #[test]
