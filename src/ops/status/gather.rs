@@ -186,11 +186,12 @@ pub(super) async fn paired_outside<'a>(
         return without;
     }
     let sets = Resource::EPHEMERAL_RUNNER_SETS;
-    let Ok(all) = api.list(sets, plan.namespace.as_deref(), None).await else {
+    // Lent: a dump's sets are not copied.
+    let Ok(all) = api.list_lent(sets, plan.namespace.as_deref(), None).await else {
         return without;
     };
     let inputs: Vec<_> = (all.iter().filter(|s| s.problem.is_none()))
-        .map(input::Object::pairing_set)
+        .map(|s| s.pairing_set())
         .collect();
     let index = pairing::Index::new(&inputs);
     without
