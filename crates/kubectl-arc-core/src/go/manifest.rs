@@ -370,6 +370,8 @@ fn parse_json(
     };
     let spans = crate::json::documents(text, MAX_DEPTH).map_err(parse_error)?;
     let multi = spans.len() > 1;
+    // One count of lines for the whole text: its documents and items come in order.
+    let lines = std::cell::RefCell::new(Lines::new(text));
     for (i, (span, keys)) in spans.into_iter().enumerate() {
         let src = if multi {
             format!("{source}#{}", i + 1)
@@ -388,11 +390,11 @@ fn parse_json(
             } else {
                 crate::json::read_document(text, span, MAX_DEPTH).map(ReadObject::Whole)
             };
-            let list = ListHead::none(text);
+            let list = ListHead::none(&lines);
             list.push(doc.map_err(parse_error)?, src, position, "", sink)?;
             continue;
         };
-        let list = ListHead::new(text, head);
+        let list = ListHead::new(&lines, head);
         let mut j = 0;
         loop {
             let item = if parts {
@@ -420,26 +422,27 @@ fn parse_json(
 
 /// What reading a JSON List outside its items found (nothing, for a document that is no List):
 /// what each of its items is handed with, as push_object hands it over in the List read whole.
-struct ListHead<'t> {
-    text: &'t str,
+struct ListHead<'l, 't> {
+    /// Where the refused values are (line and column), for the items too.
+    lines: &'l std::cell::RefCell<Lines<'t>>,
     refused: Vec<Divergence>,
     spellings: Vec<Spelling>,
     /// The problem of the List itself (a place outside its items), every item's.
     problem: Option<String>,
 }
 
-impl<'t> ListHead<'t> {
-    fn none(text: &'t str) -> Self {
+impl<'l, 't> ListHead<'l, 't> {
+    fn none(lines: &'l std::cell::RefCell<Lines<'t>>) -> Self {
         ListHead {
-            text,
+            lines,
             refused: Vec::new(),
             spellings: Vec::new(),
             problem: None,
         }
     }
 
-    fn new(text: &'t str, head: crate::json::ManifestDocument) -> Self {
-        let refused = json_divergences(text, head.refused);
+    fn new(lines: &'l std::cell::RefCell<Lines<'t>>, head: crate::json::ManifestDocument) -> Self {
+        let refused = json_divergences(&mut lines.borrow_mut(), head.refused);
         let own: Vec<Divergence> = refused
             .iter()
             .filter(|d| !d.path.starts_with("items["))
@@ -447,7 +450,7 @@ impl<'t> ListHead<'t> {
             .collect();
         let problem = problem_of(&head.value, &own, "");
         ListHead {
-            text,
+            lines,
             refused,
             spellings: head.spellings,
             problem,
@@ -474,7 +477,7 @@ impl<'t> ListHead<'t> {
         let mut divergences: Vec<Divergence> = (self.refused.iter())
             .filter(|d| under(&d.path, prefix))
             .cloned()
-            .chain(json_divergences(self.text, refused))
+            .chain(json_divergences(&mut self.lines.borrow_mut(), refused))
             .collect();
         divergences.sort_by_key(|d| (d.line, d.column));
         let spellings: Vec<Spelling> = (self.spellings.iter())
@@ -514,14 +517,17 @@ impl<'t> ListHead<'t> {
 }
 
 /// The numbers kubectl refuses in a JSON document, as divergences at their line and column.
-fn json_divergences(text: &str, refused: Vec<crate::json::RefusedValue>) -> Vec<Divergence> {
+fn json_divergences(
+    lines: &mut Lines<'_>,
+    refused: Vec<crate::json::RefusedValue>,
+) -> Vec<Divergence> {
     refused
         .into_iter()
         .map(|r| {
-            let before = &text[..r.offset];
+            let (line, column) = lines.locate(r.offset);
             Divergence {
-                line: before.matches('\n').count() + 1,
-                column: before.len() - before.rfind('\n').map_or(0, |n| n + 1) + 1,
+                line,
+                column,
                 path: r.path,
                 text: r.text,
                 kubectl: r.message,
@@ -531,6 +537,41 @@ fn json_divergences(text: &str, refused: Vec<crate::json::RefusedValue>) -> Vec<
             }
         })
         .collect()
+}
+
+/// The line and column (from 1; the column in bytes) of byte offsets of a text, counted on from
+/// the offset asked before when the next one is after it (from the start again otherwise): a
+/// manifest's refused values are asked in the text's order, and counting from the start for each
+/// made a List of 10,000 objects with a refused number take seconds.
+pub(crate) struct Lines<'t> {
+    text: &'t str,
+    /// The offset counted to, and the line it is on.
+    at: usize,
+    line: usize,
+}
+
+impl<'t> Lines<'t> {
+    pub(crate) fn new(text: &'t str) -> Self {
+        Lines {
+            text,
+            at: 0,
+            line: 1,
+        }
+    }
+
+    pub(crate) fn locate(&mut self, offset: usize) -> (usize, usize) {
+        if offset < self.at {
+            (self.at, self.line) = (0, 1);
+        }
+        let between = &self.text.as_bytes()[self.at..offset];
+        self.line += between.iter().filter(|&&b| b == b'\n').count();
+        self.at = offset;
+        let before = &self.text[..offset];
+        (
+            self.line,
+            offset - before.rfind('\n').map_or(0, |n| n + 1) + 1,
+        )
+    }
 }
 
 /// The JSON text of a manifest value as kubectl sends it to the API server (`sigs.k8s.io/yaml.YAMLToJSON`,
@@ -889,7 +930,7 @@ mod tests {
             } else {
                 source.to_string()
             };
-            let refused = json_divergences(text, doc.refused);
+            let refused = json_divergences(&mut Lines::new(text), doc.refused);
             let position = Position {
                 document: multi.then_some(i + 1),
                 items: Vec::new(),
@@ -1203,6 +1244,32 @@ mod tests {
         // A refusal in a List, outside its items, refuses every item.
         let objs = parse("kind: List\nx: .nan\nitems: [{kind: A}, {kind: B}]\n", "t").unwrap();
         assert!(objs.iter().all(|o| o.problem.is_some()), "{objs:?}");
+    }
+
+    /// Lines counted on from the offset asked before say what counting from the start says,
+    /// whatever the order the offsets are asked in.
+    #[test]
+    fn lines_counted_on_are_lines_counted_from_the_start() {
+        let text = "{\n \"a\": 1e400,\n\n  \"é\": [1e400, 2e400]\n}\n\u{2028}x\n";
+        let naive = |offset: usize| {
+            let before = &text[..offset];
+            let line = before.matches('\n').count() + 1;
+            (
+                line,
+                before.len() - before.rfind('\n').map_or(0, |n| n + 1) + 1,
+            )
+        };
+        let offsets: Vec<usize> = (0..=text.len())
+            .filter(|&i| text.is_char_boundary(i))
+            .collect();
+        let mut lines = Lines::new(text);
+        for &o in offsets
+            .iter()
+            .chain(offsets.iter().rev())
+            .chain(&[3, 40, 0, 17, 17])
+        {
+            assert_eq!(lines.locate(o), naive(o), "offset {o}");
+        }
     }
 
     /// Each item of a List gets what was found under it, and only that: `items[1]` is not

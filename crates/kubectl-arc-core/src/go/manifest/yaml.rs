@@ -235,6 +235,8 @@ struct Reader<'t> {
     /// passed.
     breaks: Vec<usize>,
     next_break: usize,
+    /// Their lines and columns, counted on from one to the next.
+    lines: super::Lines<'t>,
 }
 
 impl<'t> Reader<'t> {
@@ -272,6 +274,7 @@ impl<'t> Reader<'t> {
             file_nodes: 0,
             breaks,
             next_break: 0,
+            lines: super::Lines::new(text),
         }
     }
 
@@ -467,10 +470,10 @@ impl<'t> Reader<'t> {
         while let Some(&b) = self.breaks.get(self.next_break)
             && b < start
         {
-            let before = &self.text[..b];
+            let (line, column) = self.lines.locate(b);
             let divergence = Divergence {
-                line: before.matches('\n').count() + 1,
-                column: before.len() - before.rfind('\n').map_or(0, |n| n + 1) + 1,
+                line,
+                column,
                 path: self.path(None),
                 text: visible(&self.text[b..].chars().take(1).collect::<String>()),
                 kubectl: "another document, or refuses it".into(),
