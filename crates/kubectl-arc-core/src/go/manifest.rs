@@ -171,73 +171,8 @@ fn parse_read(
             divergences: &doc.refusals,
             spellings: &doc.spellings,
         };
-        if doc.items_read.is_empty() {
-            push_object(doc.value, src, position, &found, "", None, &mut |o| {
-                sink(Read::Value(o))
-            })?;
-        } else {
-            push_items_read(doc.value, doc.items_read, src, position, &found, sink)?;
-        }
-    }
-    Ok(())
-}
-
-/// What [`push_object`] hands over for a YAML document whose root's `items` were read into their
-/// parts as they ended ([`yaml::YamlDocument::items_read`], null in `doc` where they were): for a
-/// List, the same objects in the same order, those items as their parts; for any other
-/// document, the document itself, as its parts (no object reads its `items`).
-fn push_items_read(
-    doc: Value,
-    items_read: Vec<(usize, crate::json::ObjectParts)>,
-    source: String,
-    position: Position,
-    found: &Found<'_>,
-    sink: &mut dyn FnMut(Read),
-) -> Result<(), ManifestError> {
-    let Value::Object(mut root) = doc else {
-        unreachable!("items are read into parts only under a mapping")
-    };
-    if !is_list(&root) {
-        let parts = object_parts(&mut root).expect("a document that is no List");
-        sink(Read::Parts(parts_object(
-            parts, source, position, found, "", None,
-        )));
-        return Ok(());
-    }
-    // As push_object reads a List: a place outside its items is refused for every item.
-    let own: Vec<Divergence> = (found.divergences.iter())
-        .filter(|d| !d.path.starts_with("items["))
-        .cloned()
-        .collect();
-    let Some(Value::Array(items)) = root.remove("items") else {
-        unreachable!("is_list: items is a sequence")
-    };
-    let list = Value::Object(root);
-    let list_problem = problem_of(&list, &own, "");
-    let shares = Shares::of(found, items.len());
-    let mut read = items_read.into_iter().peekable();
-    for (j, item) in items.into_iter().enumerate() {
-        let prefix = format!("items[{j}]");
-        let mut at = position.clone();
-        at.items.push(j);
-        let item_source = format!("{source}[{j}]");
-        let found = &shares.of_item(j);
-        match read.next_if(|(i, _)| *i == j) {
-            Some((_, parts)) => {
-                let inherited = list_problem.clone();
-                let object = parts_object(parts, item_source, at, found, &prefix, inherited);
-                sink(Read::Parts(object));
-            }
-            None => push_object(
-                item,
-                item_source,
-                at,
-                found,
-                &prefix,
-                list_problem.as_deref(),
-                &mut |o| sink(Read::Value(o)),
-            )?,
-        }
+        let (doc, read) = (doc.value, doc.items_read);
+        push_object(doc, read, src, position, &found, "", None, sink)?;
     }
     Ok(())
 }
@@ -495,14 +430,9 @@ impl<'l, 't> ListHead<'l, 't> {
         let inherited = self.problem.as_deref();
         let parts = match body {
             Ok(value) => {
+                let read = Vec::new();
                 return push_object(
-                    value,
-                    source,
-                    position,
-                    &found,
-                    prefix,
-                    inherited,
-                    &mut |o| sink(Read::Value(o)),
+                    value, read, source, position, &found, prefix, inherited, sink,
                 );
             }
             Err(parts) => parts,
@@ -789,93 +719,108 @@ struct Found<'a> {
     spellings: &'a [Spelling],
 }
 
+/// Hand over the object `doc` at `prefix`, or a List's items (flattened). `read`: the items of a
+/// YAML document's root `items` already read into their parts ([`yaml::YamlDocument::items_read`],
+/// null in `doc` where they were; empty elsewhere): a List hands them over in their places; a
+/// document that is no List is handed over as its parts (no object reads its `items`).
+#[allow(clippy::too_many_arguments)]
 fn push_object(
     doc: Value,
+    read: Vec<(usize, crate::json::ObjectParts)>,
     source: String,
     position: Position,
     found: &Found<'_>,
     prefix: &str,
     inherited: Option<&str>,
-    out: &mut dyn FnMut(ManifestObject),
+    sink: &mut dyn FnMut(Read),
 ) -> Result<(), ManifestError> {
     let divergences = found.divergences;
-    match doc {
-        Value::Null => Ok(()),
-        Value::Object(_) => {
-            let is_list = doc
-                .get("kind")
-                .and_then(Value::as_str)
-                .is_some_and(|k| k.ends_with("List"))
-                && doc.get("items").is_some_and(Value::is_array);
-            if is_list {
-                // A place in the List itself, outside its items, is refused for every item (kubectl
-                // refuses the whole document).
-                let items_at = if prefix.is_empty() {
-                    "items[".to_string()
-                } else {
-                    format!("{prefix}.items[")
-                };
-                let own: Vec<Divergence> = divergences
-                    .iter()
-                    .filter(|d| under(&d.path, prefix) && !d.path.starts_with(&items_at))
-                    .cloned()
-                    .collect();
-                let list_problem =
-                    problem_of(&doc, &own, prefix).or_else(|| inherited.map(str::to_string));
-                let Value::Object(mut m) = doc else {
-                    unreachable!()
-                };
-                let Some(Value::Array(items)) = m.remove("items") else {
-                    unreachable!()
-                };
-                // A document's List: each item's share of what was found, found once.
-                let shares = prefix.is_empty().then(|| Shares::of(found, items.len()));
-                for (j, item) in items.into_iter().enumerate() {
-                    let item_prefix = if prefix.is_empty() {
-                        format!("items[{j}]")
-                    } else {
-                        format!("{prefix}.items[{j}]")
-                    };
-                    let mut at = position.clone();
-                    at.items.push(j);
-                    let share = shares.as_ref().map(|s| s.of_item(j));
-                    push_object(
-                        item,
-                        format!("{source}[{j}]"),
-                        at,
-                        share.as_ref().unwrap_or(found),
-                        &item_prefix,
-                        list_problem.as_deref(),
-                        out,
-                    )?;
-                }
-                Ok(())
-            } else {
-                let problem =
-                    problem_of(&doc, divergences, prefix).or_else(|| inherited.map(str::to_string));
-                let spellings = spellings_under(found.spellings, prefix);
-                out(ManifestObject {
-                    source,
-                    document: position.document,
-                    items: position.items,
-                    value: doc,
-                    problem,
-                    spellings,
-                });
-                Ok(())
-            }
+    let mut map = match doc {
+        Value::Null => return Ok(()),
+        Value::Object(map) => map,
+        other => {
+            return Err(ManifestError::NotAnObject {
+                origin: source,
+                found: match other {
+                    Value::Array(_) => "a sequence",
+                    Value::String(_) => "a string",
+                    Value::Number(_) => "a number",
+                    Value::Bool(_) => "a boolean",
+                    _ => "something else",
+                },
+            });
         }
-        other => Err(ManifestError::NotAnObject {
-            origin: source,
-            found: match other {
-                Value::Array(_) => "a sequence",
-                Value::String(_) => "a string",
-                Value::Number(_) => "a number",
-                Value::Bool(_) => "a boolean",
-                _ => "something else",
-            },
-        }),
+    };
+    if !is_list(&map) {
+        let inherited = inherited.map(str::to_string);
+        if !read.is_empty() {
+            let parts = object_parts(&mut map).expect("a document that is no List");
+            sink(Read::Parts(parts_object(
+                parts, source, position, found, prefix, inherited,
+            )));
+            return Ok(());
+        }
+        let doc = Value::Object(map);
+        sink(Read::Value(ManifestObject {
+            source,
+            document: position.document,
+            items: position.items,
+            problem: problem_of(&doc, divergences, prefix).or(inherited),
+            spellings: spellings_under(found.spellings, prefix),
+            value: doc,
+        }));
+        return Ok(());
     }
+    // A place in the List itself, outside its items, is refused for every item (kubectl refuses
+    // the whole document).
+    let items_at = if prefix.is_empty() {
+        "items[".to_string()
+    } else {
+        format!("{prefix}.items[")
+    };
+    let own: Vec<Divergence> = divergences
+        .iter()
+        .filter(|d| under(&d.path, prefix) && !d.path.starts_with(&items_at))
+        .cloned()
+        .collect();
+    let Some(Value::Array(items)) = map.remove("items") else {
+        unreachable!("is_list: items is a sequence")
+    };
+    let list_problem =
+        problem_of(&Value::Object(map), &own, prefix).or_else(|| inherited.map(str::to_string));
+    // A document's List: each item's share of what was found, found once.
+    let shares = prefix.is_empty().then(|| Shares::of(found, items.len()));
+    let mut read = read.into_iter().peekable();
+    for (j, item) in items.into_iter().enumerate() {
+        let item_prefix = if prefix.is_empty() {
+            format!("items[{j}]")
+        } else {
+            format!("{prefix}.items[{j}]")
+        };
+        let mut at = position.clone();
+        at.items.push(j);
+        let item_source = format!("{source}[{j}]");
+        let share = shares.as_ref().map(|s| s.of_item(j));
+        let found = share.as_ref().unwrap_or(found);
+        match read.next_if(|(i, _)| *i == j) {
+            Some((_, parts)) => {
+                let inherited = list_problem.clone();
+                let object = parts_object(parts, item_source, at, found, &item_prefix, inherited);
+                sink(Read::Parts(object));
+            }
+            None => push_object(
+                item,
+                Vec::new(),
+                item_source,
+                at,
+                found,
+                &item_prefix,
+                list_problem.as_deref(),
+                sink,
+            )?,
+        }
+    }
+    Ok(())
 }
 
 /// The pointer of the item at `prefix` (`items[2]`, `spec.items[0]`; empty for the document) that
@@ -939,9 +884,20 @@ mod tests {
                 divergences: &refused,
                 spellings: &doc.spellings,
             };
-            push_object(doc.value, src, position, &found, "", None, &mut |o| {
-                out.push(o)
-            })?;
+            push_object(
+                doc.value,
+                Vec::new(),
+                src,
+                position,
+                &found,
+                "",
+                None,
+                &mut |r| {
+                    if let Read::Value(o) = r {
+                        out.push(o)
+                    }
+                },
+            )?;
         }
         Ok(out)
     }
