@@ -210,20 +210,24 @@ impl<'s> Follow<'s> {
         if !self.wait {
             return Ok(Outcome::Clean);
         }
-        let rows = self.sorted();
-        let ending = match wait::verdict_at_end(&rows) {
-            Verdict::Settled => Ending::Settled,
-            Verdict::Stuck(stuck) => Ending::Stuck(stuck),
-            Verdict::Waiting => unreachable!("verdict_at_end: never waiting"),
-        };
-        self.sink.end(rows, &ending, shell)?;
-        Ok(ending.outcome())
+        let ended = self.verdict_by(wait::verdict_at_end, shell)?;
+        Ok(ended.expect("verdict_at_end: never waiting"))
     }
 
     /// `--wait`: over when every set has settled (exit 0), or when waiting cannot help (exit 1).
     fn verdict(&mut self, shell: &mut Shell<'_>) -> Result<Option<Outcome>> {
+        self.verdict_by(wait::verdict, shell)
+    }
+
+    /// `--wait` by `rule` (one of the core's wait rules): the end said, or the rows still waited
+    /// for shown.
+    fn verdict_by(
+        &mut self,
+        rule: fn(&[SetStatus]) -> Verdict,
+        shell: &mut Shell<'_>,
+    ) -> Result<Option<Outcome>> {
         let rows = self.sorted();
-        let ending = match wait::verdict(&rows) {
+        let ending = match rule(&rows) {
             Verdict::Settled => Ending::Settled,
             Verdict::Stuck(stuck) => Ending::Stuck(stuck),
             Verdict::Waiting => {
