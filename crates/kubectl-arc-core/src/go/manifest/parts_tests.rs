@@ -68,6 +68,15 @@ pub(crate) fn same_parts_as_whole(text: &str) -> (usize, usize) {
     counts
 }
 
+/// [`same_parts_as_whole`] of each text: how many objects were read into their parts, and how
+/// many whole, in all.
+fn all_same_parts_as_whole(texts: impl IntoIterator<Item = String>) -> (usize, usize) {
+    texts.into_iter().fold((0, 0), |(parts, whole), text| {
+        let (p, w) = same_parts_as_whole(&text);
+        (parts + p, whole + w)
+    })
+}
+
 /// An ARC object as `kubectl get -o json` prints one (keys sorted), with `extra` added to its spec
 /// as its last keys (after `template`).
 fn item(name: &str, extra: &str) -> String {
@@ -352,12 +361,7 @@ pub(crate) fn dump_json(sets: usize) -> String {
 
 #[test]
 fn edge_cases_read_into_parts_are_the_objects_read_whole() {
-    let (mut parts, mut whole) = (0, 0);
-    for text in edge_cases() {
-        let (p, w) = same_parts_as_whole(&text);
-        parts += p;
-        whole += w;
-    }
+    let (parts, whole) = all_same_parts_as_whole(edge_cases());
     // Both readings are exercised: what must be refused is, and what may be read so is.
     assert!(parts >= 40, "only {parts} objects read into parts");
     assert!(whole >= 40, "only {whole} objects read whole");
@@ -400,12 +404,7 @@ fn edge_cases_read_as_expected() {
 
 #[test]
 fn generated_manifests_read_into_parts_are_the_objects_read_whole() {
-    let (mut parts, mut whole) = (0, 0);
-    for text in generated(3000) {
-        let (p, w) = same_parts_as_whole(&text);
-        parts += p;
-        whole += w;
-    }
+    let (parts, whole) = all_same_parts_as_whole(generated(3000));
     assert!(parts > 1000, "only {parts} objects read into parts");
     assert!(whole > 1000, "only {whole} objects read whole");
 }
@@ -541,12 +540,7 @@ pub(crate) fn yaml_edge_cases() -> Vec<String> {
 
 #[test]
 fn yaml_items_read_as_they_end_are_the_objects_read_whole() {
-    let (mut parts, mut whole) = (0, 0);
-    for text in yaml_edge_cases() {
-        let (p, w) = same_parts_as_whole(&text);
-        parts += p;
-        whole += w;
-    }
+    let (parts, whole) = all_same_parts_as_whole(yaml_edge_cases());
     // Both ways are taken: items read into parts, and items and documents read whole.
     assert!(parts >= 60, "only {parts} objects read into parts");
     assert!(whole >= 20, "only {whole} objects read whole");
@@ -593,18 +587,14 @@ fn yaml_items_read_as_they_end_as_expected() {
 
 #[test]
 fn generated_yaml_manifests_read_into_parts_are_the_objects_read_whole() {
-    let (mut parts, mut whole) = (0, 0);
-    for text in generated(1500) {
-        // Flow YAML, and a multi-line one: the same objects as YAML reads them.
-        for yaml in [
+    // Flow YAML, and a multi-line one: the same objects as YAML reads them.
+    let yaml = generated(1500).into_iter().flat_map(|text| {
+        [
             format!("# YAML\n{text}"),
             format!("---\n{}", text.replace(",", ",\n ")),
-        ] {
-            let (p, w) = same_parts_as_whole(&yaml);
-            parts += p;
-            whole += w;
-        }
-    }
+        ]
+    });
+    let (parts, whole) = all_same_parts_as_whole(yaml);
     assert!(parts > 800, "only {parts} objects read into parts");
     assert!(whole > 40, "only {whole} objects read whole");
 }
