@@ -349,16 +349,38 @@ impl Object {
         origin: Origin,
         problem: Option<String>,
     ) -> Object {
-        Object::assemble(
+        let crate::json::ObjectParts {
+            kind,
+            api_version,
+            metadata,
+            metadata_text,
+            spec,
+            status,
+        } = parts;
+        // Read from its text only (JSON): the metadata checks on the text's light reading, else
+        // (a field that reading does not take) on the value of the text, as on a value read.
+        let light = match (&metadata, &metadata_text) {
+            (None, Some(text)) => light_meta(text),
+            _ => None,
+        };
+        let parsed = match (&metadata, &metadata_text, &light) {
+            (None, Some(text), None) => serde_json::from_str::<Value>(text).ok(),
+            _ => None,
+        };
+        let mut object = Object::assemble(
             (
-                parts.api_version.as_deref().unwrap_or(""),
-                parts.kind.as_deref().unwrap_or(""),
+                api_version.as_deref().unwrap_or(""),
+                kind.as_deref().unwrap_or(""),
             ),
-            (parts.metadata.as_ref(), parts.metadata_text),
-            (parts.spec, parts.status),
+            (metadata.as_ref().or(parsed.as_ref()), metadata_text),
+            (spec, status),
             origin,
             problem,
-        )
+        );
+        if let Some(meta) = light {
+            object.meta = meta;
+        }
+        object
     }
 
     /// The object of a manifest's `apiVersion` and `kind` (when strings), `metadata` (as read,
@@ -397,6 +419,54 @@ impl Object {
             problem: problem.or(meta_problem),
         }
     }
+}
+
+/// [`meta_of`] of the value of `text` (a `metadata` object's Go JSON text), read without building
+/// that value: `None` where it would not be a plain one (a field of another type, a null label or
+/// annotation, a key given twice, anything but an object), which [`meta_of`] then reads (and
+/// refuses or takes). Where both read, they agree: the fields not declared here are skipped by
+/// both, a string field is a string or null, a map of strings is one, `generation` is
+/// `Value::as_i64` of the number (an int64's text; anything else none), and the owner references
+/// are read by the same [`OwnerRef::controller_of`].
+fn light_meta(text: &str) -> Option<Meta> {
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Light<'a> {
+        namespace: Option<String>,
+        name: Option<String>,
+        generate_name: Option<String>,
+        uid: Option<String>,
+        resource_version: Option<String>,
+        #[serde(borrow)]
+        generation: Option<&'a RawValue>,
+        creation_timestamp: Option<String>,
+        deletion_timestamp: Option<String>,
+        labels: Option<BTreeMap<String, String>>,
+        annotations: Option<BTreeMap<String, String>>,
+        #[serde(borrow)]
+        owner_references: Option<&'a RawValue>,
+    }
+    let light: Light<'_> = serde_json::from_str(text).ok()?;
+    let owner_references = match light.owner_references {
+        Some(raw) => Some(serde_json::from_str::<Value>(raw.get()).ok()?),
+        None => None,
+    };
+    Some(Meta {
+        namespace: light.namespace,
+        name: light.name,
+        generate_name: light.generate_name,
+        uid: light.uid,
+        resource_version: light.resource_version,
+        generation: light
+            .generation
+            .and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok())
+            .and_then(|v| v.as_i64()),
+        creation_timestamp: light.creation_timestamp,
+        deletion_timestamp: light.deletion_timestamp,
+        labels: light.labels.unwrap_or_default(),
+        annotations: light.annotations.unwrap_or_default(),
+        controller: OwnerRef::controller_of(owner_references.as_ref()),
+    })
 }
 
 /// The Go type of a JSON value, for messages that say what kubectl's decoder refuses.
@@ -606,5 +676,67 @@ mod from_parts_tests {
         };
         let spec = first.parts.spec.as_deref().unwrap();
         assert!(spec.starts_with(r#"{"githubConfigSecret":"arc-runner-set-gha-rs-github-secret","githubConfigUrl":"https://github.com/my-org","maxRunners":10,"#), "{spec}");
+    }
+}
+
+#[cfg(test)]
+mod light_meta_tests {
+    use super::*;
+
+    /// The light reading of a `metadata` text is `meta_of` of its value wherever it reads one,
+    /// and leaves to `meta_of` what it does not take.
+    #[test]
+    fn the_light_reading_is_meta_of_where_it_reads() {
+        let owner = r#"{"apiVersion":"actions.github.com/v1alpha1","kind":"AutoscalingRunnerSet","name":"a","uid":"u","controller":true}"#;
+        // (text, whether the light reading takes it)
+        let cases = [
+            ("{}", true),
+            (r#"{"name":"a","namespace":"b"}"#, true),
+            (
+                r#"{"annotations":{"x":"1"},"creationTimestamp":"2024-01-01T00:00:00Z","deletionTimestamp":null,"generateName":"a-","generation":7,"labels":{"k":"v"},"managedFields":[{"manager":"m","fieldsV1":{"f:spec":{}}}],"name":"a","namespace":"b","resourceVersion":"12","uid":"u"}"#,
+                true,
+            ),
+            (r#"{"name":null,"labels":null,"annotations":{}}"#, true),
+            (r#"{"name":"\u00e9\ufffdx","labels":{"a\"b":"c\\d"}}"#, true),
+            (r#"{"generation":"7"}"#, true),
+            (r#"{"generation":null}"#, true),
+            (r#"{"generation":-9223372036854775808}"#, true),
+            (r#"{"generation":9223372036854775808}"#, true),
+            (r#"{"generation":7.0}"#, true),
+            (r#"{"generation":{}}"#, true),
+            (&format!(r#"{{"ownerReferences":[{owner}]}}"#), true),
+            (
+                &format!(r#"{{"ownerReferences":[{{"name":"x"}},{owner}]}}"#),
+                true,
+            ),
+            (r#"{"ownerReferences":null}"#, true),
+            (r#"{"ownerReferences":{"a":1}}"#, true),
+            (r#"{"ownerReferences":"x"}"#, true),
+            // What `meta_of` reads, or refuses, itself.
+            (r#"{"labels":{"a":null}}"#, false),
+            (r#"{"labels":{"a":1}}"#, false),
+            (r#"{"labels":[]}"#, false),
+            (r#"{"annotations":"x"}"#, false),
+            (r#"{"name":3}"#, false),
+            (r#"{"namespace":true}"#, false),
+            (r#"{"name":"a","name":"b"}"#, false),
+            ("[]", false),
+            ("3", false),
+        ];
+        for (text, light) in cases {
+            let value: Value = serde_json::from_str(text).unwrap();
+            let want = meta_of(Some(&value));
+            match light_meta(text) {
+                Some(meta) => {
+                    assert!(light, "{text}: read light");
+                    assert_eq!(
+                        format!("{:?}", Ok::<_, String>(meta)),
+                        format!("{want:?}"),
+                        "{text}"
+                    );
+                }
+                None => assert!(!light, "{text}: not read light"),
+            }
+        }
     }
 }

@@ -774,7 +774,9 @@ pub struct ObjectParts {
     pub kind: Option<String>,
     /// `apiVersion`, when it is a string.
     pub api_version: Option<String>,
-    /// `metadata` as [`read_document`] reads it (`None` when absent).
+    /// `metadata` as [`read_document`] reads it, when the reading made its value (a YAML
+    /// document's); `None` when absent, and when only its text was read ([`read_parts`]: then
+    /// `metadata_text` is all of it, [`ObjectParts::metadata_value`]).
     pub metadata: Option<serde_json::Value>,
     /// `metadata` as `manifest::go_json` writes it; `None` when absent or null.
     pub metadata_text: Option<String>,
@@ -785,6 +787,18 @@ pub struct ObjectParts {
     pub status: Option<String>,
 }
 
+impl ObjectParts {
+    /// `metadata` as [`read_document`] reads it: the value kept, else the value of its text
+    /// (which [`read_parts`] writes only where the two say the same); `None` when absent or null.
+    pub fn metadata_value(&self) -> Option<std::borrow::Cow<'_, serde_json::Value>> {
+        match (&self.metadata, &self.metadata_text) {
+            (Some(value), _) => Some(std::borrow::Cow::Borrowed(value)),
+            (None, Some(text)) => serde_json::from_str(text).ok().map(std::borrow::Cow::Owned),
+            (None, None) => None,
+        }
+    }
+}
+
 /// An object of a JSON manifest as read: its parts straight from the text, or (when that reading
 /// does not apply) the whole document.
 #[derive(Debug, Clone)]
@@ -793,11 +807,11 @@ pub enum ReadObject {
     Whole(ManifestDocument),
 }
 
-/// The object at the cursor read into its parts with no value tree for anything but `metadata`:
-/// `kind`, `apiVersion`, `metadata` (written as it is read, [`transcode`], and read again by
-/// `to_serde`, as kubectl's `YAMLOrJSONDecoder` and `UnstructuredJSONScheme` read it, for the
-/// fields kubectl-arc reads of it), `spec` and `status` written as they are read, every other
-/// key's value checked and dropped.
+/// The object at the cursor read into its parts with no value tree: `kind`, `apiVersion`,
+/// `metadata`, `spec` and `status` written as they are read ([`transcode`]; the fields
+/// kubectl-arc reads of `metadata` are read from its text later, as kubectl's
+/// `YAMLOrJSONDecoder` and `UnstructuredJSONScheme` read them), every other key's value checked
+/// and dropped.
 ///
 /// Exact by construction: `None` ("not handled"; the cursor is then anywhere inside the object,
 /// and the caller reads it again whole) unless every key, at every level, follows the one before
@@ -832,36 +846,21 @@ fn read_parts<'a>(
                     parts.kind = Some(value);
                 }
             }
-            "metadata" => {
-                // Its text as for `spec`, then its value from the same text.
-                r.ws();
-                let start = r.i;
-                scratch.clear();
-                if !transcode(r, path.len() + 1, max_depth, scratch) {
-                    return None;
-                }
-                parts.metadata_text = (scratch != "null").then(|| scratch.as_str().to_owned());
-                r.i = start;
-                path.push(Step::Key(Cow::Borrowed("metadata")));
-                let mut found = Found::default();
-                let value = to_serde(r, path, &mut found, max_depth).ok()?;
-                path.pop();
-                if !found.refused.is_empty() || !found.spellings.is_empty() {
-                    return None;
-                }
-                parts.metadata = Some(value);
-            }
-            "spec" | "status" => {
+            "spec" | "status" | "metadata" => {
                 scratch.clear();
                 if !transcode(r, path.len() + 1, max_depth, scratch) {
                     return None;
                 }
                 // Exactly as long as written: the part's text is kept as it stands.
+                // `metadata` too: where `transcode` writes a value, reading it whole finds no
+                // refusal and no spelling (those are numbers other than Go's int64 spelling), so
+                // its text says all its value does; the value is read from the text when needed
+                // (`Object::from_parts`), not built here.
                 let text = (scratch != "null").then(|| scratch.as_str().to_owned());
-                if key == "spec" {
-                    parts.spec = text;
-                } else {
-                    parts.status = text;
+                match key.as_ref() {
+                    "spec" => parts.spec = text,
+                    "status" => parts.status = text,
+                    _ => parts.metadata_text = text,
                 }
             }
             _ => {

@@ -269,14 +269,22 @@ fn parts_object(
     prefix: &str,
     inherited: Option<String>,
 ) -> PartsObject {
-    // (`get`, which allocates nothing, where the document is read at `/metadata/namespace`.)
-    let field = |key: &str| parts.metadata.as_ref()?.get(key)?.as_str();
-    let names = (
-        parts.kind.as_deref().unwrap_or(""),
-        field("namespace").unwrap_or(""),
-        field("name").unwrap_or(""),
-    );
-    let problem = problem_named(names, found.divergences, prefix).or(inherited);
+    // The names only for a problem (the metadata's value, when only its text was read, made
+    // from it then).
+    let diverges = found.divergences.iter().any(|d| under(&d.path, prefix));
+    let problem = diverges
+        .then(|| {
+            let metadata = parts.metadata_value();
+            let field = |key: &str| metadata.as_deref()?.get(key)?.as_str();
+            let names = (
+                parts.kind.as_deref().unwrap_or(""),
+                field("namespace").unwrap_or(""),
+                field("name").unwrap_or(""),
+            );
+            problem_named(names, found.divergences, prefix)
+        })
+        .flatten()
+        .or(inherited);
     PartsObject {
         source,
         document: position.document,
