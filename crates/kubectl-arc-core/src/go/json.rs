@@ -707,7 +707,7 @@ pub fn read_document_object(
     max_depth: usize,
 ) -> Result<ReadObject, DecodeError> {
     let mut r = reader_at(text, span.clone());
-    if let Some(parts) = read_parts(&mut r, &mut Vec::new(), max_depth, &mut String::new()) {
+    if let Some(parts) = read_parts(&mut r, 0, max_depth, &mut String::new()) {
         return Ok(ReadObject::Parts(parts));
     }
     read_document(text, span, max_depth).map(ReadObject::Whole)
@@ -730,7 +730,7 @@ impl<'a> ListItems<'a> {
         if !self.r.next_element() {
             return Ok(None);
         }
-        let mut path = self.item_path();
+        let mut path = item_path(self.count());
         let mut found = Found::default();
         let value = to_serde(&mut self.r, &mut path, &mut found, self.max_depth)?;
         Ok(Some(found.document(value)))
@@ -743,26 +743,31 @@ impl<'a> ListItems<'a> {
         if !self.r.next_element() {
             return Ok(None);
         }
-        let mut path = self.item_path();
+        let index = self.count();
         self.r.ws();
         let start = self.r.i;
-        if let Some(parts) = read_parts(&mut self.r, &mut path, self.max_depth, &mut self.scratch) {
+        // At `items[i]`: two steps deep.
+        if let Some(parts) = read_parts(&mut self.r, 2, self.max_depth, &mut self.scratch) {
             return Ok(Some(ReadObject::Parts(parts)));
         }
         // Not handled: the item is read again from its start, as the whole List reads it.
         self.r.i = start;
-        path.truncate(2);
+        let mut path = item_path(index);
         let mut found = Found::default();
         let value = to_serde(&mut self.r, &mut path, &mut found, self.max_depth)?;
         Ok(Some(ReadObject::Whole(found.document(value))))
     }
 
-    /// `items[i]` of the next item, counted.
-    fn item_path(&mut self) -> Vec<Step<'a>> {
-        let path = vec![Step::Key(Cow::Borrowed("items")), Step::Index(self.index)];
+    /// The next item's index, counted.
+    fn count(&mut self) -> usize {
         self.index += 1;
-        path
+        self.index - 1
     }
+}
+
+/// `items[i]`, a List item's path.
+fn item_path<'a>(index: usize) -> Vec<Step<'a>> {
+    vec![Step::Key(Cow::Borrowed("items")), Step::Index(index)]
 }
 
 /// What kubectl-arc keeps of an object (`Object::from_manifest` of the crate's `arc::object`),
@@ -818,14 +823,14 @@ pub enum ReadObject {
 /// it in byte order (so no key repeats, and the order written is the order read), every number is
 /// an int64 spelled as Go spells it, nothing is refused or respelled in `metadata`, nothing is
 /// nested as deep as `max_depth`, and the object is no List (its `kind` a string ending in
-/// `List`). `path` is the object's own (`items[3]`, empty for a document).
+/// `List`). `depth` is the length of the object's own path (2 at `items[3]`, 0 for a document).
 fn read_parts<'a>(
     r: &mut Reader<'a>,
-    path: &mut Vec<Step<'a>>,
+    depth: usize,
     max_depth: usize,
     scratch: &mut String,
 ) -> Option<ObjectParts> {
-    if r.peek_kind() != Token::Object || path.len() >= max_depth {
+    if r.peek_kind() != Token::Object || depth >= max_depth {
         return None;
     }
     r.begin_object();
@@ -848,7 +853,7 @@ fn read_parts<'a>(
             }
             "spec" | "status" | "metadata" => {
                 scratch.clear();
-                if !transcode(r, path.len() + 1, max_depth, scratch) {
+                if !transcode(r, depth + 1, max_depth, scratch) {
                     return None;
                 }
                 // Exactly as long as written: the part's text is kept as it stands.
@@ -865,7 +870,7 @@ fn read_parts<'a>(
             }
             _ => {
                 scratch.clear();
-                if !transcode(r, path.len() + 1, max_depth, scratch) {
+                if !transcode(r, depth + 1, max_depth, scratch) {
                     return None;
                 }
             }
