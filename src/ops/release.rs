@@ -10,8 +10,6 @@
 //! core's one replacement rule, [`replacement::replaces`]; this file gathers the evidence of both
 //! from the objects and says the verdict in the report.
 
-use std::collections::BTreeMap;
-
 use crate::core::arc;
 use crate::core::release::{self, ArcRelease, Mechanism};
 use crate::core::replacement::{self, ANNOTATION_VALUES_HASH, Evidence, ListenerSide, Verdict};
@@ -78,13 +76,7 @@ pub(crate) fn has_revision_fields(set: &Object) -> bool {
     let in_spec = set
         .spec_field("actionableRevision")
         .is_ok_and(|f| f.is_some());
-    let in_status = set.status.as_ref().is_some_and(|s| {
-        serde_json::from_str::<BTreeMap<String, serde_json::Value>>(s.get()).is_ok_and(|m| {
-            m.get("appliedActionableRevision")
-                .is_some_and(|v| !v.is_null())
-        })
-    });
-    in_spec || in_status
+    in_spec || set.status_field("appliedActionableRevision").is_some()
 }
 
 /// The mechanism of a set from its own fields (see [`replacement::set_mechanism`]).

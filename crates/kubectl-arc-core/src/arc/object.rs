@@ -248,19 +248,23 @@ impl Object {
         self.metadata = RawValue::from_string(manifest::go_json(&Value::Object(metadata))).ok();
     }
 
-    /// The raw JSON text of `spec.<field>`, when `spec` is an object holding it.
+    /// The raw JSON text of `spec.<field>`, when `spec` is an object holding it (not null).
     pub fn spec_field(&self, field: &str) -> Result<Option<&RawValue>, String> {
         let Some(spec) = &self.spec else {
             return Ok(None);
         };
-        // Keys borrowed from the text where they hold no escape (the last duplicate wins, as
-        // in Go's maps and in a map read whole).
-        #[derive(serde::Deserialize, PartialEq, Eq, PartialOrd, Ord)]
-        struct Key<'a>(#[serde(borrow)] std::borrow::Cow<'a, str>);
-        let map: BTreeMap<Key<'_>, &RawValue> =
-            serde_json::from_str(spec.get()).map_err(|e| format!("spec is not an object: {e}"))?;
-        let found = map.get(&Key(std::borrow::Cow::Borrowed(field))).copied();
+        let found =
+            field_of(spec.get(), field).map_err(|e| format!("spec is not an object: {e}"))?;
         Ok(found.filter(|r| r.get() != "null"))
+    }
+
+    /// The raw JSON text of `status.<field>`, when `status` is an object holding it (not null).
+    pub fn status_field(&self, field: &str) -> Option<&RawValue> {
+        let status = self.status.as_ref()?;
+        field_of(status.get(), field)
+            .ok()
+            .flatten()
+            .filter(|r| r.get() != "null")
     }
 
     /// What `spec` (or its `field`) wrote, with the YAML spellings laid on it, for showing its
@@ -419,6 +423,42 @@ impl Object {
             problem: problem.or(meta_problem),
         }
     }
+}
+
+/// The raw text of an object's `field` in the JSON `text`, read as a map of keys to raw values
+/// is (the last of a key given twice, as in Go's maps and in a map read whole; the error of a
+/// text that is no object that reading's), with no map built.
+fn field_of<'t>(text: &'t str, field: &str) -> Result<Option<&'t RawValue>, serde_json::Error> {
+    use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+    struct Field<'f>(&'f str);
+    impl<'de> DeserializeSeed<'de> for Field<'_> {
+        type Value = Option<&'de RawValue>;
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_map(self)
+        }
+    }
+    impl<'de> Visitor<'de> for Field<'_> {
+        type Value = Option<&'de RawValue>;
+        // What serde's map says: the same error for a text that is no object.
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a map")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut found = None;
+            while let Some(crate::json::TextKey(key)) = map.next_key()? {
+                if key == self.0 {
+                    found = Some(map.next_value::<&'de RawValue>()?);
+                } else {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            Ok(found)
+        }
+    }
+    let mut d = serde_json::Deserializer::from_str(text);
+    let found = Field(field).deserialize(&mut d)?;
+    d.end()?;
+    Ok(found)
 }
 
 /// [`meta_of`] of the value of `text` (a `metadata` object's Go JSON text), read without building
@@ -737,6 +777,40 @@ mod light_meta_tests {
                 }
                 None => assert!(!light, "{text}: not read light"),
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod field_of_tests {
+    use super::*;
+
+    /// A field read with no map built is the field of the map read whole: the last of a key
+    /// given twice, a key spelled with an escape, none at a deeper level; and a text that is no
+    /// object fails with the map reading's error.
+    #[test]
+    fn a_field_is_the_maps_field() {
+        let whole = |text: &str, field: &str| -> Result<Option<String>, String> {
+            serde_json::from_str::<BTreeMap<String, &RawValue>>(text)
+                .map(|m| m.get(field).map(|r| r.get().to_string()))
+                .map_err(|e| e.to_string())
+        };
+        let cases = [
+            (r#"{"a":1,"b":{"c":2}}"#, "b"),
+            (r#"{"a":1,"a":[2, 3]}"#, "a"),
+            (r#"{"a\u0062":true}"#, "ab"),
+            (r#"{"x":{"a":1}}"#, "a"),
+            (r#"{}"#, "a"),
+            (r#"{"a":null}"#, "a"),
+            (r#""text""#, "a"),
+            (r#"[1]"#, "a"),
+            (r#"{"a":1} x"#, "a"),
+        ];
+        for (text, field) in cases {
+            let read = field_of(text, field)
+                .map(|f| f.map(|r| r.get().to_string()))
+                .map_err(|e| e.to_string());
+            assert_eq!(read, whole(text, field), "{text}");
         }
     }
 }

@@ -21,6 +21,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use crate::json::TextKey;
+
 /// The parts of a structural schema node (apiextensions-apiserver's `structuralschema.Structural`)
 /// that defaulting and the int-or-string check read.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -259,7 +261,7 @@ impl<'de> serde::de::Visitor<'de> for Unchanged<'_> {
         let s = self.0;
         let mut last: Option<std::borrow::Cow<'de, str>> = None;
         let mut defaulted_given = 0;
-        while let Some(Key(key)) = map.next_key()? {
+        while let Some(TextKey(key)) = map.next_key()? {
             if last.as_deref().is_some_and(|last| last >= key.as_ref()) {
                 return Err(changes());
             }
@@ -300,28 +302,6 @@ impl Unchanged<'_> {
             return Err(changes());
         }
         Ok(false)
-    }
-}
-
-/// A key, borrowed from the text unless it holds an escape.
-struct Key<'a>(std::borrow::Cow<'a, str>);
-
-impl<'de> serde::Deserialize<'de> for Key<'de> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Visit;
-        impl<'de> serde::de::Visitor<'de> for Visit {
-            type Value = Key<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a key")
-            }
-            fn visit_borrowed_str<E>(self, k: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(std::borrow::Cow::Borrowed(k)))
-            }
-            fn visit_str<E>(self, k: &str) -> Result<Key<'de>, E> {
-                Ok(Key(std::borrow::Cow::Owned(k.to_string())))
-            }
-        }
-        d.deserialize_str(Visit)
     }
 }
 
@@ -789,13 +769,15 @@ mod tests {
     /// is not looked at; a key given twice is not judged as read.
     #[test]
     fn nulls_judged_as_read_as_on_the_value() {
-        let root = schema(json!({"type": "object", "properties": {"spec": {"type": "object",
+        let root = schema(
+            json!({"type": "object", "properties": {"spec": {"type": "object",
             "properties": {
                 "list": {"type": "array", "items": {"type": "string", "default": "d"}},
                 "plain": {"type": "array", "items": {"type": "string"}},
                 "maybe": {"type": "string", "nullable": true},
                 "open": {"type": "object", "additionalProperties": {"type": "string"}},
-                "free": {"type": "object"}}}}}));
+                "free": {"type": "object"}}}}}),
+        );
         let cases = [
             (r#"{"list":["a",null]}"#, false),
             (r#"{"list":["a"]}"#, true),
@@ -811,7 +793,11 @@ mod tests {
                 && int_or_string_refusals(&object, &root, "", "").is_empty();
             assert_eq!(stored_as_given(spec, &root), as_given, "{spec}");
             // (The last: the value keeps one of the two, and says unchanged.)
-            assert_eq!(unchanged, as_given || spec.contains("\"maybe\":\"b\""), "{spec}");
+            assert_eq!(
+                unchanged,
+                as_given || spec.contains("\"maybe\":\"b\""),
+                "{spec}"
+            );
         }
     }
 

@@ -1232,6 +1232,29 @@ pub fn unquote(raw: &str) -> String {
     out
 }
 
+/// A key read by serde, borrowed from the text unless it holds an escape (serde's own `Cow`
+/// is always a copy).
+pub(crate) struct TextKey<'a>(pub(crate) Cow<'a, str>);
+
+impl<'de> serde::Deserialize<'de> for TextKey<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = TextKey<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_borrowed_str<E>(self, k: &'de str) -> Result<TextKey<'de>, E> {
+                Ok(TextKey(Cow::Borrowed(k)))
+            }
+            fn visit_str<E>(self, k: &str) -> Result<TextKey<'de>, E> {
+                Ok(TextKey(Cow::Owned(k.to_string())))
+            }
+        }
+        d.deserialize_str(Visit)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
