@@ -300,6 +300,17 @@ pub(super) fn sort_objects(
             .or_insert(message);
     }
     let mut reported: BTreeSet<(String, String, String)> = BTreeSet::new();
+    // Room for the scale sets and sets at once (a dump of thousands would double its way there).
+    let of_kind = |kind: &str| objects.iter().filter(|o| o.kind == kind).count();
+    match side {
+        Side::Desired => world
+            .desired
+            .reserve(of_kind(arc::KIND_AUTOSCALING_RUNNER_SET)),
+        Side::Live => {}
+    }
+    world
+        .live_sets
+        .reserve(of_kind(arc::KIND_EPHEMERAL_RUNNER_SET));
     for o in objects {
         if crate::ops::defaults::is_ars_crd(&o) && world.crds.files.is_none() {
             world.crds.files = Some(o.clone());

@@ -2,7 +2,7 @@
 //! compared (drift), given its release's verdict ([`crate::ops::release::judge`]) and gathered
 //! into the report, one item per scale set.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 
 use anyhow::Result;
 use serde_json::value::RawValue;
@@ -190,14 +190,14 @@ pub(super) fn report_of(plan: &Plan, world: &mut World, files_given: bool) -> Di
 /// One item per scale set, whatever the inputs gave: an error about a scale set replaces its
 /// verdict (a verdict next to an error about the same set would be both answers at once), and
 /// several errors are one item saying each.
-pub(super) fn one_per_scale_set(items: Vec<ScaleSetDiff>) -> Vec<ScaleSetDiff> {
-    let mut by_key: BTreeMap<(String, String), ScaleSetDiff> = BTreeMap::new();
-    for item in items {
-        let key = (item.namespace.clone(), item.name.clone());
-        let Some(mut kept) = by_key.remove(&key) else {
-            by_key.insert(key, item);
-            continue;
-        };
+pub(super) fn one_per_scale_set(mut items: Vec<ScaleSetDiff>) -> Vec<ScaleSetDiff> {
+    // By namespace and name; a scale set's items in the order given (a stable sort), each folded
+    // into the one kept before it.
+    items.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    items.dedup_by(|item, kept| {
+        if (&item.namespace, &item.name) != (&kept.namespace, &kept.name) {
+            return false;
+        }
         match (&mut kept.error, &item.error) {
             (Some(a), Some(b)) => {
                 if !a.split("; ").any(|e| e == b) {
@@ -205,12 +205,12 @@ pub(super) fn one_per_scale_set(items: Vec<ScaleSetDiff>) -> Vec<ScaleSetDiff> {
                     a.push_str(b);
                 }
             }
-            (None, Some(_)) => kept = item,
+            (None, Some(_)) => std::mem::swap(kept, item),
             (_, None) => {}
         }
-        by_key.insert(key, kept);
-    }
-    by_key.into_values().collect()
+        true
+    });
+    items
 }
 
 /// The ARC release the objects say they are under (`app.kubernetes.io/version`, which ARC and
@@ -601,6 +601,47 @@ pub(super) fn with_pairing(item: &mut ScaleSetDiff, p: &Pairing, world: &World) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One item per scale set, sorted by namespace and name: a scale set's errors joined in the
+    /// order given (each once), an error taking the place of a report without one.
+    #[test]
+    fn one_item_per_scale_set_its_errors_joined() {
+        let item = |ns: &str, name: &str, error: Option<&str>| {
+            let mut i = ScaleSetDiff::failed(
+                ns.into(),
+                name.into(),
+                String::new(),
+                String::new(),
+                error.unwrap_or("").into(),
+            );
+            i.error = error.map(str::to_string);
+            i
+        };
+        let items = vec![
+            item("ns", "b", None),
+            item("ns", "a", None),
+            item("ns", "a", Some("e1")),
+            item("a", "z", Some("x")),
+            item("ns", "a", Some("e2")),
+            item("ns", "a", Some("e1")),
+            item("ns", "a", None),
+            item("ns", "b", Some("f")),
+        ];
+        let got: Vec<(String, String, Option<String>)> = one_per_scale_set(items)
+            .into_iter()
+            .map(|i| (i.namespace, i.name, i.error))
+            .collect();
+        let want = [
+            ("a", "z", Some("x")),
+            ("ns", "a", Some("e1; e2")),
+            ("ns", "b", Some("f")),
+        ];
+        let want: Vec<(String, String, Option<String>)> = want
+            .iter()
+            .map(|(n, m, e)| (n.to_string(), m.to_string(), e.map(str::to_string)))
+            .collect();
+        assert_eq!(got, want);
+    }
 
     #[test]
     fn a_scale_set_without_a_set_waits_for_its_registration_or_its_set() {
