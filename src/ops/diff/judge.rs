@@ -191,9 +191,13 @@ pub(super) fn report_of(plan: &Plan, world: &mut World, files_given: bool) -> Di
 /// verdict (a verdict next to an error about the same set would be both answers at once), and
 /// several errors are one item saying each.
 pub(super) fn one_per_scale_set(mut items: Vec<ScaleSetDiff>) -> Vec<ScaleSetDiff> {
-    // By namespace and name; a scale set's items in the order given (a stable sort), each folded
-    // into the one kept before it.
-    items.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    // By namespace and name; a scale set's items in the order given (a stable sort, of their
+    // places: a report is large, and a sort of the reports themselves copies them into a buffer
+    // as large), each folded into the one kept before it.
+    let key = |i: usize| (&items[i].namespace, &items[i].name);
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by(|&a, &b| key(a).cmp(&key(b)));
+    put_in_order(&mut items, order);
     items.dedup_by(|item, kept| {
         if (&item.namespace, &item.name) != (&kept.namespace, &kept.name) {
             return false;
@@ -211,6 +215,22 @@ pub(super) fn one_per_scale_set(mut items: Vec<ScaleSetDiff>) -> Vec<ScaleSetDif
         true
     });
     items
+}
+
+/// Move `items[order[i]]` to place `i`, in place: each cycle of the permutation followed once.
+fn put_in_order<T>(items: &mut [T], mut order: Vec<usize>) {
+    const DONE: usize = usize::MAX;
+    for start in 0..order.len() {
+        let mut at = start;
+        while order[at] != DONE {
+            let from = std::mem::replace(&mut order[at], DONE);
+            if from == start {
+                break;
+            }
+            items.swap(at, from);
+            at = from;
+        }
+    }
 }
 
 /// The ARC release the objects say they are under (`app.kubernetes.io/version`, which ARC and
@@ -601,6 +621,31 @@ pub(super) fn with_pairing(item: &mut ScaleSetDiff, p: &Pairing, world: &World) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every permutation of five places is put in order in place.
+    #[test]
+    fn a_permutation_is_put_in_order() {
+        fn permutations(n: usize) -> Vec<Vec<usize>> {
+            if n == 0 {
+                return vec![vec![]];
+            }
+            let mut out = Vec::new();
+            for p in permutations(n - 1) {
+                for at in 0..n {
+                    let mut q = p.clone();
+                    q.insert(at, n - 1);
+                    out.push(q);
+                }
+            }
+            out
+        }
+        for order in permutations(5) {
+            let mut items: Vec<char> = "abcde".chars().collect();
+            let want: Vec<char> = order.iter().map(|&i| items[i]).collect();
+            put_in_order(&mut items, order.clone());
+            assert_eq!(items, want, "{order:?}");
+        }
+    }
 
     /// One item per scale set, sorted by namespace and name: a scale set's errors joined in the
     /// order given (each once), an error taking the place of a report without one.
