@@ -446,10 +446,11 @@ impl ScaleSetDiff {
     /// template loops and [`ScaleSetDiff::from_drift_as_written`] has not made it whole already).
     pub(crate) fn with_legacy_recycle_loop_as_written(
         mut self,
-        check: Option<Result<RoundTrip, RecycleLoopError>>,
+        check: Option<Result<impl std::borrow::Borrow<RoundTrip>, RecycleLoopError>>,
         desired: impl FnOnce(Option<&Paths>) -> Written,
     ) -> ScaleSetDiff {
-        if let Some(Ok(t)) = check {
+        if let Some(Ok(t)) = &check {
+            let t: &RoundTrip = t.borrow();
             let loops = t.loops();
             let changes: &[Change] = if loops { &t.changes } else { &[] };
             let made;

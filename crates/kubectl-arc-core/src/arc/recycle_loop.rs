@@ -206,21 +206,21 @@ pub struct RoundTrips {
 }
 
 /// The round trips made, by in-memory hash.
-type Made = std::collections::HashMap<String, Vec<(Value, RoundTrip)>>;
+type Made = std::collections::HashMap<String, Vec<(Value, std::sync::Arc<RoundTrip>)>>;
 
 impl RoundTrips {
     /// How many distinct values are remembered at most.
     pub const KEPT: usize = 64;
 
-    /// [`round_trip`] of `desired`, made once per distinct value.
+    /// [`round_trip`] of `desired`, made once per distinct value (and shared, not copied).
     pub fn round_trip(
         &self,
         layout: &Layout,
         desired: &Value,
-    ) -> Result<RoundTrip, RoundTripError> {
+    ) -> Result<std::sync::Arc<RoundTrip>, RoundTripError> {
         let hash = integrity_hash(layout, desired);
         let Ok(key) = &hash else {
-            return round_trip_hashed(layout, desired, hash);
+            return round_trip_hashed(layout, desired, hash).map(std::sync::Arc::new);
         };
         let hit = self.made().get(key).and_then(|same_hash| {
             (same_hash.iter())
@@ -230,7 +230,7 @@ impl RoundTrips {
         if let Some(trip) = hit {
             return Ok(trip);
         }
-        let trip = round_trip_hashed(layout, desired, Ok(key.clone()))?;
+        let trip = std::sync::Arc::new(round_trip_hashed(layout, desired, Ok(key.clone()))?);
         let mut made = self.made();
         if made.values().map(Vec::len).sum::<usize>() < Self::KEPT {
             (made.entry(key.clone()).or_default()).push((desired.clone(), trip.clone()));
@@ -251,7 +251,7 @@ impl RoundTrips {
         &self,
         layout: &Layout,
         built: &Result<Built, DecodeError>,
-    ) -> Result<RoundTrip, RecycleLoopError> {
+    ) -> Result<std::sync::Arc<RoundTrip>, RecycleLoopError> {
         match built {
             Ok(b) => Ok(self.round_trip(layout, &b.value)?),
             Err(e) => Err(RecycleLoopError::Decode(e.clone())),
@@ -446,7 +446,7 @@ mod tests {
         let fresh = RoundTrips::default();
         let mut planted = round_trip(l, b).unwrap();
         planted.written = "planted".to_string();
-        fresh.made().insert(key, vec![(b.clone(), planted)]);
+        fresh.made().insert(key, vec![(b.clone(), planted.into())]);
         assert_eq!(
             fresh.round_trip(l, a).unwrap().written,
             round_trip(l, a).unwrap().written
