@@ -27,31 +27,35 @@ use super::{Diff, Plan};
 /// are the sets of its namespace that name it by owner uid, owner name, scale-set label or own
 /// name, and [`pairing::pair`] applies ARC's rules to those alone (any set a rule can take is a
 /// candidate, so the answer is the one over all sets, at a cost linear in the sets).
-pub(super) struct SetIndex {
-    by_key: HashMap<(String, String), Vec<usize>>,
+pub(super) struct SetIndex<'a> {
+    /// (namespace, what names the scale set, the name or uid) to the sets, in list order.
+    by_key: HashMap<(&'a str, By, &'a str), Vec<usize>>,
 }
 
-impl SetIndex {
-    fn new(sets: &[Object]) -> SetIndex {
-        let mut by_key: HashMap<(String, String), Vec<usize>> = HashMap::new();
+/// What in a set names its scale set.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum By {
+    OwnName,
+    OwnerName,
+    OwnerUid,
+    Label,
+}
+
+impl<'a> SetIndex<'a> {
+    fn new(sets: &'a [Object]) -> SetIndex<'a> {
+        let mut by_key: HashMap<(&str, By, &str), Vec<usize>> = HashMap::new();
         for (i, set) in sets.iter().enumerate() {
             let p = set.pairing_set();
-            let mut keys: Vec<String> = vec![format!("n:{}", p.name)];
+            let mut add = |by, key| by_key.entry((p.namespace, by, key)).or_default().push(i);
+            add(By::OwnName, p.name);
             if let Some((_, _, name, uid)) = p.owner {
-                keys.push(format!("o:{name}"));
+                add(By::OwnerName, name);
                 if !uid.is_empty() {
-                    keys.push(format!("u:{uid}"));
+                    add(By::OwnerUid, uid);
                 }
             }
             if let Some(label) = p.label_name {
-                keys.push(format!("l:{label}"));
-            }
-            keys.dedup();
-            for k in keys {
-                by_key
-                    .entry((p.namespace.to_string(), k))
-                    .or_default()
-                    .push(i);
+                add(By::Label, label);
             }
         }
         SetIndex { by_key }
@@ -59,18 +63,17 @@ impl SetIndex {
 
     /// The indexes of the sets that may belong to the scale set, in list order.
     fn candidates(&self, scale_set: &pairing::ScaleSet<'_>) -> Vec<usize> {
-        let ns = scale_set.namespace.to_string();
-        let mut keys = vec![
-            format!("n:{}", scale_set.name),
-            format!("o:{}", scale_set.name),
-            format!("l:{}", scale_set.name),
-        ];
-        if let Some(uid) = scale_set.uid {
-            keys.push(format!("u:{uid}"));
-        }
+        let (ns, name) = (scale_set.namespace, scale_set.name);
+        let keys = [
+            (By::OwnName, name),
+            (By::OwnerName, name),
+            (By::Label, name),
+        ]
+        .into_iter()
+        .chain(scale_set.uid.map(|uid| (By::OwnerUid, uid)));
         let mut found: Vec<usize> = keys
             .into_iter()
-            .filter_map(|k| self.by_key.get(&(ns.clone(), k)))
+            .filter_map(|(by, key)| self.by_key.get(&(ns, by, key)))
             .flatten()
             .copied()
             .collect();
