@@ -48,7 +48,11 @@ impl Written {
         if check_valid(text.as_bytes()).is_err() {
             return Written::Unknown;
         }
-        let mut tails: Vec<&[PathStep]> = paths.0.iter().map(Vec::as_slice).collect();
+        // One stack of tails for the whole reading, room for all at once: each level holds at
+        // most one tail of each path, one step shorter than the level above.
+        let room = paths.0.iter().map(|p| p.len() + 1).sum();
+        let mut tails: Vec<&[PathStep]> = Vec::with_capacity(room);
+        tails.extend(paths.0.iter().map(Vec::as_slice));
         Builder::default().read_reaching(&mut Reader::new(text), &mut tails, 0)
     }
 
