@@ -191,7 +191,7 @@ pub(crate) fn report_text(
 ) -> Option<String> {
     let (ty, v, written) = find(layout, ty, v, written, &mut String::new(), target)?;
     if let Value::String(s) = v {
-        return Some(s.clone());
+        return Some(s.to_string());
     }
     Some(match tree_written(layout, ty, v, target, written)? {
         Node::Scalar(s) if quoted => s.one_line(),

@@ -460,10 +460,17 @@ mod tests {
         assert!(!identical(&zero, &minus_zero));
         let nan = Value::Float(f64::NAN);
         assert!(identical(&nan, &nan));
-        let nested = |f: f64| Value::Slice(Some(vec![Value::Ptr(Some(Box::new(Value::Float(f))))]));
+        let nested = |f: f64| {
+            Value::Slice(Some(
+                vec![Value::Ptr(Some(Box::new(Value::Float(f))))].into(),
+            ))
+        };
         assert!(!identical(&nested(0.0), &nested(-0.0)));
         assert!(identical(&nested(1.5), &nested(1.5)));
-        assert!(!identical(&Value::Slice(None), &Value::Slice(Some(vec![]))));
+        assert!(!identical(
+            &Value::Slice(None),
+            &Value::Slice(Some(Box::default()))
+        ));
         assert!(!identical(
             &Value::Map(None),
             &Value::Map(Some(Default::default()))

@@ -81,7 +81,7 @@ fn times_at(layout: &Layout, ty: TypeId, v: &Value, path: &mut String, out: &mut
             }
         }
         (Value::Map(Some(entries)), Kind::Map(_, e)) => {
-            for (k, x) in entries {
+            for (k, x) in entries.iter() {
                 let len = path.len();
                 crate::equality::push_key(path, k);
                 times_at(layout, *e, x, path, out);

@@ -282,7 +282,7 @@ fn is_empty_value(v: &Value) -> bool {
         Value::Float(f) => f.to_bits() == 0,
         Value::String(s) => s.is_empty(),
         Value::Ptr(p) => p.is_none(),
-        Value::Slice(s) => s.as_ref().is_none_or(Vec::is_empty),
+        Value::Slice(s) => s.as_ref().is_none_or(|s| s.is_empty()),
         Value::Map(m) => m.as_ref().is_none_or(|m| m.is_empty()),
         Value::Struct(_)
         | Value::Quantity(_)
