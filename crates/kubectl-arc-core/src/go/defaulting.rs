@@ -124,48 +124,7 @@ fn any_of_integer(any_of: Option<&Value>) -> bool {
 
 /// `isNonNullableNull`: a null its schema does not allow.
 fn is_non_nullable_null(x: &Value, s: Option<&Structural>) -> bool {
-    view_is_non_nullable_null(x, s)
-}
-
-/// [`is_non_nullable_null`] of any [`JsonView`].
-fn view_is_non_nullable_null<J: JsonView>(x: &J, s: Option<&Structural>) -> bool {
     x.is_null() && s.is_some_and(|s| !s.nullable)
-}
-
-/// What the checks that change nothing ([`completes`], [`int_or_string_refusals`]) read of a JSON
-/// value (serde's [`Value`]; [`stored_as_given`] judges a text the same way as it reads it).
-pub trait JsonView {
-    fn is_null(&self) -> bool;
-    /// The number, when it is one.
-    fn number(&self) -> Option<&serde_json::Number>;
-    /// The object's entries, when it is one.
-    fn entries(&self) -> Option<impl Iterator<Item = (&str, &Self)>>;
-    /// The object's value of `key`, when it is an object.
-    fn field(&self, key: &str) -> Option<&Self>;
-    /// The array's items, when it is one.
-    fn items(&self) -> Option<impl Iterator<Item = &Self>>;
-}
-
-impl JsonView for Value {
-    fn is_null(&self) -> bool {
-        Value::is_null(self)
-    }
-    fn number(&self) -> Option<&serde_json::Number> {
-        match self {
-            Value::Number(n) => Some(n),
-            _ => None,
-        }
-    }
-    fn entries(&self) -> Option<impl Iterator<Item = (&str, &Self)>> {
-        self.as_object()
-            .map(|m| m.iter().map(|(k, v)| (k.as_str(), v)))
-    }
-    fn field(&self, key: &str) -> Option<&Self> {
-        self.as_object().and_then(|m| m.get(key))
-    }
-    fn items(&self) -> Option<impl Iterator<Item = &Self>> {
-        self.as_array().map(|a| a.iter())
-    }
 }
 
 /// Whether the API server stores the object `{"spec": <spec_json>}` under `root` as it is:
@@ -383,50 +342,50 @@ pub fn complete(x: &mut Value, s: &Structural) {
 /// Whether [`complete`] would change `x`: a null [`prune_non_nullable_nulls_without_defaults`]
 /// drops, or a value [`default`] sets (an absent or disallowed null property with a default, a
 /// disallowed null under `additionalProperties` or `items` with one).
-pub fn completes<J: JsonView>(x: &J, s: &Structural) -> bool {
+pub fn completes(x: &Value, s: &Structural) -> bool {
     prunes(x, Some(s)) || defaults(x, Some(s))
 }
 
-fn prunes<J: JsonView>(x: &J, s: Option<&Structural>) -> bool {
-    if let Some(mut entries) = x.entries() {
-        return entries.any(|(k, v)| {
+fn prunes(x: &Value, s: Option<&Structural>) -> bool {
+    if let Some(entries) = x.as_object() {
+        return entries.iter().any(|(k, v)| {
             let schema = s.and_then(|s| s.for_field(k));
-            (view_is_non_nullable_null(v, schema) && schema.is_some_and(|s| s.default.is_none()))
+            (is_non_nullable_null(v, schema) && schema.is_some_and(|s| s.default.is_none()))
                 || prunes(v, schema)
         });
     }
-    if let Some(mut items) = x.items() {
+    if let Some(items) = x.as_array() {
         let schema = s.and_then(|s| s.items.as_deref());
-        return items.any(|item| prunes(item, schema));
+        return items.iter().any(|item| prunes(item, schema));
     }
     false
 }
 
-fn defaults<J: JsonView>(x: &J, s: Option<&Structural>) -> bool {
+fn defaults(x: &Value, s: Option<&Structural>) -> bool {
     let Some(s) = s else { return false };
-    if let Some(mut entries) = x.entries() {
+    if let Some(entries) = x.as_object() {
         let sets = s.properties.iter().any(|(k, prop)| {
             prop.default.is_some()
-                && x.field(k)
-                    .is_none_or(|v| view_is_non_nullable_null(v, Some(prop)))
+                && entries
+                    .get(k)
+                    .is_none_or(|v| is_non_nullable_null(v, Some(prop)))
         });
         return sets
-            || entries.any(|(k, v)| {
+            || entries.iter().any(|(k, v)| {
                 if let Some(prop) = s.properties.get(k) {
                     defaults(v, Some(prop))
                 } else if let Some(ap) = s.additional_properties.as_deref() {
-                    (view_is_non_nullable_null(v, Some(ap)) && ap.default.is_some())
+                    (is_non_nullable_null(v, Some(ap)) && ap.default.is_some())
                         || defaults(v, Some(ap))
                 } else {
                     false
                 }
             });
     }
-    if let Some(mut items) = x.items() {
+    if let Some(items) = x.as_array() {
         let schema = s.items.as_deref();
-        return items.any(|item| {
-            schema
-                .is_some_and(|sc| view_is_non_nullable_null(item, Some(sc)) && sc.default.is_some())
+        return items.iter().any(|item| {
+            schema.is_some_and(|sc| is_non_nullable_null(item, Some(sc)) && sc.default.is_some())
                 || defaults(item, schema)
         });
     }
@@ -456,8 +415,8 @@ pub struct NotIntOrString {
 /// takes a float64 only through `IsValueValidAgainstRange` of the integer branch, when
 /// `swag.ConvertInt64(swag.FormatFloat64(f))` reads it (an integral value within int64). `path`
 /// and `pointer` name `x` itself.
-pub fn int_or_string_refusals<J: JsonView>(
-    x: &J,
+pub fn int_or_string_refusals(
+    x: &Value,
     s: &Structural,
     path: &str,
     pointer: &str,
@@ -469,15 +428,15 @@ pub fn int_or_string_refusals<J: JsonView>(
 }
 
 /// [`int_or_string_refusals`] under `path` and `pointer`, each grown and cut back as the walk goes.
-fn walk_int_or_string<J: JsonView>(
-    x: &J,
+fn walk_int_or_string(
+    x: &Value,
     s: &Structural,
     path: &mut String,
     pointer: &mut String,
     out: &mut Vec<NotIntOrString>,
 ) {
     let (path_len, pointer_len) = (path.len(), pointer.len());
-    if let Some(n) = x.number() {
+    if let Some(n) = x.as_number() {
         let Some(server_says) = number_refused(n, s) else {
             return;
         };
@@ -487,7 +446,7 @@ fn walk_int_or_string<J: JsonView>(
             number: n.clone(),
             server_says,
         });
-    } else if let Some(entries) = x.entries() {
+    } else if let Some(entries) = x.as_object() {
         for (k, v) in entries {
             if let Some(child) = s.for_field(k) {
                 if !path.is_empty() {
@@ -506,11 +465,11 @@ fn walk_int_or_string<J: JsonView>(
                 pointer.truncate(pointer_len);
             }
         }
-    } else if let Some(items) = x.items()
+    } else if let Some(items) = x.as_array()
         && let Some(child) = s.items.as_deref()
     {
         use std::fmt::Write as _;
-        for (i, v) in items.enumerate() {
+        for (i, v) in items.iter().enumerate() {
             let _ = write!(path, "[{i}]");
             let _ = write!(pointer, "/{i}");
             walk_int_or_string(v, child, path, pointer, out);
