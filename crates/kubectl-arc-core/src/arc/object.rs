@@ -363,13 +363,12 @@ impl Object {
         } = parts;
         // Read from its text only (JSON): the metadata checks on the text's light reading, else
         // (a field that reading does not take) on the value of the text, as on a value read.
-        let light = match (&metadata, &metadata_text) {
-            (None, Some(text)) => light_meta(text),
-            _ => None,
-        };
-        let parsed = match (&metadata, &metadata_text, &light) {
-            (None, Some(text), None) => serde_json::from_str::<Value>(text).ok(),
-            _ => None,
+        let (light, parsed) = match (&metadata, &metadata_text) {
+            (None, Some(text)) => match light_meta(text) {
+                Some(meta) => (Some(meta), None),
+                None => (None, serde_json::from_str::<Value>(text).ok()),
+            },
+            _ => (None, None),
         };
         let mut object = Object::assemble(
             (
