@@ -20,7 +20,7 @@
 use crate::arc::ANNOTATION_RUNNER_SCALE_SET_ID;
 use crate::gourl;
 use crate::layout::{Kind, Layout};
-use crate::value::{DecodeError, Value, decode};
+use crate::value::{DecodeError, Fields, Value, decode};
 use crate::written::{PathStep, Paths, Written};
 
 /// Why no desired spec can be built from an AutoscalingRunnerSet (ARC logs and gives up too).
@@ -213,19 +213,26 @@ fn build(layout: &Layout, ars: Value, scale_set_id: i64) -> Value {
             .unwrap_or_else(|| panic!("AutoscalingRunnerSetSpec has no field {go_name}"));
         std::mem::replace(&mut ars_values[i], Value::Bool(false))
     };
-    let mut spec = Value::zero(layout, layout.ephemeral_runner_spec);
+    let zero = Value::zero(layout, layout.ephemeral_runner_spec);
     let Kind::Struct(ers_fields) = &layout.ty(layout.ephemeral_runner_spec).kind else {
         unreachable!("EphemeralRunnerSpec is a struct")
     };
-    let values = spec.fields_mut().expect("struct");
-    for (i, f) in ers_fields.iter().enumerate() {
-        values[i] = match copied_from(&f.name) {
-            Some(ars_name) => take(ars_name),
-            None if f.name == "RunnerScaleSetID" => Value::Int(scale_set_id),
-            None => continue,
-        };
-    }
-    spec
+    let written = ers_fields
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| {
+            let v = match copied_from(&f.name) {
+                Some(ars_name) => take(ars_name),
+                None if f.name == "RunnerScaleSetID" => Value::Int(scale_set_id),
+                None => return None,
+            };
+            Some((i as u32, v))
+        })
+        .collect();
+    Value::Struct(Fields::written_over(
+        zero.fields().expect("a struct type's zero is a struct"),
+        written,
+    ))
 }
 
 /// The fields of `EphemeralRunnerSpec` that `newEphemeralRunnerSet` copies from the

@@ -126,13 +126,11 @@ pub fn hashed_spec(
     let Value::Struct(mut ars) = decode_spec(release, ars_spec_json)? else {
         unreachable!("a struct type decodes into a struct value")
     };
-    let Value::Struct(zero) = decode_spec(release, "{}")? else {
-        unreachable!("a struct type decodes into a struct value")
-    };
+    // A decoded struct's base is its type's zero value.
     let hashed = hashed_field_indexes(release);
-    for (i, (v, z)) in ars.iter_mut().zip(zero.into_vec()).enumerate() {
+    for i in 0..ars.len() {
         if !hashed.contains(&i) {
-            *v = z;
+            ars.reset(i);
         }
     }
     Ok((layout, Value::Struct(ars)))

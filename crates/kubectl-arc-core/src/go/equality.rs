@@ -22,7 +22,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::layout::{Field, Kind, Layout, TypeId};
-use crate::value::Value;
+use crate::value::{Fields, Value};
 
 /// Why two values differ at a path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -250,8 +250,9 @@ impl Walker<'_> {
 
     /// The fields of two structs, in Go order (the `reflect.Struct` case of `deepValueEqual`): an
     /// inline (embedded) field adds no step to the path.
-    fn walk_fields(&mut self, fields: &[Field], fa: &[Value], fb: &[Value]) {
-        for (i, f) in fields.iter().enumerate() {
+    fn walk_fields(&mut self, fields: &[Field], fa: &Fields, fb: &Fields) {
+        for i in Fields::maybe_differ(fa, fb) {
+            let f = &fields[i];
             if same(&fa[i], &fb[i]) {
                 continue;
             }
@@ -344,7 +345,7 @@ pub fn identical(a: &Value, b: &Value) -> bool {
 fn walk_same<const BITS: bool>(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Float(x), Value::Float(y)) if BITS => x.to_bits() == y.to_bits(),
-        (Value::Struct(x), Value::Struct(y)) => same_values::<BITS>(x, y),
+        (Value::Struct(x), Value::Struct(y)) => same_fields::<BITS>(x, y),
         (Value::Ptr(x), Value::Ptr(y)) => match (x, y) {
             (None, None) => true,
             (Some(x), Some(y)) => walk_same::<BITS>(x, y),
@@ -367,6 +368,11 @@ fn walk_same<const BITS: bool>(a: &Value, b: &Value) -> bool {
         // Scalars, quantities, times, FieldsV1, and values of different variants.
         (a, b) => a == b,
     }
+}
+
+/// [`same_values`] over two structs' fields: those that may differ ([`Fields::maybe_differ`]).
+fn same_fields<const BITS: bool>(x: &Fields, y: &Fields) -> bool {
+    x.len() == y.len() && Fields::maybe_differ(x, y).all(|i| walk_same::<BITS>(&x[i], &y[i]))
 }
 
 fn same_values<const BITS: bool>(x: &[Value], y: &[Value]) -> bool {

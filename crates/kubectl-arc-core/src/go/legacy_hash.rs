@@ -631,7 +631,7 @@ impl<S: Sink> Formatter<'_, '_, S> {
                         if is_nil(fv) {
                             // Nil fields print their fixed text and leave the flag off, so a run
                             // of them is one piece.
-                            let count = values[i..n].iter().take_while(|v| is_nil(v)).count();
+                            let count = (i..n).take_while(|&j| is_nil(&values[j])).count();
                             let seg = plan.nil_run(self.layout, ty, &fields[..n], i, count);
                             self.out.put_seg(seg);
                             i += count;

@@ -9,7 +9,6 @@
 //! (the decoder controller-runtime uses, k8s.io/apimachinery `runtime/serializer/json`): the
 //! encoding/json fork with case-sensitive key matching.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
@@ -49,52 +48,291 @@ pub enum Value {
     FieldsV1(Option<Box<[u8]>>),
 }
 
-/// A struct value's fields, in Go declaration order: shared until written (a clone, or a zero
-/// value from [`Value::zero`], costs no copy; the first write through `&mut` copies this level).
-#[derive(Clone, PartialEq)]
-pub struct Fields(Arc<[Value]>);
+/// A struct value's fields, in Go declaration order: a shared base (the type's zero value, from
+/// [`Value::zero`]) and the fields written over it, so a struct costs what was written to it, not
+/// a value for each of its fields (a decoded `PodSpec` writes a handful of its 40). Shared until
+/// written: a clone costs no copy, and the first write through `&mut` copies this level's
+/// written fields.
+///
+/// Reads see every field ([`Fields::get`], [`Fields::iter`]): the representation is not part of
+/// the value (`PartialEq` and the equalities compare what the fields hold).
+#[derive(Clone)]
+pub struct Fields(Arc<[Slot]>);
 
-impl std::ops::Deref for Fields {
-    type Target = [Value];
-    fn deref(&self) -> &[Value] {
-        &self.0
+/// One allocation per struct: the base first, then the written fields in rising index order.
+#[derive(Clone)]
+enum Slot {
+    Base(Arc<[Value]>),
+    Field(u32, Value),
+}
+
+impl Fields {
+    /// Fields that hold `values` (a base of their own, nothing written over it).
+    fn based_on(values: Arc<[Value]>) -> Fields {
+        Fields(Arc::new([Slot::Base(values)]))
+    }
+
+    fn base(&self) -> &Arc<[Value]> {
+        match &self.0[0] {
+            Slot::Base(base) => base,
+            Slot::Field(..) => unreachable!("a struct's first slot is its base"),
+        }
+    }
+
+    fn position(&self, i: usize) -> Result<usize, usize> {
+        self.0[1..]
+            .binary_search_by(|s| match s {
+                Slot::Field(j, _) => (*j as usize).cmp(&i),
+                Slot::Base(_) => unreachable!("only the first slot is a base"),
+            })
+            .map(|p| p + 1)
+            .map_err(|p| p + 1)
+    }
+
+    /// The number of fields.
+    pub fn len(&self) -> usize {
+        self.base().len()
+    }
+
+    /// Whether the struct has no fields.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Field `i`.
+    pub fn get(&self, i: usize) -> &Value {
+        match self.position(i) {
+            Ok(p) => match &self.0[p] {
+                Slot::Field(_, v) => v,
+                Slot::Base(_) => unreachable!(),
+            },
+            Err(_) => &self.base()[i],
+        }
+    }
+
+    /// Every field, in order.
+    pub fn iter(&self) -> FieldsIter<'_> {
+        FieldsIter {
+            base: self.base(),
+            written: &self.0[1..],
+            i: 0,
+        }
+    }
+
+    /// Field `i`, to write (copying this level's written fields first if they are shared).
+    pub fn get_mut(&mut self, i: usize) -> &mut Value {
+        let p = match self.position(i) {
+            Ok(p) => p,
+            Err(p) => {
+                let v = self.base()[i].clone();
+                self.rebuild(p, Some(Slot::Field(i as u32, v)));
+                p
+            }
+        };
+        match &mut Arc::make_mut(&mut self.0)[p] {
+            Slot::Field(_, v) => v,
+            Slot::Base(_) => unreachable!(),
+        }
+    }
+
+    /// Field `i` back to its base's value (for a decoded struct, the zero value of its type).
+    pub fn reset(&mut self, i: usize) {
+        if let Ok(p) = self.position(i) {
+            self.rebuild(p, None);
+        }
+    }
+
+    /// The slots anew, in one allocation, with `slot` inserted at `p` or, for `None`, the slot at
+    /// `p` removed (moved when not shared, else copied).
+    fn rebuild(&mut self, p: usize, slot: Option<Slot>) {
+        let base = self.base().clone();
+        let take = |s: &mut Slot| std::mem::replace(s, Slot::Base(base.clone()));
+        let skip = usize::from(slot.is_none());
+        self.0 = match Arc::get_mut(&mut self.0) {
+            Some(slots) => {
+                let (head, tail) = slots.split_at_mut(p);
+                (head.iter_mut().map(take))
+                    .chain(slot)
+                    .chain(tail[skip..].iter_mut().map(take))
+                    .collect()
+            }
+            None => (self.0[..p].iter().cloned())
+                .chain(slot)
+                .chain(self.0[p + skip..].iter().cloned())
+                .collect(),
+        };
+    }
+
+    /// The indices at which `a` and `b` may hold different values, in rising order: those written
+    /// over either, when both have the same base; every index otherwise.
+    pub fn maybe_differ<'a>(a: &'a Fields, b: &'a Fields) -> MaybeDiffer<'a> {
+        MaybeDiffer {
+            written: (&a.0[1..], &b.0[1..]),
+            all: (!Arc::ptr_eq(a.base(), b.base())).then(|| 0..a.len().max(b.len())),
+        }
+    }
+
+    /// The written fields moved onto `out`, as `(index, value)` in rising index order (copied
+    /// when shared); the fields are left holding their base alone.
+    fn drain_written_onto(&mut self, out: &mut Vec<(u32, Value)>) {
+        if self.0.len() == 1 {
+            return;
+        }
+        let base = self.base().clone();
+        let field = |s: Slot| match s {
+            Slot::Field(i, v) => (i, v),
+            Slot::Base(_) => unreachable!("only the first slot is a base"),
+        };
+        match Arc::get_mut(&mut self.0) {
+            Some(slots) => out.extend(
+                slots[1..]
+                    .iter_mut()
+                    .map(|s| field(std::mem::replace(s, Slot::Base(base.clone())))),
+            ),
+            None => out.extend(self.0[1..].iter().cloned().map(field)),
+        }
+        *self = Fields::based_on(base);
+    }
+
+    /// Fields on `base` with `written` over it (`(index, value)`, each index once, any order).
+    fn with_written(base: Arc<[Value]>, written: &mut [(u32, Value)]) -> Fields {
+        written.sort_unstable_by_key(|(i, _)| *i);
+        let slots: Arc<[Slot]> = std::iter::once(Slot::Base(base))
+            .chain(
+                written
+                    .iter_mut()
+                    .map(|(i, v)| Slot::Field(*i, std::mem::replace(v, Value::Bool(false)))),
+            )
+            .collect();
+        Fields(slots)
+    }
+
+    /// The fields as a vector of their own (the written ones moved out when not shared).
+    pub fn into_vec(mut self) -> Vec<Value> {
+        let mut written = Vec::with_capacity(self.0.len() - 1);
+        self.drain_written_onto(&mut written);
+        let mut written = written.into_iter().peekable();
+        (self.base().iter().enumerate())
+            .map(|(i, b)| match written.next_if(|(j, _)| *j as usize == i) {
+                Some((_, v)) => v,
+                None => b.clone(),
+            })
+            .collect()
+    }
+
+    /// Fields on the base of `like` (a struct value of the same type) with `written` over it:
+    /// `(index, value)`, each index once, in any order.
+    pub fn written_over(like: &Fields, mut written: Vec<(u32, Value)>) -> Fields {
+        Fields::with_written(like.base().clone(), &mut written)
     }
 }
 
-impl std::ops::DerefMut for Fields {
-    fn deref_mut(&mut self) -> &mut [Value] {
-        Arc::make_mut(&mut self.0)
+/// The indices at which two struct values may differ ([`Fields::maybe_differ`]): with both on
+/// the same base, the indices written over either, merged; otherwise every index.
+pub struct MaybeDiffer<'a> {
+    written: (&'a [Slot], &'a [Slot]),
+    all: Option<std::ops::Range<usize>>,
+}
+
+impl Iterator for MaybeDiffer<'_> {
+    type Item = usize;
+    fn next(&mut self) -> Option<usize> {
+        if let Some(all) = &mut self.all {
+            return all.next();
+        }
+        let index = |s: &[Slot]| match s.first()? {
+            Slot::Field(i, _) => Some(*i as usize),
+            Slot::Base(_) => unreachable!("only the first slot is a base"),
+        };
+        let (a, b) = &mut self.written;
+        let (ia, ib) = (index(a), index(b));
+        let i = match (ia, ib) {
+            (Some(i), Some(j)) => i.min(j),
+            (i, j) => i.or(j)?,
+        };
+        if ia == Some(i) {
+            *a = &a[1..];
+        }
+        if ib == Some(i) {
+            *b = &b[1..];
+        }
+        Some(i)
+    }
+}
+
+/// Every field of a struct value, in order ([`Fields::iter`]).
+pub struct FieldsIter<'a> {
+    base: &'a [Value],
+    written: &'a [Slot],
+    i: usize,
+}
+
+impl<'a> Iterator for FieldsIter<'a> {
+    type Item = &'a Value;
+    fn next(&mut self) -> Option<&'a Value> {
+        let i = self.i;
+        let base = self.base.get(i)?;
+        self.i += 1;
+        match self.written.first() {
+            Some(Slot::Field(j, v)) if *j as usize == i => {
+                self.written = &self.written[1..];
+                Some(v)
+            }
+            _ => Some(base),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.base.len() - self.i;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for FieldsIter<'_> {}
+
+impl<'a> IntoIterator for &'a Fields {
+    type Item = &'a Value;
+    type IntoIter = FieldsIter<'a>;
+    fn into_iter(self) -> FieldsIter<'a> {
+        self.iter()
+    }
+}
+
+impl std::ops::Index<usize> for Fields {
+    type Output = Value;
+    fn index(&self, i: usize) -> &Value {
+        self.get(i)
+    }
+}
+
+impl std::ops::IndexMut<usize> for Fields {
+    fn index_mut(&mut self, i: usize) -> &mut Value {
+        self.get_mut(i)
+    }
+}
+
+impl PartialEq for Fields {
+    fn eq(&self, other: &Fields) -> bool {
+        self.len() == other.len()
+            && Fields::maybe_differ(self, other).all(|i| self.get(i) == other.get(i))
     }
 }
 
 impl fmt::Debug for Fields {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&*self.0, f)
+        f.debug_list().entries(self.iter()).finish()
     }
 }
 
 impl From<Vec<Value>> for Fields {
     fn from(values: Vec<Value>) -> Self {
-        Fields(values.into())
+        Fields::based_on(values.into())
     }
 }
 
 impl From<Box<[Value]>> for Fields {
     fn from(values: Box<[Value]>) -> Self {
-        Fields(values.into())
-    }
-}
-
-impl Fields {
-    /// The fields as a vector of their own (moved out when not shared, else copied).
-    pub fn into_vec(mut self) -> Vec<Value> {
-        match Arc::get_mut(&mut self.0) {
-            Some(values) => values
-                .iter_mut()
-                .map(|v| std::mem::replace(v, Value::Bool(false)))
-                .collect(),
-            None => self.0.to_vec(),
-        }
+        Fields::based_on(values.into())
     }
 }
 
@@ -143,7 +381,8 @@ impl Value {
             Kind::Struct(fields) => {
                 let make = || {
                     let fields = fields.iter().map(|f| Value::zero(layout, f.ty)).collect();
-                    Box::new(Value::Struct(Fields(fields))) as Box<dyn std::any::Any + Send + Sync>
+                    Box::new(Value::Struct(Fields::based_on(fields)))
+                        as Box<dyn std::any::Any + Send + Sync>
                 };
                 match layout.slot(ty, make).downcast_ref::<Value>() {
                     Some(zero) => zero.clone(),
@@ -158,17 +397,17 @@ impl Value {
     }
 
     /// The fields of a struct value.
-    pub fn fields(&self) -> Option<&[Value]> {
+    pub fn fields(&self) -> Option<&Fields> {
         match self {
-            Value::Struct(f) => Some(&**f),
+            Value::Struct(f) => Some(f),
             _ => None,
         }
     }
 
     /// The fields of a struct value, mutably.
-    pub fn fields_mut(&mut self) -> Option<&mut [Value]> {
+    pub fn fields_mut(&mut self) -> Option<&mut Fields> {
         match self {
-            Value::Struct(f) => Some(&mut **f),
+            Value::Struct(f) => Some(f),
             _ => None,
         }
     }
@@ -182,62 +421,70 @@ impl Value {
 pub fn decode(layout: &Layout, ty: TypeId, json: &str) -> Result<Value, DecodeError> {
     crate::json::check_valid(json.as_bytes())?;
     let mut value = Value::zero(layout, ty);
+    let (elements, written) = SCRATCH.take();
     let mut d = Decoder {
         layout,
         r: crate::json::Reader::new(json),
-        path: Vec::new(),
-        elements: Vec::new(),
+        elements,
+        written,
     };
-    d.value(ty, &mut value)?;
-    Ok(value)
+    let decoded = d.value(ty, &mut value);
+    d.elements.clear();
+    d.written.clear();
+    SCRATCH.set((d.elements, d.written));
+    decoded.map(|()| value).map_err(finish_path)
 }
 
-/// One step of a path into a document, for messages: `spec.containers[0].image` (a key as the
-/// input holds it, borrowed unless it had escapes).
-#[derive(Debug, Clone)]
-enum Step<'a> {
-    Key(Cow<'a, str>),
-    Index(usize),
+thread_local! {
+    /// The decoder's stacks, kept empty between decodes on a thread so that a decode does not
+    /// grow them anew (a `diff -f` decodes two specs a scale set).
+    static SCRATCH: std::cell::Cell<Stacks> = const { std::cell::Cell::new((Vec::new(), Vec::new())) };
 }
+
+/// [`Decoder`]'s `elements` and `written`.
+type Stacks = (Vec<Value>, Vec<(u32, Value)>);
 
 struct Decoder<'a> {
     layout: &'a Layout,
     r: crate::json::Reader<'a>,
-    path: Vec<Step<'a>>,
     /// The elements of the arrays being decoded, innermost last: each array's are moved out into
     /// a vector of their exact number when it ends (no growing vector per array).
     elements: Vec<Value>,
+    /// The fields the structs being decoded write, innermost last (`(index, value)`): each
+    /// struct's are written over its base in one piece when its object ends.
+    written: Vec<(u32, Value)>,
 }
 
-/// A dotted path: `spec.containers[0].resources.limits.cpu`.
-pub struct PathDisplay<'a>(&'a [Step<'a>]);
-
-impl fmt::Display for PathDisplay<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0.is_empty() {
-            return f.write_str("(root)");
-        }
-        for (i, s) in self.0.iter().enumerate() {
-            match s {
-                Step::Key(k) if i == 0 => f.write_str(k)?,
-                Step::Key(k) => write!(f, ".{k}")?,
-                Step::Index(n) => write!(f, "[{n}]")?,
-            }
-        }
-        Ok(())
+/// An error from inside the value at `step` (a key or an index), seen from outside it: errors
+/// are made with the path from where they are (empty) and each level they leave puts its step in
+/// front, so a decode that succeeds keeps no path at all. `.key` for a key and `[n]` for an index
+/// until [`finish_path`] makes the path read `spec.containers[0].resources.limits.cpu`.
+fn under(mut e: DecodeError, step: fmt::Arguments<'_>) -> DecodeError {
+    if let DecodeError::Type { path, .. } | DecodeError::Custom { path, .. } = &mut e {
+        *path = format!("{step}{path}");
     }
+    e
+}
+
+/// The path of an error that has left every level ([`under`]): the first key without its dot,
+/// `(root)` for none.
+fn finish_path(mut e: DecodeError) -> DecodeError {
+    if let DecodeError::Type { path, .. } | DecodeError::Custom { path, .. } = &mut e {
+        if path.is_empty() {
+            *path = "(root)".into();
+        } else if path.starts_with('.') {
+            path.remove(0);
+        }
+    }
+    e
 }
 
 use crate::json::Token;
 
 impl Decoder<'_> {
-    fn path(&self) -> String {
-        PathDisplay(&self.path).to_string()
-    }
-
     fn type_error(&self, found: &'static str, ty: TypeId) -> DecodeError {
         DecodeError::Type {
-            path: self.path(),
+            path: String::new(),
             found,
             go_type: self.layout.ty(ty).name.clone(),
         }
@@ -319,25 +566,54 @@ impl Decoder<'_> {
         }
         match &t.kind {
             Kind::Struct(_) => {
+                let Value::Struct(fields) = v else {
+                    unreachable!("struct type holds a non-struct value")
+                };
+                // The fields written so far (a key given twice decodes into what the first wrote,
+                // as in Go) and those this object writes gather above `base`, and are written
+                // over the struct's base once, at the object's end.
+                let base = self.written.len();
+                fields.drain_written_onto(&mut self.written);
                 self.r.begin_object();
                 while let Some(key) = self.r.next_key() {
                     let Some(path) = t.json_fields.get(key.as_ref()) else {
                         self.r.skip_value();
                         continue;
                     };
+                    let (&first, rest) = path.split_first().expect("a field path is never empty");
+                    let first = u32::from(first);
+                    let Kind::Struct(tfields) = &t.kind else {
+                        unreachable!()
+                    };
+                    let at = match self.written[base..].iter().position(|(i, _)| *i == first) {
+                        Some(at) => base + at,
+                        None => {
+                            let zero = fields.get(first as usize).clone();
+                            self.written.push((first, zero));
+                            self.written.len() - 1
+                        }
+                    };
+                    // Out of the stack while it is decoded into (the fields of structs inside it
+                    // gather above this one's).
+                    let mut fv = std::mem::replace(&mut self.written[at].1, Value::Bool(false));
                     // Walk the promoted path through embedded structs to the field.
-                    let mut fty = ty;
-                    let mut fv: &mut Value = v;
-                    for &i in path {
-                        let Kind::Struct(fields) = &self.layout.ty(fty).kind else {
+                    let mut fty = tfields[first as usize].ty;
+                    let mut target: &mut Value = &mut fv;
+                    for &i in rest {
+                        let Kind::Struct(inner) = &self.layout.ty(fty).kind else {
                             unreachable!()
                         };
-                        fty = fields[i as usize].ty;
-                        fv = &mut fv.fields_mut().expect("struct value")[i as usize];
+                        fty = inner[i as usize].ty;
+                        target = &mut target.fields_mut().expect("struct value")[i as usize];
                     }
-                    self.path.push(Step::Key(key));
-                    self.value(fty, fv)?;
-                    self.path.pop();
+                    let decoded = self.value(fty, target);
+                    self.written[at].1 = fv;
+                    decoded.map_err(|e| under(e, format_args!(".{key}")))?;
+                }
+                if self.written.len() > base {
+                    let written = &mut self.written[base..];
+                    *fields = Fields::with_written(fields.base().clone(), written);
+                    self.written.truncate(base);
                 }
                 Ok(())
             }
@@ -349,9 +625,7 @@ impl Decoder<'_> {
                 while let Some(key) = self.r.next_key() {
                     // Each value decodes into a fresh zero element, then replaces the entry.
                     let mut e = Value::zero(self.layout, elem);
-                    self.path.push(Step::Key(key.clone()));
-                    self.value(elem, &mut e)?;
-                    self.path.pop();
+                    (self.value(elem, &mut e)).map_err(|e| under(e, format_args!(".{key}")))?;
                     m.insert(key.into_owned(), e);
                 }
                 Ok(())
@@ -391,9 +665,7 @@ impl Decoder<'_> {
             } else {
                 Value::zero(self.layout, elem)
             };
-            self.path.push(Step::Index(i));
-            self.value(elem, &mut e)?;
-            self.path.pop();
+            (self.value(elem, &mut e)).map_err(|e| under(e, format_args!("[{i}]")))?;
             self.elements.push(e);
             i += 1;
         }
@@ -458,7 +730,7 @@ impl Decoder<'_> {
 
     fn type_error_number(&self, text: &str, ty: TypeId) -> DecodeError {
         DecodeError::Type {
-            path: self.path(),
+            path: String::new(),
             found: if text.contains(['.', 'e', 'E']) {
                 "number (not an integer)"
             } else {
@@ -471,15 +743,17 @@ impl Decoder<'_> {
     /// The types with their own `UnmarshalJSON`.
     fn special(&mut self, special: Special, ty: TypeId, v: &mut Value) -> Result<(), DecodeError> {
         let raw = self.r.raw_value();
-        let custom = |msg: String, path: String| DecodeError::Custom { path, msg };
+        let custom = |msg: String| DecodeError::Custom {
+            path: String::new(),
+            msg,
+        };
         match special {
             // `(*Quantity).UnmarshalJSON`: replaces the whole value (null only clears i and d).
             Special::Quantity => {
                 let Value::Quantity(q) = v else {
                     unreachable!()
                 };
-                q.unmarshal_json(raw)
-                    .map_err(|e| custom(e.to_string(), self.path()))
+                q.unmarshal_json(raw).map_err(|e| custom(e.to_string()))
             }
             // `(*IntOrString).UnmarshalJSON`: a leading quote decodes StrVal, anything else IntVal
             // (with encoding/json, so null leaves it as it was).
@@ -497,7 +771,7 @@ impl Decoder<'_> {
                             Some(n) => x.int_val = n as i32,
                             None => {
                                 return Err(DecodeError::Type {
-                                    path: self.path(),
+                                    path: String::new(),
                                     found: json_kind_name(raw),
                                     go_type: "int32".into(),
                                 });
@@ -515,15 +789,14 @@ impl Decoder<'_> {
                 }
                 if !raw.starts_with('"') {
                     return Err(DecodeError::Type {
-                        path: self.path(),
+                        path: String::new(),
                         found: json_kind_name(raw),
                         go_type: "string".into(),
                     });
                 }
                 let s = crate::json::unquote(raw);
-                let t = crate::gotime::parse_rfc3339(&s).map_err(|e| {
-                    custom(format!("cannot parse {s:?} as RFC 3339: {e}"), self.path())
-                })?;
+                let t = crate::gotime::parse_rfc3339(&s)
+                    .map_err(|e| custom(format!("cannot parse {s:?} as RFC 3339: {e}")))?;
                 *v = Value::Time(GoTime {
                     secs: t.0,
                     nanos: t.1,
@@ -660,6 +933,25 @@ mod tests {
         assert!(err.to_string().starts_with("runnerScaleSetId:"), "{err}");
         let err = decode(l, l.ephemeral_runner_spec, r#"{"spec":"x"}"#).unwrap_err();
         assert!(err.to_string().contains("v1.PodSpec"), "{err}");
+        // Every kind of step, an empty key among them, and the root.
+        for (json, path) in [
+            (r#"{"metadata":{"labels":{"":1}}}"#, "metadata.labels."),
+            (
+                r#"{"spec":{"volumes":[{"name":"v"},{"emptyDir":{"sizeLimit":"x"}}]}}"#,
+                "spec.volumes[1].emptyDir.sizeLimit",
+            ),
+            (
+                r#"{"spec":{"containers":[{"resources":{"limits":{"cpu":"1","memory":"1Q"}}}]}}"#,
+                "spec.containers[0].resources.limits.memory",
+            ),
+            (r#""x""#, "(root)"),
+        ] {
+            let err = decode(l, l.ephemeral_runner_spec, json).unwrap_err();
+            assert!(
+                err.to_string().starts_with(&format!("{path}: ")),
+                "{json}: {err}"
+            );
+        }
         // Syntax errors win over type errors, wherever they are.
         let err = decode(l, l.ephemeral_runner_spec, r#"{"spec":"x"} x"#).unwrap_err();
         assert!(matches!(err, DecodeError::Syntax { .. }), "{err}");
@@ -698,6 +990,83 @@ mod tests {
     }
 
     #[test]
+    fn a_field_written_to_its_zero_is_one_never_written() {
+        let l = Layout::arc();
+        let written = ers(r#"{"spec":{"restartPolicy":"","hostname":"h","containers":null}}"#);
+        let not = ers(r#"{"spec":{"hostname":"h"}}"#);
+        assert_eq!(written, not);
+        assert!(crate::equality::identical(&written, &not));
+        let c = crate::equality::compare(l, l.ephemeral_runner_spec, &written, &not);
+        assert!(c.differences.is_empty(), "{:?}", c.differences);
+        assert_ne!(written, ers(r#"{"spec":{"hostname":"i"}}"#));
+    }
+
+    #[test]
+    fn fields_read_write_and_share_as_a_vector_would() {
+        let l = Layout::arc();
+        let pod = l.by_name("v1.PodSpec").unwrap();
+        let zero = Value::zero(l, pod);
+        let mut a = zero.clone();
+        let fields = a.fields_mut().unwrap();
+        let n = fields.len();
+        let mut model: Vec<Value> = fields.iter().cloned().collect();
+        assert_eq!(model.len(), n);
+        // Written out of order, one of them twice, and one back to its base.
+        for (i, text) in [(7, "a"), (2, "b"), (n - 1, "c"), (7, "d"), (0, "e")] {
+            fields[i] = Value::String(text.into());
+            model[i] = Value::String(text.into());
+        }
+        fields.reset(2);
+        model[2] = zero.fields().unwrap()[2].clone();
+        let b = a.clone();
+        assert_eq!(
+            b.fields().unwrap().iter().cloned().collect::<Vec<_>>(),
+            model
+        );
+        for (i, v) in model.iter().enumerate() {
+            assert_eq!(&b.fields().unwrap()[i], v, "field {i}");
+        }
+        assert_eq!(
+            Fields::maybe_differ(zero.fields().unwrap(), b.fields().unwrap()).collect::<Vec<_>>(),
+            vec![0, 7, n - 1]
+        );
+        // A write to a clone leaves the original as it was.
+        let mut c = b.clone();
+        c.fields_mut().unwrap()[7] = Value::String("x".into());
+        assert_eq!(b.fields().unwrap()[7], Value::String("d".into()));
+        assert_ne!(b, c);
+        assert_eq!(b.fields().unwrap().clone().into_vec(), model);
+        let Value::Struct(f) = b else { unreachable!() };
+        assert_eq!(f.into_vec(), model);
+        // Fields on a base of their own compare by what they hold.
+        assert_eq!(
+            Value::Struct(Fields::from(model.clone())),
+            c.clone().with(7, "d")
+        );
+    }
+
+    impl Value {
+        fn with(mut self, i: usize, s: &str) -> Value {
+            self.fields_mut().unwrap()[i] = Value::String(s.into());
+            self
+        }
+    }
+
+    #[test]
+    fn a_key_given_twice_decodes_into_what_the_first_wrote() {
+        let twice = ers(
+            r#"{"spec":{"hostname":"h","containers":[{"name":"a"}],"volumes":[{"name":"v","emptyDir":{}}]},
+                "spec":{"restartPolicy":"Never","containers":[{"image":"i"}],"volumes":[{"configMap":{"name":"c"}}]}}"#,
+        );
+        let once = ers(
+            r#"{"spec":{"hostname":"h","restartPolicy":"Never","containers":[{"name":"a","image":"i"}],
+                "volumes":[{"name":"v","emptyDir":{},"configMap":{"name":"c"}}]}}"#,
+        );
+        assert_eq!(twice, once);
+        assert_ne!(once, ers(r#"{"spec":{"hostname":"h"}}"#));
+    }
+
+    #[test]
     fn go_integer_parsing() {
         assert_eq!(go_parse_int("-0", 64), Some(0));
         assert_eq!(go_parse_int("2147483648", 32), None);
@@ -709,10 +1078,9 @@ mod tests {
 }
 #[cfg(test)]
 mod size {
-    /// A Go struct is a shared slice of its fields' values ([`super::Fields`]): every byte of
-    /// [`super::Value`] is paid once per field of every struct written to. Strings, slices and
-    /// maps are boxed (a `Box<str>` is the widest variant, with `Fields`' slice) so that a value
-    /// is 16 bytes and its tag: 20.8 MB of a 1,000-set `diff -f` were these slices at 32.
+    /// A Go struct holds a value for each field written to it ([`super::Fields`]), and slices,
+    /// maps and pointers one for each element: strings, slices and maps are boxed (a `Box<str>`
+    /// is the widest variant, with `Fields`' slice) so that a value is 16 bytes and its tag.
     #[test]
     fn a_value_is_a_boxed_str_and_a_tag() {
         assert_eq!(std::mem::size_of::<super::Value>(), 24);
