@@ -251,11 +251,11 @@ impl Walker<'_> {
     /// The fields of two structs, in Go order (the `reflect.Struct` case of `deepValueEqual`): an
     /// inline (embedded) field adds no step to the path.
     fn walk_fields(&mut self, fields: &[Field], fa: &Fields, fb: &Fields) {
-        for i in Fields::maybe_differ(fa, fb) {
-            let f = &fields[i];
-            if same(&fa[i], &fb[i]) {
+        for (i, a, b) in Fields::maybe_differ(fa, fb) {
+            if same(a, b) {
                 continue;
             }
+            let f = &fields[i];
             let len = self.path.len();
             if !f.inline {
                 if !self.path.is_empty() {
@@ -263,7 +263,7 @@ impl Walker<'_> {
                 }
                 self.path.push_str(&f.json);
             }
-            self.walk(f.ty, &fa[i], &fb[i]);
+            self.walk(f.ty, a, b);
             self.path.truncate(len);
             if self.done() {
                 return;
@@ -372,7 +372,7 @@ fn walk_same<const BITS: bool>(a: &Value, b: &Value) -> bool {
 
 /// [`same_values`] over two structs' fields: those that may differ ([`Fields::maybe_differ`]).
 fn same_fields<const BITS: bool>(x: &Fields, y: &Fields) -> bool {
-    x.len() == y.len() && Fields::maybe_differ(x, y).all(|i| walk_same::<BITS>(&x[i], &y[i]))
+    x.len() == y.len() && Fields::maybe_differ(x, y).all(|(_, a, b)| walk_same::<BITS>(a, b))
 }
 
 fn same_values<const BITS: bool>(x: &[Value], y: &[Value]) -> bool {

@@ -622,19 +622,26 @@ impl<S: Sink> Formatter<'_, '_, S> {
                 };
                 self.out.put_str("{");
                 let n = fields.len().min(values.len());
+                // In order: a struct's fields are read one after the other, not by index.
+                let mut values = values.iter();
                 let mut i = 0;
-                while i < n {
-                    let (f, fv) = (&fields[i], &values[i]);
+                while let Some(fv) = values.next().filter(|_| i < n) {
+                    let f = &fields[i];
                     if let Some(plan) = self.plan
                         && !self.ignore_next_type
                     {
                         if is_nil(fv) {
                             // Nil fields print their fixed text and leave the flag off, so a run
                             // of them is one piece.
-                            let count = (i..n).take_while(|&j| is_nil(&values[j])).count();
-                            let seg = plan.nil_run(self.layout, ty, &fields[..n], i, count);
+                            let more = (values.clone().take(n - i - 1))
+                                .take_while(|v| is_nil(v))
+                                .count();
+                            let seg = plan.nil_run(self.layout, ty, &fields[..n], i, 1 + more);
                             self.out.put_seg(seg);
-                            i += count;
+                            if more > 0 {
+                                values.nth(more - 1);
+                            }
+                            i += 1 + more;
                             continue;
                         }
                         if self.field_planned(plan, ty, i, f, fv)? {

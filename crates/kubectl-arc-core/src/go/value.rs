@@ -60,30 +60,49 @@ pub enum Value {
 pub struct Fields(Arc<[Slot]>);
 
 /// One allocation per struct: the base first, then the written fields in rising index order.
+/// The base carries a bit for each index written when the struct has at most 64 fields (so a
+/// field's slot is found by counting bits), else 0 (found by a binary search).
 #[derive(Clone)]
 enum Slot {
-    Base(Arc<[Value]>),
+    Base(Arc<[Value]>, u64),
     Field(u32, Value),
+}
+
+/// The bit of index `i` among the written ones, for a struct of `len` fields.
+fn written_bit(len: usize, i: usize) -> u64 {
+    if len <= 64 { 1 << i } else { 0 }
 }
 
 impl Fields {
     /// Fields that hold `values` (a base of their own, nothing written over it).
     fn based_on(values: Arc<[Value]>) -> Fields {
-        Fields(Arc::new([Slot::Base(values)]))
+        Fields(Arc::new([Slot::Base(values, 0)]))
     }
 
     fn base(&self) -> &Arc<[Value]> {
+        self.head().0
+    }
+
+    fn head(&self) -> (&Arc<[Value]>, u64) {
         match &self.0[0] {
-            Slot::Base(base) => base,
+            Slot::Base(base, written) => (base, *written),
             Slot::Field(..) => unreachable!("a struct's first slot is its base"),
         }
     }
 
+    /// The slot of field `i`, or where it would be inserted.
     fn position(&self, i: usize) -> Result<usize, usize> {
+        let (base, written) = self.head();
+        assert!(i < base.len(), "field {i} of a struct of {}", base.len());
+        let bit = written_bit(base.len(), i);
+        if bit != 0 {
+            let p = 1 + (written & (bit - 1)).count_ones() as usize;
+            return if written & bit != 0 { Ok(p) } else { Err(p) };
+        }
         self.0[1..]
             .binary_search_by(|s| match s {
                 Slot::Field(j, _) => (*j as usize).cmp(&i),
-                Slot::Base(_) => unreachable!("only the first slot is a base"),
+                Slot::Base(..) => unreachable!("only the first slot is a base"),
             })
             .map(|p| p + 1)
             .map_err(|p| p + 1)
@@ -104,7 +123,7 @@ impl Fields {
         match self.position(i) {
             Ok(p) => match &self.0[p] {
                 Slot::Field(_, v) => v,
-                Slot::Base(_) => unreachable!(),
+                Slot::Base(..) => unreachable!(),
             },
             Err(_) => &self.base()[i],
         }
@@ -125,50 +144,62 @@ impl Fields {
             Ok(p) => p,
             Err(p) => {
                 let v = self.base()[i].clone();
-                self.rebuild(p, Some(Slot::Field(i as u32, v)));
+                self.rebuild(p, i, Some(v));
                 p
             }
         };
         match &mut Arc::make_mut(&mut self.0)[p] {
             Slot::Field(_, v) => v,
-            Slot::Base(_) => unreachable!(),
+            Slot::Base(..) => unreachable!(),
         }
     }
 
     /// Field `i` back to its base's value (for a decoded struct, the zero value of its type).
     pub fn reset(&mut self, i: usize) {
         if let Ok(p) = self.position(i) {
-            self.rebuild(p, None);
+            self.rebuild(p, i, None);
         }
     }
 
-    /// The slots anew, in one allocation, with `slot` inserted at `p` or, for `None`, the slot at
-    /// `p` removed (moved when not shared, else copied).
-    fn rebuild(&mut self, p: usize, slot: Option<Slot>) {
-        let base = self.base().clone();
-        let take = |s: &mut Slot| std::mem::replace(s, Slot::Base(base.clone()));
-        let skip = usize::from(slot.is_none());
+    /// The slots anew, in one allocation, with field `i` written as `value` at slot `p` or, for
+    /// `None`, the slot at `p` (field `i`'s) removed (moved when not shared, else copied).
+    fn rebuild(&mut self, p: usize, i: usize, value: Option<Value>) {
+        let (base, written) = self.head();
+        let base = base.clone();
+        let bit = written_bit(base.len(), i);
+        let written = if value.is_some() {
+            written | bit
+        } else {
+            written & !bit
+        };
+        let skip = usize::from(value.is_none());
+        let head = std::iter::once(Slot::Base(base.clone(), written));
+        let slot = value.map(|v| Slot::Field(i as u32, v));
+        let take = |s: &mut Slot| std::mem::replace(s, Slot::Base(base.clone(), 0));
         self.0 = match Arc::get_mut(&mut self.0) {
             Some(slots) => {
-                let (head, tail) = slots.split_at_mut(p);
-                (head.iter_mut().map(take))
+                let (before, after) = slots.split_at_mut(p);
+                (head.chain(before[1..].iter_mut().map(take)))
                     .chain(slot)
-                    .chain(tail[skip..].iter_mut().map(take))
+                    .chain(after[skip..].iter_mut().map(take))
                     .collect()
             }
-            None => (self.0[..p].iter().cloned())
+            None => (head.chain(self.0[1..p].iter().cloned()))
                 .chain(slot)
                 .chain(self.0[p + skip..].iter().cloned())
                 .collect(),
         };
     }
 
-    /// The indices at which `a` and `b` may hold different values, in rising order: those written
-    /// over either, when both have the same base; every index otherwise.
+    /// The fields at which `a` and `b` (of the same type) may hold different values, in rising
+    /// index order with each side's value: those written over either, when both have the same
+    /// base; every field otherwise.
     pub fn maybe_differ<'a>(a: &'a Fields, b: &'a Fields) -> MaybeDiffer<'a> {
         MaybeDiffer {
+            a,
+            b,
             written: (&a.0[1..], &b.0[1..]),
-            all: (!Arc::ptr_eq(a.base(), b.base())).then(|| 0..a.len().max(b.len())),
+            all: (!Arc::ptr_eq(a.base(), b.base())).then(|| 0..a.len().min(b.len())),
         }
     }
 
@@ -181,13 +212,13 @@ impl Fields {
         let base = self.base().clone();
         let field = |s: Slot| match s {
             Slot::Field(i, v) => (i, v),
-            Slot::Base(_) => unreachable!("only the first slot is a base"),
+            Slot::Base(..) => unreachable!("only the first slot is a base"),
         };
         match Arc::get_mut(&mut self.0) {
             Some(slots) => out.extend(
                 slots[1..]
                     .iter_mut()
-                    .map(|s| field(std::mem::replace(s, Slot::Base(base.clone())))),
+                    .map(|s| field(std::mem::replace(s, Slot::Base(base.clone(), 0)))),
             ),
             None => out.extend(self.0[1..].iter().cloned().map(field)),
         }
@@ -197,7 +228,10 @@ impl Fields {
     /// Fields on `base` with `written` over it (`(index, value)`, each index once, any order).
     fn with_written(base: Arc<[Value]>, written: &mut [(u32, Value)]) -> Fields {
         written.sort_unstable_by_key(|(i, _)| *i);
-        let slots: Arc<[Slot]> = std::iter::once(Slot::Base(base))
+        let bits = (written.iter()).fold(0, |bits, (i, _)| {
+            bits | written_bit(base.len(), *i as usize)
+        });
+        let slots: Arc<[Slot]> = std::iter::once(Slot::Base(base, bits))
             .chain(
                 written
                     .iter_mut()
@@ -227,40 +261,49 @@ impl Fields {
     }
 }
 
-/// The indices at which two struct values may differ ([`Fields::maybe_differ`]): with both on
-/// the same base, the indices written over either, merged; otherwise every index.
+/// The fields at which two struct values may differ ([`Fields::maybe_differ`]): with both on
+/// the same base, those written over either, merged; otherwise every field.
 pub struct MaybeDiffer<'a> {
+    a: &'a Fields,
+    b: &'a Fields,
+    /// The written slots not yet passed, when both are on the same base.
     written: (&'a [Slot], &'a [Slot]),
     all: Option<std::ops::Range<usize>>,
 }
 
-impl Iterator for MaybeDiffer<'_> {
-    type Item = usize;
-    fn next(&mut self) -> Option<usize> {
+impl<'a> Iterator for MaybeDiffer<'a> {
+    /// The index and each side's value there.
+    type Item = (usize, &'a Value, &'a Value);
+    fn next(&mut self) -> Option<Self::Item> {
         if let Some(all) = &mut self.all {
-            return all.next();
+            let i = all.next()?;
+            return Some((i, self.a.get(i), self.b.get(i)));
         }
-        let index = |s: &[Slot]| match s.first()? {
-            Slot::Field(i, _) => Some(*i as usize),
-            Slot::Base(_) => unreachable!("only the first slot is a base"),
+        let field = |s: &'a [Slot]| match s.first()? {
+            Slot::Field(i, v) => Some((*i as usize, v)),
+            Slot::Base(..) => unreachable!("only the first slot is a base"),
         };
-        let (a, b) = &mut self.written;
-        let (ia, ib) = (index(a), index(b));
-        let i = match (ia, ib) {
-            (Some(i), Some(j)) => i.min(j),
-            (i, j) => i.or(j)?,
+        let (wa, wb) = &mut self.written;
+        let (fa, fb) = (field(wa), field(wb));
+        let i = match (fa, fb) {
+            (Some((i, _)), Some((j, _))) => i.min(j),
+            (Some((i, _)), None) | (None, Some((i, _))) => i,
+            (None, None) => return None,
         };
-        if ia == Some(i) {
-            *a = &a[1..];
-        }
-        if ib == Some(i) {
-            *b = &b[1..];
-        }
-        Some(i)
+        let base = &self.a.base()[i];
+        let side = |f: Option<(usize, &'a Value)>, w: &mut &'a [Slot]| match f {
+            Some((j, v)) if j == i => {
+                *w = &w[1..];
+                v
+            }
+            _ => base,
+        };
+        Some((i, side(fa, wa), side(fb, wb)))
     }
 }
 
 /// Every field of a struct value, in order ([`Fields::iter`]).
+#[derive(Clone)]
 pub struct FieldsIter<'a> {
     base: &'a [Value],
     written: &'a [Slot],
@@ -313,8 +356,7 @@ impl std::ops::IndexMut<usize> for Fields {
 
 impl PartialEq for Fields {
     fn eq(&self, other: &Fields) -> bool {
-        self.len() == other.len()
-            && Fields::maybe_differ(self, other).all(|i| self.get(i) == other.get(i))
+        self.len() == other.len() && Fields::maybe_differ(self, other).all(|(_, a, b)| a == b)
     }
 }
 
@@ -588,7 +630,8 @@ impl Decoder<'_> {
                     let at = match self.written[base..].iter().position(|(i, _)| *i == first) {
                         Some(at) => base + at,
                         None => {
-                            let zero = fields.get(first as usize).clone();
+                            // Drained above: a field not on the stack is its base's.
+                            let zero = fields.base()[first as usize].clone();
                             self.written.push((first, zero));
                             self.written.len() - 1
                         }
@@ -1004,45 +1047,58 @@ mod tests {
     #[test]
     fn fields_read_write_and_share_as_a_vector_would() {
         let l = Layout::arc();
-        let pod = l.by_name("v1.PodSpec").unwrap();
-        let zero = Value::zero(l, pod);
-        let mut a = zero.clone();
-        let fields = a.fields_mut().unwrap();
-        let n = fields.len();
-        let mut model: Vec<Value> = fields.iter().cloned().collect();
-        assert_eq!(model.len(), n);
-        // Written out of order, one of them twice, and one back to its base.
-        for (i, text) in [(7, "a"), (2, "b"), (n - 1, "c"), (7, "d"), (0, "e")] {
-            fields[i] = Value::String(text.into());
-            model[i] = Value::String(text.into());
+        // A type's zero (its written fields found by their bits: at most 64 fields), and a
+        // struct of 70 fields on a base of its own (found by a binary search).
+        let pod = Value::zero(l, l.by_name("v1.PodSpec").unwrap());
+        let wide = Value::Struct(Fields::from((0..70).map(Value::Int).collect::<Vec<_>>()));
+        for zero in [pod, wide] {
+            let mut a = zero.clone();
+            let fields = a.fields_mut().unwrap();
+            let n = fields.len();
+            let mut model: Vec<Value> = fields.iter().cloned().collect();
+            assert_eq!(model.len(), n);
+            // Written out of order, one of them twice, and one back to its base.
+            for (i, text) in [
+                (7, "a"),
+                (2, "b"),
+                (n - 1, "c"),
+                (7, "d"),
+                (0, "e"),
+                (n - 2, "f"),
+            ] {
+                fields[i] = Value::String(text.into());
+                model[i] = Value::String(text.into());
+            }
+            fields.reset(2);
+            fields.reset(n - 2);
+            fields.reset(3);
+            model[2] = zero.fields().unwrap()[2].clone();
+            model[n - 2] = zero.fields().unwrap()[n - 2].clone();
+            let b = a.clone();
+            assert_eq!(
+                b.fields().unwrap().iter().cloned().collect::<Vec<_>>(),
+                model
+            );
+            for (i, v) in model.iter().enumerate() {
+                assert_eq!(&b.fields().unwrap()[i], v, "field {i} of {n}");
+            }
+            assert_eq!(
+                Fields::maybe_differ(zero.fields().unwrap(), b.fields().unwrap())
+                    .map(|(i, _, _)| i)
+                    .collect::<Vec<_>>(),
+                vec![0, 7, n - 1]
+            );
+            // A write to a clone leaves the original as it was.
+            let mut c = b.clone();
+            c.fields_mut().unwrap()[7] = Value::String("x".into());
+            assert_eq!(b.fields().unwrap()[7], Value::String("d".into()));
+            assert_ne!(b, c);
+            assert_eq!(b.fields().unwrap().clone().into_vec(), model);
+            let Value::Struct(f) = b else { unreachable!() };
+            assert_eq!(f.into_vec(), model);
+            // Fields on a base of their own compare by what they hold.
+            assert_eq!(Value::Struct(Fields::from(model.clone())), c.with(7, "d"));
         }
-        fields.reset(2);
-        model[2] = zero.fields().unwrap()[2].clone();
-        let b = a.clone();
-        assert_eq!(
-            b.fields().unwrap().iter().cloned().collect::<Vec<_>>(),
-            model
-        );
-        for (i, v) in model.iter().enumerate() {
-            assert_eq!(&b.fields().unwrap()[i], v, "field {i}");
-        }
-        assert_eq!(
-            Fields::maybe_differ(zero.fields().unwrap(), b.fields().unwrap()).collect::<Vec<_>>(),
-            vec![0, 7, n - 1]
-        );
-        // A write to a clone leaves the original as it was.
-        let mut c = b.clone();
-        c.fields_mut().unwrap()[7] = Value::String("x".into());
-        assert_eq!(b.fields().unwrap()[7], Value::String("d".into()));
-        assert_ne!(b, c);
-        assert_eq!(b.fields().unwrap().clone().into_vec(), model);
-        let Value::Struct(f) = b else { unreachable!() };
-        assert_eq!(f.into_vec(), model);
-        // Fields on a base of their own compare by what they hold.
-        assert_eq!(
-            Value::Struct(Fields::from(model.clone())),
-            c.clone().with(7, "d")
-        );
     }
 
     impl Value {
