@@ -197,7 +197,7 @@ fn nodes(v: &Value) -> usize {
         Value::Struct(f) => f.iter().map(nodes).sum(),
         Value::Ptr(Some(p)) => nodes(p),
         Value::Slice(Some(s)) => s.iter().map(nodes).sum(),
-        Value::Map(Some(m)) => m.values().map(nodes).sum(),
+        Value::Map(Some(m)) => m.iter().map(|(_, v)| nodes(v)).sum(),
         _ => 0,
     }
 }

@@ -16,13 +16,12 @@
 //! `equateNilAndEmpty` and the type functions for Quantity, Time, MicroTime and FieldsV1). Pointers
 //! are unequal when exactly one is nil under all three, even to an empty struct or `false`.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use serde::Serialize;
 
 use crate::layout::{Field, Kind, Layout, TypeId};
-use crate::value::{Fields, Value};
+use crate::value::{Fields, MapEntries, Value};
 
 /// Why two values differ at a path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -273,12 +272,7 @@ impl Walker<'_> {
 
     /// The entries of two non-nil maps (the `reflect.Map` case of `deepValueEqual`), walked over
     /// the union of their keys in order, so every key that differs is named.
-    fn walk_map_entries(
-        &mut self,
-        elem: TypeId,
-        x: &BTreeMap<String, Value>,
-        y: &BTreeMap<String, Value>,
-    ) {
+    fn walk_map_entries(&mut self, elem: TypeId, x: &MapEntries, y: &MapEntries) {
         // Walk the union of keys in order, so every key that differs is named.
         let mut ix = x.iter().peekable();
         let mut iy = y.iter().peekable();
@@ -381,7 +375,7 @@ fn same_values<const BITS: bool>(x: &[Value], y: &[Value]) -> bool {
 
 /// Kept out of [`walk_same`], whose frame would otherwise hold two map iterators on every call.
 #[inline(never)]
-fn same_map<const BITS: bool>(x: &BTreeMap<String, Value>, y: &BTreeMap<String, Value>) -> bool {
+fn same_map<const BITS: bool>(x: &MapEntries, y: &MapEntries) -> bool {
     x.len() == y.len()
         && x.iter()
             .zip(y)

@@ -679,7 +679,7 @@ impl<S: Sink> Formatter<'_, '_, S> {
                 let Kind::Map(key_ty, elem) = self.layout.ty(ty).kind else {
                     unreachable!()
                 };
-                // SortKeys: string keys in byte order, which is the BTreeMap's order.
+                // SortKeys: string keys in byte order, which is the entries' order.
                 self.out.put_str("map[");
                 for (i, (k, item)) in entries.iter().enumerate() {
                     if i > 0 {

@@ -167,7 +167,7 @@ impl Encoder<'_> {
                     unreachable!("map value of type {}", t.name)
                 };
                 // `mapEncoder`: string keys as they are, sorted by `strings.Compare` (byte order,
-                // which is the BTreeMap's order).
+                // which is the entries' order).
                 self.out.push('{');
                 for (i, (k, item)) in entries.iter().enumerate() {
                     if i > 0 {

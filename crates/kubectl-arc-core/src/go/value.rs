@@ -9,7 +9,6 @@
 //! (the decoder controller-runtime uses, k8s.io/apimachinery `runtime/serializer/json`): the
 //! encoding/json fork with case-sensitive key matching.
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -35,9 +34,10 @@ pub enum Value {
     Ptr(Option<Box<Value>>),
     /// `None` is a nil slice; `Some` of an empty one an empty, non-nil one.
     Slice(Option<Box<[Value]>>),
-    /// `None` is a nil map. Keys are strings (the layout checks); Rust's `String` order is go-spew's
-    /// byte-wise key order.
-    Map(Option<Box<BTreeMap<String, Value>>>),
+    /// `None` is a nil map. Keys are strings (the layout checks), each once, the entries sorted by
+    /// their bytes (go-spew's `SortKeys` and `encoding/json`'s order): a map holds its entries and
+    /// nothing else ([`MapEntries`]).
+    Map(Option<Box<MapEntries>>),
     /// `resource.Quantity`, in Go's exact internal form.
     Quantity(Box<Quantity>),
     /// `intstr.IntOrString`: `Type` (0 Int, 1 String), `IntVal`, `StrVal`.
@@ -47,6 +47,9 @@ pub enum Value {
     /// `metav1.FieldsV1`: its `Raw` bytes (`None` is nil).
     FieldsV1(Option<Box<[u8]>>),
 }
+
+/// A Go map's entries: each key once, sorted by its bytes.
+pub type MapEntries = [(Box<str>, Value)];
 
 /// A struct value's fields, in Go declaration order: a shared base (the type's zero value, from
 /// [`Value::zero`]) and the fields written over it, so a struct costs what was written to it, not
@@ -463,28 +466,31 @@ impl Value {
 pub fn decode(layout: &Layout, ty: TypeId, json: &str) -> Result<Value, DecodeError> {
     crate::json::check_valid(json.as_bytes())?;
     let mut value = Value::zero(layout, ty);
-    let (elements, written) = SCRATCH.take();
+    let (elements, written, entries) = SCRATCH.take();
     let mut d = Decoder {
         layout,
         r: crate::json::Reader::new(json),
         elements,
         written,
+        entries,
     };
     let decoded = d.value(ty, &mut value);
     d.elements.clear();
     d.written.clear();
-    SCRATCH.set((d.elements, d.written));
+    d.entries.clear();
+    SCRATCH.set((d.elements, d.written, d.entries));
     decoded.map(|()| value).map_err(finish_path)
 }
 
 thread_local! {
     /// The decoder's stacks, kept empty between decodes on a thread so that a decode does not
     /// grow them anew (a `diff -f` decodes two specs a scale set).
-    static SCRATCH: std::cell::Cell<Stacks> = const { std::cell::Cell::new((Vec::new(), Vec::new())) };
+    static SCRATCH: std::cell::Cell<Stacks> =
+        const { std::cell::Cell::new((Vec::new(), Vec::new(), Vec::new())) };
 }
 
-/// [`Decoder`]'s `elements` and `written`.
-type Stacks = (Vec<Value>, Vec<(u32, Value)>);
+/// [`Decoder`]'s `elements`, `written` and `entries`.
+type Stacks = (Vec<Value>, Vec<(u32, Value)>, Vec<(Box<str>, Value)>);
 
 struct Decoder<'a> {
     layout: &'a Layout,
@@ -495,6 +501,8 @@ struct Decoder<'a> {
     /// The fields the structs being decoded write, innermost last (`(index, value)`): each
     /// struct's are written over its base in one piece when its object ends.
     written: Vec<(u32, Value)>,
+    /// The entries of the maps being decoded, innermost last.
+    entries: Vec<(Box<str>, Value)>,
 }
 
 /// An error from inside the value at `step` (a key or an index), seen from outside it: errors
@@ -664,13 +672,31 @@ impl Decoder<'_> {
                 let elem = *elem;
                 self.r.begin_object();
                 let Value::Map(m) = v else { unreachable!() };
-                let m = m.get_or_insert_with(Box::default);
+                // The entries so far (a map decoded into again keeps them, as in Go) and those
+                // this object holds gather above `base`, and make the map once, at its end.
+                let base = self.entries.len();
+                self.entries
+                    .extend(m.take().map(Vec::from).unwrap_or_default());
                 while let Some(key) = self.r.next_key() {
                     // Each value decodes into a fresh zero element, then replaces the entry.
                     let mut e = Value::zero(self.layout, elem);
                     (self.value(elem, &mut e)).map_err(|e| under(e, format_args!(".{key}")))?;
-                    m.insert(key.into_owned(), e);
+                    self.entries.push((key.as_ref().into(), e));
                 }
+                let entries = &mut self.entries[base..];
+                // Stable: of a key given twice, the later entry is kept.
+                entries.sort_by(|(a, _), (b, _)| a.cmp(b));
+                let unique = (0..entries.len())
+                    .filter(|&i| entries.get(i + 1).is_none_or(|next| next.0 != entries[i].0))
+                    .count();
+                let mut map = Vec::with_capacity(unique);
+                let mut drained = self.entries.drain(base..).peekable();
+                while let Some(entry) = drained.next() {
+                    if drained.peek().is_none_or(|next| next.0 != entry.0) {
+                        map.push(entry);
+                    }
+                }
+                *m = Some(map.into_boxed_slice());
                 Ok(())
             }
             _ => Err(self.type_error("object", ty)),
@@ -1120,6 +1146,39 @@ mod tests {
         );
         assert_eq!(twice, once);
         assert_ne!(once, ers(r#"{"spec":{"hostname":"h"}}"#));
+    }
+
+    #[test]
+    fn maps_hold_each_key_once_in_byte_order() {
+        let l = Layout::arc();
+        let root = l.ephemeral_runner_spec;
+        let labels = |json: &str| -> Option<Vec<(String, Value)>> {
+            match get(l, root, &ers(json), &["metadata", "labels"]) {
+                Value::Map(m) => m
+                    .as_ref()
+                    .map(|m| m.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()),
+                other => panic!("{other:?}"),
+            }
+        };
+        let s = |k: &str, v: &str| (k.to_string(), Value::String(v.into()));
+        // Sorted by bytes; of a key given twice, the later value.
+        assert_eq!(
+            labels(r#"{"metadata":{"labels":{"b":"1","a":"2","b":"3","B":"4","\u0062":"5"}}}"#),
+            Some(vec![s("B", "4"), s("a", "2"), s("b", "5")])
+        );
+        // A map decoded into again keeps its entries; null makes it nil.
+        assert_eq!(
+            labels(
+                r#"{"metadata":{"labels":{"a":"1","b":"2"}},"metadata":{"labels":{"c":"3","a":"4"}}}"#
+            ),
+            Some(vec![s("a", "4"), s("b", "2"), s("c", "3")])
+        );
+        assert_eq!(
+            labels(r#"{"metadata":{"labels":{"a":"1"}},"metadata":{"labels":null}}"#),
+            None
+        );
+        assert_eq!(labels(r#"{"metadata":{"labels":{}}}"#), Some(vec![]));
+        assert_eq!(labels(r#"{"metadata":{}}"#), None);
     }
 
     #[test]
