@@ -71,6 +71,30 @@ enum Slot {
     Field(u32, Value),
 }
 
+impl Slot {
+    /// A written field's index and value (every slot after the first).
+    fn field(&self) -> (usize, &Value) {
+        match self {
+            Slot::Field(i, v) => (*i as usize, v),
+            Slot::Base(..) => unreachable!("only the first slot is a base"),
+        }
+    }
+
+    fn field_mut(&mut self) -> &mut Value {
+        match self {
+            Slot::Field(_, v) => v,
+            Slot::Base(..) => unreachable!("only the first slot is a base"),
+        }
+    }
+
+    fn into_field(self) -> (u32, Value) {
+        match self {
+            Slot::Field(i, v) => (i, v),
+            Slot::Base(..) => unreachable!("only the first slot is a base"),
+        }
+    }
+}
+
 /// The bit of index `i` among the written ones, for a struct of `len` fields.
 fn written_bit(len: usize, i: usize) -> u64 {
     if len <= 64 { 1 << i } else { 0 }
@@ -103,10 +127,7 @@ impl Fields {
             return if written & bit != 0 { Ok(p) } else { Err(p) };
         }
         self.0[1..]
-            .binary_search_by(|s| match s {
-                Slot::Field(j, _) => (*j as usize).cmp(&i),
-                Slot::Base(..) => unreachable!("only the first slot is a base"),
-            })
+            .binary_search_by(|s| s.field().0.cmp(&i))
             .map(|p| p + 1)
             .map_err(|p| p + 1)
     }
@@ -124,10 +145,7 @@ impl Fields {
     /// Field `i`.
     pub fn get(&self, i: usize) -> &Value {
         match self.position(i) {
-            Ok(p) => match &self.0[p] {
-                Slot::Field(_, v) => v,
-                Slot::Base(..) => unreachable!(),
-            },
+            Ok(p) => self.0[p].field().1,
             Err(_) => &self.base()[i],
         }
     }
@@ -151,10 +169,7 @@ impl Fields {
                 p
             }
         };
-        match &mut Arc::make_mut(&mut self.0)[p] {
-            Slot::Field(_, v) => v,
-            Slot::Base(..) => unreachable!(),
-        }
+        Arc::make_mut(&mut self.0)[p].field_mut()
     }
 
     /// Field `i` back to its base's value (for a decoded struct, the zero value of its type).
@@ -213,17 +228,12 @@ impl Fields {
             return;
         }
         let base = self.base().clone();
-        let field = |s: Slot| match s {
-            Slot::Field(i, v) => (i, v),
-            Slot::Base(..) => unreachable!("only the first slot is a base"),
-        };
         match Arc::get_mut(&mut self.0) {
             Some(slots) => out.extend(
-                slots[1..]
-                    .iter_mut()
-                    .map(|s| field(std::mem::replace(s, Slot::Base(base.clone(), 0)))),
+                (slots[1..].iter_mut())
+                    .map(|s| std::mem::replace(s, Slot::Base(base.clone(), 0)).into_field()),
             ),
-            None => out.extend(self.0[1..].iter().cloned().map(field)),
+            None => out.extend(self.0[1..].iter().cloned().map(Slot::into_field)),
         }
         *self = Fields::based_on(base);
     }
@@ -282,12 +292,8 @@ impl<'a> Iterator for MaybeDiffer<'a> {
             let i = all.next()?;
             return Some((i, self.a.get(i), self.b.get(i)));
         }
-        let field = |s: &'a [Slot]| match s.first()? {
-            Slot::Field(i, v) => Some((*i as usize, v)),
-            Slot::Base(..) => unreachable!("only the first slot is a base"),
-        };
         let (wa, wb) = &mut self.written;
-        let (fa, fb) = (field(wa), field(wb));
+        let (fa, fb) = (wa.first().map(Slot::field), wb.first().map(Slot::field));
         let i = match (fa, fb) {
             (Some((i, _)), Some((j, _))) => i.min(j),
             (Some((i, _)), None) | (None, Some((i, _))) => i,
@@ -319,8 +325,8 @@ impl<'a> Iterator for FieldsIter<'a> {
         let i = self.i;
         let base = self.base.get(i)?;
         self.i += 1;
-        match self.written.first() {
-            Some(Slot::Field(j, v)) if *j as usize == i => {
+        match self.written.first().map(Slot::field) {
+            Some((j, v)) if j == i => {
                 self.written = &self.written[1..];
                 Some(v)
             }
@@ -615,7 +621,7 @@ impl Decoder<'_> {
             return self.special(t.special, ty, v);
         }
         match &t.kind {
-            Kind::Struct(_) => {
+            Kind::Struct(tfields) => {
                 let Value::Struct(fields) = v else {
                     unreachable!("struct type holds a non-struct value")
                 };
@@ -632,9 +638,6 @@ impl Decoder<'_> {
                     };
                     let (&first, rest) = path.split_first().expect("a field path is never empty");
                     let first = u32::from(first);
-                    let Kind::Struct(tfields) = &t.kind else {
-                        unreachable!()
-                    };
                     let at = match self.written[base..].iter().position(|(i, _)| *i == first) {
                         Some(at) => base + at,
                         None => {
@@ -683,19 +686,17 @@ impl Decoder<'_> {
                     (self.value(elem, &mut e)).map_err(|e| under(e, format_args!(".{key}")))?;
                     self.entries.push((key.as_ref().into(), e));
                 }
-                let entries = &mut self.entries[base..];
-                // Stable: of a key given twice, the later entry is kept.
-                entries.sort_by(|(a, _), (b, _)| a.cmp(b));
-                let unique = (0..entries.len())
-                    .filter(|&i| entries.get(i + 1).is_none_or(|next| next.0 != entries[i].0))
-                    .count();
-                let mut map = Vec::with_capacity(unique);
-                let mut drained = self.entries.drain(base..).peekable();
-                while let Some(entry) = drained.next() {
-                    if drained.peek().is_none_or(|next| next.0 != entry.0) {
-                        map.push(entry);
+                let mut map: Vec<_> = self.entries.drain(base..).collect();
+                // Stable, and of a key given twice the later entry is kept (moved into the place
+                // of the earlier one, which goes).
+                map.sort_by(|(a, _), (b, _)| a.cmp(b));
+                map.dedup_by(|later, earlier| {
+                    let twice = later.0 == earlier.0;
+                    if twice {
+                        std::mem::swap(later, earlier);
                     }
-                }
+                    twice
+                });
                 *m = Some(map.into_boxed_slice());
                 Ok(())
             }
