@@ -12,13 +12,15 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-use granit_parser::{ErrorKind, Event, Parser, ScalarStyle, ScanError, Span};
+use granit_parser::{ErrorKind, Event, Parser, ScalarStyle, ScanError, Span, StructureStyle};
 use serde_json::{Map, Value};
 
 use super::{Divergence, MAX_DEPTH, visible};
 use crate::goyaml::{self, GoScalar, GoTagged};
 use crate::json::ObjectParts;
 use crate::written::{Spelling, pointer_step};
+
+mod halves;
 
 /// The most values a file may hold, aliases expanded.
 const MAX_NODES: usize = 20_000_000;
@@ -43,11 +45,20 @@ pub(super) struct YamlDocument {
 /// parts as soon as it ends ([`YamlDocument::items_read`]): the tree of a `kubectl get -o yaml`
 /// dump's object is written and dropped while the text after it is still being scanned, not
 /// after the whole file.
+///
+/// A large file is scanned on a second core beside the building ([`read_beside`]); a large
+/// List, as two halves at once ([`halves`]), where that reads exactly what the whole reading does.
 pub(super) fn read(text: &str, parts: bool) -> Result<Vec<YamlDocument>, String> {
     // Cores are asked only of a file large enough to use them: the question costs system calls
     // (the CPU affinity, the cgroup quota).
     let beside = text.len() >= BESIDE_FROM
         && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+    if beside
+        && text.len() >= halves::FROM
+        && let Some(documents) = halves::read(text, text.len() / 2, BESIDE_FROM, parts)
+    {
+        return Ok(documents);
+    }
     read_with(text, if beside { BESIDE_FROM } else { usize::MAX }, parts)
 }
 
@@ -66,18 +77,23 @@ type Scanned<'t> = Result<(Event<'t>, Span), ScanError>;
 /// number of cores: the tests take both ways on every machine). The two ways read the same events
 /// in the same order and stop at the same first error (`read_ways_agree` in the tests).
 fn read_with(text: &str, beside_from: usize, parts: bool) -> Result<Vec<YamlDocument>, String> {
+    Ok(read_reader(text, beside_from, parts)?.documents)
+}
+
+/// [`read_with`], the reader kept for what it saw besides the documents ([`halves`]).
+fn read_reader(text: &str, beside_from: usize, parts: bool) -> Result<Reader<'_>, String> {
     let mut reader = Reader::new(text, parts);
     if text.len() >= beside_from
         && let Some(done) = read_beside(text, &mut reader)
     {
         done?;
-        return Ok(reader.documents);
+        return Ok(reader);
     }
     for event in Parser::new_from_str_with_options(text, parser_options()) {
         let (event, span) = event.map_err(|e| scan_error(&e))?;
         reader.event(event, span)?;
     }
-    Ok(reader.documents)
+    Ok(reader)
 }
 
 /// Scans on a scoped thread, batches of events over a bounded channel, and builds here; the
@@ -231,6 +247,11 @@ struct Reader<'t> {
     nodes: usize,
     alias_nodes: usize,
     file_nodes: usize,
+    /// Of the document being read (or the last one read): how the root's `items` sequence
+    /// started (its style, whether its first `-` is in column 0, its anchor), and whether a
+    /// merge key wrote into the root.
+    root_items: Option<(StructureStyle, bool, usize)>,
+    root_merged: bool,
     /// Byte offsets of NEL, LS and PS in the text (nearly always none), and the next one not yet
     /// passed.
     breaks: Vec<usize>,
@@ -272,6 +293,8 @@ impl<'t> Reader<'t> {
             nodes: 0,
             alias_nodes: 0,
             file_nodes: 0,
+            root_items: None,
+            root_merged: false,
             breaks,
             next_break: 0,
             lines: super::Lines::new(text),
@@ -290,6 +313,8 @@ impl<'t> Reader<'t> {
                 self.spellings.clear();
                 self.nodes = 0;
                 self.alias_nodes = 0;
+                self.root_items = None;
+                self.root_merged = false;
             }
             Event::DocumentEnd => self.document_end(),
             Event::Scalar(value, style, anchor, tag) => {
@@ -324,9 +349,19 @@ impl<'t> Reader<'t> {
                     self.value(value, &span)?;
                 }
             }
-            Event::SequenceStart(_, anchor, _) => {
+            Event::SequenceStart(style, anchor, _) => {
                 self.count(1, false, &span)?;
                 self.deeper(&span)?;
+                if let [
+                    Frame::Mapping {
+                        key: Some((Key::Name(key), _)),
+                        ..
+                    },
+                ] = &self.stack[..]
+                    && key == "items"
+                {
+                    self.root_items = Some((style, self.entry_in_column_0(&span), anchor));
+                }
                 if anchor != 0 {
                     self.reserve(anchor);
                 }
@@ -720,6 +755,22 @@ impl<'t> Reader<'t> {
         ) && self.deferred.is_empty()
     }
 
+    /// Whether the block sequence starting at `span` has its first `-` in column 0. granit
+    /// starts an indented sequence at its `-` and one in a mapping's column (`key:\n- a`) at the
+    /// entry's node; `false` where it is neither.
+    fn entry_in_column_0(&self, span: &Span) -> bool {
+        let start = span.start.byte_offset().unwrap_or(0);
+        let before = self.text[..start].trim_end_matches(' ');
+        let dash = if before.ends_with('-') {
+            before.len() - 1
+        } else if self.text[start..].starts_with('-') {
+            start
+        } else {
+            return false;
+        };
+        dash == 0 || self.text.as_bytes()[dash - 1] == b'\n'
+    }
+
     fn key_next(&self) -> bool {
         matches!(self.stack.last(), Some(Frame::Mapping { key: None, .. }))
     }
@@ -787,6 +838,7 @@ impl<'t> Reader<'t> {
                 // replaces a merged one, and a merged one replaces a key before it.
                 // A merge into the root that brings `items` replaces the one read into parts.
                 let root = self.stack.len() == 1;
+                self.root_merged |= root;
                 let brings_items = match &value {
                     Value::Object(merged) => merged.contains_key("items"),
                     Value::Array(list) => {
@@ -1026,7 +1078,7 @@ fn json_string(s: &str) -> String {
 mod tests {
     use super::*;
 
-    fn shown(read: Result<Vec<YamlDocument>, String>) -> String {
+    pub(super) fn shown(read: Result<Vec<YamlDocument>, String>) -> String {
         match read {
             Ok(docs) => docs
                 .iter()
