@@ -240,6 +240,26 @@ mod tests {
         }
     }
 
+    /// A List large enough for [`super::super::read`] to read in halves (on a machine of two
+    /// cores or more) reads what reading it whole reads.
+    #[test]
+    fn a_large_list_is_read_as_the_whole() {
+        let mut text = dump(5000);
+        assert!(text.len() >= FROM, "{} bytes", text.len());
+        let whole = shown(read_with(&text, usize::MAX, true));
+        assert!(read(&text, text.len() / 2, usize::MAX, true).is_some());
+        assert_eq!(shown(super::super::read(&text, true)), whole);
+        // A spelling after the cut is named at its index in the whole List.
+        text = text.replace("    name: m4999\n", "    name: m4999\n    r: 1.0\n");
+        let halves = read(&text, text.len() / 2, usize::MAX, true).map(Ok);
+        let shown = shown(halves.unwrap_or(Err(String::new())));
+        assert!(
+            shown.contains("/items/4999/metadata/r"),
+            "{}",
+            &shown[shown.len() - 3000..]
+        );
+    }
+
     /// The same on generated Lists (a fixed seed): root keys before and after the items, items
     /// of scalars go-yaml spells otherwise or kubectl refuses, anchors and aliases, merge keys,
     /// nested sequences and block scalars.
