@@ -118,6 +118,14 @@ pub struct PartsObject {
     pub spellings: Vec<Spelling>,
 }
 
+/// For the `manifest_parse` fuzz target: `text` (YAML) read as two halves at every cut the reader
+/// of a large List may make, each join checked against the whole reading (a panic names the cut
+/// where they differ); the number of cuts joined.
+#[doc(hidden)]
+pub fn check_yaml_halves(text: &str) -> usize {
+    yaml::halves::check_every_cut(text, usize::MAX)
+}
+
 /// [`parse_each`], with the objects of a JSON manifest read into their parts where that is exact
 /// ([`crate::json::ObjectParts`]): a dump's objects never become value trees but for their
 /// `metadata`. Every other object, and every object of a YAML manifest, is read whole, as

@@ -20,12 +20,13 @@ use crate::goyaml::{self, GoScalar, GoTagged};
 use crate::json::ObjectParts;
 use crate::written::{Spelling, pointer_step};
 
-mod halves;
+pub(super) mod halves;
 
 /// The most values a file may hold, aliases expanded.
 const MAX_NODES: usize = 20_000_000;
 
 /// One document of a YAML stream, and what in it kubectl reads otherwise or refuses.
+#[derive(Debug, PartialEq)]
 pub(super) struct YamlDocument {
     pub value: Value,
     pub refusals: Vec<Divergence>,
@@ -1078,7 +1079,7 @@ fn json_string(s: &str) -> String {
 mod tests {
     use super::*;
 
-    pub(super) fn shown(read: Result<Vec<YamlDocument>, String>) -> String {
+    fn shown(read: Result<Vec<YamlDocument>, String>) -> String {
         match read {
             Ok(docs) => docs
                 .iter()

@@ -155,39 +155,48 @@ fn join(head: Half, rest: Half) -> Option<Vec<YamlDocument>> {
     Some(documents)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::super::{read_with, tests::shown};
-    use super::*;
-
-    /// Every cut `read` may make in `text`: the byte before each item line, and a byte inside
-    /// a character before one.
-    fn cuts(text: &str) -> Vec<usize> {
-        let mut cuts: Vec<usize> = text.match_indices("\n- ").map(|(i, _)| i).collect();
-        cuts.extend(
-            text.char_indices()
-                .filter(|(_, c)| c.len_utf8() > 1)
-                .map(|(i, _)| i + 1),
-        );
-        cuts
-    }
-
-    /// Whether some cut of `text` is read in halves, asserting of each that is that it reads what
-    /// the whole text reads, both into parts and whole, scanned beside or in line.
-    fn halves_agree(text: &str) -> bool {
-        let mut joined = false;
-        for parts in [false, true] {
-            let whole = shown(read_with(text, usize::MAX, parts));
-            for from in cuts(text) {
-                for beside_from in [0, usize::MAX] {
-                    if let Some(documents) = read(text, from, beside_from, parts) {
-                        joined = true;
-                        assert_eq!(shown(Ok(documents)), whole, "cut at {from}:\n{text}");
-                    }
-                }
+/// Reads `text` in halves at each cut [`read`] may make (the byte before each item line), into
+/// parts and whole, and checks each join against the whole reading: the number of cuts joined.
+/// Panics naming the cut where a join reads otherwise. For the tests and the `manifest_parse`
+/// fuzz target.
+pub(crate) fn check_every_cut(text: &str, beside_from: usize) -> usize {
+    let mut joined = 0;
+    for parts in [false, true] {
+        let whole = super::read_with(text, usize::MAX, parts);
+        let item_lines = text.match_indices("\n- ").map(|(i, _)| i);
+        let inside_characters = (text.char_indices())
+            .filter(|(_, c)| c.len_utf8() > 1)
+            .map(|(i, _)| i + 1);
+        for from in item_lines.chain(inside_characters) {
+            if let Some(documents) = read(text, from, beside_from, parts) {
+                joined += 1;
+                assert!(
+                    whole.as_ref() == Ok(&documents),
+                    "cut at {from} (parts: {parts}): {documents:?}, where the whole reads {whole:?}"
+                );
             }
         }
-        joined
+    }
+    joined
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::read_with;
+    use super::*;
+    use crate::written::Spelling;
+
+    /// Whether some cut of `text` is read in halves, checking each that is against the whole
+    /// reading, scanned beside or in line.
+    fn halves_agree(text: &str) -> bool {
+        let joined = check_every_cut(text, usize::MAX);
+        assert_eq!(check_every_cut(text, 0), joined, "{text}");
+        joined > 0
+    }
+
+    /// The cuts at item lines.
+    fn cuts(text: &str) -> Vec<usize> {
+        text.match_indices("\n- ").map(|(i, _)| i).collect()
     }
 
     /// A List as `kubectl get -o yaml` prints it, its items spelled in ways go-yaml reads
@@ -246,18 +255,18 @@ mod tests {
     fn a_large_list_is_read_as_the_whole() {
         let mut text = dump(5000);
         assert!(text.len() >= FROM, "{} bytes", text.len());
-        let whole = shown(read_with(&text, usize::MAX, true));
-        assert!(read(&text, text.len() / 2, usize::MAX, true).is_some());
-        assert_eq!(shown(super::super::read(&text, true)), whole);
+        let whole = read_with(&text, usize::MAX, true).expect("reads");
+        assert_eq!(whole[0].items_read.len(), 5000);
+        assert_eq!(
+            read(&text, text.len() / 2, usize::MAX, true).as_ref(),
+            Some(&whole)
+        );
+        assert!(super::super::read(&text, true) == Ok(whole));
         // A spelling after the cut is named at its index in the whole List.
         text = text.replace("    name: m4999\n", "    name: m4999\n    r: 1.0\n");
-        let halves = read(&text, text.len() / 2, usize::MAX, true).map(Ok);
-        let shown = shown(halves.unwrap_or(Err(String::new())));
-        assert!(
-            shown.contains("/items/4999/metadata/r"),
-            "{}",
-            &shown[shown.len() - 3000..]
-        );
+        let halves = read(&text, text.len() / 2, usize::MAX, true).expect("joined");
+        let named = |s: &Spelling| s.pointer == "/items/4999/metadata/r";
+        assert!(halves[0].spellings.iter().any(named));
     }
 
     /// The same on generated Lists (a fixed seed): root keys before and after the items, items
