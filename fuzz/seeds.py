@@ -155,6 +155,13 @@ manifest_seeds += [
      "    spec: {containers: [{name: r, image: !!str 1e400}]}\n---\n"
      "kind: X\na: {<<: 1, b: !!int abc, c: !!binary aGk=, d: !foo 1, ~: 1, .inf: 2}\n"
      "? [k]\n: v\ne: [yes, 0o17, +9223372036854775808, 1e400, .nan, !!null '', !!timestamp 2001-12-14]\n"),
+    # A List as `kubectl get -o yaml` prints it, read as two halves when large (yaml/halves.rs):
+    # the fuzz target checks each cut that joins against the whole reading.
+    ("list-in-halves.yaml", "apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n"
+     "  metadata: {name: a, labels: {x: yes}}\n  data:\n    k: |\n      text\n\n    l:\n    - - 1.0\n"
+     "# between\n- apiVersion: actions.github.com/v1alpha1\n  kind: EphemeralRunnerSet\n"
+     "  metadata:\n    name: b\n  spec: {replicas: 0x2}\n- ~\nkind: List\n"
+     "metadata:\n  resourceVersion: \"\"\n"),
 ]
 write_corpus("manifest_parse", manifest_seeds)
 
