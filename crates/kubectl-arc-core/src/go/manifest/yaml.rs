@@ -760,7 +760,9 @@ impl<'t> Reader<'t> {
     /// starts an indented sequence at its `-` and one in a mapping's column (`key:\n- a`) at the
     /// entry's node; `false` where it is neither.
     fn entry_in_column_0(&self, span: &Span) -> bool {
-        let start = span.start.byte_offset().unwrap_or(0);
+        let Some(start) = span.start.byte_offset() else {
+            return false;
+        };
         let before = self.text[..start].trim_end_matches(' ');
         let dash = if before.ends_with('-') {
             before.len() - 1
