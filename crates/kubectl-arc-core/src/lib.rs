@@ -37,6 +37,18 @@ pub mod defaulting {
     pub use crate::go::defaulting::*;
 }
 
+/// Test support: the generators' draws, a fixed sequence from `seed` (xorshift64): each call
+/// gives a number below `n`.
+#[cfg(test)]
+pub(crate) fn xorshift(mut state: u64) -> impl FnMut(usize) -> usize {
+    move |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    }
+}
+
 /// Test support: a file of the Go outputs recorded in `../shared/reference/verified/` (beside the
 /// repository in this project's CI, absent from a clone made elsewhere). `None`, said on stderr,
 /// when absent, so that a plain `cargo test` passes anywhere; under `CI=true` a missing file is a

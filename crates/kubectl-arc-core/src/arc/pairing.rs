@@ -317,13 +317,7 @@ mod tests {
             "2026-01-02T00:00:00Z",
         ];
         let mut decided_by = std::collections::BTreeSet::new();
-        let mut z = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |n: usize| {
-            z ^= z << 13;
-            z ^= z >> 7;
-            z ^= z << 17;
-            (z % n as u64) as usize
-        };
+        let mut next = crate::xorshift(0x2545_f491_4f6c_dd1du64);
         // Many small lists, so that every rule is the one that decides in some of them (in a
         // long list an owner by uid or name nearly always decides first).
         for trial in 0..3_000 {

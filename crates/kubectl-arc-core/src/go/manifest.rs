@@ -997,13 +997,7 @@ mod tests {
     /// alphabet, duplicates and refusals frequent.
     #[test]
     fn generated_lists_read_item_by_item_are_the_lists_read_whole() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n as u64) as usize
-        };
+        let mut next = crate::xorshift(0x2545_f491_4f6c_dd1du64);
         const NUMBERS: [&str; 7] = [
             "1",
             "1.0",

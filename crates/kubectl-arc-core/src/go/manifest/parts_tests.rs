@@ -217,13 +217,7 @@ pub(crate) fn edge_cases() -> Vec<String> {
 /// Manifests generated from a fixed seed for the reading into parts: objects with sorted keys most
 /// of the time, and values drawn from an alphabet of what it must write exactly or refuse.
 pub(crate) fn generated(count: usize) -> Vec<String> {
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move |n: usize| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % n as u64) as usize
-    };
+    let mut next = crate::xorshift(0x9e37_79b9_7f4a_7c15u64);
     (0..count)
         .map(|_| {
             let items: Vec<String> = (0..next(5)).map(|_| generated_object(&mut next)).collect();

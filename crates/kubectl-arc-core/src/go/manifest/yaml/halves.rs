@@ -274,13 +274,7 @@ mod tests {
     /// nested sequences and block scalars.
     #[test]
     fn generated_lists_read_in_halves_are_the_lists_read_whole() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n as u64) as usize
-        };
+        let mut next = crate::xorshift(0x9e37_79b9_7f4a_7c15u64);
         const SCALARS: [&str; 10] = [
             "1", "1.0", "yes", "~", "a", "\"q\"", "0x1f", ".inf", "*a", "&a b",
         ];
